@@ -1,0 +1,156 @@
+"""Batch Normalization, functional: statistics per channel across the batch.
+
+``x`` is ``(N, C)`` or ``(N, C, L)`` (any trailing spatial axes work): channels
+on axis 1, as in PyTorch's ``BatchNorm1d/2d/3d``. Each channel gets one mean and
+one variance over every other axis (``n = N * L`` values).
+
+Training (:func:`batch_norm_train`) normalizes with the batch's own *biased*
+variance and returns updated running statistics; inference
+(:func:`batch_norm_eval`) normalizes with the running statistics. There is no
+hidden mode flag: the two are separate functions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from layernorm._checks import F64, as_float64, check_eps, check_param
+from layernorm.core import DEFAULT_EPS, _center_rows, _check_divisor, _spread_rows
+
+DEFAULT_MOMENTUM = 0.1
+
+
+def _channel_shape(x64: F64) -> tuple[int, tuple[int, ...]]:
+    """Return ``(C, broadcast shape (1, C, 1, ...))`` after checking ``x`` is (N, C, ...)."""
+    if x64.ndim < 2:
+        raise ValueError(f"BatchNorm expects x of shape (N, C) or (N, C, L), got shape {x64.shape}")
+    c = x64.shape[1]
+    return c, (1, c) + (1,) * (x64.ndim - 2)
+
+
+def batch_norm_train(
+    x: ArrayLike,
+    gamma: ArrayLike | None,
+    beta: ArrayLike | None,
+    running_mean: ArrayLike,
+    running_var: ArrayLike,
+    *,
+    momentum: float = DEFAULT_MOMENTUM,
+    eps: float = DEFAULT_EPS,
+) -> tuple[F64, F64, F64]:
+    """BatchNorm in training mode: normalize with the batch's statistics.
+
+    Parameters
+    ----------
+    x : (N, C) or (N, C, L) array_like
+        A batch; channels on axis 1.
+    gamma, beta : (C,) array_like or None
+        Per-channel scale and shift (None: ones and zeros).
+    running_mean, running_var : (C,) array_like
+        The running statistics before this batch.
+    momentum : float in [0, 1], default 0.1
+        PyTorch convention: ``new = (1 - momentum) * old + momentum * batch``.
+        (Keras' momentum is ``1 - momentum``: PyTorch 0.1 = Keras 0.9.)
+    eps : float, default 1e-5
+        Inside the square root.
+
+    Returns
+    -------
+    y : ndarray of float64, same shape as ``x``
+    new_running_mean : (C,) ndarray of float64
+    new_running_var : (C,) ndarray of float64
+        Updated with the *unbiased* batch variance (divide by ``n - 1``), while
+        ``y`` uses the *biased* one (divide by ``n``), as PyTorch does.
+
+    Raises
+    ------
+    ValueError
+        Shape mismatches, bad ``momentum``/``eps``, NaN/inf, or only one value
+        per channel (``n = 1``: the unbiased variance is 0/0), with PyTorch's
+        message "Expected more than 1 value per channel when training".
+
+    Notes
+    -----
+    Source: Ioffe & Szegedy (2015), Algorithm 1; PyTorch ``torch.nn.BatchNorm1d``
+    (``training=True``).
+    """
+    eps = check_eps(eps)
+    m = float(momentum)
+    if not 0.0 <= m <= 1.0:
+        raise ValueError(f"momentum must be between 0 and 1 (PyTorch convention), got {momentum!r}")
+    x64 = as_float64(x)
+    c, bshape = _channel_shape(x64)
+    n = x64.size // c if c else 0
+    if n <= 1:
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input of shape {x64.shape}"
+        )
+    g = check_param(gamma, "gamma", (c,), "the channel axis x.shape[1]", 1.0)
+    b = check_param(beta, "beta", (c,), "the channel axis x.shape[1]", 0.0)
+    rm = check_param(running_mean, "running_mean", (c,), "the channel axis x.shape[1]", 0.0)
+    rv = check_param(running_var, "running_var", (c,), "the channel axis x.shape[1]", 1.0)
+    rows = np.moveaxis(x64, 1, 0).reshape(c, -1)  # (C, n)
+    mu, centered = _center_rows(rows)  # (C, 1), (C, n)
+    var, std = _spread_rows(centered, eps)  # biased, (C, 1)
+    _check_divisor(std)
+    x_hat = np.moveaxis((centered / std).reshape((c, x64.shape[0], *x64.shape[2:])), 0, 1)
+    y = g.reshape(bshape) * x_hat + b.reshape(bshape)
+    var_unbiased = var[:, 0] * (n / (n - 1))
+    new_running_mean = (1 - m) * rm + m * mu[:, 0]
+    new_running_var = (1 - m) * rv + m * var_unbiased
+    return y, new_running_mean, new_running_var
+
+
+def batch_norm_eval(
+    x: ArrayLike,
+    gamma: ArrayLike | None,
+    beta: ArrayLike | None,
+    running_mean: ArrayLike,
+    running_var: ArrayLike,
+    *,
+    eps: float = DEFAULT_EPS,
+) -> F64:
+    """BatchNorm in inference mode: ``gamma * (x - running_mean) / sqrt(running_var + eps) + beta``.
+
+    Parameters
+    ----------
+    x : (N, C) or (N, C, L) array_like
+        Any batch size, including 1; channels on axis 1.
+    gamma, beta : (C,) array_like or None
+    running_mean : (C,) array_like
+    running_var : (C,) array_like, >= 0
+    eps : float, default 1e-5
+
+    Returns
+    -------
+    y : ndarray of float64, same shape as ``x``
+        Each sample is normalized on its own: the batch does not matter.
+
+    Raises
+    ------
+    ValueError
+        Shape mismatches, a negative running variance, NaN/inf, bad ``eps``.
+    ZeroVarianceError
+        ``running_var + eps`` is 0 for some channel.
+
+    Notes
+    -----
+    Source: Ioffe & Szegedy (2015), Algorithm 2; PyTorch ``BatchNorm1d`` in
+    ``eval()`` mode.
+    """
+    eps = check_eps(eps)
+    x64 = as_float64(x)
+    c, bshape = _channel_shape(x64)
+    if not np.all(np.isfinite(x64)):
+        raise ValueError("x contains NaN or infinity; normalization needs finite numbers")
+    g = check_param(gamma, "gamma", (c,), "the channel axis x.shape[1]", 1.0)
+    b = check_param(beta, "beta", (c,), "the channel axis x.shape[1]", 0.0)
+    rm = check_param(running_mean, "running_mean", (c,), "the channel axis x.shape[1]", 0.0)
+    rv = check_param(running_var, "running_var", (c,), "the channel axis x.shape[1]", 1.0)
+    if np.any(rv < 0):
+        raise ValueError("running_var must be >= 0")
+    std = np.sqrt(rv + eps)
+    _check_divisor(std)
+    x_hat = (x64 - rm.reshape(bshape)) / std.reshape(bshape)
+    return g.reshape(bshape) * x_hat + b.reshape(bshape)

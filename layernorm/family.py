@@ -1,0 +1,157 @@
+"""Relatives of LayerNorm that differ only in *which* values share a statistic.
+
+For ``x`` of shape ``(N, C, ...)``:
+
+- :func:`group_norm` splits the ``C`` channels into groups and normalizes each
+  sample's group (one group = LayerNorm over ``(C, ...)``; one channel per
+  group = InstanceNorm);
+- :func:`instance_norm` normalizes each sample's channel over its positions;
+- :func:`rms_norm` divides by the root mean square and does not centre.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from layernorm._checks import F64, as_float64, check_eps, check_param
+from layernorm.core import DEFAULT_EPS, Axis, _check_divisor, _rows, _spread_rows, layer_norm
+
+
+def _check_nc(x64: F64, what: str) -> None:
+    if x64.ndim < 2:
+        raise ValueError(f"{what} expects x of shape (N, C, ...), got shape {x64.shape}")
+
+
+def group_norm(
+    x: ArrayLike,
+    num_groups: int,
+    gamma: ArrayLike | None = None,
+    beta: ArrayLike | None = None,
+    *,
+    eps: float = DEFAULT_EPS,
+) -> F64:
+    """Group Normalization: LayerNorm over each sample's group of channels.
+
+    Parameters
+    ----------
+    x : (N, C, ...) array_like
+    num_groups : int
+        Must divide ``C``.
+    gamma, beta : (C,) array_like, optional
+        Per-channel scale and shift (ones and zeros by default).
+    eps : float, default 1e-5
+
+    Returns
+    -------
+    y : ndarray of float64, same shape as ``x``
+
+    Raises
+    ------
+    ValueError
+        ``num_groups`` < 1 or not dividing ``C``; shapes; NaN/inf; ``eps`` < 0.
+    ZeroVarianceError
+        A constant group with ``eps == 0``.
+
+    Notes
+    -----
+    Source: Wu & He (2018); PyTorch ``torch.nn.functional.group_norm``.
+    """
+    x64 = as_float64(x)
+    _check_nc(x64, "GroupNorm")
+    n, c = x64.shape[:2]
+    g_count = int(num_groups)
+    if g_count < 1 or c % g_count:
+        raise ValueError(
+            f"num_groups={num_groups} must be a whole divisor of the {c} channels "
+            f"(divisors: {[k for k in range(1, c + 1) if c % k == 0]})"
+        )
+    grouped = x64.reshape(n, g_count, -1)  # (N, G, C/G * L)
+    x_hat = layer_norm(grouped, eps=eps).reshape(x64.shape)
+    bshape = (1, c) + (1,) * (x64.ndim - 2)
+    g = check_param(gamma, "gamma", (c,), "the channel axis x.shape[1]", 1.0)
+    b = check_param(beta, "beta", (c,), "the channel axis x.shape[1]", 0.0)
+    return g.reshape(bshape) * x_hat + b.reshape(bshape)
+
+
+def instance_norm(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
+    """Instance Normalization: each sample's channel over its own positions, no affine.
+
+    Parameters
+    ----------
+    x : (N, C, L, ...) array_like
+        At least one position axis after the channels.
+    eps : float, default 1e-5
+
+    Returns
+    -------
+    y : ndarray of float64, same shape as ``x``
+
+    Raises
+    ------
+    ValueError
+        ``x`` with fewer than 3 axes; NaN/inf; ``eps`` < 0.
+    ZeroVarianceError
+        A constant channel with ``eps == 0``.
+
+    Notes
+    -----
+    Source: Ulyanov, Vedaldi & Lempitsky (2016); PyTorch
+    ``torch.nn.functional.instance_norm`` without running statistics.
+    """
+    x64 = as_float64(x)
+    if x64.ndim < 3:
+        raise ValueError(f"InstanceNorm expects x of shape (N, C, L, ...), got shape {x64.shape}")
+    return layer_norm(x64, eps=eps, axis=tuple(range(2, x64.ndim)))
+
+
+def rms_norm(
+    x: ArrayLike,
+    gamma: ArrayLike | None = None,
+    *,
+    eps: float | None = None,
+    axis: Axis = -1,
+) -> F64:
+    """RMSNorm: ``gamma * x / sqrt(mean(x**2) + eps)``, no centring and no shift.
+
+    Parameters
+    ----------
+    x : (..., d) array_like
+    gamma : array_like shaped like the normalized axes, optional (ones)
+    eps : float, optional
+        Inside the square root. ``None`` uses the machine epsilon of ``x``'s
+        floating dtype (float32's, 1.19e-7, for integer input), as PyTorch's
+        ``nn.RMSNorm`` does. Hugging Face LLaMA/T5 use 1e-6.
+    axis : int or tuple of int, default -1
+        Trailing axes to normalize over.
+
+    Returns
+    -------
+    y : ndarray of float64, same shape as ``x``
+
+    Raises
+    ------
+    ValueError
+        Bad ``x``/``axis``/``gamma``, ``eps`` < 0.
+    ZeroVarianceError
+        An all-zero row with ``eps == 0``.
+
+    Notes
+    -----
+    Equals LayerNorm (without beta) on rows whose mean is already 0.
+    Source: Zhang & Sennrich (2019); PyTorch ``torch.nn.functional.rms_norm``.
+    """
+    arr = np.asarray(x)
+    if eps is None:
+        dtype = arr.dtype if arr.dtype.kind == "f" else np.dtype(np.float32)
+        eps = float(np.finfo(dtype).eps)
+    eps = check_eps(eps)
+    x2, _batch_shape, axes = _rows(arr, axis, trailing=True)
+    shape = arr.shape
+    norm_shape = shape[axes[0] :]
+    g = check_param(gamma, "gamma", norm_shape, f"x.shape[{axes[0] - arr.ndim}:]", 1.0)
+    if not np.all(np.isfinite(x2)):
+        raise ValueError("x contains NaN or infinity; normalization needs finite numbers")
+    _, rms = _spread_rows(x2, eps)  # mean of squares, not of squared deviations
+    _check_divisor(rms)
+    return g * (x2 / rms).reshape(shape)

@@ -1,0 +1,68 @@
+"""Named, seeded example vectors for the lesson.
+
+Every preset is deterministic for a given ``(name, d, seed)``, so a chart made
+from it is the same on every rerun and on every machine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from layernorm._checks import F64
+
+MAX_D = 4096
+PRESETS: dict[str, str] = {
+    "standard normal": "Random values with mean 0 and standard deviation 1.",
+    "shifted (mean 2.5)": "Standard normal values moved up by 2.5: the mean is far from 0.",
+    "scaled (σ = 10)": "Standard normal values stretched ten times: the spread is large.",
+    "one large outlier": "Standard normal values with one feature at 40, like real transformer activations.",
+    "constant": "Every feature equals 3: the variance is 0 and only ε keeps the division finite.",
+    "one-hot [1, 0, 0, 0]": "A single 1 and zeros elsewhere (d = 4 gives [1, 0, 0, 0]).",
+}
+
+
+def make_preset(name: str, d: int, seed: int = 0) -> F64:
+    """Build the preset vector ``name`` with ``d`` features.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`PRESETS`.
+    d : int
+        Number of features, 1 to 4096.
+    seed : int, default 0
+        Seed of NumPy's ``default_rng`` for the random presets.
+
+    Returns
+    -------
+    x : (d,) ndarray of float64
+
+    Raises
+    ------
+    ValueError
+        Unknown ``name``, or ``d`` outside 1 to 4096.
+
+    Notes
+    -----
+    Source: this project (teaching examples).
+    """
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; choose one of {list(PRESETS)}")
+    if not 1 <= int(d) <= MAX_D:
+        raise ValueError(f"d must be between 1 and {MAX_D}, got {d}")
+    d = int(d)
+    z = np.random.default_rng(seed).standard_normal(d)
+    if name == "standard normal":
+        return z
+    if name == "shifted (mean 2.5)":
+        return z + 2.5
+    if name == "scaled (σ = 10)":
+        return 10.0 * z
+    if name == "one large outlier":
+        z[d // 3] = 40.0
+        return z
+    if name == "constant":
+        return np.full(d, 3.0)
+    one_hot = np.zeros(d)
+    one_hot[0] = 1.0
+    return one_hot
