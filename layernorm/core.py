@@ -347,6 +347,11 @@ class LayerNormSteps:
         return np.sqrt(self.var)
 
     @property
+    def squared_deviations(self) -> F64:
+        """``(x - mu)**2`` per feature; their mean over the row is ``var``."""
+        return np.square(self.centered)
+
+    @property
     def x_hat_var_expected(self) -> F64:
         """``var / (var + eps)``: the variance x_hat has in exact arithmetic (< 1 when eps > 0)."""
         return self.var / (self.var + self.eps)
@@ -400,3 +405,30 @@ def layer_norm_steps(
     for arr in fields.values():
         arr.flags.writeable = False
     return LayerNormSteps(**fields, eps=eps, d=x2.shape[1])
+
+
+def max_abs_diff(a: ArrayLike, b: ArrayLike) -> float:
+    """Largest ``|a - b|`` over all elements, in float64 (how far two results disagree).
+
+    Parameters
+    ----------
+    a, b : array_like of the same shape
+
+    Returns
+    -------
+    float
+        In the units of ``a``.
+
+    Raises
+    ------
+    ValueError
+        Shapes differ.
+
+    Notes
+    -----
+    Source: this project (used to compare with PyTorch or recorded outputs).
+    """
+    a64, b64 = as_float64(a, "a"), as_float64(b, "b")
+    if a64.shape != b64.shape:
+        raise ValueError(f"cannot compare shapes {a64.shape} and {b64.shape}")
+    return float(np.max(np.abs(a64 - b64))) if a64.size else 0.0

@@ -1,0 +1,44 @@
+"""LayerNorm Lab: entry point. Run with `streamlit run app.py` (or `make run`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from ui.state import sidebar
+
+st.set_page_config(page_title="LayerNorm Lab", page_icon="📐", layout="wide")
+
+HERE = Path(__file__).parent
+SECTIONS: dict[str, list[tuple[str, str, str]]] = {
+    "Start": [("pages/0_home.py", "Home", ":material/home:")],
+    "The formula, step by step": [
+        ("pages/1_mean.py", "1 · Mean", ":material/vertical_align_center:"),
+        ("pages/2_variance.py", "2 · Variance", ":material/open_in_full:"),
+        ("pages/3_standardize.py", "3 · Standardize", ":material/tune:"),
+        ("pages/4_scale_shift.py", "4 · Scale & shift", ":material/straighten:"),
+        ("pages/5_full_formula.py", "5 · The full formula", ":material/functions:"),
+    ],
+    "Layer versus batch": [
+        ("pages/6_which_axis.py", "Which axis?", ":material/grid_on:"),
+        ("pages/7_train_vs_inference.py", "Training vs inference", ":material/model_training:"),
+    ],
+    "Why normalize": [
+        ("pages/8_depth_and_drift.py", "Depth and drift", ":material/stacked_line_chart:"),
+        ("pages/9_learning_rate.py", "Learning rate", ":material/speed:"),
+        ("pages/10_inside_a_transformer.py", "Inside a real transformer", ":material/memory:"),
+    ],
+}
+
+pages = {
+    section: [
+        st.Page(path, title=title, icon=icon, default=path.endswith("0_home.py"))
+        for path, title, icon in entries
+        if (HERE / path).exists()
+    ]
+    for section, entries in SECTIONS.items()
+}
+nav = st.navigation({k: v for k, v in pages.items() if v})
+sidebar()
+nav.run()

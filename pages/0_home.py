@@ -1,0 +1,48 @@
+"""Home: what the lab teaches and how to use it in class."""
+
+import streamlit as st
+
+from ui.state import lab_input
+
+lab_input()
+st.title("LayerNorm Lab")
+st.markdown(
+    "A transformer hands each token from layer to layer as a long list of numbers — 384 in MiniLM, "
+    "768 in BERT-base, 4096 in LLaMA-7B. As training goes on those numbers drift: their centre moves "
+    "and their spread grows or shrinks. **Layer Normalization** re-centres and re-scales every token "
+    "using only that token's own numbers, then lets the network choose the centre and spread it "
+    "actually wants. This lab walks one vector through every term, with numbers you can change."
+)
+st.latex(r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta"
+         r"\qquad \mu = \frac{1}{d}\sum_{i=1}^{d} x_i \qquad \sigma^2 = \frac{1}{d}\sum_{i=1}^{d}(x_i-\mu)^2")
+
+left, right = st.columns(2, gap="large")
+with left:
+    st.subheader("The lessons")
+    st.page_link("pages/1_mean.py", label="1 · Mean — where is the vector centred?", icon=":material/vertical_align_center:")
+    st.page_link("pages/2_variance.py", label="2 · Variance — how spread out is it? Why ÷d?", icon=":material/open_in_full:")
+    st.page_link("pages/3_standardize.py", label="3 · Standardize — subtract, divide, and what ε is for", icon=":material/tune:")
+    st.page_link("pages/4_scale_shift.py", label="4 · Scale & shift — γ and β give the freedom back", icon=":material/straighten:")
+    st.page_link("pages/5_full_formula.py", label="5 · The full formula — every number in one place", icon=":material/functions:")
+    st.markdown(
+        "Further pages compare **which axis** is averaged (LayerNorm versus BatchNorm and its relatives), "
+        "**training versus inference**, and **why** deep networks need normalization at all."
+    )
+with right:
+    st.subheader("Using it in class")
+    st.markdown(
+        "- Pick the vector in the **sidebar**: a preset, numbers you type, a table, a file "
+        "(.csv or .npy), or a **real token** from the MiniLM sentence transformer.\n"
+        "- The same vector, γ, β and ε follow you from page to page, so the class sees one "
+        "example travel through the whole formula.\n"
+        "- Each page ends with **What to notice** and a **Predict, then check** question: ask the room "
+        "before pressing *Reveal*.\n"
+        "- The sidebar settings are in the page address: copy the link to share exactly what you show.\n"
+        "- Every number comes from the project's NumPy core; each page shows that code at the bottom."
+    )
+st.info(
+    "Conventions, as in PyTorch: population variance (÷d), ε inside the square root (default 1e-5), "
+    "γ starts at 1 and β at 0 (PyTorch calls them `weight` and `bias`). Other frameworks differ: "
+    "Keras uses ε = 1e-3, BERT-family models 1e-12.",
+    icon=":material/info:",
+)

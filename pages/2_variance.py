@@ -1,0 +1,88 @@
+"""Step 2: the population variance σ², why ÷d, and why two passes."""
+
+import numpy as np
+import streamlit as st
+
+import layernorm as ln
+from layernorm.core import _spread_rows
+from layernorm.variants import layer_norm_unbiased, variance_one_pass
+from ui import charts, page
+from ui.state import lab_input
+from ui.text import fmt, tex_num
+
+lab = lab_input()
+page.header(
+    "Step 2 · The variance σ²",
+    "Knowing the centre is not enough: two tokens can share a mean while one is tightly bunched and "
+    "the other scattered. The variance measures the spread as the average squared distance from μ. "
+    "Squaring makes distances above and below the mean count alike instead of cancelling, and it "
+    "weighs far-away features heavily.",
+)
+scale = st.select_slider(
+    "Stretch: multiply every feature by a", [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0], value=1.0,
+    key="var_scale", persist_state="session",
+)
+x = lab.x * scale
+steps = ln.layer_norm_steps(x, eps=lab.eps)
+var = float(steps.var)
+var_sample = float(ln.variance(x, ddof=1)) if lab.d > 1 else float("nan")
+st.latex(
+    rf"\sigma^2 = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}}(x_i-\mu)^2 = \frac{{1}}{{{lab.d}}}\sum_i (x_i - {tex_num(float(steps.mu))})^2"
+    rf" = {tex_num(var)}"
+)
+c1, c2, c3 = st.columns(3)
+c1.metric("σ² (÷d, population)", fmt(var))
+c2.metric("σ = √σ²", fmt(float(steps.sigma)))
+c3.metric("÷(d−1) would give", fmt(var_sample) if lab.d > 1 else "undefined (d = 1)")
+st.plotly_chart(charts.variance_chart(steps.squared_deviations, var, var_sample if lab.d > 1 else var),
+                key="var_chart")
+
+st.subheader("Why divide by d, not d − 1?")
+st.markdown(
+    "In statistics, ÷(d−1) corrects for estimating a *population's* variance from a sample. LayerNorm "
+    "is not estimating anything: the d numbers in front of it are the whole population it wants to "
+    "rescale. Dividing by d gives their exact spread, so the normalized vector ends up with variance 1 "
+    "(just under 1, because of ε). Dividing by d − 1 would leave it at (d−1)/d: a small but "
+    "systematic shrink that matters most for small d."
+)
+if lab.d > 1:
+    xhat_right = ln.standardize(x, eps=lab.eps)
+    xhat_wrong = layer_norm_unbiased(x, eps=lab.eps)
+    c1, c2, c3 = st.columns(3)
+    c1.metric("variance of x̂ with ÷d", fmt(float(ln.variance(xhat_right)), 6))
+    c2.metric("variance of x̂ with ÷(d−1)", fmt(float(ln.variance(xhat_wrong)), 6))
+    c3.metric("(d − 1)/d", fmt((lab.d - 1) / lab.d, 6))
+else:
+    st.info("With d = 1 the sample variance ÷(d−1) is 0/0: one more reason LayerNorm uses ÷d.")
+
+st.subheader("Why two passes? A float32 trap")
+st.markdown(
+    "A tempting shortcut computes σ² = mean(x²) − μ² in one pass. When the values sit far from zero "
+    "compared with their spread, the two terms are huge and nearly equal, and float32 loses the "
+    "difference — sometimes giving a *negative* variance. The core subtracts μ first, in float64."
+)
+offset = st.select_slider(
+    "Add a large offset to every feature", [0.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8], value=1e4,
+    key="var_offset", persist_state="session", format_func=lambda v: "0" if v == 0 else f"{v:.0e}",
+)
+shifted = x + offset
+exact = float(ln.variance(shifted))
+naive = float(variance_one_pass(shifted, dtype=np.float32))
+c1, c2 = st.columns(2)
+c1.metric("two-pass, float64 (this lab)", fmt(exact, 6))
+c2.metric("one-pass E[x²] − μ² in float32", fmt(naive, 6),
+          delta="negative: √ would give NaN" if naive < 0 else None, delta_color="inverse")
+page.notice([
+    "σ² is the average height of the squared-deviation bars: the dashed orange line.",
+    "Stretch x by a: σ² grows by a², σ by a.",
+    "The gap between ÷d and ÷(d−1) is large for d = 4 and vanishes for d = 768.",
+    "Push the offset to 1e4 or more: the one-pass float32 formula falls apart while the exact value stays put.",
+])
+page.predict_then_reveal(
+    "var_q",
+    "Every feature is multiplied by 3. What happens to σ²?",
+    ["It triples", "It is multiplied by 9", "It stays the same"],
+    1,
+    "Every deviation triples, so every squared deviation is 9 times larger, and so is their mean.",
+)
+page.show_source(ln.variance, _spread_rows, variance_one_pass)

@@ -1,0 +1,79 @@
+"""Step 3: standardize with ε inside the square root."""
+
+import numpy as np
+import streamlit as st
+
+import layernorm as ln
+from ui import charts, page
+from ui.state import lab_input
+from ui.text import fmt, tex_num
+
+lab = lab_input()
+page.header(
+    "Step 3 · Standardize: x̂ = (x − μ) / √(σ² + ε)",
+    "Now we use both statistics: subtract the mean so the vector is centred at zero, then divide by "
+    "the standard deviation so its spread becomes one. Whatever scale the token arrived with, x̂ "
+    "leaves with the same predictable one. The small ε under the root is a safety margin: without "
+    "it, a vector whose features are all equal would divide zero by zero.",
+)
+steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
+i = st.number_input("Show the arithmetic for feature i =", 1, lab.d, value=1, key="std_feature")
+i = int(min(max(i, 1), lab.d)) - 1
+st.latex(
+    rf"\hat{{x}}_{{{i + 1}}} = \frac{{x_{{{i + 1}}} - \mu}}{{\sqrt{{\sigma^2 + \epsilon}}}}"
+    rf" = \frac{{{tex_num(steps.x[i])} - {tex_num(float(steps.mu))}}}"
+    rf"{{\sqrt{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}}}} = {tex_num(steps.x_hat[i])}"
+)
+st.caption("ε is set in the sidebar (log scale, 1e-12 to 1), so it is the same on every page.")
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("ε", f"{lab.eps:.0e}")
+c2.metric("mean of x̂", fmt(float(ln.mean(steps.x_hat))))
+c3.metric("variance of x̂", fmt(float(ln.variance(steps.x_hat)), 6))
+c4.metric("σ² / (σ² + ε)", fmt(float(steps.x_hat_var_expected), 6), help="What the variance of x̂ must be.")
+st.plotly_chart(
+    charts.feature_chart([("x_hat", steps.x_hat)], "The standardized vector x̂", band=(-1.0, 1.0),
+                         hlines=[("mu", 0.0, "mean 0")], y_title="x̂"),
+    key="std_chart_xhat",
+)
+
+eps_grid = np.logspace(-12, 0, 61)
+xhat_var = np.array([float(ln.layer_norm_steps(lab.x, eps=e).x_hat_var_expected) for e in eps_grid])
+st.plotly_chart(
+    charts.eps_curve(eps_grid, xhat_var, lab.eps, float(steps.x_hat_var_expected), float(steps.var)),
+    key="std_chart_eps",
+)
+
+st.subheader("Where ε takes over: a nearly constant vector")
+st.markdown(
+    "ε only matters when σ² is tiny. Here is a vector of eight values all close to 3, with a spread "
+    "you choose. While σ² is much larger than ε, x̂ still has unit variance; once σ² falls below ε, "
+    "the division is by √ε instead and x̂ collapses towards zero — finite, never NaN."
+)
+spread = st.select_slider(
+    "Spread of the nearly constant vector", [10.0**k for k in range(-8, 1)], value=1e-3,
+    key="std_spread", persist_state="session", format_func=lambda v: f"{v:.0e}",
+)
+near = 3.0 + spread * ln.make_preset("standard normal", 8, seed=1)
+near_steps = ln.layer_norm_steps(near, eps=lab.eps)
+c1, c2, c3 = st.columns(3)
+c1.metric("σ² of this vector", fmt(float(near_steps.var)))
+c2.metric("ε", f"{lab.eps:.0e}")
+c3.metric("variance of x̂", fmt(float(ln.variance(near_steps.x_hat)), 4))
+st.plotly_chart(
+    charts.feature_chart([("x_hat", near_steps.x_hat)], "x̂ of the nearly constant vector", band=(-1.0, 1.0),
+                         y_title="x̂"),
+    key="std_chart_near",
+)
+page.notice([
+    "x̂ has mean 0 and variance just below 1: exactly σ²/(σ² + ε).",
+    "Slide ε up in the sidebar: nothing visible happens until ε approaches σ², then x̂ shrinks.",
+    "Choose the *constant* preset: σ² = 0, and x̂ is exactly 0 everywhere thanks to ε.",
+])
+page.predict_then_reveal(
+    "std_q",
+    "A token's features are all exactly 3 and ε = 1e-5. What is x̂?",
+    ["NaN, because of 0/0", "All zeros", "All ones"],
+    1,
+    "x − μ is 0 and the divisor is √ε ≈ 0.0032, so every entry is 0/0.0032 = 0. With ε = 0 it would be 0/0.",
+)
+page.show_source(ln.standardize, ln.layer_norm_steps)

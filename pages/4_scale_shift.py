@@ -1,0 +1,75 @@
+"""Step 4: the learned scale γ and shift β."""
+
+import pandas as pd
+import streamlit as st
+
+import layernorm as ln
+from ui import charts, page
+from ui.state import AFFINE_MODES, lab_input
+from ui.text import fmt
+
+lab = lab_input()
+page.header(
+    "Step 4 · Scale and shift: y = γ ⊙ x̂ + β",
+    "Forcing every token to mean 0 and variance 1 could throw away something useful. So LayerNorm "
+    "ends with two learned vectors: γ stretches each feature and β moves it. They start at γ = 1 and "
+    "β = 0, so a fresh network gets plain standardization; training can then move them anywhere — "
+    "even all the way back to the original vector.",
+)
+st.latex(r"y_i = \gamma_i \, \hat{x}_i + \beta_i \qquad \gamma_i \text{ starts at } 1,\; \beta_i \text{ at } 0")
+
+
+def _set_mode(mode: str) -> None:
+    st.session_state["affine_mode"] = mode
+
+
+c1, c2, c3 = st.columns(3)
+c1.button("Reset: γ = 1, β = 0", key="ss_reset", on_click=lambda: (
+    _set_mode(AFFINE_MODES[0]), st.session_state.update(gamma=1.0, beta=0.0)))
+c2.button("Undo the normalization: γ = σ, β = μ", key="ss_undo", on_click=_set_mode, args=(AFFINE_MODES[2],))
+c3.button("Edit γ, β per feature", key="ss_table", on_click=_set_mode, args=(AFFINE_MODES[1],))
+st.caption(f"Current choice (sidebar): **{lab.affine_mode}**")
+
+gamma, beta = lab.gamma, lab.beta
+if lab.affine_mode == AFFINE_MODES[1]:
+    table = st.session_state.get("affine_table")
+    if not isinstance(table, pd.DataFrame) or len(table) != lab.d:
+        table = pd.DataFrame({"γ": [1.0] * lab.d, "β": [0.0] * lab.d})
+        st.session_state["affine_table"] = table
+    edited = st.data_editor(table, key="ss_editor", width="stretch", height=min(38 + 35 * lab.d, 320),
+                            num_rows="fixed")
+    try:
+        gamma = ln.vector_from_table(edited["γ"].tolist())
+        beta = ln.vector_from_table(edited["β"].tolist())
+        st.session_state["affine_table"] = edited
+    except ln.InputError as exc:
+        st.error(f"γ/β table: {exc} The last valid values are used meanwhile.", icon="⚠️")
+
+steps = ln.layer_norm_steps(lab.x, gamma, beta, eps=lab.eps)
+c1, c2, c3 = st.columns(3)
+c1.metric("mean of y", fmt(float(ln.mean(steps.y))))
+c2.metric("standard deviation of y", fmt(float(ln.variance(steps.y)) ** 0.5))
+c3.metric("largest |y − x|", fmt(ln.max_abs_diff(steps.y, steps.x)),
+          help="0 up to ε's effect when γ = σ and β = μ: the normalization is undone.")
+st.plotly_chart(
+    charts.feature_chart([("x_hat", steps.x_hat), ("y", steps.y), ("x", steps.x)],
+                         "x̂ in, y out (and the original x for comparison)"),
+    key="ss_chart_bars",
+)
+st.plotly_chart(charts.affine_map(steps.x_hat, steps.y), key="ss_chart_map")
+if lab.affine_mode == AFFINE_MODES[3]:
+    st.info("These are MiniLM's learned γ and β for this LayerNorm site: far from 1 and 0 after training, "
+            "and different for every feature.", icon=":material/memory:")
+page.notice([
+    "With γ = 1 and β = 0, y is exactly x̂: the orange-red and green bars coincide.",
+    "A shared γ tilts the map line, β lifts it; per-feature values scatter the points off one line.",
+    "Press *Undo*: y lands on x (up to ε), so normalization never limits what the network can represent.",
+])
+page.predict_then_reveal(
+    "ss_q",
+    "The network wants feature i to have mean 3.5 and standard deviation 2. Which γᵢ, βᵢ give that?",
+    ["γᵢ = 3.5, βᵢ = 2", "γᵢ = 2, βᵢ = 3.5", "γᵢ = 1, βᵢ = 0"],
+    1,
+    "x̂ has mean 0 and standard deviation 1; multiplying by 2 sets the spread and adding 3.5 sets the centre.",
+)
+page.show_source(ln.scale_shift, ln.layer_norm)

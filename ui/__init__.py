@@ -1,0 +1,1 @@
+"""Streamlit and Plotly glue for LayerNorm Lab (the maths lives in ``layernorm``)."""

@@ -1,0 +1,49 @@
+"""The page pattern shared by every lesson page.
+
+Order on a page: :func:`header` (title and the idea), the formula, controls,
+the core call, charts, :func:`notice` and :func:`predict_then_reveal`, and last
+:func:`show_source` with the code that computed the numbers.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+
+def header(title: str, idea: str) -> None:
+    """Title and the page's idea in one short paragraph."""
+    st.title(title)
+    st.markdown(idea)
+
+
+def notice(points: Sequence[str]) -> None:
+    """The "what to notice" box: a few observations a student should check on the chart."""
+    with st.container(border=True):
+        st.markdown("**What to notice**\n\n" + "\n".join(f"- {p}" for p in points))
+
+
+def predict_then_reveal(key: str, question: str, options: Sequence[str], answer: int, explanation: str) -> None:
+    """Ask the student to commit to a prediction, then reveal the answer and why."""
+    with st.container(border=True):
+        st.markdown(f"**Predict, then check.** {question}")
+        choice = st.radio(
+            "Your prediction", list(options), index=None, key=f"{key}_guess", label_visibility="collapsed"
+        )
+        if st.button("Reveal", key=f"{key}_reveal", disabled=choice is None):
+            st.session_state[f"{key}_shown"] = True
+        if st.session_state.get(f"{key}_shown") and choice is not None:
+            if options.index(choice) == answer:
+                st.success(f"Right: {options[answer]}. {explanation}")
+            else:
+                st.warning(f"Not quite: the answer is {options[answer]}. {explanation}")
+
+
+def show_source(*funcs: Callable[..., Any]) -> None:
+    """An expander with the source of the core functions that computed this page's numbers."""
+    with st.expander("The code behind these numbers (from `layernorm/`, the tested core)"):
+        for func in funcs:
+            st.code(inspect.getsource(func), language="python")

@@ -1,0 +1,231 @@
+"""The shared sidebar: where the vector, γ, β and ε come from, for every page.
+
+``app.py`` calls :func:`sidebar` on every run, before the page, so the controls
+keep their values across page switches; pages read the result with
+:func:`lab_input`. Sidebar widgets are bound to the URL (``bind="query-params"``),
+so a link reproduces what the class sees; Streamlit drops invalid URL values and
+:func:`_report_url_problems` says so in words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import layernorm as ln
+from layernorm.activations import MiniLMRecording, load_minilm_recording
+
+SOURCES = ["Preset", "Type numbers", "Edit a table", "Upload a file", "Real token (MiniLM)"]
+D_CHOICES = [2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048, 3072, 4096]
+EPS_CHOICES = [float(f"{m}e{k}") for k in range(-12, 0) for m in (1, 2, 5)] + [1.0]
+AFFINE_MODES = [
+    "Same γ, β for every feature",
+    "Per feature (edit on Scale & shift)",
+    "Undo the normalization: γ = σ, β = μ",
+    "MiniLM's learned γ, β",
+]
+DEFAULT_TEXT = "1, 2, 3, 4"
+URL_KEYS = ("src", "preset", "d", "seed", "eps", "gamma", "beta")
+
+
+@dataclass(frozen=True)
+class LabInput:
+    """Everything a page needs: the vector and the parameters, all validated."""
+
+    x: np.ndarray
+    label: str
+    source: str
+    gamma: np.ndarray
+    beta: np.ndarray
+    eps: float
+    affine_mode: str
+    problem: str | None = None
+    recorded_y: np.ndarray | None = None
+    model_eps: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def d(self) -> int:
+        return int(self.x.size)
+
+
+@st.cache_resource(show_spinner="Loading MiniLM activations…")
+def recording() -> MiniLMRecording:
+    """The real MiniLM LayerNorm inputs/outputs shipped in ``assets/`` (loaded once per server)."""
+    return load_minilm_recording()
+
+
+def _fallback(source: str, x: np.ndarray | None, problem: str) -> tuple[np.ndarray, str, str]:
+    """The last good vector (or [1, 2, 3, 4]) when the current input has a problem."""
+    last = st.session_state.get("last_good")
+    if last is not None:
+        return last[0], last[1] + " (last valid input)", problem
+    return np.array([1.0, 2.0, 3.0, 4.0]), "[1, 2, 3, 4] (default)", problem
+
+
+def _preset_input() -> tuple[np.ndarray, str]:
+    name = st.selectbox("Preset", list(ln.PRESETS), key="preset", bind="query-params")
+    d = st.select_slider("Size d (features)", D_CHOICES, value=8, key="d", bind="query-params")
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+    seed = c1.number_input("Seed", 0, 9999, value=0, step=1, key="seed", bind="query-params")
+    if c2.button("New draw", key="reseed", help="Draw new random numbers (seed + 1)"):
+        st.session_state["seed"] = min(int(seed) + 1, 9999)
+        st.rerun()
+    st.caption(ln.PRESETS[name])
+    return ln.make_preset(name, int(d), int(seed)), f"{name}, d = {d}, seed {seed}"
+
+
+def _typed_input() -> tuple[np.ndarray, str]:
+    text = st.text_area(
+        "Numbers (commas, spaces or new lines)", value=DEFAULT_TEXT, key="typed", height=110,
+        help="Brackets and scientific notation are fine: [1, -2.5, 3e-2]",
+    )
+    return ln.parse_vector_text(text), "typed vector"
+
+
+def _table_input() -> tuple[np.ndarray, str]:
+    if "table_seed" not in st.session_state:
+        st.session_state["table_seed"] = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+    edited = st.data_editor(
+        st.session_state["table_seed"], key="table", num_rows="dynamic", width="stretch", height=240,
+        column_config={"x": st.column_config.NumberColumn("x", help="One feature per row", format="%.6g")},
+    )
+    return ln.vector_from_table(edited["x"].tolist()), "table"
+
+
+def _upload_input() -> tuple[np.ndarray, str]:
+    up = st.file_uploader("A .csv (one row or column) or .npy vector", type=["csv", "txt", "npy"], key="upload")
+    if up is None:
+        raise ln.InputError("Choose a file: a .csv with one row or one column of numbers, or a .npy vector.")
+    return ln.read_uploaded_vector(up.name, up.getvalue()), f"file {up.name}"
+
+
+def _token_input() -> tuple[np.ndarray, str, dict[str, object]]:
+    rec = recording()
+    s = st.selectbox(
+        "Sentence", range(rec.n_sentences), format_func=lambda i: str(rec.sentences[i]), key="tok_sentence",
+    )
+    real = rec.real_token_indices(int(s)).tolist()
+    t = st.selectbox("Token", real, format_func=lambda i: f"{i}: {rec.tokens[s, i]}", key="tok_index")
+    if t not in real:  # a stale choice from another sentence
+        t = real[0]
+    site = st.selectbox("LayerNorm site", range(rec.n_sites), format_func=rec.site_label, key="tok_site")
+    st.caption(
+        "Real hidden state of all-MiniLM-L6-v2 (d = 384) just before this LayerNorm. "
+        "Note the one feature far larger than the rest: real transformers have such outlier dimensions."
+    )
+    extra = {
+        "gamma": rec.gamma[site].astype(np.float64),
+        "beta": rec.beta[site].astype(np.float64),
+        "y": rec.outputs[site, s, t].astype(np.float64),
+        "eps": float(rec.eps[site]),
+    }
+    label = f"'{rec.tokens[s, t]}' in sentence {s + 1}, {rec.site_label(site)}"
+    return rec.token_vector(int(s), int(t), int(site)), label, extra
+
+
+def _read_input(source: str) -> tuple[np.ndarray, str, str | None, dict[str, object]]:
+    extra: dict[str, object] = {}
+    try:
+        if source == "Preset":
+            x, label = _preset_input()
+        elif source == "Type numbers":
+            x, label = _typed_input()
+        elif source == "Edit a table":
+            x, label = _table_input()
+        elif source == "Upload a file":
+            x, label = _upload_input()
+        else:
+            x, label, extra = _token_input()
+    except ValueError as exc:  # InputError and the core's own ValueErrors
+        st.error(str(exc), icon="⚠️")
+        x, label, problem = _fallback(source, None, str(exc))
+        return x, label, problem, {}
+    st.session_state["last_good"] = (x, label)
+    return x, label, None, extra
+
+
+def _affine(mode: str, x: np.ndarray, eps: float, extra: dict[str, object]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    d = x.size
+    notes: list[str] = []
+    if mode == AFFINE_MODES[3] and "gamma" in extra:
+        return np.asarray(extra["gamma"]), np.asarray(extra["beta"]), notes
+    if mode == AFFINE_MODES[2]:
+        steps = ln.layer_norm_steps(x, eps=eps)
+        return np.full(d, float(steps.sigma)), np.full(d, float(steps.mu)), notes
+    if mode == AFFINE_MODES[1]:
+        table = st.session_state.get("affine_table")
+        if isinstance(table, pd.DataFrame) and len(table) == d:
+            return table["γ"].to_numpy(float), table["β"].to_numpy(float), notes
+        notes.append("Per-feature γ, β start at 1 and 0: edit them on the Scale & shift page.")
+        return np.ones(d), np.zeros(d), notes
+    g = st.slider("γ (scale, every feature)", -3.0, 3.0, 1.0, 0.05, key="gamma", bind="query-params")
+    b = st.slider("β (shift, every feature)", -3.0, 3.0, 0.0, 0.05, key="beta", bind="query-params")
+    return np.full(d, float(g)), np.full(d, float(b)), notes
+
+
+def _same(raw: str, value: object) -> bool:
+    """Does the URL text ``raw`` describe the widget's ``value``?"""
+    if isinstance(value, str):
+        return raw == value
+    try:
+        return abs(float(raw) - float(value)) <= 1e-9 * max(1.0, abs(float(value)))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
+def _report_url_problems(raw: dict[str, str]) -> None:
+    """Tell the user which link parameters were out of range and were replaced."""
+    bad = [
+        f"`{k}={v}`" for k, v in raw.items()
+        if k in URL_KEYS and k in st.session_state and not _same(v, st.session_state[k])
+    ]
+    if bad:
+        st.warning(
+            f"The link asked for {', '.join(bad)}, which the lab can't use (unknown or out of range); "
+            "it shows the nearest valid settings instead.",
+            icon="🔗",
+        )
+
+
+def sidebar() -> LabInput:
+    """Draw the shared controls in the sidebar and return the validated input."""
+    first_run = "url_checked" not in st.session_state
+    raw_params = {k: st.query_params.get(k, "") for k in st.query_params} if first_run else {}
+    st.session_state["url_checked"] = True
+    with st.sidebar:
+        st.subheader("Your vector")
+        source = st.selectbox("Input", SOURCES, key="src", bind="query-params")
+        x, label, problem, extra = _read_input(source)
+        st.subheader("Parameters")
+        modes = AFFINE_MODES if extra else AFFINE_MODES[:3]
+        mode = st.radio("γ and β", modes, key="affine_mode")
+        eps = st.select_slider(
+            "ε (inside the square root)", EPS_CHOICES, value=1e-5, key="eps", bind="query-params",
+            format_func=lambda v: f"{v:.0e}",
+            help="PyTorch's default is 1e-5; BERT/MiniLM use 1e-12, Keras 1e-3.",
+        )
+        gamma, beta, notes = _affine(mode, x, float(eps), extra)
+    lab = LabInput(
+        x=x, label=label, source=source, gamma=gamma, beta=beta, eps=float(eps), affine_mode=mode,
+        problem=problem, recorded_y=extra.get("y"),  # type: ignore[arg-type]
+        model_eps=extra.get("eps"), notes=notes,  # type: ignore[arg-type]
+    )
+    st.session_state["lab_input"] = lab
+    if raw_params:
+        with st.sidebar:
+            _report_url_problems(raw_params)
+    return lab
+
+
+def lab_input() -> LabInput:
+    """The input the sidebar resolved on this run (pages call this)."""
+    lab = st.session_state.get("lab_input")
+    if not isinstance(lab, LabInput):
+        lab = sidebar()
+    if lab.problem:
+        st.warning(f"Your input has a problem (see the sidebar), so the pages show: {lab.label}.", icon="⚠️")
+    return lab
