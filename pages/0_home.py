@@ -13,17 +13,39 @@ st.markdown(
     "using only that token's own numbers, then lets the network choose the centre and spread it "
     "actually wants. This lab walks one vector through every term, with numbers you can change."
 )
-st.latex(r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta"
-         r"\qquad \mu = \frac{1}{d}\sum_{i=1}^{d} x_i \qquad \sigma^2 = \frac{1}{d}\sum_{i=1}^{d}(x_i-\mu)^2")
+st.latex(
+    r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta"
+    r"\qquad \mu = \frac{1}{d}\sum_{i=1}^{d} x_i \qquad \sigma^2 = \frac{1}{d}\sum_{i=1}^{d}(x_i-\mu)^2"
+)
 
 left, right = st.columns(2, gap="large")
 with left:
     st.subheader("The lessons")
-    st.page_link("pages/1_mean.py", label="1 · Mean — where is the vector centred?", icon=":material/vertical_align_center:")
-    st.page_link("pages/2_variance.py", label="2 · Variance — how spread out is it? Why ÷d?", icon=":material/open_in_full:")
-    st.page_link("pages/3_standardize.py", label="3 · Standardize — subtract, divide, and what ε is for", icon=":material/tune:")
-    st.page_link("pages/4_scale_shift.py", label="4 · Scale & shift — γ and β give the freedom back", icon=":material/straighten:")
-    st.page_link("pages/5_full_formula.py", label="5 · The full formula — every number in one place", icon=":material/functions:")
+    st.page_link(
+        "pages/1_mean.py",
+        label="1 · Mean — where is the vector centred?",
+        icon=":material/vertical_align_center:",
+    )
+    st.page_link(
+        "pages/2_variance.py",
+        label="2 · Variance — how spread out is it? Why ÷d?",
+        icon=":material/open_in_full:",
+    )
+    st.page_link(
+        "pages/3_standardize.py",
+        label="3 · Standardize — subtract, divide, and what ε is for",
+        icon=":material/tune:",
+    )
+    st.page_link(
+        "pages/4_scale_shift.py",
+        label="4 · Scale & shift — γ and β give the freedom back",
+        icon=":material/straighten:",
+    )
+    st.page_link(
+        "pages/5_full_formula.py",
+        label="5 · The full formula — every number in one place",
+        icon=":material/functions:",
+    )
     st.markdown(
         "Further pages compare **which axis** is averaged (LayerNorm versus BatchNorm and its relatives), "
         "**training versus inference**, and **why** deep networks need normalization at all."

@@ -6,7 +6,7 @@ import layernorm as ln
 from layernorm.core import _center_rows
 from ui import charts, page
 from ui.state import lab_input
-from ui.text import fmt, tex_num
+from ui.text import fmt, tex_num, tex_sum
 
 lab = lab_input()
 page.header(
@@ -19,13 +19,20 @@ page.header(
 
 shift = st.slider(
     "Add the same number c to every feature (try it: what happens to x − μ?)",
-    -10.0, 10.0, 0.0, 0.5, key="mean_shift", persist_state="session",
+    -10.0,
+    10.0,
+    0.0,
+    0.5,
+    key="mean_shift",
+    persist_state="session",
 )
 x = lab.x + shift  # the input as the student modified it
 steps = ln.layer_norm_steps(x, eps=lab.eps)
 mu = float(steps.mu)
-terms = " + ".join(tex_num(v, 3) for v in x[:4]) + (r" + \ldots" if lab.d > 4 else "")
-st.latex(rf"\mu = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}} x_i = \frac{{1}}{{{lab.d}}}\left({terms}\right) = {tex_num(mu)}")
+terms = tex_sum(x)
+st.latex(
+    rf"\mu = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}} x_i = \frac{{1}}{{{lab.d}}}\left({terms}\right) = {tex_num(mu)}"
+)
 
 c1, c2, c3 = st.columns(3)
 c1.metric("d (features)", lab.d)
@@ -33,21 +40,27 @@ c2.metric("μ (mean)", fmt(mu), delta=fmt(shift) if shift else None, delta_color
 c3.metric("mean of x − μ", fmt(float(ln.mean(steps.centered))), help="Zero up to float64 rounding.")
 
 st.plotly_chart(
-    charts.feature_chart([("x", steps.x)], f"The input x ({lab.label}) and its mean",
-                         hlines=[("mu", mu, f"μ = {fmt(mu)}")]),
+    charts.feature_chart(
+        [("x", steps.x)], f"The input x ({lab.label}) and its mean", hlines=[("mu", mu, f"μ = {fmt(mu)}")]
+    ),
     key="mean_chart_x",
 )
 st.plotly_chart(
-    charts.feature_chart([("centered", steps.centered)], "Centred: x − μ balances at zero",
-                         hlines=[("mu", 0.0, "new mean = 0")]),
+    charts.feature_chart(
+        [("centered", steps.centered)],
+        "Centred: x − μ balances at zero",
+        hlines=[("mu", 0.0, "new mean = 0")],
+    ),
     key="mean_chart_centered",
 )
-page.notice([
-    "The bars of x − μ have the same shape as x: centring moves the vector, it does not reshape it.",
-    "Move c: μ follows it exactly, and x − μ does not change at all (shift invariance).",
-    "Pick the *one large outlier* preset: a single big feature drags μ up and pushes every other "
-    "feature below zero after centring. Real MiniLM tokens have such a feature.",
-])
+page.notice(
+    [
+        "The bars of x − μ have the same shape as x: centring moves the vector, it does not reshape it.",
+        "Move c: μ follows it exactly, and x − μ does not change at all (shift invariance).",
+        "Pick the *one large outlier* preset: a single big feature drags μ up and pushes every other "
+        "feature below zero after centring. Real MiniLM tokens have such a feature.",
+    ]
+)
 page.predict_then_reveal(
     "mean_q",
     "Every feature of a token gets +5 added. What happens to x − μ?",

@@ -19,8 +19,11 @@ page.header(
     "weighs far-away features heavily.",
 )
 scale = st.select_slider(
-    "Stretch: multiply every feature by a", [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0], value=1.0,
-    key="var_scale", persist_state="session",
+    "Stretch: multiply every feature by a",
+    [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0],
+    value=1.0,
+    key="var_scale",
+    persist_state="session",
 )
 x = lab.x * scale
 steps = ln.layer_norm_steps(x, eps=lab.eps)
@@ -34,8 +37,9 @@ c1, c2, c3 = st.columns(3)
 c1.metric("σ² (÷d, population)", fmt(var))
 c2.metric("σ = √σ²", fmt(float(steps.sigma)))
 c3.metric("÷(d−1) would give", fmt(var_sample) if lab.d > 1 else "undefined (d = 1)")
-st.plotly_chart(charts.variance_chart(steps.squared_deviations, var, var_sample if lab.d > 1 else var),
-                key="var_chart")
+st.plotly_chart(
+    charts.variance_chart(steps.squared_deviations, var, var_sample if lab.d > 1 else var), key="var_chart"
+)
 
 st.subheader("Why divide by d, not d − 1?")
 st.markdown(
@@ -62,22 +66,32 @@ st.markdown(
     "difference — sometimes giving a *negative* variance. The core subtracts μ first, in float64."
 )
 offset = st.select_slider(
-    "Add a large offset to every feature", [0.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8], value=1e4,
-    key="var_offset", persist_state="session", format_func=lambda v: "0" if v == 0 else f"{v:.0e}",
+    "Add a large offset to every feature",
+    [0.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8],
+    value=1e4,
+    key="var_offset",
+    persist_state="session",
+    format_func=lambda v: "0" if v == 0 else f"{v:.0e}",
 )
 shifted = x + offset
 exact = float(ln.variance(shifted))
 naive = float(variance_one_pass(shifted, dtype=np.float32))
 c1, c2 = st.columns(2)
 c1.metric("two-pass, float64 (this lab)", fmt(exact, 6))
-c2.metric("one-pass E[x²] − μ² in float32", fmt(naive, 6),
-          delta="negative: √ would give NaN" if naive < 0 else None, delta_color="inverse")
-page.notice([
-    "σ² is the average height of the squared-deviation bars: the dashed orange line.",
-    "Stretch x by a: σ² grows by a², σ by a.",
-    "The gap between ÷d and ÷(d−1) is large for d = 4 and vanishes for d = 768.",
-    "Push the offset to 1e4 or more: the one-pass float32 formula falls apart while the exact value stays put.",
-])
+c2.metric(
+    "one-pass E[x²] − μ² in float32",
+    fmt(naive, 6),
+    delta="negative: √ would give NaN" if naive < 0 else None,
+    delta_color="inverse",
+)
+page.notice(
+    [
+        "σ² is the average height of the squared-deviation bars: the dashed orange line.",
+        "Stretch x by a: σ² grows by a², σ by a.",
+        "The gap between ÷d and ÷(d−1) is large for d = 4 and vanishes for d = 768.",
+        "Push the offset to 1e4 or more: the one-pass float32 formula falls apart while the exact value stays put.",
+    ]
+)
 page.predict_then_reveal(
     "var_q",
     "Every feature is multiplied by 3. What happens to σ²?",

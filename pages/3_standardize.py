@@ -31,8 +31,14 @@ c2.metric("mean of x̂", fmt(float(ln.mean(steps.x_hat))))
 c3.metric("variance of x̂", fmt(float(ln.variance(steps.x_hat)), 6))
 c4.metric("σ² / (σ² + ε)", fmt(float(steps.x_hat_var_expected), 6), help="What the variance of x̂ must be.")
 st.plotly_chart(
-    charts.feature_chart([("x_hat", steps.x_hat)], "The standardized vector x̂", band=(-1.0, 1.0),
-                         hlines=[("mu", 0.0, "mean 0")], y_title="x̂"),
+    charts.feature_chart(
+        [("x_hat", steps.x_hat)],
+        "The standardized vector x̂",
+        band=(-1.0, 1.0),
+        band_label="±1: unit spread",
+        hlines=[("mu", 0.0, "mean 0")],
+        y_title="x̂",
+    ),
     key="std_chart_xhat",
 )
 
@@ -50,8 +56,12 @@ st.markdown(
     "the division is by √ε instead and x̂ collapses towards zero — finite, never NaN."
 )
 spread = st.select_slider(
-    "Spread of the nearly constant vector", [10.0**k for k in range(-8, 1)], value=1e-3,
-    key="std_spread", persist_state="session", format_func=lambda v: f"{v:.0e}",
+    "Spread of the nearly constant vector",
+    [10.0**k for k in range(-8, 1)],
+    value=1e-3,
+    key="std_spread",
+    persist_state="session",
+    format_func=lambda v: f"{v:.0e}",
 )
 near = 3.0 + spread * ln.make_preset("standard normal", 8, seed=1)
 near_steps = ln.layer_norm_steps(near, eps=lab.eps)
@@ -60,15 +70,22 @@ c1.metric("σ² of this vector", fmt(float(near_steps.var)))
 c2.metric("ε", f"{lab.eps:.0e}")
 c3.metric("variance of x̂", fmt(float(ln.variance(near_steps.x_hat)), 4))
 st.plotly_chart(
-    charts.feature_chart([("x_hat", near_steps.x_hat)], "x̂ of the nearly constant vector", band=(-1.0, 1.0),
-                         y_title="x̂"),
+    charts.feature_chart(
+        [("x_hat", near_steps.x_hat)],
+        "x̂ of the nearly constant vector",
+        band=(-1.0, 1.0),
+        band_label="±1: unit spread",
+        y_title="x̂",
+    ),
     key="std_chart_near",
 )
-page.notice([
-    "x̂ has mean 0 and variance just below 1: exactly σ²/(σ² + ε).",
-    "Slide ε up in the sidebar: nothing visible happens until ε approaches σ², then x̂ shrinks.",
-    "Choose the *constant* preset: σ² = 0, and x̂ is exactly 0 everywhere thanks to ε.",
-])
+page.notice(
+    [
+        "x̂ has mean 0 and variance just below 1: exactly σ²/(σ² + ε).",
+        "Slide ε up in the sidebar: nothing visible happens until ε approaches σ², then x̂ shrinks.",
+        "Choose the *constant* preset: σ² = 0, and x̂ is exactly 0 everywhere thanks to ε.",
+    ]
+)
 page.predict_then_reveal(
     "std_q",
     "A token's features are all exactly 3 and ε = 1e-5. What is x̂?",

@@ -16,7 +16,9 @@ page.header(
     "β = 0, so a fresh network gets plain standardization; training can then move them anywhere — "
     "even all the way back to the original vector.",
 )
-st.latex(r"y_i = \gamma_i \, \hat{x}_i + \beta_i \qquad \gamma_i \text{ starts at } 1,\; \beta_i \text{ at } 0")
+st.latex(
+    r"y_i = \gamma_i \, \hat{x}_i + \beta_i \qquad \gamma_i \text{ starts at } 1,\; \beta_i \text{ at } 0"
+)
 
 
 def _set_mode(mode: str) -> None:
@@ -24,8 +26,11 @@ def _set_mode(mode: str) -> None:
 
 
 c1, c2, c3 = st.columns(3)
-c1.button("Reset: γ = 1, β = 0", key="ss_reset", on_click=lambda: (
-    _set_mode(AFFINE_MODES[0]), st.session_state.update(gamma=1.0, beta=0.0)))
+c1.button(
+    "Reset: γ = 1, β = 0",
+    key="ss_reset",
+    on_click=lambda: (_set_mode(AFFINE_MODES[0]), st.session_state.update(gamma=1.0, beta=0.0)),
+)
 c2.button("Undo the normalization: γ = σ, β = μ", key="ss_undo", on_click=_set_mode, args=(AFFINE_MODES[2],))
 c3.button("Edit γ, β per feature", key="ss_table", on_click=_set_mode, args=(AFFINE_MODES[1],))
 st.caption(f"Current choice (sidebar): **{lab.affine_mode}**")
@@ -36,8 +41,9 @@ if lab.affine_mode == AFFINE_MODES[1]:
     if not isinstance(table, pd.DataFrame) or len(table) != lab.d:
         table = pd.DataFrame({"γ": [1.0] * lab.d, "β": [0.0] * lab.d})
         st.session_state["affine_table"] = table
-    edited = st.data_editor(table, key="ss_editor", width="stretch", height=min(38 + 35 * lab.d, 320),
-                            num_rows="fixed")
+    edited = st.data_editor(
+        table, key="ss_editor", width="stretch", height=min(38 + 35 * lab.d, 320), num_rows="fixed"
+    )
     try:
         gamma = ln.vector_from_table(edited["γ"].tolist())
         beta = ln.vector_from_table(edited["β"].tolist())
@@ -49,22 +55,32 @@ steps = ln.layer_norm_steps(lab.x, gamma, beta, eps=lab.eps)
 c1, c2, c3 = st.columns(3)
 c1.metric("mean of y", fmt(float(ln.mean(steps.y))))
 c2.metric("standard deviation of y", fmt(float(ln.variance(steps.y)) ** 0.5))
-c3.metric("largest |y − x|", fmt(ln.max_abs_diff(steps.y, steps.x)),
-          help="0 up to ε's effect when γ = σ and β = μ: the normalization is undone.")
+c3.metric(
+    "largest |y − x|",
+    fmt(ln.max_abs_diff(steps.y, steps.x)),
+    help="0 up to ε's effect when γ = σ and β = μ: the normalization is undone.",
+)
 st.plotly_chart(
-    charts.feature_chart([("x_hat", steps.x_hat), ("y", steps.y), ("x", steps.x)],
-                         "x̂ in, y out (and the original x for comparison)"),
+    charts.feature_chart(
+        [("x_hat", steps.x_hat), ("y", steps.y), ("x", steps.x)],
+        "x̂ in, y out (and the original x for comparison)",
+    ),
     key="ss_chart_bars",
 )
 st.plotly_chart(charts.affine_map(steps.x_hat, steps.y), key="ss_chart_map")
 if lab.affine_mode == AFFINE_MODES[3]:
-    st.info("These are MiniLM's learned γ and β for this LayerNorm site: far from 1 and 0 after training, "
-            "and different for every feature.", icon=":material/memory:")
-page.notice([
-    "With γ = 1 and β = 0, y is exactly x̂: the orange-red and green bars coincide.",
-    "A shared γ tilts the map line, β lifts it; per-feature values scatter the points off one line.",
-    "Press *Undo*: y lands on x (up to ε), so normalization never limits what the network can represent.",
-])
+    st.info(
+        "These are MiniLM's learned γ and β for this LayerNorm site: far from 1 and 0 after training, "
+        "and different for every feature.",
+        icon=":material/memory:",
+    )
+page.notice(
+    [
+        "With γ = 1 and β = 0, y is exactly x̂: the orange-red and green bars coincide.",
+        "A shared γ tilts the map line, β lifts it; per-feature values scatter the points off one line.",
+        "Press *Undo*: y lands on x (up to ε), so normalization never limits what the network can represent.",
+    ]
+)
 page.predict_then_reveal(
     "ss_q",
     "The network wants feature i to have mean 3.5 and standard deviation 2. Which γᵢ, βᵢ give that?",

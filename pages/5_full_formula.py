@@ -15,10 +15,13 @@ page.header(
     "Every quantity is in the table below, feature by feature, exactly as the core computed it.",
 )
 steps = ln.layer_norm_steps(lab.x, lab.gamma, lab.beta, eps=lab.eps)
-st.latex(r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta")
 st.latex(
-    rf"{tex_vector(steps.y)} = \gamma \odot \frac{{{tex_vector(steps.x)} - {tex_num(float(steps.mu))}}}"
-    rf"{{\sqrt{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}}}} + \beta"
+    r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta"
+)
+st.latex(
+    rf"\underbrace{{{tex_vector(steps.y)}}}_{{y}} = \underbrace{{{tex_vector(steps.gamma)}}}_{{\gamma}} \odot "
+    rf"\frac{{{tex_vector(steps.x)} - {tex_num(float(steps.mu))}}}"
+    rf"{{\sqrt{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}}}} + \underbrace{{{tex_vector(steps.beta)}}}_{{\beta}}"
 )
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("μ", fmt(float(steps.mu)))
@@ -26,33 +29,61 @@ c2.metric("σ²", fmt(float(steps.var)))
 c3.metric("√(σ² + ε)", fmt(float(steps.std)))
 c4.metric("d", lab.d)
 
-table = pd.DataFrame({
-    "i": range(1, lab.d + 1), "x": steps.x, "x − μ": steps.centered, "x̂": steps.x_hat,
-    "γ": steps.gamma, "β": steps.beta, "y": steps.y,
-})
-st.dataframe(table, hide_index=True, height=min(38 + 35 * lab.d, 400), width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.6g") for c in table.columns if c != "i"})
-st.download_button("Download this table (CSV)", table.to_csv(index=False).encode(), "layernorm_steps.csv",
-                   "text/csv", key="full_download")
-st.plotly_chart(charts.before_after(steps.x, steps.y, float(steps.mu), float(ln.mean(steps.y))),
-                key="full_chart")
+table = pd.DataFrame(
+    {
+        "i": range(1, lab.d + 1),
+        "x": steps.x,
+        "μ": float(steps.mu),
+        "x − μ": steps.centered,
+        "σ²": float(steps.var),
+        "√(σ² + ε)": float(steps.std),
+        "x̂": steps.x_hat,
+        "γ": steps.gamma,
+        "β": steps.beta,
+        "y": steps.y,
+    }
+)
+st.dataframe(
+    table,
+    hide_index=True,
+    height=min(38 + 35 * lab.d, 400),
+    width="stretch",
+    column_config={c: st.column_config.NumberColumn(format="%.6g") for c in table.columns if c != "i"},
+)
+st.download_button(
+    "Download this table (CSV)",
+    table.to_csv(index=False).encode(),
+    "layernorm_steps.csv",
+    "text/csv",
+    key="full_download",
+)
+st.plotly_chart(
+    charts.before_after(steps.x, steps.y, float(steps.mu), float(ln.mean(steps.y))), key="full_chart"
+)
 
 if lab.recorded_y is not None:
     st.subheader("Does it match the real model?")
     diff = ln.max_abs_diff(steps.y, lab.recorded_y)
     same_setup = lab.affine_mode == AFFINE_MODES[3] and lab.model_eps is not None and lab.eps == lab.model_eps
     if same_setup:
-        st.success(f"MiniLM's own LayerNorm output (recorded from PyTorch) and this lab's agree to "
-                   f"{fmt(diff)} at most — float32 rounding in the model.", icon=":material/check_circle:")
+        st.success(
+            f"MiniLM's own LayerNorm output (recorded from PyTorch) and this lab's agree to "
+            f"{fmt(diff)} at most — float32 rounding in the model.",
+            icon=":material/check_circle:",
+        )
     else:
-        st.info(f"Largest difference from MiniLM's recorded output: {fmt(diff)}. To reproduce the model "
-                f"exactly choose *MiniLM's learned γ, β* and ε = {lab.model_eps:.0e} in the sidebar.",
-                icon=":material/info:")
-page.notice([
-    "Read one row of the table left to right: that is the whole formula for one feature.",
-    "x̂ has mean 0 and variance ≈ 1 whatever x was; y's centre and spread are set by β and γ.",
-    "Two statistics (μ and σ²) were computed from this one token — no other token was needed.",
-])
+        st.info(
+            f"Largest difference from MiniLM's recorded output: {fmt(diff)}. To reproduce the model "
+            f"exactly choose *MiniLM's learned γ, β* and ε = {lab.model_eps:.0e} in the sidebar.",
+            icon=":material/info:",
+        )
+page.notice(
+    [
+        "Read one row of the table left to right: that is the whole formula for one feature.",
+        "x̂ has mean 0 and variance ≈ 1 whatever x was; y's centre and spread are set by β and γ.",
+        "Two statistics (μ and σ²) were computed from this one token — no other token was needed.",
+    ]
+)
 page.predict_then_reveal(
     "full_q",
     "How many numbers does LayerNorm compute *from the data* for one token of width d = 512?",

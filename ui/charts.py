@@ -17,15 +17,22 @@ from ui.theme import COLORS, LABELS, base_layout
 BAR_LIMIT = 128  # above this many features, bars become a line with markers
 
 
-def _feature_trace(key: str, values: np.ndarray, *, name: str | None = None, opacity: float = 1.0) -> go.BaseTraceType:
+def _feature_trace(
+    key: str, values: np.ndarray, *, name: str | None = None, opacity: float = 1.0
+) -> go.BaseTraceType:
     """Bars for short vectors, a WebGL line for long ones (thousands of bars are unreadable)."""
-    idx = np.arange(values.size)
+    idx = np.arange(1, values.size + 1)  # features are numbered from 1, as in the formula
     label = name or LABELS.get(key, key)
     if values.size <= BAR_LIMIT:
         return go.Bar(x=idx, y=values, name=label, marker_color=COLORS[key], opacity=opacity)
     return go.Scattergl(
-        x=idx, y=values, name=label, mode="lines+markers",
-        line={"color": COLORS[key], "width": 1}, marker={"color": COLORS[key], "size": 3}, opacity=opacity,
+        x=idx,
+        y=values,
+        name=label,
+        mode="lines+markers",
+        line={"color": COLORS[key], "width": 1},
+        marker={"color": COLORS[key], "size": 3},
+        opacity=opacity,
     )
 
 
@@ -34,8 +41,10 @@ def feature_chart(
     title: str,
     *,
     hlines: Sequence[tuple[str, float, str]] = (),
+    label_positions: Sequence[str] = (),
     band: tuple[float, float] | None = None,
     y_title: str = "value",
+    band_label: str = LABELS["sigma_band"],
     height: int = 380,
 ) -> go.Figure:
     """Features along x, one trace per quantity, with optional horizontal lines and a ±σ band.
@@ -45,14 +54,28 @@ def feature_chart(
     """
     fig = go.Figure()
     if band is not None:
-        fig.add_hrect(y0=band[0], y1=band[1], fillcolor=COLORS["sigma_band"], opacity=0.18, line_width=0,
-                      annotation_text=LABELS["sigma_band"], annotation_position="top left")
+        fig.add_hrect(
+            y0=band[0],
+            y1=band[1],
+            fillcolor=COLORS["sigma_band"],
+            opacity=0.18,
+            line_width=0,
+            annotation_text=band_label,
+            annotation_position="top left",
+        )
     for key, values in series:
         fig.add_trace(_feature_trace(key, np.asarray(values, dtype=float)))
-    for key, y, label in hlines:
-        fig.add_hline(y=y, line_color=COLORS[key], line_width=3, line_dash="dash",
-                      annotation_text=label, annotation_position="top right",
-                      annotation_font={"color": COLORS[key], "size": 15})
+    for n, (key, y, label) in enumerate(hlines):
+        where = label_positions[n] if n < len(label_positions) else "top right"
+        fig.add_hline(
+            y=y,
+            line_color=COLORS[key],
+            line_width=3,
+            line_dash="dash",
+            annotation_text=label,
+            annotation_position=where,
+            annotation_font={"color": COLORS[key], "size": 15},
+        )
     fig.update_layout(barmode="group")
     return base_layout(fig, title, x_title="feature i", y_title=y_title, height=height)
 
@@ -62,7 +85,11 @@ def variance_chart(squared: np.ndarray, var_pop: float, var_sample: float) -> go
     fig = feature_chart(
         [("centered", squared)],
         "Squared deviations (xᵢ − μ)²: their average is σ²",
-        hlines=[("mu", var_pop, f"σ² (÷d) = {var_pop:.4g}"), ("warn", var_sample, f"÷(d−1) = {var_sample:.4g}")],
+        hlines=[
+            ("mu", var_pop, f"σ² (÷d) = {var_pop:.4g}"),
+            ("warn", var_sample, f"÷(d−1) = {var_sample:.4g}"),
+        ],
+        label_positions=("top left", "top right"),
         y_title="(xᵢ − μ)²",
     )
     fig.data[0].name = "(xᵢ − μ)²"
@@ -74,17 +101,41 @@ def eps_curve(
 ) -> go.Figure:
     """Variance of x̂ as ε sweeps (log axis), with the current ε and σ² marked."""
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=eps_grid, y=xhat_var, mode="lines", name="variance of x̂",
-                             line={"color": COLORS["x_hat"], "width": 4}))
-    fig.add_trace(go.Scatter(x=[eps], y=[eps_xhat_var],
-                             mode="markers", name="your ε", marker={"color": COLORS["y"], "size": 16}))
+    fig.add_trace(
+        go.Scatter(
+            x=eps_grid,
+            y=xhat_var,
+            mode="lines",
+            name="variance of x̂",
+            line={"color": COLORS["x_hat"], "width": 4},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[eps],
+            y=[eps_xhat_var],
+            mode="markers",
+            name="your ε",
+            marker={"color": COLORS["y"], "size": 16},
+        )
+    )
     if current_var > 0:
-        fig.add_vline(x=current_var, line_dash="dot", line_color=COLORS["mu"], line_width=3,
-                      annotation_text="ε = σ²", annotation_font={"color": COLORS["mu"]})
+        fig.add_vline(
+            x=current_var,
+            line_dash="dot",
+            line_color=COLORS["mu"],
+            line_width=3,
+            annotation_text="ε = σ²",
+            annotation_font={"color": COLORS["mu"]},
+        )
     fig.update_xaxes(type="log", exponentformat="power")
     fig.update_yaxes(range=[-0.05, 1.1])
-    return base_layout(fig, "When ε reaches σ², x̂ stops having unit variance", x_title="ε (log scale)",
-                       y_title="variance of x̂")
+    return base_layout(
+        fig,
+        "When ε reaches σ², x̂ stops having unit variance",
+        x_title="ε (log scale)",
+        y_title="variance of x̂",
+    )
 
 
 def before_after(x: np.ndarray, y: np.ndarray, mu: float, mu_y: float) -> go.Figure:
@@ -92,26 +143,62 @@ def before_after(x: np.ndarray, y: np.ndarray, mu: float, mu_y: float) -> go.Fig
     fig = go.Figure()
     if x.size <= 64:
         for row, (key, vals, m) in enumerate([("x", x, mu), ("y", y, mu_y)]):
-            fig.add_trace(go.Scatter(x=vals, y=np.full(vals.size, row), mode="markers", name=LABELS[key],
-                                     marker={"color": COLORS[key], "size": 14, "opacity": 0.8,
-                                             "line": {"width": 1, "color": "white"}}))
-            fig.add_trace(go.Scatter(x=[m], y=[row], mode="markers", name="mean" if row == 0 else None,
-                                     showlegend=row == 0,
-                                     marker={"symbol": "line-ns", "size": 34, "line": {"width": 4, "color": COLORS["mu"]}}))
+            fig.add_trace(
+                go.Scatter(
+                    x=vals,
+                    y=np.full(vals.size, row),
+                    mode="markers",
+                    name=LABELS[key],
+                    marker={
+                        "color": COLORS[key],
+                        "size": 14,
+                        "opacity": 0.8,
+                        "line": {"width": 1, "color": "white"},
+                    },
+                )
+            )
+            fig.add_trace(
+                go.Scatter(
+                    x=[m],
+                    y=[row],
+                    mode="markers",
+                    name="mean" if row == 0 else None,
+                    showlegend=row == 0,
+                    marker={"symbol": "line-ns", "size": 34, "line": {"width": 4, "color": COLORS["mu"]}},
+                )
+            )
         fig.update_yaxes(tickvals=[0, 1], ticktext=["before: x", "after: y"], range=[-0.6, 1.6])
         return base_layout(fig, "Before and after: every feature as a dot", x_title="value", height=300)
     for key, vals in [("x", x), ("y", y)]:
-        fig.add_trace(go.Histogram(x=vals, name=LABELS[key], marker_color=COLORS[key], opacity=0.6, nbinsx=60))
+        fig.add_trace(
+            go.Histogram(x=vals, name=LABELS[key], marker_color=COLORS[key], opacity=0.6, nbinsx=60)
+        )
     fig.update_layout(barmode="overlay")
-    return base_layout(fig, "Before and after: distribution of the d features", x_title="value", y_title="count")
+    return base_layout(
+        fig, "Before and after: distribution of the d features", x_title="value", y_title="count"
+    )
 
 
 def affine_map(x_hat: np.ndarray, y: np.ndarray) -> go.Figure:
     """Each feature as a point (x̂ᵢ, yᵢ): a line of slope γ and intercept β when γ, β are shared."""
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=x_hat, y=y, mode="markers", name="feature i",
-                             marker={"color": COLORS["y"], "size": 10 if x_hat.size <= 128 else 5}))
+    fig.add_trace(
+        go.Scatter(
+            x=x_hat,
+            y=y,
+            mode="markers",
+            name="feature i",
+            marker={"color": COLORS["y"], "size": 10 if x_hat.size <= 128 else 5},
+        )
+    )
     lim = float(max(np.max(np.abs(x_hat)), 1.0))
-    fig.add_trace(go.Scatter(x=[-lim, lim], y=[-lim, lim], mode="lines", name="y = x̂ (γ = 1, β = 0)",
-                             line={"color": COLORS["x_hat"], "dash": "dot", "width": 2}))
+    fig.add_trace(
+        go.Scatter(
+            x=[-lim, lim],
+            y=[-lim, lim],
+            mode="lines",
+            name="y = x̂ (γ = 1, β = 0)",
+            line={"color": COLORS["x_hat"], "dash": "dot", "width": 2},
+        )
+    )
     return base_layout(fig, "The learned map x̂ → y, feature by feature", x_title="x̂ᵢ", y_title="yᵢ")

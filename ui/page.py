@@ -26,7 +26,9 @@ def notice(points: Sequence[str]) -> None:
         st.markdown("**What to notice**\n\n" + "\n".join(f"- {p}" for p in points))
 
 
-def predict_then_reveal(key: str, question: str, options: Sequence[str], answer: int, explanation: str) -> None:
+def predict_then_reveal(
+    key: str, question: str, options: Sequence[str], answer: int, explanation: str
+) -> None:
     """Ask the student to commit to a prediction, then reveal the answer and why."""
     with st.container(border=True):
         st.markdown(f"**Predict, then check.** {question}")

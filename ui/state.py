@@ -19,7 +19,32 @@ import layernorm as ln
 from layernorm.activations import MiniLMRecording, load_minilm_recording
 
 SOURCES = ["Preset", "Type numbers", "Edit a table", "Upload a file", "Real token (MiniLM)"]
-D_CHOICES = [2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048, 3072, 4096]
+D_CHOICES = [
+    2,
+    3,
+    4,
+    5,
+    6,
+    8,
+    10,
+    12,
+    16,
+    24,
+    32,
+    48,
+    64,
+    96,
+    128,
+    192,
+    256,
+    384,
+    512,
+    768,
+    1024,
+    2048,
+    3072,
+    4096,
+]
 EPS_CHOICES = [float(f"{m}e{k}") for k in range(-12, 0) for m in (1, 2, 5)] + [1.0]
 AFFINE_MODES = [
     "Same γ, β for every feature",
@@ -80,7 +105,10 @@ def _preset_input() -> tuple[np.ndarray, str]:
 
 def _typed_input() -> tuple[np.ndarray, str]:
     text = st.text_area(
-        "Numbers (commas, spaces or new lines)", value=DEFAULT_TEXT, key="typed", height=110,
+        "Numbers (commas, spaces or new lines)",
+        value=DEFAULT_TEXT,
+        key="typed",
+        height=110,
         help="Brackets and scientific notation are fine: [1, -2.5, 3e-2]",
     )
     return ln.parse_vector_text(text), "typed vector"
@@ -90,14 +118,20 @@ def _table_input() -> tuple[np.ndarray, str]:
     if "table_seed" not in st.session_state:
         st.session_state["table_seed"] = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
     edited = st.data_editor(
-        st.session_state["table_seed"], key="table", num_rows="dynamic", width="stretch", height=240,
+        st.session_state["table_seed"],
+        key="table",
+        num_rows="dynamic",
+        width="stretch",
+        height=240,
         column_config={"x": st.column_config.NumberColumn("x", help="One feature per row", format="%.6g")},
     )
     return ln.vector_from_table(edited["x"].tolist()), "table"
 
 
 def _upload_input() -> tuple[np.ndarray, str]:
-    up = st.file_uploader("A .csv (one row or column) or .npy vector", type=["csv", "txt", "npy"], key="upload")
+    up = st.file_uploader(
+        "A .csv (one row or column) or .npy vector", type=["csv", "txt", "npy"], key="upload"
+    )
     if up is None:
         raise ln.InputError("Choose a file: a .csv with one row or one column of numbers, or a .npy vector.")
     return ln.read_uploaded_vector(up.name, up.getvalue()), f"file {up.name}"
@@ -106,7 +140,10 @@ def _upload_input() -> tuple[np.ndarray, str]:
 def _token_input() -> tuple[np.ndarray, str, dict[str, object]]:
     rec = recording()
     s = st.selectbox(
-        "Sentence", range(rec.n_sentences), format_func=lambda i: str(rec.sentences[i]), key="tok_sentence",
+        "Sentence",
+        range(rec.n_sentences),
+        format_func=lambda i: str(rec.sentences[i]),
+        key="tok_sentence",
     )
     real = rec.real_token_indices(int(s)).tolist()
     t = st.selectbox("Token", real, format_func=lambda i: f"{i}: {rec.tokens[s, i]}", key="tok_index")
@@ -148,7 +185,9 @@ def _read_input(source: str) -> tuple[np.ndarray, str, str | None, dict[str, obj
     return x, label, None, extra
 
 
-def _affine(mode: str, x: np.ndarray, eps: float, extra: dict[str, object]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def _affine(
+    mode: str, x: np.ndarray, eps: float, extra: dict[str, object]
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     d = x.size
     notes: list[str] = []
     if mode == AFFINE_MODES[3] and "gamma" in extra:
@@ -180,7 +219,8 @@ def _same(raw: str, value: object) -> bool:
 def _report_url_problems(raw: dict[str, str]) -> None:
     """Tell the user which link parameters were out of range and were replaced."""
     bad = [
-        f"`{k}={v}`" for k, v in raw.items()
+        f"`{k}={v}`"
+        for k, v in raw.items()
         if k in URL_KEYS and k in st.session_state and not _same(v, st.session_state[k])
     ]
     if bad:
@@ -204,15 +244,27 @@ def sidebar() -> LabInput:
         modes = AFFINE_MODES if extra else AFFINE_MODES[:3]
         mode = st.radio("γ and β", modes, key="affine_mode")
         eps = st.select_slider(
-            "ε (inside the square root)", EPS_CHOICES, value=1e-5, key="eps", bind="query-params",
+            "ε (inside the square root)",
+            EPS_CHOICES,
+            value=1e-5,
+            key="eps",
+            bind="query-params",
             format_func=lambda v: f"{v:.0e}",
             help="PyTorch's default is 1e-5; BERT/MiniLM use 1e-12, Keras 1e-3.",
         )
         gamma, beta, notes = _affine(mode, x, float(eps), extra)
     lab = LabInput(
-        x=x, label=label, source=source, gamma=gamma, beta=beta, eps=float(eps), affine_mode=mode,
-        problem=problem, recorded_y=extra.get("y"),  # type: ignore[arg-type]
-        model_eps=extra.get("eps"), notes=notes,  # type: ignore[arg-type]
+        x=x,
+        label=label,
+        source=source,
+        gamma=gamma,
+        beta=beta,
+        eps=float(eps),
+        affine_mode=mode,
+        problem=problem,
+        recorded_y=extra.get("y"),  # type: ignore[arg-type]
+        model_eps=extra.get("eps"),
+        notes=notes,  # type: ignore[arg-type]
     )
     st.session_state["lab_input"] = lab
     if raw_params:

@@ -27,6 +27,7 @@ def tex_num(value: float, digits: int = 4) -> str:
     v = float(value)
     if v != 0 and math.isfinite(v) and not 1e-3 <= abs(v) < 1e5:
         mant, exp = f"{v:.{digits - 1}e}".split("e")
+        mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
         return rf"{mant} \times 10^{{{int(exp)}}}"
     return fmt(v, digits).replace("−", "-")
 
@@ -37,5 +38,19 @@ def tex_vector(values: Sequence[float] | np.ndarray, *, head: int = 3, digits: i
     if vals.size <= 2 * head + 1:
         parts = [tex_num(v, digits) for v in vals]
     else:
-        parts = [tex_num(v, digits) for v in vals[:head]] + [r"\ldots"] + [tex_num(v, digits) for v in vals[-head:]]
+        parts = (
+            [tex_num(v, digits) for v in vals[:head]]
+            + [r"\ldots"]
+            + [tex_num(v, digits) for v in vals[-head:]]
+        )
     return r"\left[" + ",\\ ".join(parts) + r"\right]"
+
+
+def tex_sum(values: Sequence[float] | np.ndarray, *, head: int = 4, digits: int = 3) -> str:
+    r"""``x_1 + x_2 + ...`` for LaTeX with proper signs: ``1.2 - 0.5 + \ldots``."""
+    vals = np.asarray(values, dtype=float).ravel()
+    shown = vals[:head]
+    out = tex_num(shown[0], digits) if shown.size else "0"
+    for v in shown[1:]:
+        out += (" - " if v < 0 else " + ") + tex_num(abs(v), digits)
+    return out + (r" + \ldots" if vals.size > head else "")

@@ -8,15 +8,15 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 COLORS: dict[str, str] = {
-    "x": "#0072B2",          # input vector: blue
-    "mu": "#E69F00",         # mean: orange
+    "x": "#0072B2",  # input vector: blue
+    "mu": "#E69F00",  # mean: orange
     "sigma_band": "#56B4E9",  # ±σ band: sky blue (drawn translucent)
-    "centered": "#7F7F7F",   # x − μ: grey
-    "x_hat": "#009E73",      # normalized x̂: bluish green
-    "y": "#D55E00",          # output y: vermillion
-    "gamma": "#CC79A7",      # γ (and β, dashed): reddish purple
+    "centered": "#7F7F7F",  # x − μ: grey
+    "x_hat": "#009E73",  # normalized x̂: bluish green
+    "y": "#D55E00",  # output y: vermillion
+    "gamma": "#CC79A7",  # γ (and β, dashed): reddish purple
     "beta": "#CC79A7",
-    "batch": "#8C564B",      # BatchNorm, when compared with LayerNorm: brown
+    "batch": "#8C564B",  # BatchNorm, when compared with LayerNorm: brown
     "warn": "#C00000",
 }
 # Names of the quantities as shown in legends and tables.
@@ -33,7 +33,9 @@ LABELS: dict[str, str] = {
 FONT_SIZE = 16  # readable from the back row when projected
 
 
-def base_layout(fig: go.Figure, title: str, *, x_title: str = "", y_title: str = "", height: int = 380) -> go.Figure:
+def base_layout(
+    fig: go.Figure, title: str, *, x_title: str = "", y_title: str = "", height: int = 380
+) -> go.Figure:
     """Apply the app's common layout (font, margins, legend on top) and return ``fig``."""
     fig.update_layout(
         title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": FONT_SIZE + 2}},
