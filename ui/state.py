@@ -83,7 +83,7 @@ def recording() -> MiniLMRecording:
     return load_minilm_recording()
 
 
-def _fallback(source: str, x: np.ndarray | None, problem: str) -> tuple[np.ndarray, str, str]:
+def _fallback(problem: str) -> tuple[np.ndarray, str, str]:
     """The last good vector (or [1, 2, 3, 4]) when the current input has a problem."""
     last = st.session_state.get("last_good")
     if last is not None:
@@ -179,7 +179,7 @@ def _read_input(source: str) -> tuple[np.ndarray, str, str | None, dict[str, obj
             x, label, extra = _token_input()
     except ValueError as exc:  # InputError and the core's own ValueErrors
         st.error(str(exc), icon="⚠️")
-        x, label, problem = _fallback(source, None, str(exc))
+        x, label, problem = _fallback(str(exc))
         return x, label, problem, {}
     st.session_state["last_good"] = (x, label)
     return x, label, None, extra
