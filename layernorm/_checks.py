@@ -21,7 +21,10 @@ def as_float64(x: ArrayLike, name: str = "x") -> F64:
     Raises ``ValueError`` for strings, objects and complex numbers.
     """
     arr = np.asarray(x)
-    if arr.dtype.kind not in "biuf" and arr.dtype.name not in ("bfloat16",):
+    if arr.dtype.kind in "cUS":
+        kind = "complex numbers" if arr.dtype.kind == "c" else "text"
+        raise ValueError(f"{name} must hold real numbers, got {kind} (dtype {arr.dtype})")
+    if arr.dtype.kind not in "biuf":
         # ml_dtypes' bfloat16/float8 report kind 'V'; accept anything float() can read.
         try:
             return arr.astype(np.float64)

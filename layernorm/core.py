@@ -300,7 +300,29 @@ def layer_norm(
     for any input dtype. Source: Ba, Kiros & Hinton (2016); PyTorch
     ``torch.nn.functional.layer_norm``.
     """
-    return layer_norm_steps(x, gamma, beta, eps=eps, axis=axis).y
+    eps = check_eps(eps)
+    x2, full_shape, g, b = _prepare(x, gamma, beta, axis)
+    mu, centered = _center_rows(x2)  # (n, 1), (n, d)
+    _, std = _spread_rows(centered, eps)  # (n, 1)
+    _check_divisor(std)
+    centered /= std  # now x_hat, in place: one temporary less
+    y = centered.reshape(full_shape)
+    y *= g
+    y += b
+    return y
+
+
+def _prepare(
+    x: ArrayLike, gamma: ArrayLike | None, beta: ArrayLike | None, axis: Axis
+) -> tuple[F64, tuple[int, ...], F64, F64]:
+    """Validate LayerNorm's arguments: ``(x2 (n, d), x's shape, gamma, beta)``."""
+    x2, batch_shape, axes = _rows(x, axis, trailing=True)
+    full_shape = batch_shape + tuple(np.shape(x)[a] for a in axes)
+    norm_shape = full_shape[len(batch_shape) :]
+    what = f"x.shape[{-len(norm_shape)}:]"
+    g = check_param(gamma, "gamma", norm_shape, what, 1.0)
+    b = check_param(beta, "beta", norm_shape, what, 0.0)
+    return x2, full_shape, g, b
 
 
 @dataclass(frozen=True)
@@ -317,6 +339,8 @@ class LayerNormSteps:
         ``x - mu``.
     var : (...) ndarray
         Population variance (divide by d), units of ``x`` squared.
+    sigma : (...) ndarray
+        Population standard deviation ``sqrt(var)``, without eps.
     std : (...) ndarray
         ``sqrt(var + eps)``, the divisor.
     x_hat : (..., d) ndarray
@@ -333,6 +357,7 @@ class LayerNormSteps:
     mu: F64
     centered: F64
     var: F64
+    sigma: F64
     std: F64
     x_hat: F64
     gamma: F64
@@ -342,19 +367,17 @@ class LayerNormSteps:
     d: int
 
     @property
-    def sigma(self) -> F64:
-        """Population standard deviation ``sqrt(var)``, without eps."""
-        return np.sqrt(self.var)
-
-    @property
     def squared_deviations(self) -> F64:
         """``(x - mu)**2`` per feature; their mean over the row is ``var``."""
         return np.square(self.centered)
 
     @property
     def x_hat_var_expected(self) -> F64:
-        """``var / (var + eps)``: the variance x_hat has in exact arithmetic (< 1 when eps > 0)."""
-        return self.var / (self.var + self.eps)
+        """``var / (var + eps)``: the variance x_hat has in exact arithmetic (< 1 when eps > 0).
+
+        Computed as ``(sigma / std)**2``, which stays right when ``var`` itself underflows.
+        """
+        return np.square(self.sigma / self.std)
 
 
 def layer_norm_steps(
@@ -380,31 +403,30 @@ def layer_norm_steps(
     Source: Ba, Kiros & Hinton (2016); PyTorch ``torch.nn.functional.layer_norm``.
     """
     eps = check_eps(eps)
-    x2, batch_shape, axes = _rows(x, axis, trailing=True)
-    full_shape = batch_shape + tuple(np.shape(x)[a] for a in axes)
-    norm_shape = full_shape[len(batch_shape) :]
-    what = f"x.shape[{-len(norm_shape)}:]"
-    g = check_param(gamma, "gamma", norm_shape, what, 1.0)
-    b = check_param(beta, "beta", norm_shape, what, 0.0)
+    x2, full_shape, g, b = _prepare(x, gamma, beta, axis)
+    batch_shape = full_shape[: len(full_shape) - g.ndim]
     mu, centered = _center_rows(x2)  # (n, 1), (n, d)
     var, std = _spread_rows(centered, eps)  # (n, 1), (n, 1)
     _check_divisor(std)
+    _, sigma = _spread_rows(centered, 0.0)  # sqrt(var) without eps, exact even if var underflows
     x_hat = (centered / std).reshape(full_shape)
-    y = g * x_hat + b
     fields = {
         "x": x2.reshape(full_shape),
         "mu": mu.reshape(batch_shape),
         "centered": centered.reshape(full_shape),
         "var": var.reshape(batch_shape),
+        "sigma": sigma.reshape(batch_shape),
         "std": std.reshape(batch_shape),
         "x_hat": x_hat,
         "gamma": g,
         "beta": b,
-        "y": y,
+        "y": g * x_hat + b,
     }
-    for arr in fields.values():
+    # Copy what may still alias the caller's arrays, then lock: a snapshot, not a view.
+    frozen = {k: np.array(v, copy=True) for k, v in fields.items()}
+    for arr in frozen.values():
         arr.flags.writeable = False
-    return LayerNormSteps(**fields, eps=eps, d=x2.shape[1])
+    return LayerNormSteps(**frozen, eps=eps, d=x2.shape[1])
 
 
 def max_abs_diff(a: ArrayLike, b: ArrayLike) -> float:

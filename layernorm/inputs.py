@@ -179,9 +179,11 @@ def read_csv_vector(data: bytes) -> F64:
         raise InputError("The file is not UTF-8 text. Upload a .csv of numbers or a .npy array.") from None
     if not text.strip():
         raise InputError("The uploaded file is empty.")
+    # Pick the separator ourselves: pandas' sniffer mistakes digits for separators in one-column files.
+    sep = next((c for c in (",", ";", "\t") if c in text), r"\s+")
     try:
         frame = pd.read_csv(
-            io.StringIO(text), header=None, sep=None, engine="python", dtype=str, skip_blank_lines=True
+            io.StringIO(text), header=None, sep=sep, engine="python", dtype=str, skip_blank_lines=True
         )
     except (pd.errors.ParserError, ValueError, csv.Error) as exc:
         raise InputError(f"The file could not be read as CSV: {exc}") from None
@@ -224,6 +226,10 @@ def read_npy_vector(data: bytes) -> F64:
     -----
     Source: NumPy ``np.load(..., allow_pickle=False)``.
     """
+    if data.startswith(b"PK\x03\x04"):
+        raise InputError("Upload a single .npy array, not an .npz archive.")
+    if not data.startswith(b"\x93NUMPY"):
+        raise InputError("The file is not a valid .npy array (it lacks NumPy's header).")
     try:
         arr = np.load(io.BytesIO(data), allow_pickle=False)
     except ValueError as exc:

@@ -1,0 +1,343 @@
+"""Typed, edited and uploaded vectors, and the named presets."""
+
+from __future__ import annotations
+
+import io
+import pickle
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from layernorm import (
+    MAX_VALUES,
+    PRESETS,
+    InputError,
+    make_preset,
+    parse_vector_text,
+    read_csv_vector,
+    read_npy_vector,
+    read_uploaded_vector,
+    vector_from_table,
+)
+
+# --- parse_vector_text --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1, 2, 3", [1, 2, 3]),
+        ("1 2   3", [1, 2, 3]),
+        ("1\n2\n3\n", [1, 2, 3]),
+        ("1\r\n2\r\n3", [1, 2, 3]),
+        ("[1, 2, 3]", [1, 2, 3]),
+        ("(1 2 3)", [1, 2, 3]),
+        ("[[1, 2], [3]]", [1, 2, 3]),
+        ("1; 2;3", [1, 2, 3]),
+        ("1,,2 ,\t3", [1, 2, 3]),
+        ("1e-3, 2.5E+4, -3e2", [1e-3, 2.5e4, -300]),
+        ("\u22121.5, \u22122", [-1.5, -2]),  # typographic minus
+        ("+3, +0.5", [3, 0.5]),
+        ("-0.25", [-0.25]),
+        ("1e150, -1e150", [1e150, -1e150]),
+    ],
+)
+def test_parse_vector_text_accepts(text: str, expected: list[float]) -> None:
+    got = parse_vector_text(text)
+    assert got.dtype == np.float64 and got.ndim == 1
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\n", "[ ]", ", ;"])
+def test_parse_vector_text_empty(text: str) -> None:
+    with pytest.raises(InputError, match="typed vector is empty"):
+        parse_vector_text(text)
+
+
+def test_parse_vector_text_word_names_token_item_and_line() -> None:
+    with pytest.raises(InputError, match=re.escape("'abc' (item 3, line 1) is not a number")):
+        parse_vector_text("1, 2, abc, 4")
+    with pytest.raises(InputError, match=re.escape("'x7' (item 3, line 2) is not a number")):
+        parse_vector_text("1 2\nx7 4")
+    with pytest.raises(InputError, match=re.escape("'1.2.3' (item 1, line 1)")):
+        parse_vector_text("1.2.3")
+    assert issubclass(InputError, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("text", "token", "item"),
+    [("nan", "nan", 1), ("1, inf", "inf", 2), ("2 -inf", "-inf", 2), ("1\nNaN", "NaN", 2)],
+)
+def test_parse_vector_text_nan_inf(text: str, token: str, item: int) -> None:
+    with pytest.raises(
+        InputError, match=re.escape(f"'{token}' (item {item}, line") + ".*not a finite number"
+    ):
+        parse_vector_text(text)
+
+
+def test_parse_vector_text_size_limit() -> None:
+    assert MAX_VALUES == 4096
+    ok = parse_vector_text(", ".join(["1.5"] * 4096))
+    assert ok.shape == (4096,)
+    with pytest.raises(InputError, match="has 4097 values; the lab handles at most 4096"):
+        parse_vector_text(" ".join(["1"] * 4097))
+
+
+@pytest.mark.parametrize("text", ["1e151", "1, -2e200", "1.0000001e150"])
+def test_parse_vector_text_too_large(text: str) -> None:
+    with pytest.raises(InputError, match=r"keep \|x\| below 1e\+150"):
+        parse_vector_text(text)
+
+
+# --- vector_from_table --------------------------------------------------------------------
+
+
+def test_vector_from_table() -> None:
+    np.testing.assert_array_equal(vector_from_table([1, 2.5, "3", np.float32(4)]), [1, 2.5, 3, 4])
+    np.testing.assert_array_equal(vector_from_table(pd.Series([0.5, -1.0])), [0.5, -1.0])
+    with pytest.raises(InputError, match="Row 3 of the table"):
+        vector_from_table([1.0, 2.0, None])
+    with pytest.raises(InputError, match="Row 2 of the table is empty or not a number"):
+        vector_from_table([1.0, float("nan"), 3.0])
+    with pytest.raises(InputError, match="Row 2 of the table is empty or not a number"):
+        vector_from_table(pd.Series([1.0, np.nan]))
+    with pytest.raises(InputError, match="Row 1 of the table is 'abc', which is not a number"):
+        vector_from_table(["abc", 1.0])
+    with pytest.raises(InputError, match="The table is empty"):
+        vector_from_table([])
+    with pytest.raises(InputError, match="Value 2 of the table is inf"):
+        vector_from_table([1.0, float("inf")])
+    with pytest.raises(InputError, match="has 4097 values"):
+        vector_from_table([1.0] * 4097)
+
+
+# --- read_csv_vector ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"x\n1\n2\n3\n", [1, 2, 3]),  # a column with a header line
+        (b"1,2,3\n", [1, 2, 3]),  # a row
+        (b"1, 2.5, -3e2\n", [1, 2.5, -300]),
+        (b"a,b,c\n1,2,3\n", [1, 2, 3]),  # a row with a header line
+        (b"1;2;3\n", [1, 2, 3]),  # semicolon-separated
+        (b"1\t2\t3", [1, 2, 3]),
+        (b"1,2,3\n\n\n", [1, 2, 3]),  # trailing blank lines
+        (b"x\n\n1\n2\n", [1, 2]),  # blank line after the header
+        (b"\xef\xbb\xbf1,2", [1, 2]),  # UTF-8 with BOM (Excel)
+    ],
+)
+def test_read_csv_vector_accepts(data: bytes, expected: list[float]) -> None:
+    got = read_csv_vector(data)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, expected)
+
+
+# Regression (fixed): single-column CSV without a header is mis-parsed. `read_csv_vector` calls
+# pd.read_csv(sep=None, engine="python"), whose csv.Sniffer picks a *character of the data*
+# (a digit or '.') as the delimiter when there is only one column, so values are silently
+# lost or truncated:
+#   b"1\n2\n3\n"            -> [2, 3]            (expected [1, 2, 3])
+#   b"1.5\n2.5\n3.5\n"      -> [1, 2, 3]         (expected [1.5, 2.5, 3.5])
+#   b"0.25\n-1.75\n3.125\n" -> [0.2, -1.7, 3.12] (expected [0.25, -1.75, 3.125])
+#   b"1\n\n2\n\n3\n"        -> [2, 3]            (expected [1, 2, 3])
+#   b"5" / b"5\n"           -> InputError "The file is empty" (expected [5])
+#   b"10\n20\n30\n"         -> InputError "The file has empty cells" (expected [10, 20, 30])
+#   b"value\n1.5\n2.5\n"    -> InputError "Cell 'alue' (row 1, column 2)" (expected [1.5, 2.5])
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"1\n2\n3\n", [1, 2, 3]),
+        (b"1.5\n2.5\n3.5\n", [1.5, 2.5, 3.5]),
+        (b"0.25\n-1.75\n3.125\n", [0.25, -1.75, 3.125]),
+        (b"1\n\n2\n\n3\n", [1, 2, 3]),  # blank lines
+        (b"5", [5]),
+        (b"10\n20\n30\n", [10, 20, 30]),
+        (b"value\n1.5\n2.5\n", [1.5, 2.5]),
+    ],
+)
+def test_read_csv_vector_single_column(data: bytes, expected: list[float]) -> None:
+    np.testing.assert_array_equal(read_csv_vector(data), expected)
+
+
+def test_read_csv_vector_rejects() -> None:
+    with pytest.raises(InputError, match="holds a 2 × 3 array, but the lab needs one vector"):
+        read_csv_vector(b"1,2,3\n4,5,6\n")
+    with pytest.raises(InputError, match="one vector"):
+        read_csv_vector(b"a,b\n1,2\n3,4\n")
+    with pytest.raises(InputError, match=re.escape("Cell 'abc' (row 2, column 2) is not a number")):
+        read_csv_vector(b"1,2,3\n4,abc,6\n")
+    with pytest.raises(InputError, match=re.escape("Cell 'oops' (row 1, column 3) is not a number")):
+        read_csv_vector(b"1,2,oops\n")
+    with pytest.raises(InputError, match="not UTF-8"):
+        read_csv_vector(b"\xff\xfe1\x002\x00")
+    with pytest.raises(InputError, match="not UTF-8"):
+        read_csv_vector("1;2;é".encode("latin-1"))
+    for empty in (b"", b"   \n\n "):
+        with pytest.raises(InputError, match="The uploaded file is empty"):
+            read_csv_vector(empty)
+    with pytest.raises(InputError, match="empty cells"):
+        read_csv_vector(b"1,2,3\n4,5\n")
+    with pytest.raises(
+        InputError, match="Value 2 of the file is inf: NaN and infinity have no mean or variance"
+    ):
+        read_csv_vector(b"1,inf,3\n")
+    with pytest.raises(InputError, match="has 4097 values"):
+        read_csv_vector(",".join(["1"] * 4097).encode())
+
+
+# --- read_npy_vector ----------------------------------------------------------------------
+
+
+def _npy(arr: Any, allow_pickle: bool = False) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, arr, allow_pickle=allow_pickle)
+    return buf.getvalue()
+
+
+def test_read_npy_vector_accepts() -> None:
+    v32 = np.array([0.1, -2.5, 3.0], dtype=np.float32)
+    got = read_npy_vector(_npy(v32))
+    assert got.dtype == np.float64 and got.shape == (3,)
+    np.testing.assert_array_equal(got, v32.astype(np.float64))
+    np.testing.assert_array_equal(read_npy_vector(_npy(np.arange(4.0).reshape(1, 4))), [0, 1, 2, 3])
+    np.testing.assert_array_equal(read_npy_vector(_npy(np.arange(4.0).reshape(4, 1))), [0, 1, 2, 3])
+    np.testing.assert_array_equal(read_npy_vector(_npy(np.array([3, -1], dtype=np.int16))), [3, -1])
+    np.testing.assert_array_equal(read_npy_vector(_npy(np.asfortranarray(np.ones((1, 2))))), [1, 1])
+    np.testing.assert_array_equal(read_uploaded_vector("x.NPY", _npy(np.ones(2))), [1, 1])
+    np.testing.assert_array_equal(read_uploaded_vector("x.csv", b"1,2"), [1, 2])
+    np.testing.assert_array_equal(read_uploaded_vector("x.txt", b"1 2"), [1, 2])
+
+
+def test_read_npy_vector_rejects_tables() -> None:
+    with pytest.raises(InputError, match="holds a 3 × 4 array, but the lab needs one vector"):
+        read_npy_vector(_npy(np.ones((3, 4))))
+    with pytest.raises(InputError, match="one vector"):
+        read_npy_vector(_npy(np.ones((1, 1, 3))))
+    with pytest.raises(InputError, match="has 4097 values"):
+        read_npy_vector(_npy(np.ones(4097)))
+    with pytest.raises(InputError, match="NaN and infinity"):
+        read_npy_vector(_npy(np.array([1.0, np.nan])))
+
+
+PICKLE_LOADED: list[str] = []
+
+
+def _record_unpickle() -> list[int]:
+    PICKLE_LOADED.append("unpickled!")
+    return [1]
+
+
+class _Payload:
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return (_record_unpickle, ())
+
+
+def test_read_npy_vector_never_unpickles(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = _npy(np.array([_Payload(), 1.0], dtype=object), allow_pickle=True)
+    assert b"_record_unpickle" in data  # the payload really is in the file
+
+    def forbidden(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("pickle was used to load an upload")
+
+    monkeypatch.setattr(pickle, "load", forbidden)
+    monkeypatch.setattr(pickle, "loads", forbidden)
+    monkeypatch.setattr(pickle, "Unpickler", forbidden)
+    for call in (lambda: read_npy_vector(data), lambda: read_uploaded_vector("evil.npy", data)):
+        with pytest.raises(InputError, match="never unpickles"):
+            call()
+    assert PICKLE_LOADED == []
+
+
+@pytest.mark.parametrize(
+    ("arr", "dtype_text"),
+    [(np.array([1 + 2j, 3]), "complex128"), (np.array(["1", "2"]), "<U1"), (np.array([b"ab"]), "|S2")],
+)
+def test_read_npy_vector_refuses_non_real_dtypes(arr: Any, dtype_text: str) -> None:
+    with pytest.raises(InputError, match=re.escape(f"dtype {dtype_text}; the lab needs numbers")):
+        read_npy_vector(_npy(arr))
+
+
+def test_npz_rejected() -> None:
+    buf = io.BytesIO()
+    np.savez(buf, x=np.ones(3))
+    with pytest.raises(InputError, match=r"not an \.npz archive"):
+        read_uploaded_vector("x.npz", buf.getvalue())
+    with pytest.raises(InputError, match=r"not an \.npz archive"):
+        read_uploaded_vector("X.NPZ", buf.getvalue())
+    with pytest.raises(InputError, match=r"not an \.npz archive"):
+        read_npy_vector(buf.getvalue())  # misnamed upload: content sniffed
+
+
+@pytest.mark.parametrize("data", [b"", b"\x93NUMPY", b"\x93NUMPY\x01\x00garbage", _npy(np.ones(8))[:-9]])
+def test_read_npy_vector_truncated(data: bytes) -> None:
+    with pytest.raises(InputError, match=r"not a valid \.npy array"):
+        read_npy_vector(data)
+
+
+def test_read_npy_vector_garbage_bytes() -> None:
+    # Regression (fixed): bytes that are not a .npy at all (no b"\x93NUMPY" magic) make np.load(allow_pickle=False)
+    # raise "Cannot load file containing pickled data", and read_npy_vector reports
+    # "This .npy holds Python objects; the lab never unpickles uploads." — a wrong diagnosis for
+    # a random/garbage upload (e.g. a renamed .png). Expected: "The file is not a valid .npy array."
+    # (check the magic prefix before calling np.load).
+    with pytest.raises(InputError, match=r"not a valid \.npy array"):
+        read_npy_vector(b"this is not a numpy file at all")
+
+
+# --- presets ------------------------------------------------------------------------------
+
+RANDOM_PRESETS = ["standard normal", "shifted (mean 2.5)", "scaled (σ = 10)", "one large outlier"]
+
+
+def test_preset_names() -> None:
+    assert set(PRESETS) == {*RANDOM_PRESETS, "constant", "one-hot [1, 0, 0, 0]"}
+    assert all(isinstance(v, str) and v for v in PRESETS.values())
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("d", [1, 2, 4, 768, 4096])
+def test_preset_shape_and_determinism(name: str, d: int) -> None:
+    a = make_preset(name, d, seed=7)
+    b = make_preset(name, d, seed=7)
+    assert a.shape == (d,) and a.dtype == np.float64
+    assert np.all(np.isfinite(a))
+    np.testing.assert_array_equal(a, b)
+    a[0] = 123.0  # a fresh array each call: mutating one does not change the next
+    np.testing.assert_array_equal(make_preset(name, d, seed=7), b)
+    if name in RANDOM_PRESETS and not (name == "one large outlier" and d == 1):
+        assert not np.array_equal(make_preset(name, d, seed=8), b)  # the seed matters
+    else:  # constant, one-hot, and the d = 1 outlier ([40.0]) do not depend on the seed
+        np.testing.assert_array_equal(make_preset(name, d, seed=8), b)
+    assert make_preset(name, d).shape == (d,)  # default seed
+
+
+def test_preset_documented_properties() -> None:
+    z = make_preset("standard normal", 4096)
+    assert abs(z.mean()) < 0.1 and abs(z.std() - 1) < 0.1
+    s = make_preset("shifted (mean 2.5)", 4096)
+    assert abs(s.mean() - 2.5) < 0.1
+    np.testing.assert_allclose(s - 2.5, z, rtol=0, atol=1e-15)
+    sc = make_preset("scaled (σ = 10)", 4096)
+    assert abs(sc.std() - 10) < 0.5
+    np.testing.assert_allclose(sc, 10 * z, rtol=1e-15)
+    for d in (1, 4, 100):
+        np.testing.assert_array_equal(make_preset("constant", d), np.full(d, 3.0))
+        o = make_preset("one large outlier", d)
+        assert o[d // 3] == 40.0 and np.count_nonzero(o == 40.0) == 1
+        assert np.max(np.abs(np.delete(o, d // 3)), initial=0.0) < 10
+    np.testing.assert_array_equal(make_preset("one-hot [1, 0, 0, 0]", 4), [1.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(make_preset("one-hot [1, 0, 0, 0]", 6), [1.0, 0, 0, 0, 0, 0])
+    np.testing.assert_array_equal(make_preset("one-hot [1, 0, 0, 0]", 1), [1.0])
+
+
+def test_preset_errors() -> None:
+    with pytest.raises(ValueError, match="unknown preset 'gaussian'"):
+        make_preset("gaussian", 4)
+    for d in (0, -1, 4097):
+        with pytest.raises(ValueError, match=f"d must be between 1 and 4096, got {d}"):
+            make_preset("standard normal", d)
