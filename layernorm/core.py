@@ -302,7 +302,7 @@ def layer_norm(
     """
     eps = check_eps(eps)
     x2, full_shape, g, b = _prepare(x, gamma, beta, axis)
-    mu, centered = _center_rows(x2)  # (n, 1), (n, d)
+    _, centered = _center_rows(x2)  # (n, d)
     _, std = _spread_rows(centered, eps)  # (n, 1)
     _check_divisor(std)
     centered /= std  # now x_hat, in place: one temporary less

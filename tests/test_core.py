@@ -163,7 +163,8 @@ def test_layer_norm_steps_every_field() -> None:
 
 
 def test_layer_norm_steps_leaves_caller_arrays_writeable() -> None:
-    # Regression (fixed): layer_norm_steps marks its result arrays read-only with `arr.flags.writeable = False`,
+    # Regression (fixed): layer_norm_steps marks its result arrays read-only
+    # (`arr.flags.writeable = False`),
     # but `check_param` returns a float64 gamma/beta *as passed* (no copy), so the caller's own
     # arrays are frozen: after layer_norm_steps(x, gamma, beta) with float64 (4,) gamma/beta,
     # `gamma.flags.writeable` is False and `gamma[0] = 2.0` raises "assignment destination is

@@ -280,7 +280,8 @@ def test_read_npy_vector_truncated(data: bytes) -> None:
 
 
 def test_read_npy_vector_garbage_bytes() -> None:
-    # Regression (fixed): bytes that are not a .npy at all (no b"\x93NUMPY" magic) make np.load(allow_pickle=False)
+    # Regression (fixed): bytes that are not a .npy at all (no b"\x93NUMPY" magic) make
+    # np.load(allow_pickle=False)
     # raise "Cannot load file containing pickled data", and read_npy_vector reports
     # "This .npy holds Python objects; the lab never unpickles uploads." — a wrong diagnosis for
     # a random/garbage upload (e.g. a renamed .png). Expected: "The file is not a valid .npy array."
