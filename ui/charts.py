@@ -119,14 +119,18 @@ def eps_curve(
             marker={"color": COLORS["y"], "size": 16},
         )
     )
-    if current_var > 0:
-        fig.add_vline(
-            x=current_var,
-            line_dash="dot",
-            line_color=COLORS["mu"],
-            line_width=3,
-            annotation_text="ε = σ²",
-            annotation_font={"color": COLORS["mu"]},
+    if current_var > 0:  # a trace, not add_vline: annotations on log axes take log10 coordinates
+        fig.add_trace(
+            go.Scatter(
+                x=[current_var, current_var],
+                y=[0.0, 1.05],
+                mode="lines+text",
+                name="ε = σ²",
+                text=["", "ε = σ²"],
+                textposition="top center",
+                textfont={"color": COLORS["mu"]},
+                line={"color": COLORS["mu"], "dash": "dot", "width": 3},
+            )
         )
     fig.update_xaxes(type="log", exponentformat="power")
     fig.update_yaxes(range=[-0.05, 1.1])

@@ -96,9 +96,12 @@ def _preset_input() -> tuple[np.ndarray, str]:
     d = st.select_slider("Size d (features)", D_CHOICES, value=8, key="d", bind="query-params")
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     seed = c1.number_input("Seed", 0, 9999, value=0, step=1, key="seed", bind="query-params")
-    if c2.button("New draw", key="reseed", help="Draw new random numbers (seed + 1)"):
-        st.session_state["seed"] = min(int(seed) + 1, 9999)
-        st.rerun()
+    c2.button(
+        "New draw",
+        key="reseed",
+        help="Draw new random numbers (seed + 1)",
+        on_click=lambda: st.session_state.update(seed=min(int(st.session_state["seed"]) + 1, 9999)),
+    )
     st.caption(ln.PRESETS[name])
     return ln.make_preset(name, int(d), int(seed)), f"{name}, d = {d}, seed {seed}"
 
@@ -273,8 +276,26 @@ def sidebar() -> LabInput:
     return lab
 
 
+def _ensure_app_shell() -> None:
+    """Make sure the page runs inside ``app.py`` (navigation, sidebar), not on its own.
+
+    Because the lessons live in a folder named ``pages/``, Streamlit starts in its
+    legacy multipage mode: until ``app.py`` has called ``st.navigation`` once in
+    the process, a request for a page (a shared deep link to a fresh server)
+    executes ``pages/<page>.py`` alone. Turning the legacy flag off and rerunning
+    sends that request through ``app.py``; page hashes come from the URL path, so
+    the same page opens. (Private flag of Streamlit 1.67, covered by the page tests.)
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def lab_input() -> LabInput:
     """The input the sidebar resolved on this run (pages call this)."""
+    _ensure_app_shell()
     lab = st.session_state.get("lab_input")
     if not isinstance(lab, LabInput):
         lab = sidebar()

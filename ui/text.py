@@ -15,7 +15,10 @@ def fmt(value: float, digits: int = 4) -> str:
         return "∞" if v > 0 else ("−∞" if v < 0 else "NaN")
     if v == 0:
         return "0"
-    if 1e-3 <= abs(v) < 1e5:
+    if 1 <= abs(v) < 1e5:  # no e-notation below 1e5: 12345.6 -> "12346", 1234.5 -> "1234" or "1235"
+        text = f"{v:.{max(digits - 1 - math.floor(math.log10(abs(v))), 0)}f}"
+        text = text.rstrip("0").rstrip(".") if "." in text else text
+    elif 1e-3 <= abs(v) < 1:
         text = f"{v:.{digits}g}"
     else:
         text = f"{v:.{digits - 1}e}"
