@@ -1,0 +1,139 @@
+"""Backward passes against central finite differences, plus the identities they must obey."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import layernorm as ln
+from layernorm.backward import batch_norm_backward, layer_norm_backward, rms_norm_backward
+
+H = 1e-5  # central difference step: truncation ~h^2, rounding ~1e-16/h, both far below 1e-6
+
+
+def _numeric_grad(f, arr: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    """d/d arr of sum(dy * f(arr)), one entry at a time, central differences."""
+    grad = np.zeros_like(arr)
+    for idx in np.ndindex(arr.shape):
+        plus, minus = arr.copy(), arr.copy()
+        plus[idx] += H
+        minus[idx] -= H
+        grad[idx] = (np.sum(dy * f(plus)) - np.sum(dy * f(minus))) / (2 * H)
+    return grad
+
+
+def _rel_err(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(a)), np.max(np.abs(b))))
+
+
+@pytest.fixture
+def data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(7)
+    x = rng.normal(2.0, 3.0, size=(4, 6))
+    gamma = rng.normal(1.0, 0.5, size=6)
+    dy = rng.normal(size=(4, 6))
+    return x, gamma, dy
+
+
+def test_layer_norm_backward_matches_finite_differences(data) -> None:
+    x, gamma, dy = data
+    beta = np.linspace(-1, 1, 6)
+    dx, dgamma, dbeta = layer_norm_backward(x, gamma, dy, eps=1e-5)
+    assert _rel_err(dx, _numeric_grad(lambda a: ln.layer_norm(a, gamma, beta, eps=1e-5), x, dy)) < 1e-6
+    assert _rel_err(dgamma, _numeric_grad(lambda g: ln.layer_norm(x, g, beta, eps=1e-5), gamma, dy)) < 1e-6
+    assert _rel_err(dbeta, _numeric_grad(lambda b: ln.layer_norm(x, gamma, b, eps=1e-5), beta, dy)) < 1e-6
+
+
+def test_rms_norm_backward_matches_finite_differences(data) -> None:
+    x, gamma, dy = data
+    dx, dgamma = rms_norm_backward(x, gamma, dy, eps=1e-5)
+    assert _rel_err(dx, _numeric_grad(lambda a: ln.rms_norm(a, gamma, eps=1e-5), x, dy)) < 1e-6
+    assert _rel_err(dgamma, _numeric_grad(lambda g: ln.rms_norm(x, g, eps=1e-5), gamma, dy)) < 1e-6
+
+
+def test_batch_norm_backward_matches_finite_differences(data) -> None:
+    x, gamma, dy = data
+    beta = np.linspace(-1, 1, 6)
+    zeros, ones = np.zeros(6), np.ones(6)
+
+    def bn(a, g=gamma, b=beta):
+        return ln.batch_norm_train(a, g, b, zeros, ones, eps=1e-5)[0]
+
+    dx, dgamma, dbeta = batch_norm_backward(x, gamma, dy, eps=1e-5)
+    assert _rel_err(dx, _numeric_grad(bn, x, dy)) < 1e-6
+    assert _rel_err(dgamma, _numeric_grad(lambda g: bn(x, g=g), gamma, dy)) < 1e-6
+    assert _rel_err(dbeta, _numeric_grad(lambda b: bn(x, b=b), beta, dy)) < 1e-6
+
+
+def test_batch_norm_backward_3d_matches_finite_differences() -> None:
+    rng = np.random.default_rng(3)
+    x, dy = rng.normal(size=(3, 2, 4)), rng.normal(size=(3, 2, 4))
+    dx, _, _ = batch_norm_backward(x, None, dy)
+    num = _numeric_grad(lambda a: ln.batch_norm_train(a, None, None, np.zeros(2), np.ones(2))[0], x, dy)
+    assert _rel_err(dx, num) < 1e-6
+
+
+def test_layer_norm_dx_sums_to_zero_and_is_orthogonal_to_x_hat(data) -> None:
+    x, gamma, dy = data
+    dx, _, _ = layer_norm_backward(x, gamma, dy, eps=0.0)
+    x_hat = ln.standardize(x, eps=0.0)
+    np.testing.assert_allclose(dx.sum(axis=-1), 0.0, atol=1e-12)
+    np.testing.assert_allclose(np.sum(dx * x_hat, axis=-1), 0.0, atol=1e-12)
+
+
+def test_layer_norm_gradient_scales_inversely_with_input_scale(data) -> None:
+    x, gamma, dy = data
+    dx1, dg1, _ = layer_norm_backward(x, gamma, dy, eps=0.0)
+    dx10, dg10, _ = layer_norm_backward(10.0 * x + 5.0, gamma, dy, eps=0.0)
+    np.testing.assert_allclose(dx10, dx1 / 10.0, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(dg10, dg1, rtol=1e-10)
+
+
+def test_rms_dx_orthogonal_to_x(data) -> None:
+    x, gamma, dy = data
+    dx, _ = rms_norm_backward(x, gamma, dy, eps=0.0)
+    np.testing.assert_allclose(np.sum(dx * x, axis=-1), 0.0, atol=1e-12)
+
+
+def test_batch_norm_dx_sums_to_zero_over_batch(data) -> None:
+    x, gamma, dy = data
+    dx, _, dbeta = batch_norm_backward(x, gamma, dy)
+    np.testing.assert_allclose(dx.sum(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(dbeta, dy.sum(axis=0), rtol=1e-15)
+
+
+def test_batch_norm_backward_is_layer_norm_backward_transposed(data) -> None:
+    x, _, dy = data
+    dx_bn, _, _ = batch_norm_backward(x, None, dy)
+    dx_ln, _, _ = layer_norm_backward(x.T, None, dy.T)
+    np.testing.assert_allclose(dx_bn, dx_ln.T, rtol=1e-12, atol=1e-15)
+
+
+def test_tiny_hand_case() -> None:
+    # x = [1, 3]: mu 2, var 1, x_hat [-1, 1]; dy = [1, 0] -> g - <g> = [0.5, -0.5], <g x_hat> = -0.5
+    dx, dgamma, dbeta = layer_norm_backward([1.0, 3.0], None, [1.0, 0.0], eps=0.0)
+    np.testing.assert_allclose(dx, [0.0, 0.0], atol=1e-15)
+    np.testing.assert_allclose(dgamma, [-1.0, 0.0])
+    np.testing.assert_allclose(dbeta, [1.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: layer_norm_backward(np.ones((2, 3)), None, np.ones((2, 4))), r"dy has shape \(2, 4\)"),
+        (lambda: layer_norm_backward(np.ones((2, 3)), np.ones(2), np.ones((2, 3))), r"gamma has shape"),
+        (lambda: layer_norm_backward([1.0, np.nan], None, [1.0, 1.0]), "NaN or infinity"),
+        (lambda: rms_norm_backward([1.0, 2.0], None, [1.0, np.inf]), "dy contains NaN"),
+        (lambda: batch_norm_backward(np.ones((1, 3)), None, np.ones((1, 3))), "more than 1 value"),
+        (lambda: batch_norm_backward(np.ones(3), None, np.ones(3)), r"\(N, C\)"),
+        (lambda: layer_norm_backward([1.0, 2.0], None, [1.0, 1.0], eps=-1.0), "eps must be"),
+    ],
+)
+def test_bad_input_is_refused_with_a_clear_message(call, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_constant_row_without_eps_is_refused() -> None:
+    with pytest.raises(ln.ZeroVarianceError):
+        layer_norm_backward([2.0, 2.0, 2.0], None, [1.0, 0.0, 0.0], eps=0.0)

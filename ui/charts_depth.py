@@ -1,0 +1,413 @@
+"""Figures for the "Why normalize" pages: arrays in, ``go.Figure`` out.
+
+No Streamlit calls and no statistics: every number drawn was computed by
+``layernorm.depth``, ``layernorm.training`` or ``layernorm.transformer_stats``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.theme import COLORS, base_layout
+
+NORM_COLORS = {
+    "none": COLORS["centered"],
+    "layernorm": COLORS["x_hat"],
+    "batchnorm": COLORS["batch"],
+    "rmsnorm": COLORS["sigma_band"],
+}
+NORM_NAMES = {
+    "none": "no normalization",
+    "layernorm": "LayerNorm",
+    "batchnorm": "BatchNorm",
+    "rmsnorm": "RMSNorm",
+}
+DASHES = ("solid", "dash", "dot", "dashdot")
+
+
+def _threshold_bands(fig: go.Figure, hi: float, lo: float) -> None:
+    """Shade the 'exploded' (above ``hi``) and 'vanished' (below ``lo``) zones of a log axis."""
+    for y0, y1, text, edge in ((hi, 1e300, "exploded zone", hi), (1e-300, lo, "vanished zone", lo)):
+        fig.add_hrect(y0=y0, y1=y1, fillcolor=COLORS["warn"], opacity=0.07, line_width=0, layer="below")
+        fig.add_hline(y=edge, line={"color": COLORS["warn"], "dash": "dot", "width": 1})
+        # annotations on a log axis take log10 of the value (a Plotly convention)
+        fig.add_annotation(
+            x=0,
+            xref="paper",
+            y=float(np.log10(edge)),
+            yref="y",
+            text=text,
+            showarrow=False,
+            xanchor="left",
+            yanchor="bottom" if edge == hi else "top",
+            font={"color": COLORS["warn"], "size": 14},
+        )
+
+
+def _log_range(values: Sequence[np.ndarray], hi: float, lo: float) -> list[float]:
+    finite = np.concatenate([v[np.isfinite(v) & (v > 0)] for v in values] + [np.array([hi, lo])])
+    return [float(np.log10(finite.min())) - 0.5, float(np.log10(finite.max())) + 0.5]
+
+
+def per_layer_figure(
+    series: Sequence[tuple[str, np.ndarray, np.ndarray, str, str]],
+    title: str,
+    y_title: str,
+    *,
+    hi: float,
+    lo: float,
+    x_title: str = "layer (0 = input)",
+    height: int = 400,
+) -> go.Figure:
+    """One line per ``(name, layers, values, colour, dash)`` on a log y axis, with the danger zones.
+
+    ``hi`` / ``lo`` are the thresholds above / below which values count as exploded / vanished.
+    Zeros cannot be drawn on a log axis and are left out.
+    """
+    fig = go.Figure()
+    _threshold_bands(fig, hi, lo)
+    for name, layers, values, color, dash in series:
+        keep = values > 0
+        fig.add_trace(
+            go.Scatter(
+                x=layers[keep],
+                y=values[keep],
+                name=name,
+                mode="lines+markers",
+                line={"color": color, "dash": dash, "width": 3},
+                marker={"size": 5},
+            )
+        )
+    base_layout(fig, title, x_title=x_title, y_title=y_title, height=height)
+    fig.update_yaxes(type="log", range=_log_range([s[2] for s in series], hi, lo), exponentformat="power")
+    return fig
+
+
+def histogram_figure(counts: np.ndarray, edges: np.ndarray, title: str, color: str) -> go.Figure:
+    """Bars of one precomputed histogram (fractions) between ``edges``."""
+    centres = (edges[:-1] + edges[1:]) / 2
+    fig = go.Figure(go.Bar(x=centres, y=counts, width=np.diff(edges), marker_color=color, name="activations"))
+    base_layout(fig, title, x_title="activation value", y_title="fraction of values", height=360)
+    fig.update_layout(showlegend=False, bargap=0.02)
+    return fig
+
+
+def ridgeline_figure(counts: np.ndarray, edges: np.ndarray, layers: Sequence[int], title: str) -> go.Figure:
+    """Stacked histograms, one ridge per layer (bottom = earliest), each scaled to its own peak."""
+    centres = (edges[:-1] + edges[1:]) / 2
+    fig = go.Figure()
+    for i, (layer, row) in enumerate(zip(layers, counts, strict=True)):
+        peak = float(row.max()) or 1.0
+        y = i + 0.9 * row / peak
+        fig.add_trace(
+            go.Scatter(
+                x=centres,
+                y=np.full_like(centres, float(i)),
+                mode="lines",
+                line={"width": 0},
+                showlegend=False,
+                hoverinfo="skip",
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=centres,
+                y=y,
+                mode="lines",
+                fill="tonexty",
+                name=f"layer {layer}",
+                line={"color": COLORS["x"], "width": 2},
+                fillcolor="rgba(0,114,178,0.25)",
+                showlegend=False,
+            )
+        )
+    base_layout(fig, title, x_title="activation value (shared axis)", y_title="layer", height=420)
+    fig.update_yaxes(tickvals=list(range(len(layers))), ticktext=[str(v) for v in layers])
+    return fig
+
+
+def _box(fig: go.Figure, x: float, y: float, text: str, color: str, *, strong: bool) -> None:
+    fig.add_shape(
+        type="rect",
+        x0=x - 0.8,
+        x1=x + 0.8,
+        y0=y - 0.32,
+        y1=y + 0.32,
+        line={"color": color, "width": 3 if strong else 1.5},
+        fillcolor=color,
+        opacity=0.9 if strong else 0.25,
+    )
+    fig.add_annotation(
+        x=x,
+        y=y,
+        text=f"<b>{text}</b>" if strong else text,
+        showarrow=False,
+        font={"size": 15, "color": "white" if strong else "#222"},
+    )
+
+
+def _arrow(fig: go.Figure, x0: float, y0: float, x1: float, y1: float) -> None:
+    fig.add_annotation(
+        x=x1,
+        y=y1,
+        ax=x0,
+        ay=y0,
+        xref="x",
+        yref="y",
+        axref="x",
+        ayref="y",
+        text="",
+        showarrow=True,
+        arrowhead=2,
+        arrowwidth=1.5,
+        arrowcolor="#444",
+    )
+
+
+def block_diagram(selected: str) -> go.Figure:
+    """One transformer block drawn twice: post-LN (BERT, MiniLM) and pre-LN (GPT-2, LLaMA).
+
+    ``selected`` ("post" or "pre") is drawn in full colour, the other faded.
+    LayerNorm boxes are green, sublayers grey, residual additions orange.
+    """
+    fig = go.Figure()
+    ln_c, sub_c, add_c = COLORS["x_hat"], COLORS["centered"], COLORS["mu"]
+    layouts = {
+        "post": (
+            1.5,
+            ["Attention", "Add", "LayerNorm", "Feed-forward", "Add", "LayerNorm"],
+            "post-LN: normalize after the add<br>(BERT, MiniLM: this page's model)",
+        ),
+        "pre": (
+            6.0,
+            ["LayerNorm", "Attention", "Add", "LayerNorm", "Feed-forward", "Add"],
+            "pre-LN: normalize before each sublayer<br>(GPT-2, LLaMA; + one final LayerNorm)",
+        ),
+    }
+    for key, (x, boxes, caption) in layouts.items():
+        strong = key == selected
+        ys = [6 - i for i in range(len(boxes))]
+        _arrow(fig, x, 7.2, x, ys[0] + 0.34)
+        fig.add_annotation(x=x, y=7.45, text="x (residual stream in)", showarrow=False, font={"size": 13})
+        for i, (name, y) in enumerate(zip(boxes, ys, strict=True)):
+            color = ln_c if name == "LayerNorm" else add_c if name == "Add" else sub_c
+            _box(fig, x, y, "+ (add)" if name == "Add" else name, color, strong=strong)
+            if i + 1 < len(boxes):
+                _arrow(fig, x, y - 0.33, x, ys[i + 1] + 0.34)
+        _arrow(fig, x, ys[-1] - 0.33, x, ys[-1] - 0.9)
+        adds = [y for name, y in zip(boxes, ys, strict=True) if name == "Add"]
+        # post-LN: the second skip leaves after the first LayerNorm; pre-LN: right after the first add
+        starts = [7.0, ys[2] - 0.45] if key == "post" else [7.0, adds[0] - 0.45]
+        for y_from, y_to in zip(starts, adds, strict=True):  # residual skip paths around each sublayer
+            fig.add_shape(
+                type="path",
+                path=f"M {x} {y_from} L {x + 1.3} {y_from} L {x + 1.3} {y_to} L {x + 0.8} {y_to}",
+                line={"color": add_c, "width": 3 if strong else 1.5, "dash": "solid" if strong else "dot"},
+            )
+        fig.add_annotation(
+            x=x + 1.45,
+            y=(starts[0] + adds[0]) / 2,
+            text="skip",
+            showarrow=False,
+            textangle=-90,
+            font={"size": 12, "color": add_c},
+        )
+        fig.add_annotation(
+            x=x,
+            y=-0.35,
+            text=caption,
+            showarrow=False,
+            font={"size": 14, "color": "#111" if strong else "#888"},
+        )
+    fig.update_xaxes(visible=False, range=[-0.2, 8.3])
+    fig.update_yaxes(visible=False, range=[-1.0, 7.8])
+    base_layout(fig, "Where the LayerNorms sit in one transformer block", height=560)
+    fig.update_layout(showlegend=False, margin={"l": 10, "r": 10, "t": 60, "b": 10})
+    return fig
+
+
+def loss_curves_figure(
+    curves: Sequence[tuple[str, np.ndarray, str, str]],
+    title: str,
+    *,
+    diverged: Sequence[tuple[str, int, float, str]] = (),
+) -> go.Figure:
+    """Loss per step, log y. ``curves``: ``(name, loss, colour, dash)``, NaN after divergence.
+
+    ``diverged``: ``(name, step, last finite loss, colour)`` marked with a red cross.
+    """
+    fig = go.Figure()
+    for name, loss, color, dash in curves:
+        fig.add_trace(
+            go.Scatter(
+                x=np.arange(loss.size),
+                y=loss,
+                name=name,
+                mode="lines",
+                line={"color": color, "dash": dash, "width": 2.5},
+            )
+        )
+    if diverged:
+        fig.add_trace(
+            go.Scatter(
+                x=[d[1] for d in diverged],
+                y=[d[2] for d in diverged],
+                mode="markers",
+                marker={"symbol": "x", "size": 14, "color": COLORS["warn"]},
+                name="✗ diverged",
+                text=[d[0] for d in diverged],
+                hovertemplate="%{text}: diverged at step %{x}",
+            )
+        )
+    base_layout(fig, title, x_title="gradient-descent step", y_title="training loss (log)", height=420)
+    fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_layout(
+        legend={"orientation": "v", "y": 1.0, "x": 1.02, "xanchor": "left", "yanchor": "top"},
+        margin={"r": 190},
+    )
+    return fig
+
+
+def divergence_map(
+    lrs: np.ndarray, norm_names: Sequence[str], median_loss: np.ndarray, n_diverged: np.ndarray, n_seeds: int
+) -> go.Figure:
+    """Heatmap learning rate x normalization coloured by log10 of the median final loss.
+
+    Cells where every seed diverged are grey with "diverged"; partly diverged cells say "k/n diverged".
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(np.isfinite(median_loss), np.log10(median_loss), np.nan)
+    text = []
+    for k in range(median_loss.shape[0]):
+        row = []
+        for m in range(median_loss.shape[1]):
+            nd = int(n_diverged[k, m])
+            if nd == n_seeds:
+                row.append("✗")
+            elif nd:
+                row.append(f"{median_loss[k, m]:.2g}<br>{nd}/{n_seeds}✗")
+            else:
+                row.append(f"{median_loss[k, m]:.3g}")
+        text.append(row)
+    x_labels = [f"{v:.3g}" for v in lrs]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=x_labels,
+            y=list(norm_names),
+            text=text,
+            texttemplate="%{text}",
+            textfont={"size": 15},
+            colorscale="Viridis",
+            reversescale=True,
+            zmin=-3,
+            zmax=0,
+            colorbar={
+                "title": {"text": "final loss"},
+                "tickvals": [-3, -2, -1, 0],
+                "ticktext": ["0.001", "0.01", "0.1", "1"],
+            },
+            hoverongaps=False,
+            xgap=3,
+            ygap=3,
+        )
+    )
+    base_layout(
+        fig,
+        "Final loss by learning rate (median over seeds; ✗ = diverged)",
+        x_title="learning rate",
+        height=330,
+    )
+    fig.update_layout(plot_bgcolor="#d9d9d9")
+    return fig
+
+
+def site_scale_figure(
+    labels: Sequence[str], series: Sequence[tuple[str, np.ndarray, str, str]], title: str
+) -> go.Figure:
+    """Per-site values (log y), one line per ``(name, values, colour, dash)``; sites along x."""
+    fig = go.Figure()
+    for name, values, color, dash in series:
+        fig.add_trace(
+            go.Scatter(
+                x=list(labels),
+                y=values,
+                name=name,
+                mode="lines+markers",
+                line={"color": color, "dash": dash, "width": 3},
+                marker={"size": 8},
+            )
+        )
+    base_layout(fig, title, y_title="size (log scale)", height=560)
+    fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_xaxes(tickangle=-35)
+    fig.update_layout(
+        legend={"orientation": "h", "y": -0.45, "x": 0.0, "xanchor": "left", "yanchor": "top"},
+        margin={"b": 120},
+    )
+    return fig
+
+
+def dimension_figure(
+    in_absmax: np.ndarray, out_absmax: np.ndarray, site_label: str, mark: Sequence[int]
+) -> go.Figure:
+    """Largest |value| of each of the d features before and after one LayerNorm, outliers labelled."""
+    idx = np.arange(in_absmax.size)
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=idx, y=in_absmax, name="input x: max |x| over tokens", marker_color=COLORS["x"]))
+    fig.add_trace(
+        go.Bar(
+            x=idx, y=out_absmax, name="output y: max |y| over tokens", marker_color=COLORS["y"], opacity=0.8
+        )
+    )
+    for dim in mark:
+        fig.add_annotation(
+            x=int(dim),
+            y=float(in_absmax[dim]),
+            text=f"dim {dim}: {in_absmax[dim]:.3g}",
+            showarrow=True,
+            arrowhead=2,
+            ay=-30,
+            font={"size": 14, "color": COLORS["warn"]},
+        )
+    base_layout(
+        fig,
+        f"Every feature at {site_label}",
+        x_title="feature index (0 … d−1)",
+        y_title="max |value| over tokens",
+        height=420,
+    )
+    fig.update_layout(barmode="overlay", bargap=0.0)
+    return fig
+
+
+def parameter_heatmap(
+    counts: np.ndarray, edges: np.ndarray, labels: Sequence[str], name: str, marker: float
+) -> go.Figure:
+    """Distribution of a learned parameter per site: rows sites, columns bins, colour = feature count.
+
+    A dashed line marks ``marker`` (the initial value: 1 for γ, 0 for β).
+    """
+    centres = (edges[:-1] + edges[1:]) / 2
+    fig = go.Figure(
+        go.Heatmap(
+            z=counts,
+            x=centres,
+            y=list(labels),
+            colorscale="Purples",
+            colorbar={"title": {"text": "features"}},
+            hovertemplate="%{y}<br>" + name + " ≈ %{x:.3g}: %{z} features<extra></extra>",
+        )
+    )
+    fig.add_vline(
+        x=marker,
+        line={"color": COLORS["warn"], "dash": "dash", "width": 2},
+        annotation_text=f"initial {name} = {marker:g}",
+        annotation_font={"color": COLORS["warn"]},
+    )
+    base_layout(fig, f"Learned {name} of each LayerNorm (384 features per row)", x_title=name, height=500)
+    fig.update_yaxes(autorange="reversed")
+    return fig
