@@ -1,0 +1,506 @@
+"""Five normalizations of one (B, T, d) tensor that differ only in *which* values share a statistic.
+
+Letters: ``B`` sequences in the batch, ``T`` tokens per sequence, ``d`` features per
+token, ``G`` groups of features (GroupNorm). Drawn as a grid, the ``B * T`` tokens are
+rows (row ``r = b * T + t``) and the ``d`` features are columns. Every lens's group of
+values sharing one mean and one variance is then a rectangle of that grid:
+
+=============  ==================================  ======================
+lens           the cells sharing statistics         values per statistic
+=============  ==================================  ======================
+LayerNorm      one token: row ``r``, all features    ``d``
+BatchNorm      one feature: column ``i``, all rows   ``B * T``
+InstanceNorm   one sequence's feature ``i``          ``T``
+GroupNorm      one sequence's group of features      ``T * d / G``
+RMSNorm        as LayerNorm, but no mean removed     ``d`` (one statistic)
+=============  ==================================  ======================
+
+For InstanceNorm and GroupNorm the features are the channels and the tokens the
+positions: ``x.transpose(0, 2, 1)`` has shape ``(N=B, C=d, L=T)``, as PyTorch's
+``InstanceNorm1d``/``GroupNorm`` expect. The normalized values come from the core's
+own :func:`~layernorm.layer_norm`, :func:`~layernorm.batch_norm_train`,
+:func:`~layernorm.instance_norm`, :func:`~layernorm.group_norm` and
+:func:`~layernorm.rms_norm` (no affine: gamma = 1, beta = 0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from layernorm._checks import F64, as_float64
+from layernorm.batch import batch_norm_train
+from layernorm.core import DEFAULT_EPS, layer_norm, mean, variance
+from layernorm.family import group_norm, instance_norm, rms_norm
+
+LENSES: tuple[str, ...] = ("LayerNorm", "BatchNorm", "InstanceNorm", "GroupNorm", "RMSNorm")
+MAX_BATCH_VALUES = 2**23  # 8,388,608 values = 64 MiB in float64: the largest tensor the lab builds
+Shape3 = tuple[int, int, int]
+Cell = tuple[int, int, int]
+
+
+def _check_shape(shape: Shape3) -> Shape3:
+    b, t, d = (int(s) for s in shape)
+    if min(b, t, d) < 1:
+        raise ValueError(f"B, T and d must all be at least 1, got shape {(b, t, d)}")
+    if b * t * d > MAX_BATCH_VALUES:
+        raise ValueError(
+            f"B·T·d = {b * t * d:,} values is more than the lab's limit of {MAX_BATCH_VALUES:,} "
+            "(64 MiB in float64); make B, T or d smaller"
+        )
+    return b, t, d
+
+
+def _check_cell(shape: Shape3, cell: Cell) -> Cell:
+    b, t, i = (int(c) for c in cell)
+    if not (0 <= b < shape[0] and 0 <= t < shape[1] and 0 <= i < shape[2]):
+        raise ValueError(f"cell {(b, t, i)} is outside a tensor of shape {shape} (indices start at 0)")
+    return b, t, i
+
+
+def check_groups(d: int, groups: int) -> int:
+    """Return ``groups`` after checking it divides ``d``.
+
+    Raises
+    ------
+    ValueError
+        ``groups`` < 1 or not a whole divisor of ``d``; the message lists the divisors.
+    """
+    g = int(groups)
+    if g < 1 or d % g:
+        divisors = [k for k in range(1, d + 1) if d % k == 0]
+        shown = divisors if len(divisors) <= 12 else [*divisors[:6], "…", *divisors[-3:]]
+        raise ValueError(
+            f"GroupNorm needs the {d} features split into equal groups: "
+            f"G = {groups} does not divide d = {d}. "
+            f"Try one of {', '.join(str(k) for k in shown)}."
+        )
+    return g
+
+
+def random_batch(b: int, t: int, d: int, *, seed: int = 0) -> F64:
+    """A seeded ``(B, T, d)`` batch whose features and tokens both differ.
+
+    Each feature ``i`` has its own typical value ``m_i ~ N(0, 2²)`` and each token its
+    own spread ``s_bt ~ U(0.5, 2)``: ``x[b, t, i] = m_i + s_bt * z``, ``z ~ N(0, 1)``.
+    So BatchNorm (per feature) and LayerNorm (per token) remove different things.
+
+    Parameters
+    ----------
+    b, t, d : int
+        Sequences, tokens per sequence, features per token; ``B·T·d <= MAX_BATCH_VALUES``.
+    seed : int, default 0
+
+    Returns
+    -------
+    x : (B, T, d) ndarray of float64
+        Dimensionless activations.
+
+    Raises
+    ------
+    ValueError
+        A size below 1 or a tensor larger than :data:`MAX_BATCH_VALUES`.
+    """
+    b, t, d = _check_shape((b, t, d))
+    rng = np.random.default_rng(seed)
+    feature_mean = rng.normal(0.0, 2.0, size=d)  # (d,)
+    token_scale = rng.uniform(0.5, 2.0, size=(b, t, 1))  # (B, T, 1)
+    return feature_mean + token_scale * rng.standard_normal((b, t, d))
+
+
+@dataclass(frozen=True)
+class LensGroup:
+    """The rectangle of the (B·T rows) × (d columns) grid that shares one set of statistics.
+
+    ``rows`` and ``cols`` are half-open ranges ``(start, stop)``; row ``r`` is token ``t``
+    of sequence ``b`` with ``r = b * T + t``.
+    """
+
+    lens: str
+    rows: tuple[int, int]
+    cols: tuple[int, int]
+    description: str
+
+    @property
+    def n(self) -> int:
+        """Number of values averaged into the group's statistics."""
+        return (self.rows[1] - self.rows[0]) * (self.cols[1] - self.cols[0])
+
+
+def lens_group(shape: Shape3, cell: Cell, lens: str, *, groups: int = 1) -> LensGroup:
+    """Which cells share their mean and variance with ``cell`` under ``lens``.
+
+    Parameters
+    ----------
+    shape : (B, T, d) tuple of int
+    cell : (b, t, i) tuple of int
+        Sequence, token and feature of the chosen value, from 0.
+    lens : one of :data:`LENSES`
+    groups : int, default 1
+        GroupNorm's number of groups ``G`` (must divide ``d``); ignored by other lenses.
+
+    Returns
+    -------
+    LensGroup
+
+    Raises
+    ------
+    ValueError
+        Unknown lens, a cell outside the tensor, or ``G`` not dividing ``d``.
+    """
+    b_n, t_n, d = _check_shape(shape)
+    b, t, i = _check_cell((b_n, t_n, d), cell)
+    r = b * t_n + t
+    seq = (b * t_n, (b + 1) * t_n)
+    if lens in ("LayerNorm", "RMSNorm"):
+        return LensGroup(lens, (r, r + 1), (0, d), f"token {t} of sequence {b}: its {d} features")
+    if lens == "BatchNorm":
+        return LensGroup(lens, (0, b_n * t_n), (i, i + 1), f"feature {i} in all {b_n}·{t_n} tokens")
+    if lens == "InstanceNorm":
+        return LensGroup(lens, seq, (i, i + 1), f"feature {i} in the {t_n} tokens of sequence {b}")
+    if lens == "GroupNorm":
+        g = check_groups(d, groups)
+        width = d // g
+        c0 = (i // width) * width
+        text = f"features {c0}–{c0 + width - 1} (group {i // width + 1} of {g}) in sequence {b}"
+        return LensGroup(lens, seq, (c0, c0 + width), text)
+    raise ValueError(f"unknown lens {lens!r}; expected one of {LENSES}")
+
+
+def lens_mask(shape: Shape3, cell: Cell, lens: str, *, groups: int = 1) -> NDArray[np.bool_]:
+    """Boolean ``(B, T, d)`` mask of the cells in :func:`lens_group` (same arguments and errors)."""
+    grp = lens_group(shape, cell, lens, groups=groups)
+    b_n, t_n, d = shape
+    grid = np.zeros((b_n * t_n, d), dtype=bool)
+    grid[grp.rows[0] : grp.rows[1], grp.cols[0] : grp.cols[1]] = True
+    return grid.reshape(b_n, t_n, d)
+
+
+@dataclass(frozen=True)
+class LensReading:
+    """One lens applied to one cell: the group's statistics and the cell's normalized value.
+
+    ``mu`` is None for RMSNorm (it does not centre) and ``var`` then holds the mean of
+    squares ``mean(x²)``. ``problem`` is a sentence when the lens is undefined here
+    (``x_hat`` is then None), e.g. BatchNorm training with one value per feature.
+    """
+
+    group: LensGroup | None
+    lens: str
+    value: float
+    mu: float | None
+    var: float | None
+    x_hat: float | None
+    problem: str | None = None
+
+
+def read_lens(
+    x: ArrayLike, cell: Cell, lens: str, *, groups: int = 1, eps: float = DEFAULT_EPS
+) -> LensReading:
+    """The statistics of ``cell``'s group under ``lens`` and the cell's normalized value.
+
+    Parameters
+    ----------
+    x : (B, T, d) array_like
+    cell : (b, t, i) tuple of int
+    lens : one of :data:`LENSES`
+    groups : int, default 1
+        GroupNorm's ``G``.
+    eps : float, default 1e-5
+        Inside the square root (units of ``x`` squared).
+
+    Returns
+    -------
+    LensReading
+        Never raises for a lens that is undefined on this input (a ``G`` that does not
+        divide ``d``, BatchNorm with ``B·T = 1``): ``problem`` says why instead.
+
+    Raises
+    ------
+    ValueError
+        ``x`` not 3-D, a cell outside it, an unknown lens.
+
+    Notes
+    -----
+    The normalized value is taken from the lens's core function run on the smallest
+    slice that holds the group, so it is the tested code's number.
+    References: Ba, Kiros & Hinton (2016); Ioffe & Szegedy (2015); Ulyanov et al. (2016);
+    Wu & He (2018); Zhang & Sennrich (2019).
+    """
+    x64 = as_float64(x)
+    if x64.ndim != 3:
+        raise ValueError(f"x must have shape (B, T, d), got shape {x64.shape}")
+    shape: Shape3 = (x64.shape[0], x64.shape[1], x64.shape[2])
+    b, t, i = _check_cell(shape, cell)
+    if lens not in LENSES:
+        raise ValueError(f"unknown lens {lens!r}; expected one of {LENSES}")
+    value = float(x64[b, t, i])
+    try:
+        grp = lens_group(shape, cell, lens, groups=groups)
+    except ValueError as exc:
+        return LensReading(None, lens, value, None, None, None, str(exc))
+    vals = x64.reshape(-1, shape[2])[grp.rows[0] : grp.rows[1], grp.cols[0] : grp.cols[1]].ravel()
+    try:
+        if lens == "RMSNorm":
+            ms = float(mean(np.square(vals)))
+            return LensReading(grp, lens, value, None, ms, float(rms_norm(x64[b, t], eps=eps)[i]))
+        if lens == "LayerNorm":
+            x_hat = layer_norm(x64[b, t], eps=eps)[i]
+        elif lens == "BatchNorm":
+            column = x64[:, :, i].reshape(-1, 1)  # (B·T, 1): one channel, all tokens
+            x_hat = batch_norm_train(column, None, None, 0.0, 1.0, eps=eps)[0][b * shape[1] + t, 0]
+        elif lens == "InstanceNorm":
+            x_hat = instance_norm(x64[b : b + 1, :, i : i + 1].transpose(0, 2, 1), eps=eps)[0, 0, t]
+        else:
+            x_hat = group_norm(x64[b : b + 1].transpose(0, 2, 1), groups, eps=eps)[0, i, t]
+    except ValueError as exc:
+        return LensReading(grp, lens, value, None, None, None, str(exc))
+    return LensReading(grp, lens, value, float(mean(vals)), float(variance(vals)), float(x_hat))
+
+
+@dataclass(frozen=True)
+class StatCount:
+    """How many statistics a lens computes for one forward pass over a (B, T, d) batch."""
+
+    lens: str
+    n_groups: int
+    values_per_group: int
+    stats_per_group: int  # 2 (mean and variance) or 1 (RMSNorm's mean square)
+    per: str
+
+    @property
+    def total(self) -> int:
+        return self.n_groups * self.stats_per_group
+
+
+def stat_counts(shape: Shape3, *, groups: int = 1) -> tuple[StatCount, ...]:
+    """Number of statistics each lens computes for ``shape`` (GroupNorm left out if ``G`` ∤ ``d``).
+
+    Parameters
+    ----------
+    shape : (B, T, d) tuple of int
+    groups : int, default 1
+
+    Returns
+    -------
+    tuple of StatCount
+        LayerNorm: 2 per token (``2·B·T``); BatchNorm: 2 per feature (``2·d``), whatever
+        the batch; InstanceNorm: 2 per (sequence, feature); GroupNorm: 2 per (sequence,
+        group); RMSNorm: 1 per token.
+
+    Raises
+    ------
+    ValueError
+        A size below 1 (any size can be counted, even one too large to build).
+    """
+    b, t, d = (int(s) for s in shape)
+    if min(b, t, d) < 1:
+        raise ValueError(f"B, T and d must all be at least 1, got shape {(b, t, d)}")
+    counts = [
+        StatCount("LayerNorm", b * t, d, 2, "token"),
+        StatCount("BatchNorm", d, b * t, 2, "feature"),
+        StatCount("InstanceNorm", b * d, t, 2, "sequence × feature"),
+    ]
+    if int(groups) >= 1 and d % int(groups) == 0:
+        counts.append(StatCount("GroupNorm", b * groups, t * d // groups, 2, "sequence × group"))
+    counts.append(StatCount("RMSNorm", b * t, d, 1, "token"))
+    return tuple(counts)
+
+
+@dataclass(frozen=True)
+class PaddingEffect:
+    """What padding tokens do to each lens's output for the *real* tokens.
+
+    Attributes
+    ----------
+    bn_change : (n_real,) ndarray
+        Per real token, ``max |BN(with padding) - BN(real tokens only)|`` over its features.
+    ln_change : (n_real,) ndarray
+        The same for LayerNorm: exactly 0, a token's statistics are its own.
+    bn_mean_with, bn_mean_without : (d,) ndarray
+        BatchNorm's per-feature means with and without the padding tokens.
+    n_real, n_pad : int
+    """
+
+    bn_change: F64
+    ln_change: F64
+    bn_mean_with: F64
+    bn_mean_without: F64
+    n_real: int
+    n_pad: int
+
+
+def padding_effect(x: ArrayLike, attention_mask: ArrayLike, *, eps: float = DEFAULT_EPS) -> PaddingEffect:
+    """Normalize a padded batch twice, with and without its padding tokens.
+
+    Parameters
+    ----------
+    x : (B, T, d) array_like
+    attention_mask : (B, T) array_like of 0/1
+        1 for a real token, 0 for padding.
+    eps : float, default 1e-5
+
+    Returns
+    -------
+    PaddingEffect
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not match, or fewer than 2 real tokens (BatchNorm training
+        needs more than one value per feature).
+
+    Notes
+    -----
+    BatchNorm runs on the ``(tokens, d)`` matrix in training mode, so its statistics
+    are the batch's; LayerNorm runs per token. Source: Ioffe & Szegedy (2015); Ba,
+    Kiros & Hinton (2016).
+    """
+    x64 = as_float64(x)
+    m = np.asarray(attention_mask)
+    if x64.ndim != 3 or m.shape != x64.shape[:2]:
+        raise ValueError(f"x must be (B, T, d) and the mask (B, T); got {x64.shape} and {m.shape}")
+    d = x64.shape[2]
+    tokens = x64.reshape(-1, d)  # (B·T, d)
+    real = m.reshape(-1) != 0
+    n_real = int(real.sum())
+    if n_real < 2:
+        raise ValueError(f"need at least 2 real tokens to compare BatchNorm statistics, got {n_real}")
+    zeros, ones = np.zeros(d), np.ones(d)
+    bn_with = batch_norm_train(tokens, None, None, zeros, ones, eps=eps)[0][real]
+    bn_without = batch_norm_train(tokens[real], None, None, zeros, ones, eps=eps)[0]
+    ln_with = layer_norm(tokens, eps=eps)[real]
+    ln_without = layer_norm(tokens[real], eps=eps)
+    return PaddingEffect(
+        bn_change=np.max(np.abs(bn_with - bn_without), axis=1),
+        ln_change=np.max(np.abs(ln_with - ln_without), axis=1),
+        bn_mean_with=mean(tokens, axis=0),
+        bn_mean_without=mean(tokens[real], axis=0),
+        n_real=n_real,
+        n_pad=int(real.size - n_real),
+    )
+
+
+IDENTITIES: tuple[str, ...] = (
+    "LayerNorm(x) = BatchNorm(xᵀ)ᵀ",
+    "GroupNorm(G = 1) = LayerNorm over (C, L)",
+    "GroupNorm(G = d) = InstanceNorm",
+    "RMSNorm = LayerNorm on zero-mean rows",
+)
+
+
+def identity_gaps(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> dict[str, float]:
+    """Check the four identities that tie the lenses together; return each ``max |lhs - rhs|``.
+
+    Parameters
+    ----------
+    x : (B, T, d) array_like, with ``d >= 2``
+    eps : float, default 1e-5
+
+    Returns
+    -------
+    dict
+        :data:`IDENTITIES` name -> largest absolute difference (float64 rounding, ~1e-15).
+
+    Raises
+    ------
+    ValueError
+        ``x`` not 3-D or ``d < 2`` (BatchNorm over the transposed axis would see one
+        value per channel).
+
+    Notes
+    -----
+    1. Tokens as the batch axis, transposed: BatchNorm's channels become the tokens, so
+       each token is normalized over its own features (no affine).
+    2. With ``(N, C, L) = (B, d, T)``, one group holds a sequence's whole ``C × L`` block.
+    3. ``G = d`` puts one channel in each group: a channel over its positions.
+    4. If a row's mean is 0, centring does nothing and the variance is the mean square.
+    """
+    x64 = as_float64(x)
+    if x64.ndim != 3 or x64.shape[2] < 2:
+        raise ValueError(f"x must have shape (B, T, d) with d >= 2, got shape {x64.shape}")
+    d = x64.shape[2]
+    tokens = x64.reshape(-1, d)  # (B·T, d)
+    n = tokens.shape[0]
+    ncl = x64.transpose(0, 2, 1)  # (N=B, C=d, L=T)
+    bn_t = batch_norm_train(tokens.T, None, None, np.zeros(n), np.ones(n), eps=eps)[0].T
+    centred = tokens - mean(tokens)[:, None]
+    pairs = [
+        (layer_norm(tokens, eps=eps), bn_t),
+        (group_norm(ncl, 1, eps=eps), layer_norm(ncl, eps=eps, axis=(-2, -1))),
+        (group_norm(ncl, d, eps=eps), instance_norm(ncl, eps=eps)),
+        (rms_norm(centred, eps=eps), layer_norm(centred, eps=eps)),
+    ]
+    return {name: float(np.max(np.abs(a - b))) for name, (a, b) in zip(IDENTITIES, pairs, strict=True)}
+
+
+@dataclass(frozen=True)
+class DisplayGrid:
+    """A (B·T) × d grid reduced by block means to what a screen can show.
+
+    Attributes
+    ----------
+    z : (R, C) ndarray
+        Mean of each block of ``row_step × col_step`` cells (the last blocks may be smaller).
+    row_centers : (R,) ndarray
+        Centre of each block in original row coordinates (``b * T + t``).
+    col_centers : (C,) ndarray
+        Centre of each block in original feature coordinates.
+    row_step, col_step : int
+        Block size; 1 and 1 mean every cell is shown.
+    zmax : float
+        99th percentile of ``|z|``: a colour range that one outlier feature cannot flatten.
+    """
+
+    z: F64
+    row_centers: F64
+    col_centers: F64
+    row_step: int
+    col_step: int
+    zmax: float
+
+    @property
+    def aggregated(self) -> bool:
+        return self.row_step > 1 or self.col_step > 1
+
+
+def _blocks(n: int, limit: int) -> tuple[int, NDArray[np.intp], F64]:
+    step = -(-n // limit)  # ceil
+    starts = np.arange(0, n, step, dtype=np.intp)
+    sizes = np.minimum(starts + step, n) - starts
+    return step, starts, starts + (sizes - 1) / 2.0
+
+
+def display_grid(x: ArrayLike, *, max_rows: int = 256, max_cols: int = 512) -> DisplayGrid:
+    """Block-average a (B, T, d) tensor to at most ``max_rows × max_cols`` cells for a heatmap.
+
+    Parameters
+    ----------
+    x : (B, T, d) array_like
+    max_rows, max_cols : int
+        Display budget; the defaults give at most 131,072 cells.
+
+    Returns
+    -------
+    DisplayGrid
+
+    Raises
+    ------
+    ValueError
+        ``x`` not 3-D or a budget below 1.
+    """
+    x64 = as_float64(x)
+    if x64.ndim != 3 or min(max_rows, max_cols) < 1:
+        raise ValueError(f"x must have shape (B, T, d) and the budget be >= 1, got {x64.shape}")
+    tokens = x64.reshape(-1, x64.shape[2])
+    rs, r0, rc = _blocks(tokens.shape[0], max_rows)
+    cs, c0, cc = _blocks(tokens.shape[1], max_cols)
+    z = tokens
+    if rs > 1:
+        z = np.add.reduceat(z, r0, axis=0) / np.diff(np.append(r0, tokens.shape[0]))[:, None]
+    if cs > 1:
+        z = np.add.reduceat(z, c0, axis=1) / np.diff(np.append(c0, tokens.shape[1]))[None, :]
+    zmax = float(np.percentile(np.abs(z), 99)) or 1.0
+    return DisplayGrid(z, rc, cc, rs, cs, zmax)

@@ -1,0 +1,285 @@
+"""Which axis? One (B, T, d) tensor under five normalization lenses."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import layernorm as ln
+from layernorm import lenses as L
+from ui import charts_axes, page
+from ui.state import recording
+from ui.text import fmt
+
+SOURCES = ["Seeded random batch", "Real MiniLM batch (padded)"]
+PRESETS: dict[str, tuple[int, int, int]] = {
+    "Small: 2 sequences × 4 tokens × 8 features": (2, 4, 8),
+    "The lesson's example: d = 512 (4 × 16 × 512)": (4, 16, 512),
+    "Largest: 64 × 128 × 768": (64, 128, 768),
+    "One token: 1 × 1 × 2": (1, 1, 2),
+}
+D_CHOICES = [2, 3, 4, 6, 8, 12, 16, 32, 64, 128, 256, 384, 512, 768, 1024, 2048, 4096]
+EPS = ln.DEFAULT_EPS
+
+page.header(
+    "Which axis? · Five lenses on one tensor",
+    "Every normalization in this family does the same three things — subtract a mean, divide by a "
+    "standard deviation, rescale — and differs in one decision only: **which numbers are pooled into "
+    "that mean and variance**. LayerNorm pools one token's own features (*what is typical for this "
+    "token?*). BatchNorm pools one feature across every token in the batch (*what is typical for "
+    "this feature?*). Pick a cell below and watch which cells it shares its statistics with.",
+)
+st.latex(
+    r"\hat{x} = \frac{x - \mu_S}{\sqrt{\sigma_S^2 + \varepsilon}},\qquad "
+    r"\mu_S = \frac{1}{|S|}\sum_{j \in S} x_j,\qquad \sigma_S^2 = \frac{1}{|S|}\sum_{j\in S}(x_j-\mu_S)^2"
+)
+st.caption(
+    "Only the set S changes. LayerNorm: one token's d features. BatchNorm: one feature in all B·T tokens. "
+    "InstanceNorm: one feature in one sequence's T tokens. GroupNorm: a group of d/G features in one "
+    "sequence. RMSNorm: like LayerNorm, but it skips the mean and divides by √(mean of x² + ε). "
+    f"No γ/β here (γ = 1, β = 0) and ε = {EPS:g}."
+)
+
+
+def _apply_preset() -> None:
+    b, t, d = PRESETS[st.session_state["axes_preset"]]
+    st.session_state.update(axes_B=b, axes_T=t, axes_d=d)
+
+
+@st.cache_resource(max_entries=3, show_spinner="Building the batch…")
+def _tensor(source: str, b: int, t: int, d: int, seed: int, site: int) -> np.ndarray:
+    """The (B, T, d) tensor, built once per setting and shared read-only (up to 64 MiB)."""
+    if source == SOURCES[1]:
+        x = recording().inputs[site].astype(np.float64)
+    else:
+        x = L.random_batch(b, t, d, seed=seed)
+    x.flags.writeable = False
+    return x
+
+
+@st.cache_data(max_entries=8)
+def _grid(source: str, b: int, t: int, d: int, seed: int, site: int) -> L.DisplayGrid:
+    return L.display_grid(_tensor(source, b, t, d, seed, site))
+
+
+@st.cache_data(max_entries=8)
+def _identities(source: str, b: int, t: int, d: int, seed: int, site: int) -> tuple[dict[str, float], int]:
+    x = _tensor(source, b, t, d, seed, site)
+    k = max(1, min(b, 2**20 // (t * d)))  # check on at most ~1M values to stay quick
+    return L.identity_gaps(x[:k], eps=EPS), k
+
+
+def _clamp(key: str, high: int) -> None:
+    """Keep a stored index inside a range that just shrank (widgets refuse out-of-range values)."""
+    if int(st.session_state.get(key, 0)) > high:
+        st.session_state[key] = high
+
+
+# --- the data ----------------------------------------------------------------------------------
+with st.container(border=True):
+    c_src, c_shape = st.columns([2, 5])
+    source = c_src.radio("Data", SOURCES, key="axes_source", persist_state="session")
+    site, seed = 0, 0
+    if source == SOURCES[0]:
+        with c_shape:
+            st.selectbox(
+                "Shape preset",
+                list(PRESETS),
+                index=None,
+                key="axes_preset",
+                on_change=_apply_preset,
+                placeholder="Choose a preset, or set B, T, d below",
+            )
+            for key, default in (("axes_B", 2), ("axes_T", 4), ("axes_d", 8)):
+                st.session_state.setdefault(key, default)  # defaults here, so presets can set them
+            c1, c2, c3, c4 = st.columns(4)
+            b_n = int(c1.number_input("B sequences", 1, 64, key="axes_B", persist_state="session"))
+            t_n = int(c2.number_input("T tokens each", 1, 128, key="axes_T", persist_state="session"))
+            d = int(c3.select_slider("d features", D_CHOICES, key="axes_d", persist_state="session"))
+            seed = int(c4.number_input("Seed", 0, 9999, 0, key="axes_seed", persist_state="session"))
+    else:
+        rec = recording()
+        b_n, t_n, d = rec.n_sentences, rec.seq_len, rec.d
+        site = int(
+            c_shape.selectbox(
+                "LayerNorm site (the input it receives)",
+                range(rec.n_sites),
+                format_func=rec.site_label,
+                key="axes_site",
+                persist_state="session",
+            )
+        )
+        c_shape.caption(
+            f"all-MiniLM-L6-v2: {b_n} sentences padded to T = {t_n} positions, d = {d}. "
+            f"{int(rec.attention_mask.sum())} real tokens, {rec.attention_mask.size - int(rec.attention_mask.sum())} "
+            "padding tokens (grey tabs left of the heatmap)."
+        )
+
+if b_n * t_n * d > L.MAX_BATCH_VALUES:
+    st.error(
+        f"B·T·d = {b_n}·{t_n}·{d} = {b_n * t_n * d:,} values is more than this lab builds "
+        f"({L.MAX_BATCH_VALUES:,}, 64 MiB in float64). Lower B, T or d.",
+        icon="⚠️",
+    )
+    st.stop()
+
+x = _tensor(source, b_n, t_n, d, seed, site)
+shape = (b_n, t_n, d)
+
+# --- the cell and the lens -------------------------------------------------------------------
+for key, default in (("axes_b", 0), ("axes_t", 0), ("axes_i", 0), ("axes_groups", 2)):
+    st.session_state.setdefault(key, default)
+for key, high in (("axes_b", b_n - 1), ("axes_t", t_n - 1), ("axes_i", d - 1), ("axes_groups", d)):
+    _clamp(key, high)
+c1, c2, c3, c4 = st.columns(4)
+cb = int(c1.number_input("Sequence b", 0, b_n - 1, key="axes_b"))
+ct = int(c2.number_input("Token t", 0, t_n - 1, key="axes_t"))
+ci = int(c3.number_input("Feature i", 0, d - 1, key="axes_i"))
+groups = int(
+    c4.number_input(
+        "GroupNorm groups G", 1, d, key="axes_groups", help="G must divide d: each group holds d/G features."
+    )
+)
+cell = (cb, ct, ci)
+lens = st.radio("Highlight the cells that share statistics under", L.LENSES, horizontal=True, key="axes_lens")
+
+try:
+    L.check_groups(d, groups)
+except ValueError as exc:
+    st.warning(str(exc), icon="⚠️")
+
+readings = [L.read_lens(x, cell, name, groups=groups, eps=EPS) for name in L.LENSES]
+current = readings[L.LENSES.index(lens)]
+grid = _grid(source, b_n, t_n, d, seed, site)
+pad_rows: list[int] = []
+if source == SOURCES[1]:
+    pad_rows = np.flatnonzero(recording().attention_mask.reshape(-1) == 0).tolist()
+
+cell_text = f"x[{cb}, {ct}, {ci}] = {fmt(current.value)}"
+if current.group is None:
+    title = f"{lens} is undefined here — see the message above"
+else:
+    title = f"{lens}: your cell {cell_text} shares μ, σ² with {current.group.n:,} cells"
+st.plotly_chart(
+    charts_axes.axes_heatmap(
+        grid, current.group, cb * t_n + ct, ci, n_seq=b_n, seq_len=t_n, title=title, pad_rows=pad_rows
+    ),
+    key="axes_heatmap",
+)
+if grid.aggregated:
+    st.caption(
+        f"The tensor has {b_n * t_n:,} × {d:,} = {b_n * t_n * d:,} cells, more than a screen can show: each "
+        f"pixel is the mean of a block of {grid.row_step} tokens × {grid.col_step} features "
+        f"({grid.z.shape[0]} × {grid.z.shape[1]} = {grid.z.size:,} pixels sent). The outline and the "
+        "numbers below use the full tensor."
+    )
+else:
+    st.caption("Rows are tokens, columns are features; black lines separate the sequences.")
+if current.group is not None:
+    st.markdown(f"**{lens}** pools *{current.group.description}*.")
+
+rows = []
+for r in readings:
+    rows.append(
+        {
+            "lens": r.lens,
+            "x̂ of your cell": fmt(r.x_hat) if r.x_hat is not None else "undefined",
+            "values pooled": r.group.n if r.group else None,
+            "μ of the group": "not used"
+            if r.lens == "RMSNorm" and r.problem is None
+            else (fmt(r.mu) if r.mu is not None else "—"),
+            "σ² of the group": (f"{fmt(r.var)} (mean of x²)" if r.lens == "RMSNorm" else fmt(r.var))
+            if r.var is not None
+            else "—",
+            "pools": r.group.description if r.group else "—",
+        }
+    )
+st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="axes_table")
+st.plotly_chart(
+    charts_axes.lens_value_bars(L.LENSES, [r.x_hat for r in readings], current.value), key="axes_values"
+)
+for r in readings:
+    if r.problem and r.lens == "BatchNorm":
+        st.info(
+            "BatchNorm is undefined for a batch of one token: every feature's 'batch' holds a single "
+            "value, so x − μ is 0 and there is no spread to divide by. " + r.problem,
+            icon="ℹ️",
+        )
+
+# --- counting statistics ---------------------------------------------------------------------
+st.subheader("How many statistics does each lens compute?")
+counts = L.stat_counts(shape, groups=groups)
+st.plotly_chart(
+    charts_axes.stat_count_bars(
+        [c.lens for c in counts],
+        [c.total for c in counts],
+        [f"{c.total:,}  ({c.stats_per_group} per {c.per})" for c in counts],
+    ),
+    key="axes_counts",
+)
+by = {c.lens: c for c in counts}
+st.markdown(
+    f"For this shape (B = {b_n}, T = {t_n}, d = {d}): LayerNorm computes **2 numbers per token** "
+    f"(μ and σ²), {by['LayerNorm'].total:,} in all, each from that token's own {d} features — exact, "
+    f"no batch needed. BatchNorm computes **2 numbers per feature**, {by['BatchNorm'].total:,} in all, "
+    f"each *estimated* from the {b_n * t_n:,} tokens that happen to share the batch. "
+    "Pick the preset with d = 512 to see the lesson's example: 512 means and 512 variances for BatchNorm."
+)
+
+# --- padding ---------------------------------------------------------------------------------
+st.subheader("Padding: tokens that are not there still count for BatchNorm")
+if source == SOURCES[1]:
+    rec = recording()
+    eff = L.padding_effect(x, rec.attention_mask, eps=EPS)
+    real = np.flatnonzero(rec.attention_mask.reshape(-1) == 1)
+    labels = [f"s{r // t_n}·{rec.tokens.reshape(-1)[r]}·{r % t_n}" for r in real]
+    m1, m2, m3 = st.columns(3)
+    m1.metric("padding tokens in the batch", f"{eff.n_pad} of {eff.n_pad + eff.n_real}")
+    m2.metric("largest BatchNorm change", fmt(float(eff.bn_change.max())))
+    m3.metric("largest LayerNorm change", fmt(float(eff.ln_change.max())), help="Exactly 0: not rounding.")
+    st.plotly_chart(charts_axes.padding_bars(labels, eff.bn_change, eff.ln_change), key="axes_padding")
+    st.caption(
+        "Each real token normalized twice: once in the padded batch, once in a batch of the real tokens "
+        "only. BatchNorm's per-feature mean and variance include the padding rows, so every real token's "
+        "output moves; LayerNorm only ever looks at the token itself."
+    )
+else:
+    st.info("Switch **Data** to the real MiniLM batch: its 7 sentences are padded to 17 positions.", icon="ℹ️")
+
+# --- identities ------------------------------------------------------------------------------
+st.subheader("Four identities, checked on this batch")
+if d < 2:
+    st.info("The identities need d ≥ 2.")
+else:
+    gaps, k = _identities(source, b_n, t_n, d, seed, site)
+    st.dataframe(
+        pd.DataFrame({"identity": list(gaps), "largest |difference|": [fmt(v) for v in gaps.values()]}),
+        hide_index=True,
+        width="stretch",
+        key="axes_identities",
+    )
+    st.caption(
+        f"Computed on the first {k} of {b_n} sequence(s) with the core functions on both sides; "
+        "differences are float64 rounding (about 1e-16), not approximation. For GroupNorm and "
+        "InstanceNorm the features are the channels C and the tokens the positions L."
+    )
+
+page.notice(
+    [
+        "Under LayerNorm the outline is one *row*; under BatchNorm it is one *column* through every sequence.",
+        "Change the batch (seed, B, or another sequence): LayerNorm's x̂ of your cell only changes if your "
+        "token changes; BatchNorm's changes with any token in the batch.",
+        "Set G = 1 and G = d for GroupNorm: it becomes LayerNorm over a whole sequence, then InstanceNorm.",
+        "RMSNorm's x̂ is close to LayerNorm's when the token's mean is near 0 — and far off when it is not.",
+    ]
+)
+page.predict_then_reveal(
+    "axes_q",
+    "A transformer has d = 512 and you run it on a batch of 32 sequences of 100 tokens. "
+    "How many means does BatchNorm compute per layer?",
+    ["512", "3,200", "32", "1"],
+    0,
+    "One per feature, across all 3,200 tokens. LayerNorm computes one per token instead: 3,200.",
+)
+page.show_source(L.read_lens, L.lens_group, L.padding_effect)

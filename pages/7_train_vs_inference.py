@@ -1,0 +1,267 @@
+"""Training vs inference: BatchNorm's two modes and LayerNorm's one."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+import streamlit as st
+
+import layernorm as ln
+from layernorm import running as R
+from ui import charts_axes, page
+from ui.text import fmt, tex_num
+
+EPS = ln.DEFAULT_EPS
+D_CHOICES = [2, 4, 8, 16, 32, 64]
+BATCH_OF_ONE = (
+    "**A batch of one is undefined for BatchNorm in training.** Each feature's batch then holds a single "
+    "number, so the batch mean *is* that number: x − μ_B = 0 for every feature and the output is β "
+    "whatever the input. The spread is 0, and the ÷(n−1) variance used for the running update is 0/0. "
+    "PyTorch refuses with *“Expected more than 1 value per channel when training”*. LayerNorm has no such "
+    "problem: it averages over the token's d features, and one token has d of them."
+)
+
+
+@st.cache_data(max_entries=16)
+def _spread(d: int, seed: int, n: int, redraws: int) -> R.RedrawSpread:
+    """Redraws cost n·d·redraws work; cached so other controls stay quick."""
+    return R.redraw_spread(R.make_population(d, seed=seed), n, n_redraws=redraws, fixed_seed=seed, eps=EPS)
+
+
+page.header(
+    "Training vs inference · BatchNorm has two modes, LayerNorm one",
+    "BatchNorm needs a batch to know what is typical for a feature. During training it uses the "
+    "current batch and quietly keeps a running average of what it saw; at inference, when examples may "
+    "come one at a time, it uses that stored average instead. So the same example can come out "
+    "differently depending on its batch-mates, on the batch size, and on whether the model is training. "
+    "LayerNorm only ever looks at the example itself, so none of this applies to it.",
+)
+st.latex(
+    r"\text{train: }\hat{x} = \frac{x-\mu_B}{\sqrt{\sigma_B^2+\varepsilon}},\quad "
+    r"\sigma_B^2=\frac{1}{n}\sum (x-\mu_B)^2 \qquad "
+    r"\text{inference: }\hat{x} = \frac{x-\hat\mu}{\sqrt{\hat\sigma^2+\varepsilon}}"
+)
+st.latex(
+    r"\hat\mu \leftarrow (1-m)\,\hat\mu + m\,\mu_B,\qquad "
+    r"\hat\sigma^2 \leftarrow (1-m)\,\hat\sigma^2 + m\,\frac{n}{n-1}\,\sigma_B^2"
+)
+
+with st.container(border=True):
+    c1, c2, c3, c4, c5 = st.columns(5)
+    n = int(c1.slider("Batch size n", 1, R.MAX_BATCH, 16, key="tvi_n", persist_state="session"))
+    m = float(
+        c2.slider("Momentum m (PyTorch)", 0.0, 1.0, 0.1, 0.01, key="tvi_momentum", persist_state="session")
+    )
+    c2.caption(f"Keras calls the same setting momentum = {1 - m:.2f} (it weights the old value).")
+    d = int(c3.select_slider("Features d", D_CHOICES, value=8, key="tvi_d", persist_state="session"))
+    st.session_state.setdefault("tvi_feature", 0)
+    if int(st.session_state["tvi_feature"]) > d - 1:  # d just shrank
+        st.session_state["tvi_feature"] = d - 1
+    k = int(c4.number_input("Feature to follow", 0, d - 1, key="tvi_feature"))
+    seed = int(c5.number_input("Seed", 0, 9999, 0, key="tvi_seed", persist_state="session"))
+
+pop = R.make_population(d, seed=seed)
+# The running state belongs to one population: a new d or seed starts training afresh.
+if st.session_state.get("tvi_config") != (d, seed) or "tvi_history" not in st.session_state:
+    st.session_state["tvi_config"] = (d, seed)
+    st.session_state["tvi_history"] = []  # list of TrainStep, oldest first
+history: list[R.TrainStep] = st.session_state["tvi_history"]
+state = history[-1].after if history else R.initial_state(d)
+
+# --- training ---------------------------------------------------------------------------------
+st.subheader("1 · Training: step through batches")
+b1, b2, b3, b4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
+next_clicked = b1.button("Next batch", key="tvi_next", disabled=n == 1, type="primary")
+auto_steps = int(b2.select_slider("Auto-run length", [10, 25, 50, 100, 200], value=50, key="tvi_auto_steps"))
+auto_clicked = b3.button(f"Auto-run {auto_steps} batches", key="tvi_auto", disabled=n == 1)
+if b4.button("Reset training", key="tvi_reset"):
+    history.clear()
+    state = R.initial_state(d)
+if n == 1:
+    st.error(BATCH_OF_ONE, icon="⚠️")
+    try:  # the core says the same thing; show its words too
+        R.train_step(state, pop, n, momentum=m, seed=seed, eps=EPS)
+    except ValueError as exc:
+        st.caption(f"The core's message: {exc}")
+elif next_clicked or auto_clicked:
+    total = 1 if next_clicked else auto_steps
+    bar = st.progress(0.0, text="Training…") if auto_clicked else None
+    for j in range(total):
+        step = R.train_step(state, pop, n, momentum=m, seed=seed, eps=EPS)
+        if history:  # keep only the numbers the charts need from older batches (memory)
+            history[-1] = replace(history[-1], batch=history[-1].batch[:2], y=history[-1].y[:2])
+        history.append(step)
+        state = step.after
+        if bar is not None:
+            bar.progress((j + 1) / total, text=f"Training: batch {j + 1} of {total}")
+            time.sleep(0.01)  # slow enough to watch the bar move in class
+    if bar is not None:
+        bar.empty()
+
+if history:
+    last = history[-1]
+    steps = np.array([h.after.step for h in history])
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(
+        charts_axes.running_chart(
+            steps,
+            np.array([h.after.running_mean[k] for h in history]),
+            np.array([h.batch_mean[k] for h in history]),
+            float(pop.mean[k]),
+            what="mean",
+        ),
+        key="tvi_chart_mean",
+    )
+    c2.plotly_chart(
+        charts_axes.running_chart(
+            steps,
+            np.array([h.after.running_var[k] for h in history]),
+            np.array([h.batch_var_unbiased[k] for h in history]),
+            float(pop.std[k] ** 2),
+            what="variance",
+        ),
+        key="tvi_chart_var",
+    )
+    n_last = last.batch.shape[0]
+    st.markdown(f"**The variance detail, feature {k}, batch {last.after.step}** (n = {n_last}):")
+    st.latex(
+        rf"\sigma_B^2 = \tfrac{{1}}{{n}}\textstyle\sum = {tex_num(last.batch_var[k])}\ \text{{(normalizes)}}"
+        rf"\qquad \tfrac{{n}}{{n-1}}\sigma_B^2 = {tex_num(last.batch_var_unbiased[k])}\ \text{{(is stored)}}"
+    )
+    st.latex(
+        rf"\hat\sigma^2 \leftarrow (1-{tex_num(last.momentum)})\cdot {tex_num(last.before.running_var[k])}"
+        rf" + {tex_num(last.momentum)}\cdot {tex_num(last.batch_var_unbiased[k])}"
+        rf" = {tex_num(last.after.running_var[k])}"
+    )
+else:
+    st.info(
+        "No training yet: the running mean starts at 0 and the running variance at 1 (PyTorch's "
+        "initial values). Press **Next batch** or **Auto-run**.",
+        icon="ℹ️",
+    )
+m1, m2, m3 = st.columns(3)
+m1.metric("batches seen", state.step)
+m2.metric(f"running mean, feature {k}", fmt(state.running_mean[k]))
+m3.metric(f"running variance, feature {k}", fmt(state.running_var[k]))
+st.caption(f"The true values for feature {k}: mean {fmt(pop.mean[k])}, variance {fmt(pop.std[k] ** 2)}.")
+
+# --- the switch --------------------------------------------------------------------------------
+st.subheader("2 · Switch to inference")
+mode = (
+    st.segmented_control(
+        "Mode", ["Training", "Inference"], default="Training", key="tvi_mode", persist_state="session"
+    )
+    or "Training"
+)
+mates_draw = int(st.session_state.get("tvi_mates_draw", 0))
+if n == 1 and mode == "Training":
+    st.warning(
+        "Training mode needs a batch of at least 2 (see above). LayerNorm of the example: "
+        + ", ".join(fmt(v, 3) for v in ln.layer_norm(R.draw_batch(pop, 1, seed=(seed, 0)))[0][:4])
+        + " …",
+        icon="⚠️",
+    )
+else:
+    x0, bn_train, ln_y = R.batch_mates(pop, max(n, 2), fixed_seed=seed, mates_seed=mates_draw, eps=EPS)
+    bn_eval = ln.batch_norm_eval(x0[None, :], None, None, state.running_mean, state.running_var, eps=EPS)[0]
+    bn_y = bn_train if mode == "Training" else bn_eval
+    uses = "this batch's μ_B and σ²_B" if mode == "Training" else "the running μ̂ and σ̂² stored in training"
+    c1, c2, c3 = st.columns(3)
+    c1.metric(f"input x, feature {k}", fmt(x0[k]))
+    c2.metric(f"BatchNorm ({mode.lower()})", fmt(bn_y[k]), help=f"Uses {uses}.")
+    c3.metric("LayerNorm (both modes)", fmt(ln_y[k]))
+    st.markdown(
+        f"In **{mode.lower()}** mode BatchNorm uses {uses}. Switching modes changes its output for this "
+        f"example from {fmt(bn_train[k])} (training) to {fmt(bn_eval[k])} (inference); LayerNorm gives "
+        f"{fmt(ln_y[k])} in both, because it has no mode."
+    )
+
+# --- noise from small batches --------------------------------------------------------------------
+st.subheader("3 · Small batches give noisy statistics")
+redraws = int(st.slider("Redraws of the batch-mates", 20, 500, 200, 10, key="tvi_redraws"))
+if n == 1:
+    st.error(BATCH_OF_ONE, icon="⚠️")
+else:
+    spread = _spread(d, seed, n, redraws)
+    st.plotly_chart(
+        charts_axes.redraw_chart(spread.bn_y[:, k], float(spread.ln_y[0, k]), n), key="tvi_chart_spread"
+    )
+    s1, s2 = st.columns(2)
+    s1.metric(f"spread (std) of BatchNorm's output, feature {k}", fmt(spread.bn_std[k]))
+    s2.metric("spread of LayerNorm's output", fmt(spread.ln_std[k]))
+    st.caption(
+        "Raise n: the histogram narrows roughly like 1/√n. At n = 2 BatchNorm's output is about ±1 "
+        "whatever the values: two numbers always standardize to −1 and +1."
+    )
+
+# --- batch-mates ----------------------------------------------------------------------------------
+st.subheader("4 · Batch-mates")
+if st.button("Redraw the other examples in the batch", key="tvi_mates", disabled=n == 1):
+    st.session_state["tvi_mates_draw"] = mates_draw + 1
+    mates_draw += 1
+if n == 1:
+    st.info("With n = 1 there are no batch-mates, and training BatchNorm is undefined.", icon="ℹ️")
+else:
+    _, bn_now, ln_now = R.batch_mates(pop, n, fixed_seed=seed, mates_seed=mates_draw, eps=EPS)
+    _, bn_before, ln_before = R.batch_mates(
+        pop, n, fixed_seed=seed, mates_seed=max(mates_draw - 1, 0), eps=EPS
+    )
+    t1, t2 = st.columns(2)
+    t1.metric(
+        f"BatchNorm, feature {k} (draw {mates_draw})",
+        fmt(bn_now[k]),
+        delta=fmt(bn_now[k] - bn_before[k]) if mates_draw else None,
+        delta_color="off",
+    )
+    t2.metric(
+        f"LayerNorm, feature {k} (draw {mates_draw})",
+        fmt(ln_now[k]),
+        delta=fmt(ln_now[k] - ln_before[k]) if mates_draw else None,
+        delta_color="off",
+    )
+    st.caption("Your example stays the same; only the other rows of the batch are redrawn.")
+
+# --- distribution shift ---------------------------------------------------------------------------
+st.subheader("5 · Distribution shift at test time")
+c1, c2 = st.columns(2)
+shift = float(c1.slider("Shift every feature's mean by", -5.0, 5.0, 2.0, 0.5, key="tvi_shift"))
+scale = float(c2.slider("Multiply every feature's spread by", 0.25, 4.0, 1.0, 0.25, key="tvi_scale"))
+res = R.shift_test(state, pop, shift=shift, scale=scale, n=128, seed=seed, eps=EPS)
+if state.step == 0:
+    st.warning(
+        "BatchNorm has not been trained yet, so its running statistics are still 0 and 1: "
+        "train a few batches in section 1 first.",
+        icon="⚠️",
+    )
+st.plotly_chart(
+    charts_axes.shift_chart(res.bn_mean, res.bn_std, res.ln_mean, res.ln_std), key="tvi_chart_shift"
+)
+r1, r2, r3, r4 = st.columns(4)
+r1.metric("BatchNorm output mean", fmt(res.bn_mean))
+r2.metric("BatchNorm output std", fmt(res.bn_std))
+r3.metric("LayerNorm output mean", fmt(res.ln_mean))
+r4.metric("LayerNorm output std", fmt(res.ln_std))
+st.caption(
+    "128 test examples from the shifted distribution. BatchNorm normalizes them with the running "
+    "statistics of the *training* data; LayerNorm with each example's own features."
+)
+
+page.notice(
+    [
+        "Small momentum: the running mean moves slowly and smoothly; momentum 1 copies the last batch, noise and all.",
+        "The running variance is stored with ÷(n−1) but each batch is normalized with ÷n — visible at small n.",
+        "Batch size 2: BatchNorm's training output is always about ±1, whatever the data.",
+        "Shift the test data: BatchNorm's outputs drift off mean 0 / std 1; LayerNorm's stay put.",
+    ]
+)
+page.predict_then_reveal(
+    "tvi_q",
+    "You serve a trained transformer one sentence at a time. Which normalization behaves exactly as in training?",
+    ["BatchNorm", "LayerNorm", "Both", "Neither"],
+    1,
+    "LayerNorm computes the same per-token statistics in training and inference; BatchNorm switches "
+    "from batch statistics to stored running ones.",
+)
+page.show_source(R.train_step, ln.batch_norm_train, ln.batch_norm_eval, R.shift_test)

@@ -1,0 +1,226 @@
+"""AppTest for "Which axis?" and "Training vs inference": every control, extreme values, no exceptions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from layernorm import lenses as L
+from layernorm import running as R
+from ui.text import fmt
+
+AXES, TVI = "pages/6_which_axis.py", "pages/7_train_vs_inference.py"
+
+
+@pytest.fixture(autouse=True)
+def _clear_caches() -> Iterator[None]:
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+
+
+def _open(path: str) -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.run()
+    assert not at.exception
+    at.switch_page(path).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _metric(at: AppTest, label_start: str) -> str:
+    for m in at.metric:
+        if m.label.startswith(label_start):
+            return str(m.value)
+    raise AssertionError(f"no metric {label_start!r}: {[m.label for m in at.metric]}")
+
+
+# --- Which axis? ------------------------------------------------------------------------------
+
+
+def test_which_axis_default_numbers_come_from_the_core() -> None:
+    at = _open(AXES)
+    x = L.random_batch(2, 4, 8, seed=0)
+    table = at.dataframe[0].value
+    assert list(table["lens"]) == list(L.LENSES)
+    for lens in L.LENSES:
+        r = L.read_lens(x, (0, 0, 0), lens, groups=2)
+        row = table[table["lens"] == lens].iloc[0]
+        assert row["x̂ of your cell"] == fmt(r.x_hat)
+        assert row["values pooled"] == r.group.n
+    assert len(at.get("plotly_chart")) == 3  # heatmap, one-cell bars, counts
+
+
+def test_which_axis_every_control_moves_the_numbers() -> None:
+    at = _open(AXES)
+    at.number_input(key="axes_B").set_value(3).run()
+    at.number_input(key="axes_T").set_value(5).run()
+    at.select_slider(key="axes_d").set_value(12).run()
+    at.number_input(key="axes_seed").set_value(7).run()
+    at.number_input(key="axes_b").set_value(2).run()
+    at.number_input(key="axes_t").set_value(4).run()
+    at.number_input(key="axes_i").set_value(11).run()
+    at.number_input(key="axes_groups").set_value(3).run()
+    at.radio(key="axes_lens").set_value("GroupNorm").run()
+    assert not at.exception
+    assert (at.number_input(key="axes_B").value, at.select_slider(key="axes_d").value) == (3, 12)
+    assert at.number_input(key="axes_i").value == 11 and at.number_input(key="axes_groups").value == 3
+    x = L.random_batch(3, 5, 12, seed=7)
+    table = at.dataframe[0].value
+    for lens in L.LENSES:
+        r = L.read_lens(x, (2, 4, 11), lens, groups=3)
+        row = table[table["lens"] == lens].iloc[0]
+        assert row["x̂ of your cell"] == fmt(r.x_hat), lens
+    assert any("features 8–11 (group 3 of 3) in sequence 2" in m.value for m in at.markdown)
+    assert any("GroupNorm: your cell x[2, 4, 11]" in str(c.proto.spec) for c in at.get("plotly_chart"))
+
+
+def test_which_axis_groups_not_dividing_d_is_a_message() -> None:
+    at = _open(AXES)
+    at.number_input(key="axes_groups").set_value(3).run()  # d = 8
+    assert not at.exception
+    assert any("G = 3 does not divide d = 8" in w.value for w in at.warning)
+    row = at.dataframe[0].value.set_index("lens").loc["GroupNorm"]
+    assert row["x̂ of your cell"] == "undefined"
+
+
+def test_which_axis_one_token_batch_and_d_2() -> None:
+    at = _open(AXES)
+    at.selectbox(key="axes_preset").set_value("One token: 1 × 1 × 2").run()
+    assert not at.exception
+    assert (at.number_input(key="axes_B").value, at.number_input(key="axes_T").value) == (1, 1)
+    assert at.select_slider(key="axes_d").value == 2
+    row = at.dataframe[0].value.set_index("lens").loc["BatchNorm"]
+    assert row["x̂ of your cell"] == "undefined"
+    assert any("undefined for a batch of one token" in i.value for i in at.info)
+
+
+def test_which_axis_lesson_preset_counts_512_features() -> None:
+    at = _open(AXES)
+    at.selectbox(key="axes_preset").set_value("The lesson's example: d = 512 (4 × 16 × 512)").run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert (
+        "2 numbers per feature**, 1,024 in all" in text
+        and "2 numbers per token** (μ and σ²), 128 in all" in text
+    )
+
+
+def test_which_axis_largest_and_d4096_stay_light() -> None:
+    at = _open(AXES)
+    at.selectbox(key="axes_preset").set_value("Largest: 64 × 128 × 768").run()
+    assert not at.exception
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    assert len(specs[0]) < 3_000_000  # the heatmap is block-averaged, not 6.3M cells
+    assert any("each pixel is the mean of a block of 32 tokens × 2 features" in c.value for c in at.caption)
+    at.number_input(key="axes_B").set_value(16).run()
+    at.select_slider(key="axes_d").set_value(4096).run()  # 16·128·4096 = 8.4M: at the limit
+    assert not at.exception and not at.error
+    at.number_input(key="axes_B").set_value(17).run()  # over the limit: a message
+    assert not at.exception
+    assert any("more than this lab builds" in e.value for e in at.error)
+
+
+def test_which_axis_real_minilm_batch_shows_padding() -> None:
+    at = _open(AXES)
+    at.radio(key="axes_source").set_value("Real MiniLM batch (padded)").run()
+    assert not at.exception
+    assert _metric(at, "padding tokens") == "35 of 119"
+    assert _metric(at, "largest LayerNorm change") == "0"
+    assert float(_metric(at, "largest BatchNorm change")) > 0.1
+    before = _metric(at, "largest BatchNorm change")
+    at.selectbox(key="axes_site").set_value(6).run()
+    assert not at.exception and _metric(at, "largest BatchNorm change") != before
+
+
+# --- Training vs inference ------------------------------------------------------------------------
+
+
+def test_training_steps_update_the_running_statistics() -> None:
+    at = _open(TVI)
+    assert _metric(at, "batches seen") == "0"
+    at.button(key="tvi_next").click().run()
+    assert not at.exception and _metric(at, "batches seen") == "1"
+    pop = R.make_population(8, seed=0)
+    step = R.train_step(R.initial_state(8), pop, 16, momentum=0.1, seed=0)
+    assert _metric(at, "running variance, feature 0") == fmt(step.after.running_var[0])
+    at.select_slider(key="tvi_auto_steps").set_value(10).run()
+    at.button(key="tvi_auto").click().run()
+    assert not at.exception and _metric(at, "batches seen") == "11"
+    state = R.initial_state(8)
+    for _ in range(11):
+        state = R.train_step(state, pop, 16, momentum=0.1, seed=0).after
+    assert _metric(at, "running mean, feature 0") == fmt(state.running_mean[0])
+    at.button(key="tvi_reset").click().run()
+    assert _metric(at, "batches seen") == "0"
+
+
+def test_momentum_feature_seed_and_d_controls() -> None:
+    at = _open(TVI)
+    at.slider(key="tvi_momentum").set_value(0.5).run()
+    at.select_slider(key="tvi_d").set_value(4).run()
+    at.number_input(key="tvi_feature").set_value(3).run()
+    at.number_input(key="tvi_seed").set_value(5).run()
+    at.button(key="tvi_next").click().run()
+    assert not at.exception
+    assert at.slider(key="tvi_momentum").value == 0.5 and at.number_input(key="tvi_feature").value == 3
+    assert any("momentum = 0.50" in c.value for c in at.caption)
+    step = R.train_step(R.initial_state(4), R.make_population(4, seed=5), 16, momentum=0.5, seed=5)
+    assert _metric(at, "running mean, feature 3") == fmt(step.after.running_mean[3])
+
+
+def test_batch_of_one_explains_in_words() -> None:
+    at = _open(TVI)
+    at.slider(key="tvi_n").set_value(1).run()
+    assert not at.exception and at.slider(key="tvi_n").value == 1
+    assert any("A batch of one is undefined" in e.value for e in at.error)
+    assert at.button(key="tvi_next").disabled
+    assert any("more than 1 value per channel" in c.value for c in at.caption)
+
+
+def test_batch_of_256_and_noise_shrinks() -> None:
+    at = _open(TVI)
+    at.slider(key="tvi_n").set_value(2).run()
+    small = float(_metric(at, "spread (std) of BatchNorm"))
+    at.slider(key="tvi_n").set_value(256).run()
+    assert not at.exception and at.slider(key="tvi_n").value == 256
+    large = float(_metric(at, "spread (std) of BatchNorm"))
+    assert large < small / 3
+    assert _metric(at, "spread of LayerNorm") == "0"
+    at.slider(key="tvi_redraws").set_value(50).run()
+    spread = R.redraw_spread(R.make_population(8), 256, n_redraws=50, fixed_seed=0)
+    assert _metric(at, "spread (std) of BatchNorm") == fmt(spread.bn_std[0])
+
+
+def test_batch_mates_and_mode_switch() -> None:
+    at = _open(TVI)
+    ln_before = _metric(at, "LayerNorm, feature 0")
+    bn_before = _metric(at, "BatchNorm, feature 0")
+    at.button(key="tvi_mates").click().run()
+    assert not at.exception
+    assert _metric(at, "LayerNorm, feature 0") == ln_before
+    assert _metric(at, "BatchNorm, feature 0") != bn_before
+    train_value = _metric(at, "BatchNorm (training)")
+    at.segmented_control(key="tvi_mode").set_value("Inference").run()
+    assert not at.exception
+    pop = R.make_population(8)
+    x0 = R.draw_batch(pop, 1, seed=(0, 0))
+    assert _metric(at, "BatchNorm (inference)") == fmt((x0[0, 0] - 0.0) / np.sqrt(1.0 + 1e-5))
+    assert _metric(at, "BatchNorm (inference)") != train_value
+
+
+def test_distribution_shift_numbers() -> None:
+    at = _open(TVI)
+    at.select_slider(key="tvi_auto_steps").set_value(100).run()
+    at.button(key="tvi_auto").click().run()
+    at.slider(key="tvi_shift").set_value(5.0).run()
+    at.slider(key="tvi_scale").set_value(4.0).run()
+    assert not at.exception
+    assert at.slider(key="tvi_shift").value == 5.0
+    assert float(_metric(at, "BatchNorm output std")) > 2.5
+    assert float(_metric(at, "LayerNorm output std")) == pytest.approx(1.0, abs=1e-3)
+    assert abs(float(_metric(at, "LayerNorm output mean").replace("−", "-"))) < 1e-12

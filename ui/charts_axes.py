@@ -1,0 +1,282 @@
+"""Figures for the "Which axis?" and "Training vs inference" pages: arrays in, ``go.Figure`` out.
+
+No Streamlit calls and no statistics: block means, percentiles, spreads and counts all
+come from :mod:`layernorm.lenses` / :mod:`layernorm.running`. One message per chart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from layernorm.lenses import DisplayGrid, LensGroup
+from ui.theme import COLORS, FONT_SIZE, base_layout
+
+# One colour per lens, taken from the app palette (LayerNorm = normalized green,
+# BatchNorm = the palette's BatchNorm brown).
+LENS_COLORS: dict[str, str] = {
+    "LayerNorm": COLORS["x_hat"],
+    "BatchNorm": COLORS["batch"],
+    "InstanceNorm": COLORS["x"],
+    "GroupNorm": COLORS["gamma"],
+    "RMSNorm": COLORS["mu"],
+}
+
+
+def axes_heatmap(
+    grid: DisplayGrid,
+    group: LensGroup | None,
+    cell_row: int,
+    cell_col: int,
+    *,
+    n_seq: int,
+    seq_len: int,
+    title: str,
+    pad_rows: Sequence[int] = (),
+) -> go.Figure:
+    """Tokens as rows, features as columns; the lens's group outlined, the chosen cell marked.
+
+    ``grid`` is already reduced to screen size; coordinates stay those of the full tensor
+    (row ``b * T + t``, feature ``i``), so ``group`` and the cell are drawn exactly.
+    ``pad_rows`` (original row numbers) get a grey tick mark on the left edge.
+    """
+    fig = go.Figure(
+        go.Heatmap(
+            z=grid.z,
+            x=grid.col_centers,
+            y=grid.row_centers,
+            colorscale="RdBu_r",
+            zmid=0.0,
+            zmin=-grid.zmax,
+            zmax=grid.zmax,
+            colorbar={"title": {"text": "x"}, "thickness": 14},
+            hovertemplate="feature %{x:.0f}<br>row %{y:.0f}<br>x = %{z:.3g}<extra></extra>",
+        )
+    )
+    if group is not None:  # spotlight: fade every cell outside the group, outline the group
+        x_lo, x_hi = -0.5, float(grid.col_centers[-1] + grid.col_step)
+        y_lo, y_hi = -0.5, float(grid.row_centers[-1] + grid.row_step)
+        gx0, gx1 = group.cols[0] - 0.5, group.cols[1] - 0.5
+        gy0, gy1 = group.rows[0] - 0.5, group.rows[1] - 0.5
+        for x0, x1, y0, y1 in (
+            (x_lo, x_hi, y_lo, gy0),
+            (x_lo, x_hi, gy1, y_hi),
+            (x_lo, gx0, gy0, gy1),
+            (gx1, x_hi, gy0, gy1),
+        ):
+            if x1 > x0 and y1 > y0:
+                fig.add_shape(
+                    type="rect",
+                    x0=x0,
+                    x1=x1,
+                    y0=y0,
+                    y1=y1,
+                    fillcolor="white",
+                    opacity=0.72,
+                    line_width=0,
+                    layer="above",
+                )
+        fig.add_shape(
+            type="rect",
+            x0=gx0,
+            x1=gx1,
+            y0=gy0,
+            y1=gy1,
+            line={"color": LENS_COLORS.get(group.lens, "black"), "width": 5},
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[cell_col],
+            y=[cell_row],
+            mode="markers",
+            name="your cell",
+            showlegend=False,
+            marker={"symbol": "circle-open", "size": 22, "color": "black", "line": {"width": 4}},
+            hoverinfo="skip",
+        )
+    )
+    if 1 < n_seq <= 32:
+        for b in range(1, n_seq):
+            fig.add_hline(y=b * seq_len - 0.5, line={"color": "black", "width": 2})
+    for r in pad_rows:  # a grey tab left of the plot marks each padding token's row
+        fig.add_shape(
+            type="rect",
+            xref="paper",
+            x0=-0.012,
+            x1=-0.002,
+            y0=r - 0.5,
+            y1=r + 0.5,
+            fillcolor=COLORS["centered"],
+            line_width=0,
+        )
+    step = max(1, int(np.ceil(n_seq / 16)))
+    ticks = [b * seq_len + (seq_len - 1) / 2 for b in range(0, n_seq, step)]
+    fig.update_yaxes(
+        autorange="reversed",
+        tickvals=ticks,
+        ticktext=[f"seq {b}" for b in range(0, n_seq, step)],
+        showgrid=False,
+        zeroline=False,
+        ticklabelstandoff=16,  # room for the padding tabs
+    )
+    fig.update_xaxes(showgrid=False, zeroline=False)
+    base_layout(
+        fig, title, x_title="feature i  (columns)", y_title="tokens (rows), grouped by sequence", height=560
+    )
+    fig.update_layout(showlegend=False, margin={"l": 110, "r": 20, "t": 80, "b": 60})
+    return fig
+
+
+def lens_value_bars(lenses: Sequence[str], x_hat: Sequence[float | None], value: float) -> go.Figure:
+    """The chosen cell's normalized value under each lens (missing bars: lens undefined here)."""
+    ys = [np.nan if v is None else float(v) for v in x_hat]
+    fig = go.Figure(
+        go.Bar(
+            x=list(lenses),
+            y=ys,
+            marker_color=[LENS_COLORS.get(k, COLORS["warn"]) for k in lenses],
+            text=["undefined" if v is None else f"{v:.3g}" for v in x_hat],
+            textposition="outside",
+            textfont={"size": FONT_SIZE + 2},
+            cliponaxis=False,
+        )
+    )
+    fig.add_hline(y=0.0, line={"color": "black", "width": 1})
+    return base_layout(
+        fig, f"One cell (x = {value:.3g}), five normalized values", y_title="normalized value x̂", height=400
+    )
+
+
+def stat_count_bars(lenses: Sequence[str], totals: Sequence[int], captions: Sequence[str]) -> go.Figure:
+    """How many statistics each lens computes for this batch shape (log axis)."""
+    fig = go.Figure(
+        go.Bar(
+            y=list(lenses),
+            x=list(totals),
+            orientation="h",
+            text=list(captions),
+            textposition="outside",
+            marker_color=[LENS_COLORS.get(k, COLORS["warn"]) for k in lenses],
+            cliponaxis=False,
+            textfont={"size": FONT_SIZE},
+        )
+    )
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(autorange="reversed")
+    base_layout(
+        fig, "Statistics computed per forward pass", x_title="number of statistics (log scale)", height=380
+    )
+    fig.update_layout(margin={"l": 130, "r": 260, "t": 70, "b": 60})
+    return fig
+
+
+def padding_bars(labels: Sequence[str], bn_change: np.ndarray, ln_change: np.ndarray) -> go.Figure:
+    """Per real token: how much its output moves when padding tokens join the batch."""
+    fig = go.Figure()
+    fig.add_trace(
+        go.Bar(x=list(labels), y=bn_change, name="BatchNorm", marker_color=LENS_COLORS["BatchNorm"])
+    )
+    fig.add_trace(
+        go.Bar(
+            x=list(labels), y=ln_change, name="LayerNorm (exactly 0)", marker_color=LENS_COLORS["LayerNorm"]
+        )
+    )
+    fig.update_xaxes(showticklabels=len(labels) <= 40, tickangle=-60)
+    return base_layout(
+        fig,
+        "Padding moves BatchNorm's output for every real token; LayerNorm's not at all",
+        x_title="real token",
+        y_title="largest change of its output",
+        height=440,
+    )
+
+
+def running_chart(
+    steps: np.ndarray, running: np.ndarray, batch_values: np.ndarray, true_value: float, *, what: str
+) -> go.Figure:
+    """One feature's running statistic per training step, its batch values, and the population value."""
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=steps,
+            y=batch_values,
+            mode="markers",
+            name=f"this batch's {what}",
+            marker={"color": COLORS["batch"], "size": 8, "opacity": 0.6},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=steps, y=running, mode="lines", name=f"running {what}", line={"color": COLORS["mu"], "width": 4}
+        )
+    )
+    fig.add_hline(
+        y=true_value,
+        line={"color": "black", "width": 2, "dash": "dash"},
+        annotation_text=f"true {what} = {true_value:.3g}",
+        annotation_position="bottom right",
+        annotation_font={"size": FONT_SIZE},
+    )
+    return base_layout(
+        fig,
+        f"Running {what} of the feature you follow, step by step",
+        x_title="training step",
+        y_title=what,
+        height=380,
+    )
+
+
+def redraw_chart(bn_values: np.ndarray, ln_value: float, batch_size: int) -> go.Figure:
+    """Histogram of one example's BatchNorm output across redrawn batch-mates; LayerNorm's as a line."""
+    fig = go.Figure(
+        go.Histogram(
+            x=bn_values,
+            nbinsx=30,
+            name="BatchNorm (training)",
+            marker_color=LENS_COLORS["BatchNorm"],
+            opacity=0.85,
+        )
+    )
+    fig.add_vline(
+        x=ln_value,
+        line={"color": LENS_COLORS["LayerNorm"], "width": 5},
+        annotation_text=f"LayerNorm: {ln_value:.3g} every time",
+        annotation_position="top",
+        annotation_font={"size": FONT_SIZE, "color": LENS_COLORS["LayerNorm"]},
+    )
+    return base_layout(
+        fig,
+        f"Same example, {bn_values.size} different batches of {batch_size}",
+        x_title="output of the feature you follow",
+        y_title="how many batches",
+        height=380,
+    )
+
+
+def shift_chart(bn_mean: float, bn_std: float, ln_mean: float, ln_std: float) -> go.Figure:
+    """Mean and std of the test outputs: a well normalized output sits on 0 and 1."""
+    fig = go.Figure()
+    for name, vals in (("BatchNorm (running stats)", (bn_mean, bn_std)), ("LayerNorm", (ln_mean, ln_std))):
+        color = LENS_COLORS["BatchNorm" if name.startswith("Batch") else "LayerNorm"]
+        fig.add_trace(
+            go.Bar(
+                x=["mean of outputs", "std of outputs"],
+                y=list(vals),
+                name=name,
+                marker_color=color,
+                text=[f"{v:.2f}" for v in vals],
+                textposition="outside",
+                textfont={"size": FONT_SIZE + 2},
+                cliponaxis=False,
+            )
+        )
+    fig.add_shape(
+        type="line", x0=-0.45, x1=0.45, y0=0, y1=0, line={"color": "black", "dash": "dash", "width": 3}
+    )
+    fig.add_shape(
+        type="line", x0=0.55, x1=1.45, y0=1, y1=1, line={"color": "black", "dash": "dash", "width": 3}
+    )
+    fig.update_layout(barmode="group")
+    return base_layout(fig, "Test outputs: target mean 0 and std 1 (dashed)", y_title="value", height=400)
