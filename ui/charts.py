@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from ui.text import fmt
 from ui.theme import COLORS, LABELS, base_layout
 
 BAR_LIMIT = 128  # above this many features, bars become a line with markers
@@ -86,8 +87,8 @@ def variance_chart(squared: np.ndarray, var_pop: float, var_sample: float) -> go
         [("centered", squared)],
         "Squared deviations (xᵢ − μ)²: their average is σ²",
         hlines=[
-            ("mu", var_pop, f"σ² (÷d) = {var_pop:.4g}"),
-            ("warn", var_sample, f"÷(d−1) = {var_sample:.4g}"),
+            ("mu", var_pop, f"σ² (÷d) = {fmt(var_pop)}"),
+            ("warn", var_sample, f"÷(d−1) = {fmt(var_sample)}"),
         ],
         label_positions=("top left", "top right"),
         y_title="(xᵢ − μ)²",

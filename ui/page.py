@@ -35,8 +35,12 @@ def predict_then_reveal(
         choice = st.radio(
             "Your prediction", list(options), index=None, key=f"{key}_guess", label_visibility="collapsed"
         )
-        if st.button("Reveal", key=f"{key}_reveal", disabled=choice is None):
-            st.session_state[f"{key}_shown"] = True
+        st.button(
+            "Reveal",
+            key=f"{key}_reveal",
+            disabled=choice is None,
+            on_click=lambda: st.session_state.update({f"{key}_shown": True}),
+        )
         if st.session_state.get(f"{key}_shown") and choice is not None:
             if options.index(choice) == answer:
                 st.success(f"Right: {options[answer]}. {explanation}")
