@@ -4,6 +4,8 @@ Pure functions over float64 statistics; no Streamlit, no Plotly. See
 :mod:`layernorm.core` for the letters used in shapes (N, T, d, C).
 """
 
+from layernorm.activations import MiniLMRecording, load_minilm_recording
+from layernorm.backward import batch_norm_backward, layer_norm_backward, rms_norm_backward
 from layernorm.batch import DEFAULT_MOMENTUM, batch_norm_eval, batch_norm_train
 from layernorm.core import (
     DEFAULT_EPS,
@@ -36,13 +38,17 @@ __all__ = [
     "PRESETS",
     "InputError",
     "LayerNormSteps",
+    "MiniLMRecording",
     "ZeroVarianceError",
+    "batch_norm_backward",
     "batch_norm_eval",
     "batch_norm_train",
     "group_norm",
     "instance_norm",
     "layer_norm",
+    "layer_norm_backward",
     "layer_norm_steps",
+    "load_minilm_recording",
     "make_preset",
     "max_abs_diff",
     "mean",
@@ -51,6 +57,7 @@ __all__ = [
     "read_npy_vector",
     "read_uploaded_vector",
     "rms_norm",
+    "rms_norm_backward",
     "scale_shift",
     "standardize",
     "variance",
