@@ -1,0 +1,80 @@
+# LayerNorm Lab — developer commands.
+#
+#   make run          create/update .venv from requirements.txt, then `streamlit run app.py`
+#   make test         create/update .venv with requirements-dev.txt, make sure Debian's Chromium is
+#                     installed (scripts/ensure_chromium.sh), then ruff, mypy (strict, layernorm/) and
+#                     the whole pytest suite, the real-browser tests in tests/e2e included
+#   make lint         ruff check . and mypy only
+#   make bench        run every benchmarks/bench_*.py (prints ratios; never part of `make test`)
+#   make screenshots  full-page PNG of every page into screenshots/ (scripts/screenshot_pages.py)
+#   make clean        remove .venv and the tool caches
+#
+# The virtual environment is rebuilt only when a requirements*.txt file changes (stamp files
+# inside .venv). Chromium comes from Debian (apt-get install chromium), never `playwright install`.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip install --quiet --disable-pip-version-check --no-input
+REQS   := $(wildcard requirements*.txt)
+
+RUN_STAMP := $(VENV)/.stamp-run
+DEV_STAMP := $(VENV)/.stamp-dev
+
+.DEFAULT_GOAL := help
+.PHONY: help run test lint pytest chromium bench screenshots clean
+
+help:
+	@sed -n '1,/^$$/p' $(MAKEFILE_LIST) | sed 's/^# \{0,1\}//'
+
+# --- the virtual environment -------------------------------------------------------------------
+
+$(PY):
+	@echo "==> creating $(VENV) with $$($(PYTHON) --version)"
+	$(PYTHON) -m venv $(VENV)
+
+# Runtime packages only (what `streamlit run` needs).
+$(RUN_STAMP): $(REQS) | $(PY)
+	@echo "==> installing requirements.txt into $(VENV)"
+	$(PIP) -r requirements.txt
+	@touch $@
+
+# Runtime + tests, linters, Playwright (requirements-dev.txt includes requirements.txt).
+$(DEV_STAMP): $(REQS) | $(PY)
+	@echo "==> installing requirements-dev.txt into $(VENV)"
+	$(PIP) -r requirements-dev.txt
+	@touch $@ $(RUN_STAMP)
+
+# --- everyday commands -------------------------------------------------------------------------
+
+run: $(RUN_STAMP)
+	$(PY) -m streamlit run app.py
+
+chromium:
+	@bash scripts/ensure_chromium.sh
+
+lint: $(DEV_STAMP)
+	@echo "==> ruff check ."
+	$(PY) -m ruff check .
+	@echo "==> mypy (strict, layernorm/)"
+	$(PY) -m mypy
+
+pytest: $(DEV_STAMP) chromium
+	@echo "==> pytest (all tests, real-browser tests included)"
+	$(PY) -m pytest
+
+test: lint pytest
+
+bench: $(DEV_STAMP)
+	@set -e; found=0; \
+	for f in benchmarks/bench_*.py; do \
+		[ -e "$$f" ] || continue; found=1; \
+		echo "==> $$f"; $(PY) "$$f"; \
+	done; \
+	[ $$found = 1 ] || echo "no benchmarks/bench_*.py yet"
+
+screenshots: $(DEV_STAMP) chromium
+	$(PY) scripts/screenshot_pages.py screenshots
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
