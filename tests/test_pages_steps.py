@@ -44,8 +44,8 @@ def steady_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Run like a server that has left Streamlit's legacy "pages/ directory" mode.
 
     A server leaves that mode for good on its first script run (app.py's st.navigation, or
-    ui.state._ensure_app_shell for a deep link). AppTest resets the flag before *every* run, so
-    every run after switch_page starts with _ensure_app_shell's st.rerun(), and that rerun
+    ui.page.ensure_app_shell for a deep link). AppTest resets the flag before *every* run, so
+    every run after switch_page starts with ensure_app_shell's st.rerun(), and that rerun
     swallows an ``if st.button(...)`` click (callbacks survive, plain button values do not).
     Tests of such buttons use this fixture; everything else runs stock AppTest.
     """
@@ -737,7 +737,7 @@ def test_good_link_is_applied_without_warning(open_app: Callable[..., AppTest]) 
 
 
 def test_switch_page_runs_inside_the_app_shell() -> None:
-    # Regression (ui/state.py, _ensure_app_shell): the lessons live in a folder named `pages/`, so
+    # Regression (ui/page.py, ensure_app_shell): the lessons live in a folder named `pages/`, so
     # Streamlit starts in its legacy "pages directory" mode and, until app.py's st.navigation has
     # run once in the process, executes pages/<page>.py *instead of* app.py (a deep link to a
     # fresh server). AppTest resets that flag before every run, so every switch_page run starts in

@@ -17,6 +17,7 @@ import streamlit as st
 
 import layernorm as ln
 from layernorm.activations import MiniLMRecording, load_minilm_recording
+from ui.page import ensure_app_shell
 
 SOURCES = ["Preset", "Type numbers", "Edit a table", "Upload a file", "Real token (MiniLM)"]
 D_CHOICES = [
@@ -276,26 +277,9 @@ def sidebar() -> LabInput:
     return lab
 
 
-def _ensure_app_shell() -> None:
-    """Make sure the page runs inside ``app.py`` (navigation, sidebar), not on its own.
-
-    Because the lessons live in a folder named ``pages/``, Streamlit starts in its
-    legacy multipage mode: until ``app.py`` has called ``st.navigation`` once in
-    the process, a request for a page (a shared deep link to a fresh server)
-    executes ``pages/<page>.py`` alone. Turning the legacy flag off and rerunning
-    sends that request through ``app.py``; page hashes come from the URL path, so
-    the same page opens. (Private flag of Streamlit 1.67, covered by the page tests.)
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def lab_input() -> LabInput:
     """The input the sidebar resolved on this run (pages call this)."""
-    _ensure_app_shell()
+    ensure_app_shell()
     lab = st.session_state.get("lab_input")
     if not isinstance(lab, LabInput):
         lab = sidebar()
