@@ -14,6 +14,7 @@ elements coexist for a moment (TESTING.md).
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import re
 import socket
@@ -132,8 +133,14 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`streamlit run app.py` on a free loopback port; yields its base URL, stops it by PID."""
+    with _serve(tmp_path_factory.mktemp("streamlit") / "server.log") as base:
+        yield base
+
+
+@contextlib.contextmanager
+def _serve(log_path: Path) -> Iterator[str]:
+    """Start a fresh `streamlit run app.py`, wait until healthy, yield its base URL, stop it."""
     port = _free_port()
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
     cmd = [
         sys.executable,
         "-m",
@@ -408,3 +415,30 @@ def test_strange_url_renders_without_exception(lab: Lab) -> None:
     lab.open(_page("/mean"), "?d=999999&eps=banana&src=nope")
     expect(lab.page.get_by_text("The link asked for")).to_be_visible()
     lab.assert_clean()
+
+
+def test_deep_link_to_a_fresh_server_runs_inside_the_app(browser: BrowserContext, tmp_path: Path) -> None:
+    """The first request a new server ever gets is a shared link to a lesson page.
+
+    With the lessons in a folder named ``pages/`` Streamlit starts in its legacy multipage mode
+    and would run the page file alone (no app.py: no sections, no shared sidebar). The page must
+    come up inside the app anyway: its own title, the app's navigation sections, the sidebar input.
+    """
+    target = (
+        next(p for p in PAGES if p.url == "/which_axis")
+        if any(p.url == "/which_axis" for p in PAGES)
+        else STEP_PAGES[1]
+    )
+    with _serve(tmp_path / "server.log") as base:
+        tab = browser.new_page()
+        try:
+            lab = Lab(tab, base)
+            lab.open(target, "?d=768")
+            nav = tab.locator('[data-testid="stSidebarNav"]')
+            expect(nav).to_contain_text("The formula, step by step")
+            expect(nav).to_contain_text("Layer versus batch")
+            expect(lab.sidebar).to_contain_text("Your vector")
+            assert tab.locator(EXCEPTION).count() == 0
+            assert lab.page_errors == []
+        finally:
+            tab.close()
