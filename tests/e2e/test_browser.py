@@ -424,11 +424,7 @@ def test_deep_link_to_a_fresh_server_runs_inside_the_app(browser: BrowserContext
     and would run the page file alone (no app.py: no sections, no shared sidebar). The page must
     come up inside the app anyway: its own title, the app's navigation sections, the sidebar input.
     """
-    target = (
-        next(p for p in PAGES if p.url == "/which_axis")
-        if any(p.url == "/which_axis" for p in PAGES)
-        else STEP_PAGES[1]
-    )
+    target = next(p for p in PAGES if p.url == "/which_axis")
     with _serve(tmp_path / "server.log") as base:
         tab = browser.new_page()
         try:
