@@ -1,6 +1,7 @@
 # LayerNorm Lab — developer commands.
 #
 #   make run          create/update .venv from requirements.txt, then `streamlit run app.py`
+#                     (PORT=8600 make run, or make run PORT=8600, to serve on another port)
 #   make test         create/update .venv with requirements-dev.txt, make sure Debian's Chromium is
 #                     installed (scripts/ensure_chromium.sh), then ruff, mypy (strict, layernorm/) and
 #                     the whole pytest suite, the real-browser tests in tests/e2e included
@@ -13,6 +14,7 @@
 # inside .venv). Chromium comes from Debian (apt-get install chromium), never `playwright install`.
 
 PYTHON ?= python3
+PORT   ?= 8501
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip install --quiet --disable-pip-version-check --no-input
@@ -48,7 +50,7 @@ $(DEV_STAMP): $(REQS) | $(PY)
 # --- everyday commands -------------------------------------------------------------------------
 
 run: $(RUN_STAMP)
-	$(PY) -m streamlit run app.py
+	$(PY) -m streamlit run app.py --server.port $(PORT)
 
 chromium:
 	@bash scripts/ensure_chromium.sh

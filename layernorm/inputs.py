@@ -140,6 +140,8 @@ def _as_vector(arr: F64, shape: tuple[int, ...], source: str) -> F64:
     """Accept 1-D data, or 2-D data with a single row or a single column."""
     if arr.ndim == 2 and 1 in arr.shape:
         return arr.ravel()
+    if arr.ndim == 0:
+        raise InputError(f"The {source} holds a single number, but the lab needs a vector of numbers.")
     if arr.ndim != 1:
         dims = " × ".join(str(s) for s in shape)
         raise InputError(
@@ -183,22 +185,30 @@ def read_csv_vector(data: bytes) -> F64:
     sep = next((c for c in (",", ";", "\t") if c in text), r"\s+")
     try:
         frame = pd.read_csv(
-            io.StringIO(text), header=None, sep=sep, engine="python", dtype=str, skip_blank_lines=True
+            io.StringIO(text),
+            header=None,
+            sep=sep,
+            engine="python",
+            dtype=str,
+            skip_blank_lines=True,
+            keep_default_na=False,
+            na_filter=False,
         )
     except (pd.errors.ParserError, ValueError, csv.Error) as exc:
         raise InputError(f"The file could not be read as CSV: {exc}") from None
-    frame = frame.dropna(axis=1, how="all")
-    numeric = frame.apply(pd.to_numeric, errors="coerce")
-    if len(frame) > 1 and numeric.iloc[0].isna().all() and numeric.iloc[1:].notna().all().all():
-        frame, numeric = frame.iloc[1:], numeric.iloc[1:]  # a header line
-    bad = numeric.isna() & frame.notna()
-    if bad.to_numpy().any():
-        r, c = np.argwhere(bad.to_numpy())[0]
-        raise InputError(
-            f"Cell '{frame.iat[r, c]!s}' (row {frame.index[r] + 1}, column {c + 1}) is not a number."
-        )
-    if numeric.isna().to_numpy().any():
-        raise InputError("The file has empty cells; every row and column must hold a number.")
+    cells = frame.fillna("").map(lambda c: str(c).strip())  # "" marks an empty cell
+    while cells.shape[1] > 1 and (cells.iloc[:, -1] == "").all():
+        cells = cells.iloc[:, :-1]  # a trailing separator at the end of every line
+    numeric = cells.apply(pd.to_numeric, errors="coerce")
+    first_is_header = numeric.iloc[0].isna().all() and (cells.iloc[0] != "").any()
+    if len(cells) > 1 and first_is_header:
+        cells, numeric = cells.iloc[1:], numeric.iloc[1:]  # a line of column names
+    for (r, c), cell in np.ndenumerate(cells.to_numpy()):
+        where = f"row {cells.index[r] + 1}, column {c + 1}"
+        if cell == "":
+            raise InputError(f"The cell at {where} is empty: every cell must hold a number.")
+        if np.isnan(numeric.iat[r, c]) and cell.lower() != "nan":
+            raise InputError(f"Cell '{cell}' ({where}) is not a number.")
     arr = numeric.to_numpy(dtype=np.float64)
     return _finish(_as_vector(arr, arr.shape, "file"), "file")
 
@@ -230,6 +240,20 @@ def read_npy_vector(data: bytes) -> F64:
         raise InputError("Upload a single .npy array, not an .npz archive.")
     if not data.startswith(b"\x93NUMPY"):
         raise InputError("The file is not a valid .npy array (it lacks NumPy's header).")
+    try:  # read the header first: a crafted shape must not make np.load allocate gigabytes
+        stream = io.BytesIO(data)
+        version = np.lib.format.read_magic(stream)
+        read_header = (
+            np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        )
+        shape = read_header(stream)[0]
+    except (ValueError, SyntaxError, OSError, EOFError):
+        raise InputError("The file is not a valid .npy array (its header cannot be read).") from None
+    if math.prod(shape) > MAX_VALUES:
+        raise InputError(
+            f"The .npy array has {math.prod(shape)} values (shape {shape}); "
+            f"the lab handles one vector of at most {MAX_VALUES} values."
+        )
     try:
         arr = np.load(io.BytesIO(data), allow_pickle=False)
     except ValueError as exc:

@@ -180,7 +180,7 @@ def test_read_csv_vector_rejects() -> None:
     for empty in (b"", b"   \n\n "):
         with pytest.raises(InputError, match="The uploaded file is empty"):
             read_csv_vector(empty)
-    with pytest.raises(InputError, match="empty cells"):
+    with pytest.raises(InputError, match=re.escape("The cell at row 2, column 3 is empty")):
         read_csv_vector(b"1,2,3\n4,5\n")
     with pytest.raises(
         InputError, match="Value 2 of the file is inf: NaN and infinity have no mean or variance"
@@ -342,3 +342,39 @@ def test_preset_errors() -> None:
     for d in (0, -1, 4097):
         with pytest.raises(ValueError, match=f"d must be between 1 and 4096, got {d}"):
             make_preset("standard normal", d)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"1,,3\n", "The cell at row 1, column 2 is empty"),  # one row: an empty cell is not a column to drop
+        (b"1;NA;3\n", "Cell 'NA' (row 1, column 2) is not a number"),
+        (b"1,nan,3\n", "Value 2 of the file is nan"),
+        (b"x,y,z\n1,,3\n", "The cell at row 2, column 2 is empty"),  # a header, then a hole
+    ],
+)
+def test_read_csv_vector_never_drops_cells(data: bytes, message: str) -> None:
+    # Regression: dropna(axis=1) used to turn b"1,,3" into [1, 3] without a word.
+    with pytest.raises(InputError, match=re.escape(message)):
+        read_csv_vector(data)
+
+
+def test_read_csv_vector_trailing_separator_is_not_a_value() -> None:
+    np.testing.assert_array_equal(read_csv_vector(b"1,2,3,\n"), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(read_csv_vector(b"x,y,z\n1,2,3\n"), [1.0, 2.0, 3.0])
+
+
+def test_read_npy_vector_checks_the_header_before_allocating() -> None:
+    # Regression: a 145-byte file claiming shape (1e11,) made np.load try to allocate 745 GiB
+    # (MemoryError, a full-page traceback). The header is read first now.
+    header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (100000000000,), }".ljust(118) + b"\n"
+    data = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + b"\0" * 16
+    with pytest.raises(InputError, match="has 100000000000 values"):
+        read_uploaded_vector("x.npy", data)
+
+
+def test_read_npy_vector_zero_d_names_the_problem() -> None:
+    buf = io.BytesIO()
+    np.save(buf, np.array(3.0))
+    with pytest.raises(InputError, match="holds a single number"):
+        read_npy_vector(buf.getvalue())

@@ -181,7 +181,7 @@ def _read_input(source: str) -> tuple[np.ndarray, str, str | None, dict[str, obj
             x, label = _upload_input()
         else:
             x, label, extra = _token_input()
-    except ValueError as exc:  # InputError and the core's own ValueErrors
+    except (ValueError, MemoryError) as exc:  # InputError, the core's ValueErrors; never a traceback
         st.error(str(exc), icon="⚠️")
         x, label, problem = _fallback(str(exc))
         return x, label, problem, {}
