@@ -59,7 +59,8 @@ with right:
         "example travel through the whole formula.\n"
         "- Each page ends with **What to notice** and a **Predict, then check** question: ask the room "
         "before pressing *Reveal*.\n"
-        "- The sidebar settings are in the page address: copy the link to share exactly what you show.\n"
+        "- The sidebar settings (input type, preset, d, seed, ε, γ, β) are in the page address: copy the "
+        "link to share them. Typed, table and uploaded vectors stay in your browser session.\n"
         "- Every number comes from the project's NumPy core; each page shows that code at the bottom."
     )
 st.info(

@@ -639,9 +639,15 @@ def test_minilm_gamma_beta_on_scale_shift(open_app: Callable[..., AppTest]) -> N
     g, b = rec.gamma[0].astype(np.float64), rec.beta[0].astype(np.float64)  # type: ignore[attr-defined]
     assert metrics(at) == expected_metrics(SS, x, gamma=g, beta=b)
     assert any("MiniLM's learned γ and β" in i for i in texts(at.main.info))
-    # back to a preset: the MiniLM-only choice disappears without an exception
+    # back to a preset: the choice is kept (not silently reset), γ = 1, β = 0 apply, and the
+    # sidebar says why; back to the token, the learned γ, β return (regression: the radio used
+    # to lose the MiniLM choice when its option list shrank).
     ok(at.selectbox(key="src").set_value("Preset").run())
-    assert at.radio(key="affine_mode").value in AFFINE_MODES[:3]
+    assert at.radio(key="affine_mode").value == AFFINE_MODES[3]
+    assert any("need a real MiniLM token" in c for c in texts(at.sidebar.caption))
+    assert metrics(at) == expected_metrics(SS, DEFAULT_X)
+    ok(at.selectbox(key="src").set_value("Real token (MiniLM)").run())
+    assert metrics(at) == expected_metrics(SS, x, gamma=g, beta=b)
 
 
 # ---------------------------------------------------------------------------- 5 · Full formula

@@ -93,10 +93,16 @@ def _fallback(problem: str) -> tuple[np.ndarray, str, str]:
 
 
 def _preset_input() -> tuple[np.ndarray, str]:
-    name = st.selectbox("Preset", list(ln.PRESETS), key="preset", bind="query-params")
-    d = st.select_slider("Size d (features)", D_CHOICES, value=8, key="d", bind="query-params")
+    name = st.selectbox(
+        "Preset", list(ln.PRESETS), key="preset", bind="query-params", persist_state="session"
+    )
+    d = st.select_slider(
+        "Size d (features)", D_CHOICES, value=8, key="d", bind="query-params", persist_state="session"
+    )
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-    seed = c1.number_input("Seed", 0, 9999, value=0, step=1, key="seed", bind="query-params")
+    seed = c1.number_input(
+        "Seed", 0, 9999, value=0, step=1, key="seed", bind="query-params", persist_state="session"
+    )
     c2.button(
         "New draw",
         key="reseed",
@@ -113,7 +119,9 @@ def _typed_input() -> tuple[np.ndarray, str]:
         value=DEFAULT_TEXT,
         key="typed",
         height=110,
-        help="Brackets and scientific notation are fine: [1, -2.5, 3e-2]",
+        persist_state="session",
+        help="Brackets and scientific notation are fine: [1, -2.5, 3e-2]. Commas separate numbers, "
+        "so write 1000, not 1,000.",
     )
     return ln.parse_vector_text(text), "typed vector"
 
@@ -129,6 +137,7 @@ def _table_input() -> tuple[np.ndarray, str]:
         height=240,
         column_config={"x": st.column_config.NumberColumn("x", help="One feature per row", format="%.6g")},
     )
+    st.session_state["table_last"] = edited  # becomes the starting table if the user comes back
     return ln.vector_from_table(edited["x"].tolist()), "table"
 
 
@@ -137,8 +146,14 @@ def _upload_input() -> tuple[np.ndarray, str]:
         "A .csv (one row or column) or .npy vector", type=["csv", "txt", "npy"], key="upload"
     )
     if up is None:
+        kept = st.session_state.get("upload_last")
+        if kept is not None:  # the uploader forgets its file when hidden; the lab does not
+            st.caption(f"Using **{kept[1]}**, uploaded earlier. Upload another file to replace it.")
+            return kept[0], f"file {kept[1]}"
         raise ln.InputError("Choose a file: a .csv with one row or one column of numbers, or a .npy vector.")
-    return ln.read_uploaded_vector(up.name, up.getvalue()), f"file {up.name}"
+    x = ln.read_uploaded_vector(up.name, up.getvalue())
+    st.session_state["upload_last"] = (x, up.name)
+    return x, f"file {up.name}"
 
 
 def _token_input() -> tuple[np.ndarray, str, dict[str, object]]:
@@ -148,12 +163,25 @@ def _token_input() -> tuple[np.ndarray, str, dict[str, object]]:
         range(rec.n_sentences),
         format_func=lambda i: str(rec.sentences[i]),
         key="tok_sentence",
+        persist_state="session",
     )
     real = rec.real_token_indices(int(s)).tolist()
-    t = st.selectbox("Token", real, format_func=lambda i: f"{i}: {rec.tokens[s, i]}", key="tok_index")
+    t = st.selectbox(
+        "Token",
+        real,
+        format_func=lambda i: f"{i}: {rec.tokens[s, i]}",
+        key="tok_index",
+        persist_state="session",
+    )
     if t not in real:  # a stale choice from another sentence
         t = real[0]
-    site = st.selectbox("LayerNorm site", range(rec.n_sites), format_func=rec.site_label, key="tok_site")
+    site = st.selectbox(
+        "LayerNorm site",
+        range(rec.n_sites),
+        format_func=rec.site_label,
+        key="tok_site",
+        persist_state="session",
+    )
     st.caption(
         "Real hidden state of all-MiniLM-L6-v2 (d = 384) just before this LayerNorm. "
         "Note the one feature far larger than the rest: real transformers have such outlier dimensions."
@@ -170,6 +198,8 @@ def _token_input() -> tuple[np.ndarray, str, dict[str, object]]:
 
 def _read_input(source: str) -> tuple[np.ndarray, str, str | None, dict[str, object]]:
     extra: dict[str, object] = {}
+    if source != "Edit a table" and "table_last" in st.session_state:
+        st.session_state["table_seed"] = st.session_state.pop("table_last")  # keep the user's edits
     try:
         if source == "Preset":
             x, label = _preset_input()
@@ -194,8 +224,11 @@ def _affine(
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     d = x.size
     notes: list[str] = []
-    if mode == AFFINE_MODES[3] and "gamma" in extra:
-        return np.asarray(extra["gamma"]), np.asarray(extra["beta"]), notes
+    if mode == AFFINE_MODES[3]:
+        if "gamma" in extra:
+            return np.asarray(extra["gamma"]), np.asarray(extra["beta"]), notes
+        notes.append("MiniLM's learned γ, β need a real MiniLM token as input; using γ = 1, β = 0.")
+        return np.ones(d), np.zeros(d), notes
     if mode == AFFINE_MODES[2]:
         steps = ln.layer_norm_steps(x, eps=eps)
         return np.full(d, float(steps.sigma)), np.full(d, float(steps.mu)), notes
@@ -205,8 +238,26 @@ def _affine(
             return table["γ"].to_numpy(float), table["β"].to_numpy(float), notes
         notes.append("Per-feature γ, β start at 1 and 0: edit them on the Scale & shift page.")
         return np.ones(d), np.zeros(d), notes
-    g = st.slider("γ (scale, every feature)", -3.0, 3.0, 1.0, 0.05, key="gamma", bind="query-params")
-    b = st.slider("β (shift, every feature)", -3.0, 3.0, 0.0, 0.05, key="beta", bind="query-params")
+    g = st.slider(
+        "γ (scale, every feature)",
+        -3.0,
+        3.0,
+        1.0,
+        0.05,
+        key="gamma",
+        bind="query-params",
+        persist_state="session",
+    )
+    b = st.slider(
+        "β (shift, every feature)",
+        -3.0,
+        3.0,
+        0.0,
+        0.05,
+        key="beta",
+        bind="query-params",
+        persist_state="session",
+    )
     return np.full(d, float(g)), np.full(d, float(b)), notes
 
 
@@ -230,7 +281,7 @@ def _report_url_problems(raw: dict[str, str]) -> None:
     if bad:
         st.warning(
             f"The link asked for {', '.join(bad)}, which the lab can't use (unknown or out of range); "
-            "it shows the nearest valid settings instead.",
+            "it uses the default for those instead.",
             icon="🔗",
         )
 
@@ -245,8 +296,7 @@ def sidebar() -> LabInput:
         source = st.selectbox("Input", SOURCES, key="src", bind="query-params")
         x, label, problem, extra = _read_input(source)
         st.subheader("Parameters")
-        modes = AFFINE_MODES if extra else AFFINE_MODES[:3]
-        mode = st.radio("γ and β", modes, key="affine_mode")
+        mode = st.radio("γ and β", AFFINE_MODES, key="affine_mode", persist_state="session")
         eps = st.select_slider(
             "ε (inside the square root)",
             EPS_CHOICES,
@@ -257,6 +307,8 @@ def sidebar() -> LabInput:
             help="PyTorch's default is 1e-5; BERT/MiniLM use 1e-12, Keras 1e-3.",
         )
         gamma, beta, notes = _affine(mode, x, float(eps), extra)
+        for note in notes:
+            st.caption(note)
     lab = LabInput(
         x=x,
         label=label,
