@@ -28,7 +28,8 @@ def variance_one_pass(x: ArrayLike, *, dtype: DTypeLike = np.float32) -> F64:
     var : (...) ndarray of float64
         Often wrong: with ``|mean|`` much larger than the spread the two terms
         cancel and the result can be 0 or *negative* (``[40000, 40001, 40002,
-        40003]`` in float32 gives -128 instead of 1.25).
+        40003]`` in float32 gives -128 instead of 1.25); past |x| of about 1.8e19
+        the squares overflow and the result is NaN (no warning: showing it is the point).
 
     Raises
     ------
@@ -39,11 +40,13 @@ def variance_one_pass(x: ArrayLike, *, dtype: DTypeLike = np.float32) -> F64:
     -----
     Source: the textbook formula; used (with a clamp at 0) by Keras 3 and Flax.
     """
-    xd = as_float64(x).astype(dtype)
-    d = xd.shape[-1]
-    ex2 = np.sum(xd * xd, axis=-1, dtype=dtype) / np.asarray(d, dtype=dtype)
-    ex = np.sum(xd, axis=-1, dtype=dtype) / np.asarray(d, dtype=dtype)
-    return np.asarray(ex2 - ex * ex, dtype=np.float64)
+    x64 = as_float64(x)
+    with np.errstate(over="ignore", invalid="ignore"):  # the failure is the point: inf/NaN pass through
+        xd = x64.astype(dtype)
+        d = xd.shape[-1]
+        ex2 = np.sum(xd * xd, axis=-1, dtype=dtype) / np.asarray(d, dtype=dtype)
+        ex = np.sum(xd, axis=-1, dtype=dtype) / np.asarray(d, dtype=dtype)
+        return np.asarray(ex2 - ex * ex, dtype=np.float64)
 
 
 def layer_norm_unbiased(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:

@@ -1,5 +1,7 @@
 """Step 2: the population variance σ², why ÷d, and why two passes."""
 
+import math
+
 import numpy as np
 import streamlit as st
 
@@ -35,6 +37,11 @@ st.latex(
 )
 c1, c2, c3 = st.columns(3)
 c1.metric("σ² (÷d, population)", fmt(var))
+if var == 0 and float(steps.sigma) > 0:
+    st.caption(
+        "σ² is smaller than the smallest positive float64 (about 1e−308) and shows as 0; "
+        "σ itself is still exact, and so is everything LayerNorm computes from it."
+    )
 c2.metric("σ = √σ²", fmt(float(steps.sigma)))
 c3.metric("÷(d−1) would give", fmt(var_sample) if lab.d > 1 else "undefined (d = 1)")
 st.plotly_chart(
@@ -78,12 +85,20 @@ exact = float(ln.variance(shifted))
 naive = float(variance_one_pass(shifted, dtype=np.float32))
 c1, c2 = st.columns(2)
 c1.metric("two-pass, float64 (this lab)", fmt(exact, 6))
-c2.metric(
-    "one-pass E[x²] − μ² in float32",
-    fmt(naive, 6),
-    delta="negative: √ would give NaN" if naive < 0 else None,
-    delta_color="inverse",
-)
+if math.isfinite(naive):
+    c2.metric(
+        "one-pass E[x²] − μ² in float32",
+        fmt(naive, 6),
+        delta="negative: √ would give NaN" if naive < 0 else None,
+        delta_color="inverse",
+    )
+else:  # x² passed float32's largest number (3.4e38): the shortcut has no answer at all
+    c2.metric(
+        "one-pass E[x²] − μ² in float32",
+        "overflow",
+        delta="x² exceeds float32's 3.4e38",
+        delta_color="inverse",
+    )
 page.notice(
     [
         "σ² is the average height of the squared-deviation bars: the dashed orange line.",

@@ -172,11 +172,18 @@ else:
     c1.metric(f"input x, feature {k}", fmt(x0[k]))
     c2.metric(f"BatchNorm ({mode.lower()})", fmt(bn_y[k]), help=f"Uses {uses}.")
     c3.metric("LayerNorm (both modes)", fmt(ln_y[k]))
-    st.markdown(
-        f"In **{mode.lower()}** mode BatchNorm uses {uses}. Switching modes changes its output for this "
-        f"example from {fmt(bn_train[k])} (training) to {fmt(bn_eval[k])} (inference); LayerNorm gives "
-        f"{fmt(ln_y[k])} in both, because it has no mode."
-    )
+    if n == 1:  # inference on a single example: fine; its training value does not exist
+        st.markdown(
+            f"In **inference** mode BatchNorm uses {uses}, so a single example works: "
+            f"{fmt(bn_eval[k])}. In training mode the same example alone has no BatchNorm output "
+            f"(n = 1). LayerNorm gives {fmt(ln_y[k])} either way, because it has no mode."
+        )
+    else:
+        st.markdown(
+            f"In **{mode.lower()}** mode BatchNorm uses {uses}. Switching modes changes its output for this "
+            f"example from {fmt(bn_train[k])} (training) to {fmt(bn_eval[k])} (inference); LayerNorm gives "
+            f"{fmt(ln_y[k])} in both, because it has no mode."
+        )
 
 # --- noise from small batches --------------------------------------------------------------------
 st.subheader("3 · Small batches give noisy statistics")

@@ -96,7 +96,9 @@ st.latex(r"h_l = " + body + init)
 verdict = f"**Activations:** {res.status}.  \n**Gradients:** {res.grad_status}."
 if res.exploded:
     st.error(verdict, icon=":material/crisis_alert:")
-elif res.vanished or not res.status.startswith("stable") or "vanished" in res.grad_status:
+elif (
+    res.vanished or not res.status.startswith("stable") or not res.grad_status.startswith("gradients healthy")
+):
     st.warning(verdict, icon=":material/warning:")
 else:
     st.success(verdict, icon=":material/check_circle:")
