@@ -19,9 +19,9 @@ st.latex(
     r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta"
 )
 st.latex(
-    rf"\underbrace{{{tex_vector(steps.y)}}}_{{y}} = \underbrace{{{tex_vector(steps.gamma)}}}_{{\gamma}} \odot "
-    rf"\frac{{{tex_vector(steps.x)} - {tex_num(float(steps.mu))}}}"
-    rf"{{\sqrt{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}}}} + \underbrace{{{tex_vector(steps.beta)}}}_{{\beta}}"
+    rf"\underbrace{{{tex_vector(steps.y, head=2)}}}_{{y}} = \underbrace{{{tex_vector(steps.gamma, head=2)}}}_{{\gamma}} \odot "
+    rf"\frac{{{tex_vector(steps.x, head=2)} - {tex_num(float(steps.mu))}}}"
+    rf"{{\sqrt{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}}}} + \underbrace{{{tex_vector(steps.beta, head=2)}}}_{{\beta}}"
 )
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("μ", fmt(float(steps.mu)))
