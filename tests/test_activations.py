@@ -88,6 +88,15 @@ def test_outputs_match_float64_layer_norm_at_every_site_and_position(rec: MiniLM
         np.testing.assert_allclose(rec.outputs[s], ref, rtol=0, atol=1e-5, err_msg=rec.site_names[s])
 
 
+def test_core_layer_norm_reproduces_every_recorded_output(rec: MiniLMRecording) -> None:
+    """The tested core, with the model's own gamma, beta and eps, gives PyTorch's outputs (1e-5)."""
+    from layernorm import layer_norm
+
+    for site in range(rec.n_sites):
+        y = layer_norm(rec.inputs[site], rec.gamma[site], rec.beta[site], eps=float(rec.eps[site]))
+        np.testing.assert_allclose(y, rec.outputs[site], rtol=0, atol=1e-5, err_msg=rec.site_label(site))
+
+
 def test_tokens_and_mask(rec: MiniLMRecording) -> None:
     assert (rec.tokens[:, 0] == "[CLS]").all()
     pad = rec.tokens == "[PAD]"
