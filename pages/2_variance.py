@@ -10,7 +10,7 @@ from layernorm.core import _spread_rows
 from layernorm.variants import layer_norm_unbiased, variance_one_pass
 from ui import charts, page
 from ui.state import lab_input
-from ui.text import fmt, tex_num
+from ui.text import fmt, tex_minus, tex_num
 
 lab = lab_input()
 page.header(
@@ -32,7 +32,7 @@ steps = ln.layer_norm_steps(x, eps=lab.eps)
 var = float(steps.var)
 var_sample = float(ln.variance(x, ddof=1)) if lab.d > 1 else float("nan")
 st.latex(
-    rf"\sigma^2 = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}}(x_i-\mu)^2 = \frac{{1}}{{{lab.d}}}\sum_i (x_i - {tex_num(float(steps.mu))})^2"
+    rf"\sigma^2 = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}}(x_i-\mu)^2 = \frac{{1}}{{{lab.d}}}\sum_i (x_i {tex_minus(float(steps.mu))})^2"
     rf" = {tex_num(var)}"
 )
 c1, c2, c3 = st.columns(3)

@@ -6,7 +6,7 @@ import streamlit as st
 import layernorm as ln
 from ui import charts, page
 from ui.state import lab_input
-from ui.text import fmt, tex_num
+from ui.text import fmt, tex_minus, tex_num
 
 lab = lab_input()
 page.header(
@@ -21,7 +21,7 @@ i = st.number_input("Show the arithmetic for feature i =", 1, lab.d, value=1, ke
 i = int(min(max(i, 1), lab.d)) - 1
 st.latex(
     rf"\hat{{x}}_{{{i + 1}}} = \frac{{x_{{{i + 1}}} - \mu}}{{\sqrt{{\sigma^2 + \epsilon}}}}"
-    rf" = \frac{{{tex_num(steps.x[i])} - {tex_num(float(steps.mu))}}}"
+    rf" = \frac{{{tex_num(steps.x[i])} {tex_minus(float(steps.mu))}}}"
     rf"{{\sqrt{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}}}} = {tex_num(steps.x_hat[i])}"
 )
 st.caption("ε is set in the sidebar (log scale, 1e-12 to 1), so it is the same on every page.")

@@ -6,7 +6,7 @@ import streamlit as st
 import layernorm as ln
 from ui import charts, page
 from ui.state import AFFINE_MODES, lab_input
-from ui.text import fmt, tex_num, tex_vector
+from ui.text import fmt, tex_minus, tex_num, tex_vector
 
 lab = lab_input()
 page.header(
@@ -18,10 +18,13 @@ steps = ln.layer_norm_steps(lab.x, lab.gamma, lab.beta, eps=lab.eps)
 st.latex(
     r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta"
 )
+st.latex(  # the two halves on their own lines, so a projected screen shows all of each
+    rf"\hat{{\mathbf{{x}}}} = \frac{{{tex_vector(steps.x, head=2)} {tex_minus(float(steps.mu))}}}"
+    rf"{{\sqrt{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}}}} = {tex_vector(steps.x_hat, head=2)}"
+)
 st.latex(
-    rf"\underbrace{{{tex_vector(steps.y, head=2)}}}_{{y}} = \underbrace{{{tex_vector(steps.gamma, head=2)}}}_{{\gamma}} \odot "
-    rf"\frac{{{tex_vector(steps.x, head=2)} - {tex_num(float(steps.mu))}}}"
-    rf"{{\sqrt{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}}}} + \underbrace{{{tex_vector(steps.beta, head=2)}}}_{{\beta}}"
+    rf"\mathbf{{y}} = \underbrace{{{tex_vector(steps.gamma, head=2)}}}_{{\gamma}} \odot \hat{{\mathbf{{x}}}}"
+    rf" + \underbrace{{{tex_vector(steps.beta, head=2)}}}_{{\beta}} = {tex_vector(steps.y, head=2)}"
 )
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("μ", fmt(float(steps.mu)))

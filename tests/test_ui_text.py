@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from ui.text import fmt, tex_num, tex_sum, tex_vector
+from ui.text import fmt, tex_minus, tex_num, tex_sum, tex_vector
 
 # ---------------------------------------------------------------------------- fmt
 
@@ -184,3 +184,8 @@ def test_tex_sum_never_writes_plus_minus() -> None:
 
 def test_tex_sum_empty_is_zero() -> None:
     assert tex_sum([]) == "0"
+
+
+@pytest.mark.parametrize(("value", "expected"), [(0.352, "- 0.352"), (-0.5, "+ 0.5"), (0.0, "- 0")])
+def test_tex_minus_never_writes_a_double_sign(value: float, expected: str) -> None:
+    assert tex_minus(value) == expected

@@ -57,3 +57,9 @@ def tex_sum(values: Sequence[float] | np.ndarray, *, head: int = 4, digits: int 
     for v in shown[1:]:
         out += (" - " if v < 0 else " + ") + tex_num(abs(v), digits)
     return out + (r" + \ldots" if vals.size > head else "")
+
+
+def tex_minus(value: float, digits: int = 4) -> str:
+    """``- v`` for LaTeX, or ``+ |v|`` when v is negative (never ``- -0.5``)."""
+    v = float(value)
+    return ("+ " if v < 0 else "- ") + tex_num(abs(v), digits)
