@@ -402,6 +402,19 @@ class LayerNormSteps:
         """``(x - mu)**2`` per feature; their mean over the row is ``var``."""
         return np.square(self.centered)
 
+    def x_hat_var_at(self, eps: ArrayLike) -> F64:
+        """``var / (var + eps)`` for other values of eps (any shape), this row's variance kept.
+
+        Used to draw how x_hat's variance falls as eps grows; equals
+        ``layer_norm_steps(x, eps=e).x_hat_var_expected`` for each ``e``.
+        """
+        e = as_float64(eps, "eps")
+        if np.any(e < 0):
+            raise ValueError("eps must be >= 0")
+        with np.errstate(invalid="ignore"):
+            ratio = np.square(self.sigma) / (np.square(self.sigma) + e)
+        return np.where(self.sigma == 0, 0.0, ratio)
+
     @property
     def x_hat_var_expected(self) -> F64:
         """``var / (var + eps)``: the variance x_hat has in exact arithmetic (< 1 when eps > 0).

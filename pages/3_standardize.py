@@ -43,7 +43,7 @@ st.plotly_chart(
 )
 
 eps_grid = np.logspace(-12, 0, 61)
-xhat_var = np.array([float(ln.layer_norm_steps(lab.x, eps=e).x_hat_var_expected) for e in eps_grid])
+xhat_var = steps.x_hat_var_at(eps_grid)
 st.plotly_chart(
     charts.eps_curve(eps_grid, xhat_var, lab.eps, float(steps.x_hat_var_expected), float(steps.var)),
     key="std_chart_eps",

@@ -710,3 +710,12 @@ def test_complex_input_is_refused() -> None:
         warnings.simplefilter("ignore")  # show the silent result the app gets, not the warning
         with pytest.raises(ValueError, match="x must hold real numbers"):
             layer_norm(x)
+
+
+def test_x_hat_var_at_matches_a_fresh_call_for_each_eps() -> None:
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    grid = np.logspace(-12, 0, 13)
+    got = layer_norm_steps(x).x_hat_var_at(grid)
+    want = [float(layer_norm_steps(x, eps=e).x_hat_var_expected) for e in grid]
+    np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
+    assert float(layer_norm_steps([3.0, 3.0]).x_hat_var_at(0.0)) == 0.0  # constant row: x_hat is 0
