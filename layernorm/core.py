@@ -452,7 +452,10 @@ def layer_norm_steps(
     mu, centered = _center_rows(x2)  # (n, 1), (n, d)
     var, std = _spread_rows(centered, eps)  # (n, 1), (n, 1)
     _check_divisor(std)
-    _, sigma = _spread_rows(centered, 0.0)  # sqrt(var) without eps, exact even if var underflows
+    sigma = np.sqrt(var)  # without eps; rows whose var left float64's range are redone exactly
+    odd = np.flatnonzero(~np.isfinite(var[:, 0]) | (var[:, 0] < 1e-290))
+    if odd.size:
+        sigma[odd] = _spread_rows(centered[odd], 0.0)[1]
     x_hat = (centered / std).reshape(full_shape)
     fields = {
         "x": x2.reshape(full_shape),
@@ -466,8 +469,8 @@ def layer_norm_steps(
         "beta": b,
         "y": g * x_hat + b,
     }
-    # Copy what may still alias the caller's arrays, then lock: a snapshot, not a view.
-    frozen = {k: np.array(v, copy=True) for k, v in fields.items()}
+    # Copy what may still alias the caller's arrays (the rest is new), then lock: a snapshot, not a view.
+    frozen = {k: np.array(v, copy=True) if k in ("x", "gamma", "beta") else v for k, v in fields.items()}
     for arr in frozen.values():
         arr.flags.writeable = False
     return LayerNormSteps(**frozen, eps=eps, d=x2.shape[1])
