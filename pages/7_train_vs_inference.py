@@ -73,10 +73,22 @@ state = history[-1].after if history else R.initial_state(d)
 # --- training ---------------------------------------------------------------------------------
 st.subheader("1 · Training: step through batches")
 b1, b2, b3, b4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
-next_clicked = b1.button("Next batch", key="tvi_next", disabled=n == 1, type="primary")
+
+
+def _request(what: str) -> None:
+    """Button callbacks record the request; the body below acts on it (callbacks survive reruns)."""
+    st.session_state["tvi_request"] = what
+
+
+b1.button("Next batch", key="tvi_next", disabled=n == 1, type="primary", on_click=_request, args=("next",))
 auto_steps = int(b2.select_slider("Auto-run length", [10, 25, 50, 100, 200], value=50, key="tvi_auto_steps"))
-auto_clicked = b3.button(f"Auto-run {auto_steps} batches", key="tvi_auto", disabled=n == 1)
-if b4.button("Reset training", key="tvi_reset"):
+b3.button(
+    f"Auto-run {auto_steps} batches", key="tvi_auto", disabled=n == 1, on_click=_request, args=("auto",)
+)
+b4.button("Reset training", key="tvi_reset", on_click=_request, args=("reset",))
+request = st.session_state.pop("tvi_request", None)
+next_clicked, auto_clicked = request == "next", request == "auto"
+if request == "reset":
     history.clear()
     state = R.initial_state(d)
 if n == 1:
@@ -205,9 +217,14 @@ else:
 
 # --- batch-mates ----------------------------------------------------------------------------------
 st.subheader("4 · Batch-mates")
-if st.button("Redraw the other examples in the batch", key="tvi_mates", disabled=n == 1):
-    st.session_state["tvi_mates_draw"] = mates_draw + 1
-    mates_draw += 1
+st.button(
+    "Redraw the other examples in the batch",
+    key="tvi_mates",
+    disabled=n == 1,
+    on_click=lambda: st.session_state.update(
+        tvi_mates_draw=int(st.session_state.get("tvi_mates_draw", 0)) + 1
+    ),
+)
 if n == 1:
     st.info("With n = 1 there are no batch-mates, and training BatchNorm is undefined.", icon="ℹ️")
 else:
