@@ -29,16 +29,12 @@ import logging
 import os
 import re
 import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import textwrap
 import time
 import traceback
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,18 +43,8 @@ APP = ROOT / "app.py"
 PAGES = ROOT / "pages"
 TARGET_RATIO = 1.5
 TARGET_MB = 2.0
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-IDLE = '[data-testid="stApp"][data-test-connection-state="CONNECTED"][data-test-script-state="notRunning"]'
+sys.path.insert(0, str(ROOT))
+from scripts.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server  # noqa: E402
 
 TRIVIAL_PAGE = textwrap.dedent(
     """
@@ -262,46 +248,6 @@ def rerun_table(reruns: int) -> None:
 
 
 # --- memory per session ----------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def streamlit_server(log: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    port = free_port()
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", str(APP),
-        "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log}")
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"streamlit did not answer /_stcore/health in 60 s; see {log}")
-            time.sleep(0.25)
-        yield proc, url
-    finally:
-        if proc.poll() is None:
-            proc.terminate()  # our own child, by its PID
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
 
 
 def rss_mb(pid: int, samples: int = 3) -> float:

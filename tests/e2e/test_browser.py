@@ -17,10 +17,6 @@ import ast
 import contextlib
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -31,23 +27,12 @@ import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, Playwright, expect, sync_playwright
 
 import layernorm as ln
+from scripts.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server
 from ui.text import fmt
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-IDLE = '[data-testid="stApp"][data-test-connection-state="CONNECTED"][data-test-script-state="notRunning"]'
 CHART = '[data-testid="stPlotlyChart"]'
 RENDERED_CHART = f"{CHART} .main-svg"
 EXCEPTION = '[data-testid="stException"]'
@@ -124,12 +109,6 @@ STEP_PAGES = [p for p in PAGES if p.section == "The formula, step by step"]
 # --- the server, the browser, and a small driver --------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`streamlit run app.py` on a free loopback port; yields its base URL, stops it by PID."""
@@ -139,50 +118,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @contextlib.contextmanager
 def _serve(log_path: Path) -> Iterator[str]:
-    """Start a fresh `streamlit run app.py`, wait until healthy, yield its base URL, stop it."""
-    port = _free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless",
-        "true",
-        "--server.address",
-        "127.0.0.1",
-        "--server.port",
-        str(port),
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    base = f"http://127.0.0.1:{port}"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                if proc.poll() is not None:
-                    pytest.fail(f"streamlit exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
-                try:
-                    with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    pass
-                if time.monotonic() > deadline:
-                    pytest.fail(f"streamlit not healthy after 60 s:\n{log_path.read_text()[-3000:]}")
-                time.sleep(0.2)
+    """A fresh server (scripts/browser.py); a failure to start is a test failure, not an error."""
+    try:
+        with streamlit_server(log_path) as (_, base):
             yield base
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=15)
+    except (RuntimeError, TimeoutError) as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,1 @@
+"""Developer scripts (not used by the app at run time)."""
