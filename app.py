@@ -40,5 +40,6 @@ pages = {
     for section, entries in SECTIONS.items()
 }
 nav = st.navigation({k: v for k, v in pages.items() if v})
-sidebar()
+own_data = {p.url_path for section in ("Layer versus batch", "Why normalize") for p in pages[section]}
+sidebar(own_data=nav.url_path in own_data)
 nav.run()

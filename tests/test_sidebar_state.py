@@ -76,3 +76,12 @@ def test_uploaded_vector_is_kept_when_the_uploader_is_hidden() -> None:
     _switch(at, "Upload a file")
     assert _mu(at) == "5"
     assert any("v.npy" in c.value for c in at.sidebar.caption)
+
+
+def test_sidebar_says_when_a_page_makes_its_own_data() -> None:
+    at = _open()
+    own = "This page makes its own data"
+    assert not any(own in c.value for c in at.sidebar.caption)
+    at.switch_page("pages/8_depth_and_drift.py").run()
+    assert not at.exception
+    assert any(own in c.value for c in at.sidebar.caption)

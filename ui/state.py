@@ -286,13 +286,19 @@ def _report_url_problems(raw: dict[str, str]) -> None:
         )
 
 
-def sidebar() -> LabInput:
-    """Draw the shared controls in the sidebar and return the validated input."""
+def sidebar(*, own_data: bool = False) -> LabInput:
+    """Draw the shared controls in the sidebar and return the validated input.
+
+    ``own_data`` says the current page builds its own tensors, so the sidebar says the vector
+    chosen here is for the step-by-step pages (it stays as it is meanwhile).
+    """
     first_run = "url_checked" not in st.session_state
     raw_params = {k: st.query_params.get(k, "") for k in st.query_params} if first_run else {}
     st.session_state["url_checked"] = True
     with st.sidebar:
         st.subheader("Your vector")
+        if own_data:
+            st.caption("This page makes its own data; the vector below feeds the step-by-step pages.")
         source = st.selectbox("Input", SOURCES, key="src", bind="query-params")
         x, label, problem, extra = _read_input(source)
         st.subheader("Parameters")
