@@ -1,11 +1,10 @@
 """Step 4: the learned scale γ and shift β."""
 
-import pandas as pd
 import streamlit as st
 
 import layernorm as ln
 from ui import charts, page
-from ui.state import AFFINE_MODES, lab_input
+from ui.state import AFFINE_MODES, affine_table, lab_input, set_affine_table
 from ui.text import fmt
 
 lab = lab_input()
@@ -37,17 +36,17 @@ st.caption(f"Current choice (sidebar): **{lab.affine_mode}**")
 
 gamma, beta = lab.gamma, lab.beta
 if lab.affine_mode == AFFINE_MODES[1]:
-    table = st.session_state.get("affine_table")
-    if not isinstance(table, pd.DataFrame) or len(table) != lab.d:
-        table = pd.DataFrame({"γ": [1.0] * lab.d, "β": [0.0] * lab.d})
-        st.session_state["affine_table"] = table
     edited = st.data_editor(
-        table, key="ss_editor", width="stretch", height=min(38 + 35 * lab.d, 320), num_rows="fixed"
+        affine_table(lab.d),
+        key=f"ss_editor_{lab.d}",
+        width="stretch",
+        height=min(38 + 35 * lab.d, 320),
+        num_rows="fixed",
     )
     try:
         gamma = ln.vector_from_table(edited["γ"].tolist())
         beta = ln.vector_from_table(edited["β"].tolist())
-        st.session_state["affine_table"] = edited
+        set_affine_table(lab.d, edited)  # other pages (and this d, later) use the edited values
     except ln.InputError as exc:
         st.error(f"γ/β table: {exc} The last valid values are used meanwhile.", icon="⚠️")
 
@@ -68,7 +67,7 @@ st.plotly_chart(
     key="ss_chart_bars",
 )
 st.plotly_chart(charts.affine_map(steps.x_hat, steps.y), key="ss_chart_map")
-if lab.affine_mode == AFFINE_MODES[3]:
+if lab.affine_mode == AFFINE_MODES[3] and lab.recorded_y is not None:
     st.info(
         "These are MiniLM's learned γ and β for this LayerNorm site: far from 1 and 0 after training, "
         "and different for every feature.",

@@ -27,6 +27,11 @@ st.latex(
     rf" + \underbrace{{{tex_vector(steps.beta, head=2)}}}_{{\beta}} = {tex_vector(steps.y, head=2)}"
 )
 c1, c2, c3, c4 = st.columns(4)
+if float(steps.var) == 0 and float(steps.sigma) > 0:
+    st.caption(
+        f"σ² is below the smallest positive float64 and shows as 0; σ = {fmt(float(steps.sigma))} is exact, "
+        "and so is every number in the table."
+    )
 c1.metric("μ", fmt(float(steps.mu)))
 c2.metric("σ²", fmt(float(steps.var)))
 c3.metric("√(σ² + ε)", fmt(float(steps.std)))

@@ -65,6 +65,8 @@ with st.container(border=True):
 pop = R.make_population(d, seed=seed)
 # The running state belongs to one population: a new d or seed starts training afresh.
 if st.session_state.get("tvi_config") != (d, seed) or "tvi_history" not in st.session_state:
+    if st.session_state.get("tvi_history"):
+        st.toast("New d or seed: a new population, so training starts again from μ̂ = 0, σ̂² = 1.", icon="🔄")
     st.session_state["tvi_config"] = (d, seed)
     st.session_state["tvi_history"] = []  # list of TrainStep, oldest first
 history: list[R.TrainStep] = st.session_state["tvi_history"]
@@ -72,6 +74,10 @@ state = history[-1].after if history else R.initial_state(d)
 
 # --- training ---------------------------------------------------------------------------------
 st.subheader("1 · Training: step through batches")
+if m == 0:
+    st.caption(
+        "With momentum 0 the running statistics never move: they stay at 0 and 1 however long you train."
+    )
 b1, b2, b3, b4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
 
 

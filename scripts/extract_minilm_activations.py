@@ -103,9 +103,7 @@ def extract(sentences: list[str]) -> dict[str, np.ndarray]:
 
     input_ids = enc["input_ids"].numpy()
     mask = enc["attention_mask"].numpy().astype(np.int8)
-    tokens = np.array(
-        [tokenizer.convert_ids_to_tokens(row.tolist()) for row in input_ids], dtype=str
-    )
+    tokens = np.array([tokenizer.convert_ids_to_tokens(row.tolist()) for row in input_ids], dtype=str)
 
     names = [name for name, _ in sites]
     inputs = np.stack([captured[n][0].numpy() for n in names]).astype(np.float32)

@@ -607,7 +607,7 @@ def test_per_feature_table(open_app: Callable[..., AppTest]) -> None:
     assert list(editor.columns) == ["γ", "β"] and len(editor) == 8
     assert metrics(at) == expected_metrics(SS, DEFAULT_X)
 
-    at.session_state["ss_editor"] = {
+    at.session_state["ss_editor_8"] = {
         "edited_rows": {0: {"γ": 2.0}, 1: {"β": 0.5}, 7: {"γ": -3.0, "β": 1.25}},
         "added_rows": [],
         "deleted_rows": [],
@@ -618,7 +618,7 @@ def test_per_feature_table(open_app: Callable[..., AppTest]) -> None:
     assert metrics(at) == expected_metrics(SS, DEFAULT_X, gamma=gamma, beta=beta)
     assert not at.error
 
-    at.session_state["ss_editor"] = {"edited_rows": {3: {"β": "abc"}}, "added_rows": [], "deleted_rows": []}
+    at.session_state["ss_editor_8"] = {"edited_rows": {3: {"β": "abc"}}, "added_rows": [], "deleted_rows": []}
     ok(at.run())
     (err,) = texts(at.main.error)
     assert err.startswith("γ/β table: Row 4 of the table is empty or not a number")
@@ -711,8 +711,8 @@ def test_new_draw_button(open_app: Callable[..., AppTest]) -> None:
     assert at.number_input(key="seed").value == 2
     ok(at.number_input(key="seed").set_value(9999).run())
     ok(at.button(key="reseed").click().run())
-    assert at.number_input(key="seed").value == 9999  # stays in range
-    assert metrics(at) == expected_metrics(MEAN, ln.make_preset("standard normal", 8, 9999))
+    assert at.number_input(key="seed").value == 0  # wraps around: a click always draws anew
+    assert metrics(at) == expected_metrics(MEAN, ln.make_preset("standard normal", 8, 0))
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -85,3 +85,42 @@ def test_sidebar_says_when_a_page_makes_its_own_data() -> None:
     at.switch_page("pages/8_depth_and_drift.py").run()
     assert not at.exception
     assert any(own in c.value for c in at.sidebar.caption)
+
+
+def test_per_feature_gamma_beta_survive_a_change_of_d() -> None:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/4_scale_shift.py").run()
+    at.button(key="ss_table").click().run()
+    at.session_state["ss_editor_8"] = {"edited_rows": {0: {"γ": 5.0}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    at.select_slider(key="d").set_value(4).run()
+    assert not at.exception
+    assert at.dataframe[0].value["γ"].tolist() == [1.0] * 4  # a fresh table for d = 4
+    at.select_slider(key="d").set_value(8).run()
+    assert at.dataframe[0].value["γ"].tolist()[0] == 5.0  # d = 8 kept its edit
+
+
+def test_new_draw_wraps_after_the_last_seed() -> None:
+    at = _open()
+    at.number_input(key="seed").set_value(9999).run()
+    at.button(key="reseed").click().run()
+    assert not at.exception and at.number_input(key="seed").value == 0
+
+
+def test_link_values_the_chosen_input_does_not_use_are_reported() -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["src"] = "Type numbers"
+    at.query_params["d"] = "7"
+    at.run()
+    assert not at.exception and at.selectbox(key="src").value == "Type numbers"
+    assert any("`d`" in i.value and "ignored" in i.value for i in at.sidebar.info)
+
+
+def test_scale_shift_names_minilm_parameters_only_for_a_real_token() -> None:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/4_scale_shift.py").run()
+    at.radio(key="affine_mode").set_value("MiniLM's learned γ, β").run()
+    assert not at.exception
+    assert not any("These are MiniLM" in i.value for i in at.main.info)
+    at.selectbox(key="src").set_value("Real token (MiniLM)").run()
+    assert any("These are MiniLM" in i.value for i in at.main.info)

@@ -106,8 +106,8 @@ def _preset_input() -> tuple[np.ndarray, str]:
     c2.button(
         "New draw",
         key="reseed",
-        help="Draw new random numbers (seed + 1)",
-        on_click=lambda: st.session_state.update(seed=min(int(st.session_state["seed"]) + 1, 9999)),
+        help="Draw new random numbers (seed + 1; after 9999 comes 0)",
+        on_click=lambda: st.session_state.update(seed=(int(st.session_state["seed"]) + 1) % 10000),
     )
     st.caption(ln.PRESETS[name])
     return ln.make_preset(name, int(d), int(seed)), f"{name}, d = {d}, seed {seed}"
@@ -219,6 +219,20 @@ def _read_input(source: str) -> tuple[np.ndarray, str, str | None, dict[str, obj
     return x, label, None, extra
 
 
+def affine_table(d: int) -> pd.DataFrame:
+    """The per-feature γ, β table for vectors of size ``d`` (starts at γ = 1, β = 0; kept per d)."""
+    tables = st.session_state.setdefault("affine_tables", {})
+    if d not in tables:
+        tables[d] = pd.DataFrame({"γ": [1.0] * d, "β": [0.0] * d})
+    table: pd.DataFrame = tables[d]
+    return table
+
+
+def set_affine_table(d: int, table: pd.DataFrame) -> None:
+    """Keep the user's valid per-feature γ, β for size ``d``."""
+    st.session_state.setdefault("affine_tables", {})[d] = table
+
+
 def _affine(
     mode: str, x: np.ndarray, eps: float, extra: dict[str, object]
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -233,11 +247,11 @@ def _affine(
         steps = ln.layer_norm_steps(x, eps=eps)
         return np.full(d, float(steps.sigma)), np.full(d, float(steps.mu)), notes
     if mode == AFFINE_MODES[1]:
-        table = st.session_state.get("affine_table")
-        if isinstance(table, pd.DataFrame) and len(table) == d:
-            return table["γ"].to_numpy(float), table["β"].to_numpy(float), notes
-        notes.append("Per-feature γ, β start at 1 and 0: edit them on the Scale & shift page.")
-        return np.ones(d), np.zeros(d), notes
+        table = affine_table(d)
+        notes.append(
+            f"Per-feature γ, β for d = {d} (each d keeps its own table): edit them on Scale & shift."
+        )
+        return table["γ"].to_numpy(float), table["β"].to_numpy(float), notes
     g = st.slider(
         "γ (scale, every feature)",
         -3.0,
@@ -271,13 +285,23 @@ def _same(raw: str, value: object) -> bool:
         return False
 
 
-def _report_url_problems(raw: dict[str, str]) -> None:
-    """Tell the user which link parameters were out of range and were replaced."""
+def _report_url_problems(raw: dict[str, list[str]]) -> None:
+    """Tell the user which link parameters were unusable, repeated, or not used by this input."""
     bad = [
-        f"`{k}={v}`"
+        f"`{k}={v[-1]}`"
         for k, v in raw.items()
-        if k in URL_KEYS and k in st.session_state and not _same(v, st.session_state[k])
+        if k in URL_KEYS and k in st.session_state and len(v) == 1 and not _same(v[-1], st.session_state[k])
     ]
+    repeated = [f"`{k}`" for k, v in raw.items() if k in URL_KEYS and len(v) > 1]
+    unused = [f"`{k}`" for k, v in raw.items() if k in URL_KEYS and k not in st.session_state]
+    if repeated:
+        st.warning(
+            f"The link gives {', '.join(repeated)} more than once; the lab used one of them.", icon="🔗"
+        )
+    if unused:
+        st.info(
+            f"The link's {', '.join(unused)} do not apply to the chosen input and were ignored.", icon="🔗"
+        )
     if bad:
         st.warning(
             f"The link asked for {', '.join(bad)}, which the lab can't use (unknown or out of range); "
@@ -293,7 +317,7 @@ def sidebar(*, own_data: bool = False) -> LabInput:
     chosen here is for the step-by-step pages (it stays as it is meanwhile).
     """
     first_run = "url_checked" not in st.session_state
-    raw_params = {k: st.query_params.get(k, "") for k in st.query_params} if first_run else {}
+    raw_params = {k: st.query_params.get_all(k) for k in st.query_params} if first_run else {}
     st.session_state["url_checked"] = True
     with st.sidebar:
         st.subheader("Your vector")
