@@ -124,3 +124,12 @@ def test_scale_shift_names_minilm_parameters_only_for_a_real_token() -> None:
     assert not any("These are MiniLM" in i.value for i in at.main.info)
     at.selectbox(key="src").set_value("Real token (MiniLM)").run()
     assert any("These are MiniLM" in i.value for i in at.main.info)
+
+
+def test_home_links_every_lesson_page() -> None:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    files = (Path(APP).parent / "pages").glob("*.py")
+    pages = sorted(p.stem.split("_", 1)[1] for p in files if not p.name.startswith("0_"))  # url paths
+    linked = sorted(link.proto.page for link in at.get("page_link"))
+    assert linked == pages
