@@ -17,6 +17,7 @@ from layernorm.core import (
     mean,
     scale_shift,
     standardize,
+    std,
     variance,
 )
 from layernorm.family import group_norm, instance_norm, rms_norm
@@ -60,6 +61,7 @@ __all__ = [
     "rms_norm_backward",
     "scale_shift",
     "standardize",
+    "std",
     "variance",
     "vector_from_table",
 ]

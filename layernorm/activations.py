@@ -107,6 +107,11 @@ class MiniLMRecording:
     torch_version: str
 
     @property
+    def n_real_tokens(self) -> int:
+        """Number of real (non-padding) positions in the batch, ``attention_mask.sum()``."""
+        return int(self.attention_mask.sum())
+
+    @property
     def n_sites(self) -> int:
         """Number of LayerNorm modules recorded, ``S`` (13)."""
         return int(self.inputs.shape[0])

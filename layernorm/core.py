@@ -196,6 +196,37 @@ def variance(x: ArrayLike, axis: Axis = -1, *, ddof: int = 0) -> F64:
     return result
 
 
+def std(x: ArrayLike, axis: Axis = -1) -> F64:
+    """Population standard deviation ``sqrt(sum_i (x_i - mu)**2 / d)`` over ``axis``, in float64.
+
+    Parameters
+    ----------
+    x : (..., d) array_like
+        Any real numbers.
+    axis : int or tuple of int, default -1
+        Axis or axes to reduce.
+
+    Returns
+    -------
+    sigma : (...) ndarray of float64
+        In the units of ``x``; exact even where ``var`` itself under- or overflows.
+
+    Raises
+    ------
+    ValueError
+        As :func:`mean`.
+
+    Notes
+    -----
+    The sigma of LayerNorm without its eps. Source: Ba, Kiros & Hinton (2016), eq. 4.
+    """
+    x2, batch_shape, _ = _rows(x, axis, trailing=False)
+    _, centered = _center_rows(x2)
+    _, sigma = _spread_rows(centered, 0.0)
+    result: F64 = sigma.reshape(batch_shape)
+    return result
+
+
 def standardize(x: ArrayLike, *, eps: float = DEFAULT_EPS, axis: Axis = -1) -> F64:
     """``x_hat = (x - mu) / sqrt(var + eps)`` over the trailing ``axis``.
 

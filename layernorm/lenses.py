@@ -331,6 +331,16 @@ class PaddingEffect:
     n_real: int
     n_pad: int
 
+    @property
+    def largest_bn_change(self) -> float:
+        """The largest change padding causes in any real token's BatchNorm output."""
+        return float(np.max(self.bn_change))
+
+    @property
+    def largest_ln_change(self) -> float:
+        """The same for LayerNorm (exactly 0)."""
+        return float(np.max(self.ln_change))
+
 
 def padding_effect(x: ArrayLike, attention_mask: ArrayLike, *, eps: float = DEFAULT_EPS) -> PaddingEffect:
     """Normalize a padded batch twice, with and without its padding tokens.

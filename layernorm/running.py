@@ -40,6 +40,11 @@ class Population:
     def d(self) -> int:
         return int(self.mean.size)
 
+    @property
+    def var(self) -> F64:
+        """The true per-feature variance ``std**2``, shape ``(d,)``: what running_var should approach."""
+        return np.square(self.std)
+
 
 def make_population(d: int, *, seed: int = 0) -> Population:
     """A seeded training distribution: per-feature means ``~N(0, 2²)``, stds ``~U(0.5, 3)``.

@@ -53,6 +53,16 @@ class SiteStats:
     beta_median: F64
     beta_absmax: F64
 
+    @property
+    def typical_abs(self) -> float:
+        """Median over sites of the per-site median |x|: the size of an ordinary entry."""
+        return float(np.median(self.in_abs_median))
+
+    @property
+    def worst_formula_error(self) -> float:
+        """Largest |y_ours - y_pytorch| over every site."""
+        return float(np.max(self.max_formula_error))
+
 
 def _real(rec: MiniLMRecording) -> tuple[np.ndarray, np.ndarray]:
     """(sentence, position) index arrays of the real tokens, in batch order."""

@@ -47,12 +47,32 @@ with left:
         icon=":material/functions:",
     )
     st.markdown("**Layer versus batch**")
-    st.page_link("pages/6_which_axis.py", label="Which axis? — LayerNorm, BatchNorm and friends on one tensor", icon=":material/grid_on:")
-    st.page_link("pages/7_train_vs_inference.py", label="Training vs inference — running statistics", icon=":material/model_training:")
+    st.page_link(
+        "pages/6_which_axis.py",
+        label="Which axis? — LayerNorm, BatchNorm and friends on one tensor",
+        icon=":material/grid_on:",
+    )
+    st.page_link(
+        "pages/7_train_vs_inference.py",
+        label="Training vs inference — running statistics",
+        icon=":material/model_training:",
+    )
     st.markdown("**Why normalize**")
-    st.page_link("pages/8_depth_and_drift.py", label="Depth and drift — exploding and vanishing, live", icon=":material/stacked_line_chart:")
-    st.page_link("pages/9_learning_rate.py", label="Learning rate — where normalization helps, and where not", icon=":material/speed:")
-    st.page_link("pages/10_inside_a_transformer.py", label="Inside a real transformer — MiniLM's 13 LayerNorms", icon=":material/memory:")
+    st.page_link(
+        "pages/8_depth_and_drift.py",
+        label="Depth and drift — exploding and vanishing, live",
+        icon=":material/stacked_line_chart:",
+    )
+    st.page_link(
+        "pages/9_learning_rate.py",
+        label="Learning rate — where normalization helps, and where not",
+        icon=":material/speed:",
+    )
+    st.page_link(
+        "pages/10_inside_a_transformer.py",
+        label="Inside a real transformer — MiniLM's 13 LayerNorms",
+        icon=":material/memory:",
+    )
 with right:
     st.subheader("Using it in class")
     st.markdown(

@@ -10,11 +10,7 @@ from ui import charts_depth as cd
 from ui import page
 from ui.state import recording
 from ui.theme import COLORS
-
-PLACEMENT_NAMES = {
-    "post": "post-LN: after the add (BERT)",
-    "pre": "pre-LN: before the sublayer (GPT-2, LLaMA)",
-}
+from ui.widgets import placement_control
 
 
 @st.cache_data(show_spinner="Summarising the 13 LayerNorm sites…")
@@ -57,14 +53,14 @@ rec = recording()
 s = stats()
 worst = int(np.argmax(s.in_absmax))
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("typical |x| (median, all sites)", f"{np.median(s.in_abs_median):.2f}")
+m1.metric("typical |x| (median, all sites)", f"{s.typical_abs:.2f}")
 m2.metric(
     "largest |x|", f"{s.in_absmax[worst]:.1f}", help=f"{s.labels[worst]}, token {s.outlier_token[worst]}"
 )
 m3.metric("outlier feature", f"dim {s.outlier_dim[worst]}", help=f"on the token {s.outlier_token[worst]}")
 m4.metric(
     "our formula vs PyTorch",
-    f"{s.max_formula_error.max():.1e}",
+    f"{s.worst_formula_error:.1e}",
     help="Largest |y_ours − y_PyTorch| over every site and real token: the recomputation matches.",
 )
 
@@ -129,15 +125,8 @@ st.dataframe(
 )
 
 st.subheader("Where the LayerNorms sit in the block")
-placement = st.radio(
-    "Placement (shared with the Depth and drift page)",
-    list(PLACEMENT_NAMES),
-    format_func=PLACEMENT_NAMES.get,
-    key="ln_placement",
-    horizontal=True,
-    persist_state="session",
-)
-st.plotly_chart(block_figure(str(placement or "post")), key="tf_block")
+placement = placement_control("Placement (shared with the Depth and drift page)")
+st.plotly_chart(block_figure(placement), key="tf_block")
 st.caption(
     "MiniLM is post-LN: its 13 sites are the embeddings LayerNorm plus, in each of 6 layers, one after the "
     "attention add and one after the feed-forward add. Try both placements on the Depth and drift page "

@@ -53,7 +53,7 @@ if lab.affine_mode == AFFINE_MODES[1]:
 steps = ln.layer_norm_steps(lab.x, gamma, beta, eps=lab.eps)
 c1, c2, c3 = st.columns(3)
 c1.metric("mean of y", fmt(float(ln.mean(steps.y))))
-c2.metric("standard deviation of y", fmt(float(ln.variance(steps.y)) ** 0.5))
+c2.metric("standard deviation of y", fmt(float(ln.std(steps.y))))
 c3.metric(
     "largest |y − x|",
     fmt(ln.max_abs_diff(steps.y, steps.x)),

@@ -112,7 +112,7 @@ with st.container(border=True):
         )
         c_shape.caption(
             f"all-MiniLM-L6-v2: {b_n} sentences padded to T = {t_n} positions, d = {d}. "
-            f"{int(rec.attention_mask.sum())} real tokens, {rec.attention_mask.size - int(rec.attention_mask.sum())} "
+            f"{rec.n_real_tokens} real tokens, {rec.attention_mask.size - rec.n_real_tokens} "
             "padding tokens (grey tabs left of the heatmap)."
         )
 
@@ -236,8 +236,8 @@ if source == SOURCES[1]:
     labels = [f"s{r // t_n}·{rec.tokens.reshape(-1)[r]}·{r % t_n}" for r in real]
     m1, m2, m3 = st.columns(3)
     m1.metric("padding tokens in the batch", f"{eff.n_pad} of {eff.n_pad + eff.n_real}")
-    m2.metric("largest BatchNorm change", fmt(float(eff.bn_change.max())))
-    m3.metric("largest LayerNorm change", fmt(float(eff.ln_change.max())), help="Exactly 0: not rounding.")
+    m2.metric("largest BatchNorm change", fmt(eff.largest_bn_change))
+    m3.metric("largest LayerNorm change", fmt(eff.largest_ln_change), help="Exactly 0: not rounding.")
     st.plotly_chart(charts_axes.padding_bars(labels, eff.bn_change, eff.ln_change), key="axes_padding")
     st.caption(
         "Each real token normalized twice: once in the padded batch, once in a batch of the real tokens "

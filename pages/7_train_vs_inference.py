@@ -137,7 +137,7 @@ if history:
             steps,
             np.array([h.after.running_var[k] for h in history]),
             np.array([h.batch_var_unbiased[k] for h in history]),
-            float(pop.std[k] ** 2),
+            float(pop.var[k]),
             what="variance",
         ),
         key="tvi_chart_var",
@@ -163,7 +163,7 @@ m1, m2, m3 = st.columns(3)
 m1.metric("batches seen", state.step)
 m2.metric(f"running mean, feature {k}", fmt(state.running_mean[k]))
 m3.metric(f"running variance, feature {k}", fmt(state.running_var[k]))
-st.caption(f"The true values for feature {k}: mean {fmt(pop.mean[k])}, variance {fmt(pop.std[k] ** 2)}.")
+st.caption(f"The true values for feature {k}: mean {fmt(pop.mean[k])}, variance {fmt(pop.var[k])}.")
 
 # --- the switch --------------------------------------------------------------------------------
 st.subheader("2 · Switch to inference")

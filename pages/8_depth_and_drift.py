@@ -8,12 +8,9 @@ import streamlit as st
 from layernorm.depth import EXPLODE, VANISH, DepthConfig, DepthResult, layer_histograms, simulate_depth
 from ui import charts_depth as cd
 from ui import page
+from ui.widgets import placement_control
 
 ACT_NAMES = {"linear": "linear (none)", "tanh": "tanh", "relu": "ReLU", "gelu": "GELU"}
-PLACEMENT_NAMES = {
-    "post": "post-LN: after the add (BERT)",
-    "pre": "pre-LN: before the sublayer (GPT-2, LLaMA)",
-}
 
 
 @st.cache_data(show_spinner="Running the stack forward and backward…", max_entries=64)
@@ -51,13 +48,8 @@ norm = c2.radio(
 )
 residual = c3.toggle("Residual connections (x + f(x))", value=False, key="depth_residual")
 seed = int(c3.number_input("Seed", 0, 999, 0, 1, key="depth_seed"))
-placement = st.radio(
+placement = placement_control(
     "Where the normalization sits (with residual connections)",
-    list(PLACEMENT_NAMES),
-    format_func=PLACEMENT_NAMES.get,
-    key="ln_placement",
-    horizontal=True,
-    persist_state="session",
     disabled=not residual,
     help="Shared with the 'Inside a real transformer' page.",
 )
@@ -71,7 +63,7 @@ cfg = DepthConfig(
     activation=str(activation),
     residual=bool(residual),
     norm=str(norm),
-    placement=str(placement or "post"),
+    placement=placement,
     batch=32,
     seed=seed,
 )

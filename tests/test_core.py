@@ -30,6 +30,7 @@ from layernorm import (
     standardize,
     variance,
 )
+from layernorm import std as ln_std
 
 F64 = npt.NDArray[np.float64]
 
@@ -719,3 +720,9 @@ def test_x_hat_var_at_matches_a_fresh_call_for_each_eps() -> None:
     want = [float(layer_norm_steps(x, eps=e).x_hat_var_expected) for e in grid]
     np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
     assert float(layer_norm_steps([3.0, 3.0]).x_hat_var_at(0.0)) == 0.0  # constant row: x_hat is 0
+
+
+def test_std_is_the_population_standard_deviation() -> None:
+    x = RNG.standard_normal((5, 9)) * 3 + 7
+    np.testing.assert_allclose(ln_std(x), np.std(x, axis=-1), rtol=1e-14, atol=0)
+    assert float(ln_std([1e-200, 3e-200])) == 1e-200  # exact where var underflows to 0
