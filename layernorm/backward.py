@@ -114,19 +114,31 @@ def layer_norm_backward_from_steps(steps: LayerNormSteps, dy: ArrayLike) -> tupl
     Parameters
     ----------
     steps : LayerNormSteps
-        The result of :func:`layernorm.layer_norm_steps` over the last axis.
-    dy : array_like, shape ``steps.x.shape``
-        Upstream gradient.
+        The result of :func:`layernorm.layer_norm_steps` over the last axis
+        (``steps.x`` of shape ``(..., d)``, ``steps.gamma`` of shape ``(d,)``).
+    dy : (..., d) array_like, same shape as ``steps.x``
+        Upstream gradient ``dL/dy``.
 
     Returns
     -------
-    dx, dgamma, dbeta
-        As :func:`layer_norm_backward`.
+    dx : (..., d) ndarray of float64
+        ``dL/dx``; each row sums to 0 (to rounding).
+    dgamma : (d,) ndarray of float64
+        ``sum over rows of dy * x_hat``.
+    dbeta : (d,) ndarray of float64
+        ``sum over rows of dy``.
 
     Raises
     ------
     ValueError
-        ``dy`` of the wrong shape or not finite; ``steps`` normalized over more than one axis.
+        ``dy`` of the wrong shape, not numeric or not finite; ``steps`` normalized
+        over more than one axis.
+
+    Notes
+    -----
+    Same formula as :func:`layer_norm_backward`. Source: Ba, Kiros & Hinton (2016),
+    "Layer Normalization", arXiv:1607.06450; the BatchNorm algebra of Ioffe & Szegedy
+    (2015) with the mean taken over features.
     """
     shape = steps.x.shape
     d = shape[-1]

@@ -41,6 +41,9 @@ class ZeroVarianceError(ValueError):
     PyTorch returns NaN in this case; this package refuses instead of handing back
     a NaN nobody asked for. Any ``eps > 0`` makes the row well defined (its
     normalized values are all 0, so its output is exactly ``beta``).
+
+    Source: this project (teaching simulation); PyTorch ``torch.nn.functional.layer_norm``
+    returns NaN for the same input.
     """
 
 
@@ -411,8 +414,13 @@ class LayerNormSteps:
     y : (..., d) ndarray
         ``gamma * x_hat + beta``.
     eps : float
+        The eps used, units of ``x`` squared.
     d : int
         Number of values each statistic averages over.
+
+    Notes
+    -----
+    Source: Ba, Kiros & Hinton (2016), eqs. 4-5; PyTorch ``torch.nn.functional.layer_norm``.
     """
 
     x: F64
@@ -465,13 +473,34 @@ def layer_norm_steps(
 ) -> LayerNormSteps:
     """Run :func:`layer_norm` and keep every intermediate for display.
 
-    Parameters and errors are those of :func:`layer_norm`.
+    Parameters
+    ----------
+    x : (..., d) array_like
+        One token's features along the trailing axis (or axes); any dtype.
+    gamma : array_like shaped like the normalized axes, optional
+        Learned scale (PyTorch ``weight``), default ones.
+    beta : array_like shaped like the normalized axes, optional
+        Learned shift (PyTorch ``bias``), default zeros.
+    eps : float, default 1e-5
+        Added to the variance inside the square root (units of ``x`` squared).
+    axis : int or tuple of int, default -1
+        Trailing axes to normalize over, like PyTorch's ``normalized_shape``.
 
     Returns
     -------
     LayerNormSteps
         Frozen; ``mu``, ``var``, ``std`` have the batch shape ``x.shape[:-k]``
         (0-d for a single vector), the rest have ``x``'s shape.
+
+    Raises
+    ------
+    ValueError
+        As :func:`layer_norm`: ``x`` not numeric (text, complex), containing
+        NaN/inf, a scalar, or with empty normalized axes; ``axis`` out of range,
+        repeated or not trailing; ``gamma``/``beta`` of the wrong shape or not
+        finite; ``eps`` negative or not finite.
+    ZeroVarianceError
+        A row is constant and ``eps == 0`` (0/0).
 
     Notes
     -----

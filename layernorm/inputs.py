@@ -25,7 +25,12 @@ _MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2014": "-"})
 
 
 class InputError(ValueError):
-    """The user's vector cannot be used; the message is written for them."""
+    """The user's vector cannot be used; the message is written for them.
+
+    A :class:`ValueError`, so callers that catch ``ValueError`` catch it too.
+
+    Source: this project (teaching simulation).
+    """
 
 
 def _finish(values: list[float] | F64, source: str) -> F64:

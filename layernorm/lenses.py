@@ -63,10 +63,27 @@ def _check_cell(shape: Shape3, cell: Cell) -> Cell:
 def check_groups(d: int, groups: int) -> int:
     """Return ``groups`` after checking it divides ``d``.
 
+    Parameters
+    ----------
+    d : int
+        Number of features (GroupNorm's channels ``C``), at least 1.
+    groups : int
+        GroupNorm's number of groups ``G``.
+
+    Returns
+    -------
+    int
+        ``groups`` as an int; each group then holds ``d // groups`` features.
+
     Raises
     ------
     ValueError
         ``groups`` < 1 or not a whole divisor of ``d``; the message lists the divisors.
+
+    Notes
+    -----
+    Source: Wu & He (2018), GroupNorm; PyTorch ``torch.nn.GroupNorm`` has the same rule
+    (``num_channels`` divisible by ``num_groups``).
     """
     g = int(groups)
     if g < 1 or d % g:
@@ -92,6 +109,7 @@ def random_batch(b: int, t: int, d: int, *, seed: int = 0) -> F64:
     b, t, d : int
         Sequences, tokens per sequence, features per token; ``B·T·d <= MAX_BATCH_VALUES``.
     seed : int, default 0
+        Seed of ``numpy.random.default_rng``; the same seed gives the same batch.
 
     Returns
     -------
@@ -102,6 +120,10 @@ def random_batch(b: int, t: int, d: int, *, seed: int = 0) -> F64:
     ------
     ValueError
         A size below 1 or a tensor larger than :data:`MAX_BATCH_VALUES`.
+
+    Notes
+    -----
+    Source: this project (teaching simulation).
     """
     b, t, d = _check_shape((b, t, d))
     rng = np.random.default_rng(seed)
@@ -116,6 +138,22 @@ class LensGroup:
 
     ``rows`` and ``cols`` are half-open ranges ``(start, stop)``; row ``r`` is token ``t``
     of sequence ``b`` with ``r = b * T + t``.
+
+    Attributes
+    ----------
+    lens : str
+        One of :data:`LENSES`.
+    rows : (2,) tuple of int
+        ``(start, stop)`` rows of the ``(B·T, d)`` grid, ``0 <= start < stop <= B·T``.
+    cols : (2,) tuple of int
+        ``(start, stop)`` feature columns, ``0 <= start < stop <= d``.
+    description : str
+        The group in words, e.g. ``"token 3 of sequence 0: its 8 features"``.
+
+    Notes
+    -----
+    References: Ba, Kiros & Hinton (2016); Ioffe & Szegedy (2015); Ulyanov et al. (2016);
+    Wu & He (2018); Zhang & Sennrich (2019).
     """
 
     lens: str
@@ -135,20 +173,29 @@ def lens_group(shape: Shape3, cell: Cell, lens: str, *, groups: int = 1) -> Lens
     Parameters
     ----------
     shape : (B, T, d) tuple of int
+        Sizes of the tensor, each at least 1, ``B·T·d <= MAX_BATCH_VALUES``.
     cell : (b, t, i) tuple of int
         Sequence, token and feature of the chosen value, from 0.
-    lens : one of :data:`LENSES`
+    lens : str
+        One of :data:`LENSES`.
     groups : int, default 1
         GroupNorm's number of groups ``G`` (must divide ``d``); ignored by other lenses.
 
     Returns
     -------
     LensGroup
+        The rectangle of the ``(B·T, d)`` grid holding ``cell``'s group.
 
     Raises
     ------
     ValueError
-        Unknown lens, a cell outside the tensor, or ``G`` not dividing ``d``.
+        Unknown lens, a size below 1 or a tensor larger than :data:`MAX_BATCH_VALUES`,
+        a cell outside the tensor, or (GroupNorm) ``G`` not dividing ``d``.
+
+    Notes
+    -----
+    References: Ba, Kiros & Hinton (2016); Ioffe & Szegedy (2015); Ulyanov et al. (2016);
+    Wu & He (2018); Zhang & Sennrich (2019).
     """
     b_n, t_n, d = _check_shape(shape)
     b, t, i = _check_cell((b_n, t_n, d), cell)
@@ -170,7 +217,35 @@ def lens_group(shape: Shape3, cell: Cell, lens: str, *, groups: int = 1) -> Lens
 
 
 def lens_mask(shape: Shape3, cell: Cell, lens: str, *, groups: int = 1) -> NDArray[np.bool_]:
-    """Boolean ``(B, T, d)`` mask of the cells in :func:`lens_group` (same arguments and errors)."""
+    """Boolean ``(B, T, d)`` mask of the cells in :func:`lens_group` (same arguments and errors).
+
+    Parameters
+    ----------
+    shape : (B, T, d) tuple of int
+        Sizes of the tensor, each at least 1, ``B·T·d <= MAX_BATCH_VALUES``.
+    cell : (b, t, i) tuple of int
+        Sequence, token and feature of the chosen value, from 0.
+    lens : str
+        One of :data:`LENSES`.
+    groups : int, default 1
+        GroupNorm's number of groups ``G`` (must divide ``d``); ignored by other lenses.
+
+    Returns
+    -------
+    mask : (B, T, d) ndarray of bool
+        True exactly for the cells that share ``cell``'s mean and variance.
+
+    Raises
+    ------
+    ValueError
+        As :func:`lens_group`: unknown lens, a size below 1 or a tensor larger than
+        :data:`MAX_BATCH_VALUES`, a cell outside the tensor, or ``G`` not dividing ``d``.
+
+    Notes
+    -----
+    References: Ba, Kiros & Hinton (2016); Ioffe & Szegedy (2015); Ulyanov et al. (2016);
+    Wu & He (2018); Zhang & Sennrich (2019).
+    """
     grp = lens_group(shape, cell, lens, groups=groups)
     b_n, t_n, d = shape
     grid = np.zeros((b_n * t_n, d), dtype=bool)
@@ -185,6 +260,29 @@ class LensReading:
     ``mu`` is None for RMSNorm (it does not centre) and ``var`` then holds the mean of
     squares ``mean(x²)``. ``problem`` is a sentence when the lens is undefined here
     (``x_hat`` is then None), e.g. BatchNorm training with one value per feature.
+
+    Attributes
+    ----------
+    group : LensGroup or None
+        The cells sharing the statistics; None when the group itself is undefined
+        (``G`` not dividing ``d``).
+    lens : str
+        One of :data:`LENSES`.
+    value : float
+        The cell's input value ``x[b, t, i]``.
+    mu : float or None
+        Mean of the group (units of ``x``); None for RMSNorm or on a problem.
+    var : float or None
+        Population variance of the group (units of ``x`` squared), or RMSNorm's mean square.
+    x_hat : float or None
+        The cell's normalized value (dimensionless); None on a problem.
+    problem : str or None, default None
+        Why the lens is undefined on this input, in words.
+
+    Notes
+    -----
+    References: Ba, Kiros & Hinton (2016); Ioffe & Szegedy (2015); Ulyanov et al. (2016);
+    Wu & He (2018); Zhang & Sennrich (2019).
     """
 
     group: LensGroup | None
@@ -262,7 +360,26 @@ def read_lens(
 
 @dataclass(frozen=True)
 class StatCount:
-    """How many statistics a lens computes for one forward pass over a (B, T, d) batch."""
+    """How many statistics a lens computes for one forward pass over a (B, T, d) batch.
+
+    Attributes
+    ----------
+    lens : str
+        One of :data:`LENSES`.
+    n_groups : int
+        Number of groups, each with its own statistics (e.g. ``B·T`` for LayerNorm).
+    values_per_group : int
+        Values averaged into each statistic (e.g. ``d`` for LayerNorm).
+    stats_per_group : int
+        2 (mean and variance) or 1 (RMSNorm's mean square).
+    per : str
+        What one group is, in words (``"token"``, ``"feature"``, ...).
+
+    Notes
+    -----
+    References: Ba, Kiros & Hinton (2016); Ioffe & Szegedy (2015); Ulyanov et al. (2016);
+    Wu & He (2018); Zhang & Sennrich (2019).
+    """
 
     lens: str
     n_groups: int
@@ -281,7 +398,9 @@ def stat_counts(shape: Shape3, *, groups: int = 1) -> tuple[StatCount, ...]:
     Parameters
     ----------
     shape : (B, T, d) tuple of int
+        Sizes of the batch, each at least 1 (no upper limit: nothing is built).
     groups : int, default 1
+        GroupNorm's ``G``; GroupNorm is left out of the result unless ``G >= 1`` divides ``d``.
 
     Returns
     -------
@@ -294,6 +413,11 @@ def stat_counts(shape: Shape3, *, groups: int = 1) -> tuple[StatCount, ...]:
     ------
     ValueError
         A size below 1 (any size can be counted, even one too large to build).
+
+    Notes
+    -----
+    References: Ba, Kiros & Hinton (2016); Ioffe & Szegedy (2015); Ulyanov et al. (2016);
+    Wu & He (2018); Zhang & Sennrich (2019).
     """
     b, t, d = (int(s) for s in shape)
     if min(b, t, d) < 1:
@@ -320,8 +444,13 @@ class PaddingEffect:
     ln_change : (n_real,) ndarray
         The same for LayerNorm: exactly 0, a token's statistics are its own.
     bn_mean_with, bn_mean_without : (d,) ndarray
-        BatchNorm's per-feature means with and without the padding tokens.
+        BatchNorm's per-feature means with and without the padding tokens (units of ``x``).
     n_real, n_pad : int
+        Number of real and of padding tokens in the batch.
+
+    Notes
+    -----
+    Source: Ioffe & Szegedy (2015); Ba, Kiros & Hinton (2016).
     """
 
     bn_change: F64
@@ -407,7 +536,9 @@ def identity_gaps(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> dict[str, float]
     Parameters
     ----------
     x : (B, T, d) array_like, with ``d >= 2``
+        Any finite real numbers.
     eps : float, default 1e-5
+        Inside every square root (units of ``x`` squared).
 
     Returns
     -------
@@ -418,7 +549,10 @@ def identity_gaps(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> dict[str, float]
     ------
     ValueError
         ``x`` not 3-D or ``d < 2`` (BatchNorm over the transposed axis would see one
-        value per channel).
+        value per channel); ``x`` not numeric or containing NaN/inf; ``eps`` negative
+        or not finite (from the core functions).
+    ZeroVarianceError
+        ``eps == 0`` and a row or group is constant (from the core functions).
 
     Notes
     -----
@@ -427,6 +561,9 @@ def identity_gaps(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> dict[str, float]
     2. With ``(N, C, L) = (B, d, T)``, one group holds a sequence's whole ``C × L`` block.
     3. ``G = d`` puts one channel in each group: a channel over its positions.
     4. If a row's mean is 0, centring does nothing and the variance is the mean square.
+
+    References: Ba, Kiros & Hinton (2016); Ioffe & Szegedy (2015); Ulyanov et al. (2016);
+    Wu & He (2018); Zhang & Sennrich (2019).
     """
     x64 = as_float64(x)
     if x64.ndim != 3 or x64.shape[2] < 2:
@@ -461,7 +598,12 @@ class DisplayGrid:
     row_step, col_step : int
         Block size; 1 and 1 mean every cell is shown.
     zmax : float
-        99th percentile of ``|z|``: a colour range that one outlier feature cannot flatten.
+        99th percentile of ``|z|``: a colour range that one outlier feature cannot flatten
+        (1.0 if that percentile is 0).
+
+    Notes
+    -----
+    Source: this project (teaching simulation).
     """
 
     z: F64
@@ -489,17 +631,23 @@ def display_grid(x: ArrayLike, *, max_rows: int = 256, max_cols: int = 512) -> D
     Parameters
     ----------
     x : (B, T, d) array_like
-    max_rows, max_cols : int
+        Values to show, in any units (``z`` keeps them).
+    max_rows, max_cols : int, default 256 and 512
         Display budget; the defaults give at most 131,072 cells.
 
     Returns
     -------
     DisplayGrid
+        ``z`` of shape ``(R, C)`` with ``R <= max_rows`` and ``C <= max_cols``.
 
     Raises
     ------
     ValueError
-        ``x`` not 3-D or a budget below 1.
+        ``x`` not 3-D, not numeric (text, complex), or a budget below 1.
+
+    Notes
+    -----
+    Source: this project (teaching simulation).
     """
     x64 = as_float64(x)
     if x64.ndim != 3 or min(max_rows, max_cols) < 1:

@@ -31,7 +31,19 @@ MAX_FEATURES = 256
 
 @dataclass(frozen=True)
 class Population:
-    """Feature ``i`` of an example is drawn from ``N(mean[i], std[i]²)``; both ``(d,)``."""
+    """Feature ``i`` of an example is drawn from ``N(mean[i], std[i]²)``; both ``(d,)``.
+
+    Attributes
+    ----------
+    mean : (d,) ndarray of float64
+        Per-feature mean (units of ``x``).
+    std : (d,) ndarray of float64
+        Per-feature standard deviation (units of ``x``), > 0.
+
+    Notes
+    -----
+    Source: this project (teaching simulation).
+    """
 
     mean: F64
     std: F64
@@ -49,10 +61,27 @@ class Population:
 def make_population(d: int, *, seed: int = 0) -> Population:
     """A seeded training distribution: per-feature means ``~N(0, 2²)``, stds ``~U(0.5, 3)``.
 
+    Parameters
+    ----------
+    d : int
+        Number of features, ``1 .. MAX_FEATURES``.
+    seed : int, default 0
+        Non-negative seed; the same seed gives the same population.
+
+    Returns
+    -------
+    Population
+        ``mean`` and ``std`` of shape ``(d,)``.
+
     Raises
     ------
     ValueError
-        ``d`` outside ``1 .. MAX_FEATURES``.
+        ``d`` outside ``1 .. MAX_FEATURES``; a negative ``seed`` (from
+        ``numpy.random.default_rng``).
+
+    Notes
+    -----
+    Source: this project (teaching simulation).
     """
     if not 1 <= int(d) <= MAX_FEATURES:
         raise ValueError(f"d must be between 1 and {MAX_FEATURES}, got {d}")
@@ -61,7 +90,31 @@ def make_population(d: int, *, seed: int = 0) -> Population:
 
 
 def shifted(pop: Population, *, shift: float, scale: float) -> Population:
-    """The test distribution: every feature's mean moved by ``shift``, its std times ``scale`` (> 0)."""
+    """The test distribution: every feature's mean moved by ``shift``, its std times ``scale`` (> 0).
+
+    Parameters
+    ----------
+    pop : Population
+        The training distribution, ``mean`` and ``std`` of shape ``(d,)``.
+    shift : float
+        Added to every feature's mean (units of ``x``).
+    scale : float, > 0
+        Multiplies every feature's std (dimensionless).
+
+    Returns
+    -------
+    Population
+        A new population with arrays of shape ``(d,)``; ``pop`` is unchanged.
+
+    Raises
+    ------
+    ValueError
+        ``scale`` not > 0 (NaN included).
+
+    Notes
+    -----
+    Source: this project (teaching simulation of covariate shift at test time).
+    """
     if not scale > 0:
         raise ValueError(f"scale must be > 0, got {scale}")
     return Population(pop.mean + float(shift), pop.std * float(scale))
@@ -70,10 +123,28 @@ def shifted(pop: Population, *, shift: float, scale: float) -> Population:
 def draw_batch(pop: Population, n: int, *, seed: int | tuple[int, ...]) -> F64:
     """``n`` examples from ``pop``, reproducible from ``seed``: an ``(n, d)`` float64 array.
 
+    Parameters
+    ----------
+    pop : Population
+        Distribution to draw from (``mean``, ``std`` of shape ``(d,)``).
+    n : int
+        Number of examples, at least 1.
+    seed : int or tuple of int
+        Non-negative seed (or seed sequence) of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    x : (n, d) ndarray of float64
+        One example per row, in the units of ``pop.mean``.
+
     Raises
     ------
     ValueError
-        ``n`` < 1.
+        ``n`` < 1; a negative seed (from ``numpy.random.default_rng``).
+
+    Notes
+    -----
+    Source: this project (teaching simulation).
     """
     if int(n) < 1:
         raise ValueError(f"a batch needs at least 1 example, got n = {n}")
@@ -83,7 +154,22 @@ def draw_batch(pop: Population, n: int, *, seed: int | tuple[int, ...]) -> F64:
 
 @dataclass(frozen=True)
 class RunningState:
-    """BatchNorm's running statistics after ``step`` training batches; arrays ``(d,)``."""
+    """BatchNorm's running statistics after ``step`` training batches; arrays ``(d,)``.
+
+    Attributes
+    ----------
+    step : int
+        Number of training batches seen so far.
+    running_mean : (d,) ndarray of float64
+        Running estimate of each feature's mean (units of ``x``).
+    running_var : (d,) ndarray of float64
+        Running estimate of each feature's unbiased variance (units of ``x`` squared).
+
+    Notes
+    -----
+    Source: Ioffe & Szegedy (2015), Algorithm 2; PyTorch ``torch.nn.BatchNorm1d``
+    (``running_mean``, ``running_var``, ``num_batches_tracked``).
+    """
 
     step: int
     running_mean: F64
@@ -91,7 +177,28 @@ class RunningState:
 
 
 def initial_state(d: int) -> RunningState:
-    """PyTorch's initial running statistics: mean 0, variance 1, step 0."""
+    """PyTorch's initial running statistics: mean 0, variance 1, step 0.
+
+    Parameters
+    ----------
+    d : int
+        Number of features (BatchNorm's channels).
+
+    Returns
+    -------
+    RunningState
+        ``step = 0``, ``running_mean`` zeros ``(d,)``, ``running_var`` ones ``(d,)``.
+
+    Raises
+    ------
+    ValueError
+        ``d`` negative or not convertible to int (from ``int`` / ``numpy.zeros``);
+        ``d = 0`` is accepted and gives empty arrays.
+
+    Notes
+    -----
+    Source: PyTorch ``torch.nn.BatchNorm1d`` (``reset_running_stats``).
+    """
     return RunningState(0, np.zeros(int(d)), np.ones(int(d)))
 
 
@@ -102,6 +209,27 @@ class TrainStep:
     ``batch_var`` divides by ``n`` (used to normalize ``y``); ``batch_var_unbiased``
     divides by ``n - 1`` (used to update the running variance). All ``(d,)`` except
     ``batch`` and ``y``, ``(N, d)``.
+
+    Attributes
+    ----------
+    before, after : RunningState
+        Running statistics before and after this batch (``after.step == before.step + 1``).
+    batch : (N, d) ndarray of float64
+        The training batch drawn.
+    y : (N, d) ndarray of float64
+        BatchNorm's training-mode output (dimensionless).
+    batch_mean : (d,) ndarray of float64
+        Per-feature batch mean (units of ``x``).
+    batch_var : (d,) ndarray of float64
+        Per-feature population variance, divide by ``N`` (units of ``x`` squared).
+    batch_var_unbiased : (d,) ndarray of float64
+        Per-feature sample variance, divide by ``N - 1``.
+    momentum : float
+        The momentum used (PyTorch convention).
+
+    Notes
+    -----
+    Source: Ioffe & Szegedy (2015), Algorithm 1; PyTorch ``torch.nn.BatchNorm1d``.
     """
 
     before: RunningState
@@ -128,26 +256,37 @@ def train_step(
     Parameters
     ----------
     state : RunningState
+        Running statistics so far, arrays of shape ``(d,)``.
     pop : Population
-    batch_size : int, 1 .. MAX_BATCH
+        Training distribution, arrays of shape ``(d,)``.
+    batch_size : int, 2 .. MAX_BATCH
+        Examples ``N`` in the batch (1 is rejected, see Raises).
     momentum : float, default 0.1
         PyTorch convention: ``new = (1 - momentum) * old + momentum * batch``
         (Keras' momentum is ``1 - momentum``).
-    seed : int
+    seed : int, default 0
         With ``state.step`` it fixes the batch, so replays give the same numbers.
     eps : float, default 1e-5
+        Inside the square root (units of ``x`` squared).
 
     Returns
     -------
     TrainStep
-        ``after.step == before.step + 1``.
+        ``after.step == before.step + 1``; ``batch`` and ``y`` are ``(N, d)``.
 
     Raises
     ------
     ValueError
         ``batch_size`` outside ``1 .. MAX_BATCH``, or ``batch_size == 1``: one value per
         feature has no spread to normalize by, and its unbiased variance is 0/0
-        (the core's "Expected more than 1 value per channel when training").
+        (the core's "Expected more than 1 value per channel when training");
+        ``momentum`` outside ``[0, 1]``, ``eps`` negative, ``state`` and ``pop`` of
+        different ``d`` (from :func:`layernorm.batch_norm_train`).
+
+    Notes
+    -----
+    Source: Ioffe & Szegedy (2015), Algorithm 1; PyTorch ``torch.nn.BatchNorm1d``
+    (``training=True``, momentum convention, unbiased running variance).
     """
     if not 1 <= int(batch_size) <= MAX_BATCH:
         raise ValueError(f"batch size must be between 1 and {MAX_BATCH}, got {batch_size}")
@@ -176,12 +315,15 @@ def batch_mates(
     Parameters
     ----------
     pop : Population
+        Distribution of the examples, arrays of shape ``(d,)``.
     batch_size : int, 2 .. MAX_BATCH
+        Examples ``N`` in the batch, the fixed one included.
     fixed_seed : int
         Fixes the example that stays (row 0 of the batch).
     mates_seed : int
         Fixes its batch-mates; change it to redraw them.
     eps : float, default 1e-5
+        Inside the square root (units of ``x`` squared).
 
     Returns
     -------
@@ -195,7 +337,14 @@ def batch_mates(
     Raises
     ------
     ValueError
-        ``batch_size`` outside ``2 .. MAX_BATCH`` (a batch of 1 is undefined in training).
+        ``batch_size`` outside ``2 .. MAX_BATCH`` (a batch of 1 is undefined in training:
+        the core's "Expected more than 1 value per channel when training"); ``eps``
+        negative.
+
+    Notes
+    -----
+    Source: Ioffe & Szegedy (2015), Algorithm 1 (training-mode statistics depend on the
+    batch); Ba, Kiros & Hinton (2016) (LayerNorm's do not).
     """
     if not 1 <= int(batch_size) <= MAX_BATCH:
         raise ValueError(f"batch size must be between 1 and {MAX_BATCH}, got {batch_size}")
@@ -210,7 +359,19 @@ def batch_mates(
 
 @dataclass(frozen=True)
 class RedrawSpread:
-    """The fixed example's outputs across ``R`` redraws of its batch-mates; ``(R, d)`` arrays."""
+    """The fixed example's outputs across ``R`` redraws of its batch-mates; ``(R, d)`` arrays.
+
+    Attributes
+    ----------
+    bn_y : (R, d) ndarray of float64
+        BatchNorm (training mode) output of the fixed example, one row per redraw.
+    ln_y : (R, d) ndarray of float64
+        LayerNorm output of the fixed example, one row per redraw (all rows equal).
+
+    Notes
+    -----
+    Source: Ioffe & Szegedy (2015); Ba, Kiros & Hinton (2016).
+    """
 
     bn_y: F64
     ln_y: F64
@@ -231,10 +392,32 @@ def redraw_spread(
 ) -> RedrawSpread:
     """Run :func:`batch_mates` with ``mates_seed = 0 .. n_redraws - 1`` and stack the outputs.
 
+    Parameters
+    ----------
+    pop : Population
+        Distribution of the examples, arrays of shape ``(d,)``.
+    batch_size : int, 2 .. MAX_BATCH
+        Examples ``N`` in each batch, the fixed one included.
+    n_redraws : int
+        Number ``R`` of batch-mate redraws, at least 2.
+    fixed_seed : int
+        Fixes the example that stays.
+    eps : float, default 1e-5
+        Inside the square root (units of ``x`` squared).
+
+    Returns
+    -------
+    RedrawSpread
+        ``bn_y`` and ``ln_y`` of shape ``(R, d)``.
+
     Raises
     ------
     ValueError
         As :func:`batch_mates`, or ``n_redraws`` < 2.
+
+    Notes
+    -----
+    Source: Ioffe & Szegedy (2015); Ba, Kiros & Hinton (2016).
     """
     if int(n_redraws) < 2:
         raise ValueError(f"need at least 2 redraws to see a spread, got {n_redraws}")
@@ -252,6 +435,21 @@ class ShiftResult:
     ``bn_mean``/``bn_std``: mean and standard deviation of all BatchNorm (running
     statistics) outputs; ``ln_*`` the same for LayerNorm. A well normalized output has
     mean 0 and std 1. ``bn_y`` and ``ln_y`` are ``(N, d)``.
+
+    Attributes
+    ----------
+    bn_y : (N, d) ndarray of float64
+        BatchNorm inference-mode output (running statistics).
+    ln_y : (N, d) ndarray of float64
+        LayerNorm output of the same test examples.
+    bn_mean, bn_std : float
+        Mean and population std of all of ``bn_y`` (dimensionless).
+    ln_mean, ln_std : float
+        The same for ``ln_y``.
+
+    Notes
+    -----
+    Source: Ioffe & Szegedy (2015), Algorithm 2; Ba, Kiros & Hinton (2016).
     """
 
     bn_y: F64
@@ -285,17 +483,27 @@ def shift_test(
     scale : float, > 0
         Multiplies every feature's std at test time.
     n : int, default 64
+        Number of test examples ``N``.
     seed : int, default 0
+        Fixes the test examples (non-negative).
     eps : float, default 1e-5
+        Inside the square root (units of ``x`` squared).
 
     Returns
     -------
     ShiftResult
+        ``bn_y`` and ``ln_y`` of shape ``(N, d)`` and their summary statistics.
 
     Raises
     ------
     ValueError
-        ``scale`` <= 0, ``n`` < 1, mismatched ``d``.
+        ``scale`` <= 0, ``n`` < 1, mismatched ``d`` between ``state`` and ``pop``,
+        a non-finite ``shift``, a negative ``seed`` or ``eps``.
+
+    Notes
+    -----
+    Source: Ioffe & Szegedy (2015), Algorithm 2; PyTorch ``BatchNorm1d`` in ``eval()``
+    mode; Ba, Kiros & Hinton (2016).
     """
     test = draw_batch(shifted(pop, shift=shift, scale=scale), n, seed=(seed, 99))  # (n, d)
     bn_y = batch_norm_eval(test, None, None, state.running_mean, state.running_var, eps=eps)

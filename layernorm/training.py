@@ -50,8 +50,11 @@ class Sweep:
     Attributes
     ----------
     norms : tuple of str, length K
+        Normalization settings, taken from ``("none", "layernorm")``.
     lrs : (M,) ndarray
+        Learning rates (1 / loss units per step).
     seeds : (S,) ndarray of int
+        Seeds of the initial weights, ``0 .. S - 1``.
     loss : (K, M, S, T + 1) ndarray
         Training loss before each step and after the last; NaN after divergence.
     diverged_at : (K, M, S) ndarray of int
@@ -60,6 +63,15 @@ class Sweep:
         Loss after the last step; NaN for diverged runs.
     initial_loss : float
         Loss of the zero predictor (the target's variance / 2 = 0.5).
+    depth, width, steps : int
+        Hidden layers, units per hidden layer and gradient-descent steps ``T``.
+    init_gain : float
+        Multiplier on He initialisation.
+
+    Notes
+    -----
+    Source: this project (teaching simulation) of the claim in Ba, Kiros & Hinton (2016),
+    section 6.
     """
 
     norms: tuple[str, ...]
@@ -92,7 +104,30 @@ class Sweep:
 
 
 def make_task(seed: int = 0) -> tuple[F64, F64]:
-    """The regression task: ``x (N, D_IN)`` and ``y (N, 1)`` with ``y`` of mean 0, variance 1."""
+    """The regression task: ``x (N, D_IN)`` and ``y (N, 1)`` with ``y`` of mean 0, variance 1.
+
+    Parameters
+    ----------
+    seed : int, default 0
+        Task seed (``numpy.random.default_rng(1000 + seed)``); must make ``1000 + seed >= 0``.
+
+    Returns
+    -------
+    x : (N_SAMPLES, D_IN) ndarray of float64
+        Inputs drawn from ``N(0, 1)`` (dimensionless).
+    y : (N_SAMPLES, 1) ndarray of float64
+        Targets from a fixed random tanh teacher network, standardized to mean 0 and
+        population variance 1.
+
+    Raises
+    ------
+    ValueError
+        ``seed < -1000`` (a negative seed for ``numpy.random.default_rng``).
+
+    Notes
+    -----
+    Source: this project (teaching simulation; a random teacher network).
+    """
     rng = np.random.default_rng(1000 + seed)
     x = rng.normal(size=(N_SAMPLES, D_IN))
     teacher = rng.normal(size=(D_IN, 16)) * 1.5 / np.sqrt(D_IN)

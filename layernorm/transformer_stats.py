@@ -24,17 +24,32 @@ class SiteStats:
 
     Attributes
     ----------
-    labels : list of str
+    labels : list of str, length S
         Short site names ("Embeddings LN", "Layer 0 · after attention", ...).
-    in_std_median : median over tokens of each token's std (the LayerNorm divisor, without eps).
-    in_abs_median : median of |x| over all real (token, feature) entries: the typical size.
-    in_absmax : largest |x| at the site.
-    outlier_dim : (S,) int, the feature holding ``in_absmax``.
-    outlier_token : list of str, the token holding ``in_absmax``.
-    x_hat_absmax : largest |x_hat| after normalizing (at most sqrt(d - 1)).
-    out_std_median, out_absmax : the same for the LayerNorm output ``y``.
-    max_formula_error : largest |y_ours - y_pytorch| over the site.
-    gamma_median, gamma_min, gamma_max, beta_median, beta_absmax : learned-parameter summaries.
+    in_std_median : (S,) ndarray of float64
+        Median over tokens of each token's std (the LayerNorm divisor, without eps),
+        in model units.
+    in_abs_median : (S,) ndarray of float64
+        Median of |x| over all real (token, feature) entries: the typical size.
+    in_absmax : (S,) ndarray of float64
+        Largest |x| at the site.
+    outlier_dim : (S,) ndarray of int
+        The feature holding ``in_absmax``, ``0 <= i < d``.
+    outlier_token : list of str, length S
+        The WordPiece token holding ``in_absmax``.
+    x_hat_absmax : (S,) ndarray of float64
+        Largest |x_hat| after normalizing (dimensionless, at most sqrt(d - 1)).
+    out_std_median, out_absmax : (S,) ndarray of float64
+        The same as ``in_std_median``/``in_absmax`` for the LayerNorm output ``y``.
+    max_formula_error : (S,) ndarray of float64
+        Largest |y_ours - y_pytorch| over the site.
+    gamma_median, gamma_min, gamma_max, beta_median, beta_absmax : (S,) ndarray of float64
+        Summaries over the ``d`` features of each site's learned ``gamma`` and ``beta``.
+
+    Notes
+    -----
+    Source: ``sentence-transformers/all-MiniLM-L6-v2`` recorded by
+    ``scripts/extract_minilm_activations.py``; LayerNorm per Ba, Kiros & Hinton (2016).
     """
 
     labels: list[str]
@@ -81,6 +96,17 @@ def site_stats(rec: MiniLMRecording) -> SiteStats:
     Returns
     -------
     SiteStats
+        One entry per site, arrays of shape ``(S,)``.
+
+    Raises
+    ------
+    ValueError
+        The recording has no real token (``attention_mask`` all 0), or, for a
+        recording built by hand rather than loaded, arrays the core
+        :func:`layernorm.layer_norm_steps` rejects (NaN/inf, ``gamma``/``beta`` not
+        ``(S, d)``, negative ``eps``).
+    ZeroVarianceError
+        A hand-built recording with ``eps == 0`` and a constant token.
 
     Notes
     -----
@@ -140,6 +166,7 @@ def dimension_profile(rec: MiniLMRecording, site: int) -> tuple[F64, F64]:
     Parameters
     ----------
     rec : MiniLMRecording
+        From :func:`layernorm.activations.load_minilm_recording`; ``inputs`` ``(S, B, T, d)``.
     site : int
         ``0 <= site < S``.
 
@@ -154,6 +181,15 @@ def dimension_profile(rec: MiniLMRecording, site: int) -> tuple[F64, F64]:
     ------
     IndexError, TypeError
         ``site`` out of range or not an integer.
+    ValueError
+        The recording has no real token, or arrays the core
+        :func:`layernorm.layer_norm_steps` rejects (only possible for a hand-built recording).
+
+    Notes
+    -----
+    Source: ``sentence-transformers/all-MiniLM-L6-v2`` recorded by
+    ``scripts/extract_minilm_activations.py``; outlier features as in Kovaleva et al.
+    (2021), "BERT Busters".
     """
     s = rec._check_index(site, rec.n_sites, "site")
     b, t = _real(rec)
@@ -167,18 +203,25 @@ def parameter_histograms(values: F64, bins: int = 60) -> tuple[F64, F64]:
     Parameters
     ----------
     values : (S, d) array_like
+        One row per site, e.g. ``gamma`` or ``beta``; finite and non-empty.
     bins : int, default 60
+        Number of equal-width bins spanning all values.
 
     Returns
     -------
     counts : (S, bins) ndarray
         Number of features of each row in each bin.
     edges : (bins + 1,) ndarray
+        Shared bin edges, in the units of ``values``.
 
     Raises
     ------
     ValueError
-        ``values`` not 2-D or not finite, ``bins < 1``.
+        ``values`` not 2-D, empty, not numeric or not finite; ``bins < 1``.
+
+    Notes
+    -----
+    Source: this project (teaching simulation); binning by :func:`numpy.histogram`.
     """
     v = np.asarray(values, dtype=np.float64)
     if v.ndim != 2 or v.size == 0 or not np.all(np.isfinite(v)):
