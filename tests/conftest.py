@@ -1,7 +1,7 @@
 """Fixtures shared by the whole test suite.
 
 Only fixtures that several test modules need belong here; a module's own fixtures stay in
-that module. The browser tests keep theirs in ``tests/e2e/test_browser.py``.
+that module. The browser tests keep theirs in ``tests/e2e/conftest.py``.
 """
 
 from __future__ import annotations

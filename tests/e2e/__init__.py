@@ -1,0 +1,1 @@
+"""Real-browser tests (Playwright + Debian Chromium against `streamlit run`)."""

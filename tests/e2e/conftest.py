@@ -1,0 +1,78 @@
+"""Fixtures of the real-browser tests: one server and one Chromium for the session, a tab per test.
+
+Every test that uses the shared server also checks the server's log: a Streamlit warning or a
+Python traceback logged while the test ran fails that test, even when the page itself looked fine.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import BrowserContext, Playwright, sync_playwright
+
+from e2e.support import WAIT_MS, Lab, ServerLog, serve
+from scripts.browser import CHROMIUM, CHROMIUM_ARGS
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ServerLog]]:
+    """`streamlit run app.py` on a free loopback port: ``(base URL, its log)``; stopped by PID."""
+    with serve(tmp_path_factory.mktemp("streamlit") / "server.log") as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def server(served: tuple[str, ServerLog]) -> str:
+    """The shared server's base URL."""
+    return served[0]
+
+
+@pytest.fixture(autouse=True)
+def _clean_server_log(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test during which the shared server logged a warning or a traceback."""
+    if "server" not in request.fixturenames:
+        yield
+        return
+    log: ServerLog = request.getfixturevalue("served")[1]
+    log.mark()
+    yield
+    log.assert_clean(request.node.name)
+
+
+@pytest.fixture(scope="session")
+def playwright_driver() -> Iterator[Playwright]:
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(
+    playwright_driver: Playwright, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BrowserContext]:
+    """Debian's Chromium with a fresh, empty profile directory."""
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"{CHROMIUM} is missing: run `bash scripts/ensure_chromium.sh` (or `make test`)")
+    context = playwright_driver.chromium.launch_persistent_context(
+        user_data_dir=tmp_path_factory.mktemp("chromium-profile"),
+        executable_path=CHROMIUM,
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 1400, "height": 1000},
+    )
+    context.set_default_timeout(WAIT_MS)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def lab(browser: BrowserContext, server: str) -> Iterator[Lab]:
+    """A new tab (a new Streamlit session) on the shared server."""
+    page = browser.new_page()
+    try:
+        yield Lab(page, server)
+    finally:
+        page.close()

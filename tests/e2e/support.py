@@ -1,0 +1,227 @@
+"""What the real-browser tests share: the app's pages, a driver for one tab, the server's log.
+
+The fixtures that start the server and Chromium are in ``conftest.py`` beside this file; every
+``test_*.py`` here imports what it needs from this module (``from e2e.support import ...``).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import re
+import urllib.parse
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from scripts.browser import IDLE, streamlit_server
+
+ROOT = Path(__file__).resolve().parents[2]
+CHART = '[data-testid="stPlotlyChart"]'
+RENDERED_CHART = f"{CHART} .main-svg"
+EXCEPTION = '[data-testid="stException"]'
+WAIT_MS = 30_000
+REAL_TOKEN = "Real token (MiniLM)"  # ui.state.SOURCES; the URL carries the option's text
+MINILM_D = 384
+
+expect.set_options(timeout=WAIT_MS)
+
+
+# --- which pages exist and where they live --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AppPage:
+    file: str  # "pages/1_mean.py"
+    url: str  # "/mean"
+    section: str  # the st.navigation section in app.py
+    title: str | None  # the page's st.title / page.header text, when it is a plain string
+
+
+def _navigation() -> dict[str, list[tuple[str, str, str]]]:
+    """The SECTIONS literal of app.py: {section: [(path, title, icon), ...]}."""
+    tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        target = getattr(node, "target", None) or (getattr(node, "targets", None) or [None])[0]
+        if isinstance(node, ast.Assign | ast.AnnAssign) and getattr(target, "id", None) == "SECTIONS":
+            assert node.value is not None
+            sections: dict[str, list[tuple[str, str, str]]] = ast.literal_eval(node.value)
+            return sections
+    raise AssertionError("app.py has no SECTIONS = {...} navigation literal")
+
+
+def _page_title(path: Path) -> str | None:
+    """The first plain-string argument of ``st.title(...)`` or ``page.header(...)`` in a page file."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in {"title", "header"}
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            return node.args[0].value
+    return None
+
+
+def _url_path(file: Path) -> str:
+    """pages/1_mean.py -> /mean; the home page (pages/0_*.py, the default) -> /."""
+    if file.stem.startswith("0_"):
+        return "/"
+    return "/" + re.sub(r"^\d+_", "", file.stem)
+
+
+def _app_pages() -> list[AppPage]:
+    listed = {path: section for section, entries in _navigation().items() for path, _, _ in entries}
+    files = sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_")[0]))
+    return [
+        AppPage(
+            file=f"pages/{f.name}",
+            url=_url_path(f),
+            section=listed.get(f"pages/{f.name}", ""),
+            title=_page_title(f),
+        )
+        for f in files
+    ]
+
+
+PAGES = _app_pages()
+STEP_PAGES = [p for p in PAGES if p.section == "The formula, step by step"]
+
+
+# --- the server and its log -------------------------------------------------------------------------
+
+# A line of the server's log that means something went wrong: Python's tracebacks and any record
+# Streamlit logs at WARNING or above ("2026-11-30 10:00:00.000 WARNING streamlit...", or the
+# bare "Warning:"/"Error:" forms some libraries print).
+_LOG_PROBLEM = re.compile(r"Traceback|\b(WARNING|ERROR|CRITICAL)\b|^\s*\w*(Warning|Error)\b", re.MULTILINE)
+
+
+class ServerLog:
+    """A server's log file; :meth:`problems` lists what it logged since :meth:`mark`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+
+    def mark(self) -> None:
+        self.offset = self.path.stat().st_size if self.path.exists() else 0
+
+    def new_text(self) -> str:
+        with self.path.open("rb") as f:
+            f.seek(self.offset)
+            return f.read().decode("utf-8", "replace")
+
+    def problems(self) -> list[str]:
+        """Lines (with a little context) that hold a warning, an error or a traceback."""
+        lines = self.new_text().splitlines()
+        return ["\n".join(lines[i : i + 6]) for i, line in enumerate(lines) if _LOG_PROBLEM.search(line)]
+
+    def assert_clean(self, what: str) -> None:
+        found = self.problems()
+        assert not found, f"the server logged a warning or traceback during {what}:\n" + "\n---\n".join(found)
+
+
+@contextlib.contextmanager
+def serve(log_path: Path) -> Iterator[tuple[str, ServerLog]]:
+    """A fresh server (scripts/browser.py); a failure to start is a test failure, not an error."""
+    try:
+        with streamlit_server(log_path) as (_, base):
+            yield base, ServerLog(log_path)
+    except (RuntimeError, TimeoutError) as exc:
+        pytest.fail(str(exc))
+
+
+# --- one tab ------------------------------------------------------------------------------------------
+
+
+class Lab:
+    """One browser tab on the app: open pages, wait for them, read metrics, check for errors."""
+
+    def __init__(self, page: Page, base: str) -> None:
+        self.page = page
+        self.base = base
+        self.page_errors: list[str] = []
+        page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+
+    def open(self, app_page: AppPage, query: str = "") -> None:
+        self.page.goto(self.base + app_page.url + query)
+        self.wait_for(app_page)
+
+    def wait_for(self, app_page: AppPage) -> None:
+        """Until this page's own title is shown, its charts are drawn and the script is idle."""
+        if app_page.title:
+            expect(self.page.locator("h1").first).to_contain_text(app_page.title)
+        if app_page.url != "/":
+            self.page.locator(RENDERED_CHART).first.wait_for()
+        self.wait_idle()
+
+    def wait_idle(self) -> None:
+        self.page.locator(IDLE).wait_for()
+
+    @property
+    def sidebar(self) -> Locator:
+        return self.page.locator('[data-testid="stSidebar"]')
+
+    def metric(self, label: str) -> Locator:
+        """The value of the first st.metric whose label is exactly ``label``."""
+        label_el = self.page.locator('[data-testid="stMetricLabel"]').get_by_text(label, exact=True)
+        box = self.page.locator('[data-testid="stMetric"]').filter(has=label_el).first
+        return box.locator('[data-testid="stMetricValue"]')
+
+    def slider(self, label_start: str, *, in_sidebar: bool = False) -> Locator:
+        """The focusable thumb (an ``<input type=range>``, ARIA role slider) of a labelled slider."""
+        scope = self.sidebar if in_sidebar else self.page.locator('[data-testid="stMain"]')
+        box = scope.locator('[data-testid="stSlider"]').filter(has_text=label_start)
+        expect(box).to_have_count(1)
+        return box.get_by_role("slider")
+
+    def nav_to(self, app_page: AppPage) -> None:
+        """Switch pages the way a student does: the sidebar navigation link (same session)."""
+        link = self.page.locator(f'[data-testid="stSidebarNav"] a[href$="{app_page.url}"]')
+        link.first.click()
+        expect(self.page).to_have_url(re.compile(re.escape(app_page.url) + r"(\?.*)?$"))
+        self.wait_for(app_page)
+
+    def type_numbers(self, text: str) -> None:
+        """Replace the sidebar's "Type numbers" text and commit it (Ctrl+Enter, as Streamlit wants)."""
+        area = self.sidebar.locator("textarea")
+        expect(area).to_have_count(1)
+        area.fill(text)
+        area.press("Control+Enter")
+
+    def assert_clean(self) -> None:
+        """No Streamlit exception box, every chart on screen drawn, no JavaScript error.
+
+        Call it once the new state is on screen (after a wait on its text), not right after an action.
+        """
+        self.wait_idle()
+        exceptions = self.page.locator(EXCEPTION).all_inner_texts()
+        assert not exceptions, f"{self.page.url} shows an exception:\n" + "\n---\n".join(exceptions)
+        charts = self.page.locator(CHART)
+        for i in range(charts.count()):
+            if charts.nth(i).is_visible():
+                expect(charts.nth(i).locator(".main-svg").first).to_be_attached()
+        assert not self.page_errors, f"JavaScript errors: {self.page_errors}"
+
+    def trace_lengths(self) -> list[int]:
+        """Number of points of every trace of every drawn Plotly figure (from Plotly's own state)."""
+        lengths: list[int] = self.page.evaluate(
+            """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+                 .flatMap(div => (div._fullData || []).map(t => t._length || 0))"""
+        )
+        return lengths
+
+
+def query(**params: str | int) -> str:
+    return "?" + urllib.parse.urlencode(params)
+
+
+def page_by_url(url: str) -> AppPage:
+    found = [p for p in PAGES if p.url == url]
+    assert found, f"no page file serves {url}; pages: {[p.url for p in PAGES]}"
+    return found[0]
