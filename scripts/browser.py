@@ -44,6 +44,8 @@ def streamlit_server(log: Path, *, timeout: float = 60.0) -> Iterator[tuple[subp
         sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
         "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+        # Name each record's level (Streamlit's default format has none), so a test can find warnings.
+        "--logger.messageFormat", "%(asctime)s %(levelname)s %(name)s: %(message)s",
     ]  # fmt: skip
     with log.open("wb") as out:
         proc = subprocess.Popen(

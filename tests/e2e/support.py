@@ -98,7 +98,10 @@ STEP_PAGES = [p for p in PAGES if p.section == "The formula, step by step"]
 # A line of the server's log that means something went wrong: Python's tracebacks and any record
 # Streamlit logs at WARNING or above ("2026-11-30 10:00:00.000 WARNING streamlit...", or the
 # bare "Warning:"/"Error:" forms some libraries print).
-_LOG_PROBLEM = re.compile(r"Traceback|\b(WARNING|ERROR|CRITICAL)\b|^\s*\w*(Warning|Error)\b", re.MULTILINE)
+_LOG_PROBLEM = re.compile(
+    r"Traceback|Stack \(most recent call last\)|\b(WARNING|ERROR|CRITICAL)\b|^\s*\w*(Warning|Error)\b",
+    re.MULTILINE,
+)
 
 
 class ServerLog:
