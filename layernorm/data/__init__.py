@@ -1,0 +1,1 @@
+"""Readers of shipped and installed data (more readers move here; see DESIGN.md)."""
