@@ -28,6 +28,7 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
         ("pages/8_depth_and_drift.py", "Depth and drift", ":material/stacked_line_chart:"),
         ("pages/9_learning_rate.py", "Learning rate", ":material/speed:"),
         ("pages/10_inside_a_transformer.py", "Inside a real transformer", ":material/memory:"),
+        ("pages/11_your_sentence.py", "Your sentence, live", ":material/edit_note:"),
     ],
 }
 

@@ -130,6 +130,8 @@ class Tokenized:
         The real word-pieces of each sentence (``[CLS]`` … ``[SEP]``), without padding.
     truncated : list of bool
         Whether a sentence was cut to :data:`MAX_WORD_PIECES`.
+    lengths : list of int
+        Word-pieces of each sentence before any cut ([CLS] and [SEP] included).
 
     Notes
     -----
@@ -140,6 +142,12 @@ class Tokenized:
     attention_mask: npt.NDArray[np.int8]
     tokens: list[list[str]]
     truncated: list[bool]
+    lengths: list[int]
+
+    @property
+    def unknown(self) -> list[int]:
+        """How many ``[UNK]`` pieces each sentence has (characters the vocabulary cannot spell)."""
+        return [row.count("[UNK]") for row in self.tokens]
 
 
 def model_dir() -> Path:
@@ -304,8 +312,10 @@ def tokenize(tokenizer: Any, sentences: list[str], *, max_pieces: int = MAX_WORD
     ids: list[list[int]] = []
     pieces: list[list[str]] = []
     cut: list[bool] = []
+    lengths: list[int] = []
     for enc in encodings:
         row, toks = list(enc.ids), list(enc.tokens)
+        lengths.append(len(row))
         cut.append(len(row) > max_pieces)
         if len(row) > max_pieces:
             row, toks = row[: max_pieces - 1] + row[-1:], toks[: max_pieces - 1] + toks[-1:]
@@ -317,4 +327,4 @@ def tokenize(tokenizer: Any, sentences: list[str], *, max_pieces: int = MAX_WORD
     for i, row in enumerate(ids):
         input_ids[i, : len(row)] = row
         mask[i, : len(row)] = 1
-    return Tokenized(input_ids=input_ids, attention_mask=mask, tokens=pieces, truncated=cut)
+    return Tokenized(input_ids=input_ids, attention_mask=mask, tokens=pieces, truncated=cut, lengths=lengths)

@@ -1,0 +1,293 @@
+"""Why normalize, part 4: your own sentence through the live transformer, and what breaks without LayerNorm."""
+
+import html
+
+import numpy as np
+import streamlit as st
+from threadpoolctl import threadpool_limits
+
+from layernorm.data.weights import (
+    MAX_WORD_PIECES,
+    WeightsMissingError,
+    load_minilm_weights,
+    load_tokenizer,
+    tokenize,
+)
+from layernorm.labs import bert
+from ui import charts_live, page
+from ui.state import recording
+from ui.text import fmt
+
+KINDS = {
+    "layer": "The model's own LayerNorm",
+    "none": "Remove it (pass the residual sum through)",
+    "rms": "RMSNorm with the same γ (no centring, no β)",
+    "batch": "BatchNorm instead (statistics over the batch)",
+}
+EPS_CHOICES = [float(f"1e{k}") for k in range(-12, 1)]
+SITES = list(range(13))
+DEFAULT_1 = "Layer normalization keeps every token in a sensible range."
+DEFAULT_2 = "Normalizing activations makes deep networks easier to train."
+
+
+@st.cache_resource(show_spinner="Loading all-MiniLM-L6-v2 (91 MB, once for every student)…")
+def model() -> tuple[object, object]:
+    """Weights and tokenizer, loaded once per server and shared read-only by every session."""
+    return load_minilm_weights(), load_tokenizer()
+
+
+@st.cache_resource(max_entries=32, show_spinner="Running the transformer on your words…")
+def run(sentences: tuple[str, ...], change: bert.Intervention) -> tuple[object, bert.ForwardResult]:
+    """One forward pass per (sentences, change), shared by reruns that only pick a token or a site."""
+    weights, tokenizer = model()
+    batch = tokenize(tokenizer, list(sentences))
+    with threadpool_limits(1):  # one BLAS thread: many students share two cores
+        result = bert.forward(weights, batch.input_ids, batch.attention_mask, change=change)  # type: ignore[arg-type]
+    for arr in (result.site_inputs, result.site_outputs, result.embedding):
+        arr.flags.writeable = False
+    return batch, result
+
+
+page.header(
+    "Why normalize · Your sentence, live",
+    "Type anything. The lab splits it into word-pieces and runs all-MiniLM-L6-v2 — 6 transformer layers, "
+    "13 LayerNorms — on it right here, with every LayerNorm computed by the lab's own core. Then change "
+    "what stands at those 13 places: remove LayerNorm, swap in RMSNorm, give it another ε, or let it pool "
+    "statistics over the batch like BatchNorm, and watch the activations and the sentence's meaning move.",
+)
+st.latex(
+    r"h \leftarrow \mathrm{LN}\big(h + \mathrm{Attention}(h)\big),\qquad h \leftarrow \mathrm{LN}\big(h + \mathrm{FFN}(h)\big)"
+)
+
+try:
+    model()
+    live = True
+except (WeightsMissingError, OSError, ValueError) as exc:
+    live = False
+    st.warning(
+        f"The live model is not available ({exc}). This page shows the 7 recorded sentences instead; "
+        "the interventions need the live model.",
+        icon=":material/cloud_off:",
+    )
+
+# --- the sentences ------------------------------------------------------------------------------
+with st.container(border=True):
+    c1, c2 = st.columns(2)
+    text1 = c1.text_input(
+        "Your sentence",
+        DEFAULT_1,
+        max_chars=2000,
+        key="ys_text1",
+        bind="query-params",
+        persist_state="session",
+        disabled=not live,
+    )
+    text2 = c2.text_input(
+        "A second sentence to compare (optional)",
+        DEFAULT_2,
+        max_chars=2000,
+        key="ys_text2",
+        bind="query-params",
+        persist_state="session",
+        disabled=not live,
+    )
+    st.caption(
+        f"At most {MAX_WORD_PIECES} word-pieces per sentence ([CLS] and [SEP] included); longer text is cut."
+    )
+
+if live:
+    sentences = tuple(t.strip() for t in (text1, text2) if t.strip())
+    if not sentences:
+        st.info("Type a sentence above; meanwhile the page shows the default one.", icon=":material/edit:")
+        sentences = (DEFAULT_1,)
+    batch, base = run(sentences, bert.Intervention())
+    for i in range(len(sentences)):
+        if batch.truncated[i]:
+            st.warning(
+                f"Sentence {i + 1} has {batch.lengths[i]} word-pieces; the model reads the first "
+                f"{MAX_WORD_PIECES - 1} and a closing [SEP].",
+                icon=":material/content_cut:",
+            )
+        if batch.unknown[i]:
+            st.info(
+                f"Sentence {i + 1}: {batch.unknown[i]} piece(s) became [UNK] — characters (emoji, some scripts) "
+                "the model's English vocabulary cannot spell. They still pass through every LayerNorm.",
+                icon=":material/help:",
+            )
+    pieces = batch.tokens
+else:
+    rec = recording()
+    base = bert.recorded_result(rec)
+    sentences = tuple(str(s) for s in rec.sentences)
+    pieces = [[str(t) for t in rec.tokens[i] if t != "[PAD]"] for i in range(rec.n_sentences)]
+
+# --- one token, one site ------------------------------------------------------------------------
+st.subheader("1 · One token through the 13 LayerNorms")
+c1, c2, c3 = st.columns([2, 2, 3])
+s_idx = int(
+    c1.selectbox(
+        "Sentence",
+        range(len(sentences)),
+        format_func=lambda i: f"{i + 1}: {sentences[i][:60]}",
+        key="ys_sentence",
+        persist_state="session",
+    )
+    or 0
+)
+s_idx = min(s_idx, len(sentences) - 1)
+row = pieces[s_idx]
+t_idx = int(
+    c2.selectbox(
+        "Token",
+        range(len(row)),
+        format_func=lambda i: f"{i}: {row[i]}",
+        key="ys_token",
+        persist_state="session",
+    )
+    or 0
+)
+t_idx = min(t_idx, len(row) - 1)
+site = int(
+    c3.select_slider(
+        "LayerNorm site", SITES, value=2, format_func=bert.site_label, key="ys_site", persist_state="session"
+    )
+)
+st.code("  ".join(f"{i}:{p}" for i, p in enumerate(row)), language=None, wrap_lines=True)
+
+x_in = base.site_inputs[site, s_idx, t_idx]
+y_out = base.site_outputs[site, s_idx, t_idx]
+mu, sigma = bert.token_statistics(base, s_idx, t_idx)
+marks, values = bert.top_features(x_in, 3)
+labels = [bert.site_label(s) for s in SITES]
+token_text = html.escape(row[t_idx])  # Plotly titles understand some HTML
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("μ entering this site", fmt(mu[site]))
+m2.metric("σ entering this site", fmt(sigma[site]))
+m3.metric(
+    "largest |x| (its outlier feature)",
+    fmt(abs(values[0])),
+    help=f"feature {int(marks[0])}: {fmt(values[0])}",
+)
+m4.metric("largest |y| after LayerNorm", fmt(float(np.max(np.abs(y_out)))))
+st.plotly_chart(
+    charts_live.before_after_figure(
+        x_in, y_out, marks, f"'{token_text}' at {labels[site]}: before and after"
+    ),
+    key="ys_chart_token",
+)
+st.plotly_chart(charts_live.token_statistics_figure(labels, mu, sigma, site), key="ys_chart_stats")
+
+# --- interventions ------------------------------------------------------------------------------
+st.subheader("2 · Change the LayerNorms, see what happens")
+with st.container(border=True):
+    c1, c2 = st.columns([3, 2])
+    kind = c1.radio(
+        "At the LayerNorm sites",
+        list(KINDS),
+        format_func=KINDS.get,
+        key="ys_kind",
+        persist_state="session",
+        disabled=not live,
+    )
+    where = c2.radio(
+        "Where",
+        ["every site", "one site"],
+        key="ys_where",
+        horizontal=True,
+        persist_state="session",
+        disabled=not live,
+    )
+    one = int(
+        c2.select_slider(
+            "Which site",
+            SITES,
+            value=5,
+            format_func=bert.site_label,
+            key="ys_one_site",
+            persist_state="session",
+            disabled=not live or where != "one site",
+        )
+    )
+    c3, c4 = st.columns([3, 2])
+    eps = float(
+        c3.select_slider(
+            "ε at the changed sites",
+            EPS_CHOICES,
+            value=1e-12,
+            format_func=lambda v: f"{v:.0e}",
+            key="ys_eps",
+            persist_state="session",
+            disabled=not live or kind == "none",
+        )
+    )
+    unit = bool(
+        c4.toggle(
+            "γ = 1, β = 0 there", key="ys_unit", persist_state="session", disabled=not live or kind == "none"
+        )
+    )
+
+change = bert.Intervention(
+    kind=kind or "layer",  # type: ignore[arg-type]
+    sites=(one,) if where == "one site" else (),
+    eps=None if eps == 1e-12 else eps,
+    unit_affine=unit,
+)
+if not live:
+    st.plotly_chart(
+        charts_live.residual_figure(labels, bert.residual_size(base), None, ""), key="ys_chart_residual"
+    )
+elif change.is_identity:
+    st.plotly_chart(
+        charts_live.residual_figure(labels, bert.residual_size(base, range(len(sentences))), None, ""),
+        key="ys_chart_residual",
+    )
+    st.caption("Pick a change above: this is the model exactly as trained.")
+else:
+    mates = tuple(str(s) for s in recording().sentences) if change.kind == "batch" else ()
+    _, changed = run(sentences + mates, change)
+    cmp = bert.compare(base, changed, len(sentences))
+    name = KINDS[change.kind].split(" (")[0] + ("" if where == "every site" else f" at {labels[one]}")
+    st.plotly_chart(
+        charts_live.residual_figure(labels, cmp.size_base, cmp.size_changed, name), key="ys_chart_residual"
+    )
+    cols = st.columns(len(sentences) + 1)
+    for i in range(len(sentences)):
+        cols[i].metric(
+            f"sentence {i + 1}: meaning kept",
+            fmt(cmp.cosine_to_base[i], 6),
+            help="Cosine between the sentence embedding with this change and without it (1 = unchanged).",
+        )
+    if cmp.pair_base is not None and cmp.pair_changed is not None:
+        cols[-1].metric(
+            "similarity of your two sentences",
+            fmt(cmp.pair_changed, 4),
+            delta=f"was {fmt(cmp.pair_base, 4)}",
+            delta_color="off",
+        )
+    else:
+        cols[-1].caption("Add a second sentence to see how their similarity moves.")
+    if change.kind == "batch":
+        st.caption(
+            f"BatchNorm pooled each feature over the real tokens of your sentence(s) and the {len(mates)} recorded "
+            "ones: change a batch-mate and your sentence's numbers change. LayerNorm never looks outside the token."
+        )
+
+page.notice(
+    [
+        "Follow σ across the 13 sites: before each LayerNorm it is whatever the residual sum made it; after, every "
+        "token starts the next block at a comparable scale.",
+        "Remove LayerNorm everywhere: the residual stream grows layer after layer and the embedding turns into "
+        "something else — the weights were trained for normalized inputs.",
+        "RMSNorm skips the centring; on this model the means are small, so the meaning mostly survives. "
+        "BatchNorm instead makes your sentence depend on the sentences next to it.",
+    ]
+)
+page.predict_then_reveal(
+    "ys_q",
+    "You remove only the very first LayerNorm (Embeddings LN). What happens to the rest of the network?",
+    ["Nothing: the later LayerNorms fix it", "The embedding changes a lot", "The model crashes with NaN"],
+    1,
+    "The later LayerNorms rescale every token, but the first attention layer already saw unnormalized inputs "
+    "its weights were not trained for. Try it: 'one site', Embeddings LN, 'Remove it'.",
+)
+page.show_source(bert.forward, bert._normalize_site)
