@@ -30,6 +30,12 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
         ("pages/10_inside_a_transformer.py", "Inside a real transformer", ":material/memory:"),
         ("pages/11_your_sentence.py", "Your sentence, live", ":material/edit_note:"),
     ],
+    "Under the hood": [
+        ("pages/12_estimators_and_eps.py", "Estimators and ε", ":material/rule:"),
+        ("pages/13_precision.py", "Precision", ":material/decimal_increase:"),
+        ("pages/14_invariances.py", "Invariances and geometry", ":material/3d_rotation:"),
+        ("pages/15_gradients.py", "Gradients through LayerNorm", ":material/trending_down:"),
+    ],
 }
 
 pages = {
