@@ -36,6 +36,7 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
         ("pages/14_invariances.py", "Invariances and geometry", ":material/3d_rotation:"),
         ("pages/15_gradients.py", "Gradients through LayerNorm", ":material/trending_down:"),
     ],
+    "Test yourself": [("pages/16_quiz.py", "Misconception quiz", ":material/quiz:")],
 }
 
 pages = {

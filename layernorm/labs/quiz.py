@@ -1,0 +1,372 @@
+"""A misconception quiz: questions drawn from real confusions about normalization, with live numbers.
+
+Each question is built from a seed: the numbers in it are drawn per session and the right answer
+is computed by the core (``layer_norm``, ``variance``, ``rms_norm``, ``batch_norm_train``,
+``stat_counts`` ...), so a student cannot memorise positions or values. Options are shuffled per
+seed. The page shows only :attr:`Question.prompt` and :attr:`Question.options` until the student
+answers; :meth:`Question.check` then reveals whether it was right and why.
+
+Source: this project (teaching material); the facts it tests come from Ba, Kiros & Hinton (2016),
+Ioffe & Szegedy (2015), Zhang & Sennrich (2019), Xiong et al. (2020) and the PyTorch/Keras docs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from layernorm.batch import batch_norm_train
+from layernorm.core import layer_norm, layer_norm_steps, mean, variance
+from layernorm.family import rms_norm
+from layernorm.lenses import stat_counts
+
+
+def _g(v: float) -> str:
+    """A number for a question's text: 4 significant digits, a real minus sign."""
+    text = f"{float(v):.4g}"
+    return "0" if text in ("0", "-0") else text.replace("-", "−")
+
+
+def _vec(values: np.ndarray) -> str:
+    return "[" + ", ".join(_g(v) for v in values) + "]"
+
+
+@dataclass(frozen=True)
+class Question:
+    """One multiple-choice question.
+
+    Attributes
+    ----------
+    key : str
+        Stable identifier of the misconception (the same across seeds).
+    topic : str
+        A few words on what it tests.
+    prompt : str
+        The question, with its live numbers.
+    options : tuple of str
+        The choices, in this seed's shuffled order; all distinct.
+    answer : int
+        Index of the right option in ``options``.
+    explanation : str
+        One paragraph: why, with the numbers.
+    link : str
+        Path and query of the lesson page that shows it (``"/variance?..."``).
+
+    Notes
+    -----
+    Source: this project.
+    """
+
+    key: str
+    topic: str
+    prompt: str
+    options: tuple[str, ...]
+    answer: int
+    explanation: str
+    link: str
+
+    def check(self, choice: int) -> bool:
+        """Is option ``choice`` (0-based) the right one? ``IndexError`` if it is not an option."""
+        if not 0 <= choice < len(self.options):
+            raise IndexError(f"option {choice} does not exist; there are {len(self.options)}")
+        return choice == self.answer
+
+
+class _RepeatedOptions(ValueError):
+    """Two options of a drawn question read the same; :func:`_draw` draws again."""
+
+
+def _ask(
+    rng: np.random.Generator,
+    key: str,
+    topic: str,
+    prompt: str,
+    right: str,
+    wrong: list[str],
+    why: str,
+    link: str,
+) -> Question:
+    """Shuffle ``right`` among ``wrong`` (all must differ) into a :class:`Question`."""
+    options = [right, *wrong]
+    if len(set(options)) != len(options):
+        raise _RepeatedOptions(f"question {key!r} has repeated options: {options}")
+    order = rng.permutation(len(options))
+    shuffled = tuple(options[i] for i in order)
+    return Question(key, topic, prompt, shuffled, int(np.flatnonzero(order == 0)[0]), why, link)
+
+
+def _divide_by(rng: np.random.Generator) -> Question:
+    x = rng.integers(-4, 9, size=4).astype(float)
+    while np.ptp(x) == 0:
+        x = rng.integers(-4, 9, size=4).astype(float)
+    pop, sample = float(variance(x)), float(variance(x, ddof=1))
+    ms = float(mean(x * x))
+    return _ask(
+        rng, "divide-by", "÷d or ÷(d−1)",
+        f"LayerNorm normalizes x = {_vec(x)}. Which σ² does it divide by?",
+        f"{_g(pop)} (÷d, the population variance)",
+        [f"{_g(sample)} (÷(d−1), the sample variance)", f"{_g(ms)} (the mean of x²)"],
+        f"LayerNorm (and BatchNorm when it normalizes) uses the population variance: the squared deviations "
+        f"summed and divided by d = 4, giving {_g(pop)}. Dividing by d − 1 = 3 gives {_g(sample)}, the unbiased "
+        "estimate, which PyTorch uses only for BatchNorm's running variance.",
+        "/variance",
+    )  # fmt: skip
+
+
+def _eps_near_constant(rng: np.random.Generator) -> Question:
+    c = float(rng.integers(1, 9))
+    delta = float(rng.choice([1e-3, 2e-3, 4e-3]))
+    x = np.array([c - delta / 2, c + delta / 2])
+    y = float(layer_norm(x, eps=1e-5)[1])
+    return _ask(
+        rng, "eps-near-constant", "where ε goes",
+        f"x = [{c:g} − {delta / 2:g}, {c:g} + {delta / 2:g}] is almost constant. With ε = 1e−5 inside the "
+        "square root, LayerNorm's second output is…",
+        _g(y), ["1 (as for any non-constant pair)", "0 (ε removes everything)", _g(delta / 2 / 1e-5)],
+        f"σ² = {_g(delta**2 / 4)} is smaller than ε = 1e−5, so √(σ² + ε) is dominated by ε and x̂ = "
+        f"{_g(delta / 2)} / √({_g(delta**2 / 4)} + 1e−5) = {_g(y)}: ε keeps near-constant vectors from being "
+        "blown up to ±1.",
+        "/standardize",
+    )  # fmt: skip
+
+
+def _which_axis(rng: np.random.Generator) -> Question:
+    lens = str(rng.choice(["BatchNorm", "InstanceNorm", "GroupNorm", "LayerNorm"]))
+    pools = {
+        "LayerNorm": "the d features of one token",
+        "BatchNorm": "one feature across every token of the batch (B·T values)",
+        "InstanceNorm": "one feature across the T tokens of one sequence",
+        "GroupNorm": "a group of d/G features across the T tokens of one sequence",
+    }
+    return _ask(
+        rng, "which-axis", "which axis each norm pools over",
+        f"For a batch of shape (B sequences, T tokens, d features), {lens} computes one mean from…",
+        pools[lens], [v for k, v in pools.items() if k != lens],
+        f"{lens} pools over {pools[lens]}. Only LayerNorm (and RMSNorm) stays inside one token, which is why "
+        "a token's output does not depend on the rest of the batch.",
+        "/which_axis",
+    )  # fmt: skip
+
+
+def _how_many_stats(rng: np.random.Generator) -> Question:
+    b, t = int(rng.choice([2, 4, 8])), int(rng.choice([16, 32, 64]))
+    d = int(rng.choice([256, 512, 768]))
+    counts = {c.lens: c.total for c in stat_counts((b, t, d))}
+    ln_count, bn_count = counts["LayerNorm"], counts["BatchNorm"]
+    return _ask(
+        rng, "how-many-stats", "how many statistics",
+        f"A batch has B = {b} sequences of T = {t} tokens with d = {d} features. How many means and variances "
+        "does BatchNorm compute in one training step?",
+        f"{bn_count:,} (a mean and a variance per feature)",
+        [f"{ln_count:,} (a mean and a variance per token)", "2 (one mean, one variance)", f"{2 * b * t * d:,}"],
+        f"BatchNorm keeps 2 numbers per feature: 2·d = {bn_count:,}, whatever B and T are. LayerNorm keeps 2 per "
+        f"token: 2·B·T = {ln_count:,}.",
+        "/which_axis",
+    )  # fmt: skip
+
+
+def _running_mean(rng: np.random.Generator) -> Question:
+    old, batch_mean = float(rng.integers(0, 5)), float(rng.integers(6, 12))
+    x = np.array([[batch_mean - 1.0], [batch_mean + 1.0]])  # a batch of 2 with that mean, one channel
+    _, new_mean, _ = batch_norm_train(x, None, None, [old], [1.0], momentum=0.1)
+    right = float(new_mean[0])
+    return _ask(
+        rng, "running-mean", "BatchNorm's running statistics (PyTorch)",
+        f"PyTorch BatchNorm, momentum = 0.1. The running mean is {_g(old)} and a training batch has mean "
+        f"{_g(batch_mean)}. The new running mean is…",
+        _g(right), [_g(0.1 * old + 0.9 * batch_mean), _g(batch_mean), _g((old + batch_mean) / 2)],
+        f"PyTorch: new = (1 − momentum)·old + momentum·batch = 0.9·{_g(old)} + 0.1·{_g(batch_mean)} = {_g(right)}. "
+        "The running mean moves only a tenth of the way each step.",
+        "/train_vs_inference",
+    )  # fmt: skip
+
+
+def _keras_momentum(rng: np.random.Generator) -> Question:
+    m = float(rng.choice([0.1, 0.01, 0.05]))
+    return _ask(
+        rng, "keras-momentum", "PyTorch versus Keras momentum",
+        f"A PyTorch BatchNorm has momentum = {m:g}. Which Keras momentum gives the same running averages?",
+        f"{1 - m:g}", [f"{m:g}", f"{1 / m:g}"],
+        f"Keras weights the old value: new = momentum·old + (1 − momentum)·batch. PyTorch weights the batch. "
+        f"So PyTorch {m:g} is Keras {1 - m:g} (Keras' default 0.99 is PyTorch's 0.01).",
+        "/train_vs_inference",
+    )  # fmt: skip
+
+
+def _batch_of_one(rng: np.random.Generator) -> Question:
+    d = int(rng.choice([4, 8, 16]))
+    return _ask(
+        rng, "batch-of-one", "batch size 1",
+        f"You train with a batch of one example of d = {d} features (shape (1, {d}), no other axes). What happens?",
+        "BatchNorm cannot train (one value per feature: no variance); LayerNorm works as usual",
+        ["Both work as usual", "LayerNorm fails, BatchNorm works", "Both fail"],
+        "BatchNorm's statistics come from the batch: with one value per feature the variance is 0/0 and PyTorch "
+        "raises an error in training. LayerNorm's statistics come from the token's own features, so it is the "
+        "same with 1 example or 1,000.",
+        "/train_vs_inference",
+    )  # fmt: skip
+
+
+def _train_vs_eval(rng: np.random.Generator) -> Question:
+    x = rng.integers(-3, 7, size=4).astype(float)
+    while np.ptp(x) == 0:
+        x = rng.integers(-3, 7, size=4).astype(float)
+    y = layer_norm(x)
+    return _ask(
+        rng, "train-eval", "LayerNorm in training and inference",
+        f"LayerNorm gives {_vec(y)} for x = {_vec(x)} during training. After model.eval(), the same x gives…",
+        f"{_vec(y)}, the same", ["Something else: it now uses running statistics", "x itself: LayerNorm is off in eval"],
+        "LayerNorm keeps no running statistics: it always normalizes with the token's own μ and σ, so training "
+        "and inference compute exactly the same function. BatchNorm is the one that switches.",
+        "/train_vs_inference",
+    )  # fmt: skip
+
+
+def _invariance(rng: np.random.Generator) -> Question:
+    x = rng.integers(-3, 7, size=4).astype(float)
+    while np.ptp(x) == 0:
+        x = rng.integers(-3, 7, size=4).astype(float)
+    c, b = float(rng.choice([2.0, 3.0, 10.0])), float(rng.choice([5.0, -4.0, 100.0]))
+    y = layer_norm(x, eps=0.0)
+    return _ask(
+        rng, "invariance", "shift and positive-scale invariance",
+        f"With ε = 0, LayerNorm({_vec(x)}) = {_vec(y)}. What is LayerNorm({_g(c)}·x + {_g(b)})?",
+        f"{_vec(y)}, unchanged", [_vec(c * y + b), _vec(c * y), _vec(-y)],
+        f"Adding {_g(b)} moves μ by the same amount, and multiplying by {_g(c)} > 0 multiplies σ too: x̂ cannot see "
+        "either. (A negative factor would flip the signs; with ε > 0 the scale invariance is only approximate.)",
+        "/mean",
+    )  # fmt: skip
+
+
+def _gamma_zero(rng: np.random.Generator) -> Question:
+    beta = float(rng.choice([0.5, -1.0, 2.0]))
+    return _ask(
+        rng, "gamma-zero", "γ = 0",
+        f"Every γᵢ is 0 and every βᵢ is {_g(beta)}. What does LayerNorm output for any input?",
+        f"{_g(beta)} in every feature",
+        ["0 in every feature", "The normalized x̂", "The input x"],
+        f"y = γ·x̂ + β = 0·x̂ + {_g(beta)}: the input no longer matters. (So a trained γ near 0 switches a "
+        "feature off — MiniLM's last LayerNorm does that to feature 223.)",
+        "/scale_shift",
+    )  # fmt: skip
+
+
+def _rms_centring(rng: np.random.Generator) -> Question:
+    x = np.sort(rng.integers(1, 9, size=3).astype(float))
+    while np.ptp(x) == 0:
+        x = np.sort(rng.integers(1, 9, size=3).astype(float))
+    r = rms_norm(x, eps=0.0)
+    m = float(mean(r))
+    return _ask(
+        rng, "rms-centring", "RMSNorm does not centre",
+        f"RMSNorm (ε = 0) of x = {_vec(x)}. What is the mean of its output?",
+        _g(m), ["0, like LayerNorm", "1", _g(float(mean(x)))],
+        f"RMSNorm divides by √(mean of x²) and never subtracts μ, so an all-positive input stays all-positive: "
+        f"{_vec(r)}, mean {_g(m)}. Only LayerNorm's output has mean 0.",
+        "/which_axis",
+    )  # fmt: skip
+
+
+def _undo(rng: np.random.Generator) -> Question:
+    x = rng.integers(-2, 9, size=4).astype(float)
+    while np.ptp(x) == 0:
+        x = rng.integers(-2, 9, size=4).astype(float)
+    s = layer_norm_steps(x, eps=0.0)
+    return _ask(
+        rng, "undo", "γ = σ, β = μ undoes it",
+        f"For x = {_vec(x)}: μ = {_g(float(s.mu))}, σ = {_g(float(s.sigma))}. With ε = 0, γ = σ and β = μ in "
+        "every feature, LayerNorm outputs…",
+        f"{_vec(x)}, x itself", [_vec(s.x_hat), _vec(s.centered), "[0, 0, 0, 0]"],
+        "y = σ·(x − μ)/σ + μ = x: the learned scale and shift can undo the normalization completely, so "
+        "normalizing never limits what the layer can represent.",
+        "/scale_shift",
+    )  # fmt: skip
+
+
+def _pre_post(rng: np.random.Generator) -> Question:
+    return _ask(
+        rng, "pre-post", "pre-LN versus post-LN",
+        "In a pre-LN transformer block (GPT-2, LLaMA), where does LayerNorm sit?",
+        "At the start of each sublayer's branch: x + Sublayer(LN(x)); the residual path itself is never normalized",
+        [
+            "After the residual add: LN(x + Sublayer(x)), as in the original BERT",
+            "Only once, after the last block",
+            "Between the attention heads",
+        ],
+        "Post-LN (BERT, the original transformer) normalizes the sum after each add. Pre-LN normalizes only the "
+        "input of each branch, so the residual stream is an unnormalized sum that grows with depth — one reason a "
+        "final LayerNorm is added at the end — and gradients flow well without warm-up (Xiong et al. 2020).",
+        "/depth_and_drift",
+    )  # fmt: skip
+
+
+def _eps_units(rng: np.random.Generator) -> Question:
+    k = float(rng.choice([10.0, 100.0, 1000.0]))
+    return _ask(
+        rng, "eps-units", "what ε is added to",
+        f"You multiply every input by {k:g} (so σ grows {k:g}×). For ε to have the same effect, it must grow…",
+        f"{k**2:g}× (ε is added to σ², in units of x²)", [f"{k:g}×", "not at all: ε is dimensionless"],
+        "ε sits inside the square root next to σ², so it has the units of x squared: scaling x by k scales σ² by "
+        f"k² = {k**2:g}, and ε must follow to keep the same ratio σ²/(σ² + ε).",
+        "/standardize",
+    )  # fmt: skip
+
+
+BUILDERS: tuple[Callable[[np.random.Generator], Question], ...] = (
+    _divide_by,
+    _eps_near_constant,
+    _which_axis,
+    _how_many_stats,
+    _running_mean,
+    _keras_momentum,
+    _batch_of_one,
+    _train_vs_eval,
+    _invariance,
+    _gamma_zero,
+    _rms_centring,
+    _undo,
+    _pre_post,
+    _eps_units,
+)
+
+
+def _draw(build: Callable[[np.random.Generator], Question], rng: np.random.Generator) -> Question:
+    """Build one question, drawing new numbers while two of its options would read the same."""
+    for _ in range(100):
+        try:
+            return build(rng)
+        except _RepeatedOptions:
+            continue
+    raise RuntimeError(f"{build.__name__} kept drawing repeated options")  # pragma: no cover
+
+
+def make_quiz(seed: int) -> tuple[Question, ...]:
+    """Every question with numbers drawn from ``seed``, in a shuffled order.
+
+    Parameters
+    ----------
+    seed : int
+        Non-negative; the same seed gives the same quiz (numbers, order, option order).
+
+    Returns
+    -------
+    tuple of Question
+        One per misconception (14), each answer computed by the core.
+
+    Raises
+    ------
+    ValueError
+        ``seed`` is negative.
+
+    Notes
+    -----
+    Source: this project.
+    """
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+    rng = np.random.default_rng(seed)
+    questions = [_draw(build, rng) for build in BUILDERS]
+    order = rng.permutation(len(questions))
+    return tuple(questions[i] for i in order)

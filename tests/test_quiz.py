@@ -1,0 +1,114 @@
+"""The misconception quiz: questions from the core, shuffled per seed, answers hidden until checked."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from streamlit.testing.v1 import AppTest
+
+import layernorm as ln
+from layernorm.labs.quiz import BUILDERS, make_quiz
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def _vector(text: str) -> np.ndarray:
+    """The first ``[a, b, …]`` in a question's text (real minus signs)."""
+    inside = re.search(r"\[([^\]]+)\]", text)
+    assert inside is not None, text
+    return np.array([float(v.replace("−", "-")) for v in inside.group(1).split(",")])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_every_quiz_is_well_formed(seed: int) -> None:
+    quiz = make_quiz(seed)
+    assert len(quiz) == len(BUILDERS) >= 12
+    assert len({q.key for q in quiz}) == len(quiz)
+    for q in quiz:
+        assert len(set(q.options)) == len(q.options) >= 3
+        assert q.check(q.answer)
+        assert sum(q.check(i) for i in range(len(q.options))) == 1
+        assert q.explanation not in q.prompt and q.link.startswith("/")
+    assert make_quiz(seed) == quiz
+
+
+def test_seeds_shuffle_questions_and_options() -> None:
+    orders = {tuple(q.key for q in make_quiz(s)) for s in range(20)}
+    assert len(orders) > 15
+    positions = {next(q for q in make_quiz(s) if q.key == "divide-by").answer for s in range(40)}
+    assert positions == {0, 1, 2}
+    with pytest.raises(ValueError, match="seed"):
+        make_quiz(-1)
+    with pytest.raises(IndexError):
+        make_quiz(0)[0].check(9)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_live_answers_are_the_cores(seed: int) -> None:
+    quiz = {q.key: q for q in make_quiz(seed)}
+    q = quiz["divide-by"]
+    x = _vector(q.prompt)
+    assert q.options[q.answer].startswith(f"{float(ln.variance(x)):.4g}".replace("-", "−"))
+    assert q.options[q.answer].endswith("(÷d, the population variance)")
+    q = quiz["rms-centring"]
+    x = _vector(q.prompt)
+    assert float(q.options[q.answer]) == pytest.approx(float(np.mean(ln.rms_norm(x, eps=0.0))), rel=1e-3)
+    q = quiz["undo"]
+    assert q.options[q.answer].startswith("[") and np.allclose(
+        _vector(q.options[q.answer]), _vector(q.prompt)
+    )
+    q = quiz["running-mean"]
+    old, new = (float(v) for v in re.findall(r"is (\d+) and a training batch has mean (\d+)", q.prompt)[0])
+    assert float(q.options[q.answer]) == pytest.approx(0.9 * old + 0.1 * new)
+
+
+def _page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page("pages/16_quiz.py").run()
+    assert not at.exception
+    return at
+
+
+def _shown_text(at: AppTest) -> str:
+    parts = [e.value for e in at.markdown] + [e.value for e in at.text]
+    parts += [e.body for e in (*at.success, *at.error, *at.info, *at.warning)]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_no_answer_or_explanation_is_shown_before_checking() -> None:
+    at = _page()
+    quiz = make_quiz(int(at.session_state["quiz_seed"]))
+    shown = _shown_text(at)
+    for q in quiz:
+        assert q.prompt in shown
+        assert q.explanation not in shown
+    assert not at.success and not at.error
+    assert at.metric[0].value == f"0 / {len(quiz)}"
+
+
+def test_checking_scores_explains_and_try_again_starts_over() -> None:
+    at = _page()
+    quiz = make_quiz(int(at.session_state["quiz_seed"]))
+    first, second = quiz[0], quiz[1]
+    at.radio(key=f"quiz_{first.key}_1").set_value(first.options[first.answer]).run()
+    at.button(key=f"check_{first.key}_1").click().run()
+    wrong = (second.answer + 1) % len(second.options)
+    at.radio(key=f"quiz_{second.key}_1").set_value(second.options[wrong]).run()
+    at.button(key=f"check_{second.key}_1").click().run()
+    assert not at.exception
+    assert at.metric[0].value == f"1 / {len(quiz)}" and at.metric[1].value == f"2 / {len(quiz)}"
+    assert any(first.explanation in s.body for s in at.success)
+    assert any(second.explanation in e.body and second.options[second.answer] in e.body for e in at.error)
+    assert at.radio(key=f"quiz_{first.key}_1").disabled
+    seed = at.session_state["quiz_seed"]
+    at.button(key="quiz_again").click().run()
+    assert not at.exception
+    assert at.session_state["quiz_seed"] != seed
+    assert at.metric[0].value == f"0 / {len(quiz)}" and not at.success and not at.error
