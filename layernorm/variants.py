@@ -7,7 +7,7 @@ or a convention seen in real code, so a page can put it beside
 The four LayerNorm recipes of the "Estimators and ε" lesson (divide by ``d`` or ``d - 1``,
 eps inside or outside the square root) are :func:`layernorm.standardize` (the standard one),
 :func:`layer_norm_unbiased`, :func:`layer_norm_eps_outside` and :func:`layer_norm_std_plus_eps`;
-:func:`recipe` picks one, :func:`compare_recipe` runs it beside the standard one.
+:func:`layer_norm_recipe` picks one, :func:`compare_recipe` runs it beside the standard one.
 :data:`EPS_PRESETS` lists the ε of frameworks and released models, with sources.
 """
 
@@ -215,7 +215,7 @@ def _check_zero(divisor: F64) -> None:
         raise ZeroVarianceError("a row is constant (all zero for RMSNorm) and eps is 0, so x_hat = 0/0")
 
 
-def recipe(ddof: int, eps_inside: bool) -> Callable[..., F64]:
+def layer_norm_recipe(ddof: int, eps_inside: bool) -> Callable[..., F64]:
     """The named function for one of the four LayerNorm recipes (divisor x ε placement).
 
     Parameters
@@ -299,7 +299,7 @@ def _comparison(x64: F64, standard: F64, variant: F64) -> RecipeComparison:
 def compare_recipe(
     x: ArrayLike, *, ddof: int, eps_inside: bool, eps: float = DEFAULT_EPS
 ) -> RecipeComparison:
-    """Run one of the four LayerNorm recipes (see :func:`recipe`) beside the standard one.
+    """Run one of the four LayerNorm recipes (see :func:`layer_norm_recipe`) beside the standard one.
 
     Parameters
     ----------
@@ -330,7 +330,7 @@ def compare_recipe(
     if ddof == 1 and x64.size < 2:
         raise ValueError("dividing by d - 1 needs at least 2 values: with d = 1 it is 0/0")
     standard = standardize(x64, eps=eps)
-    return _comparison(x64, standard, recipe(ddof, eps_inside)(x64, eps=eps))
+    return _comparison(x64, standard, layer_norm_recipe(ddof, eps_inside)(x64, eps=eps))
 
 
 def compare_rms_placement(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> RecipeComparison:

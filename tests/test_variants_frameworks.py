@@ -17,9 +17,9 @@ from layernorm.variants import (
     compare_recipe,
     compare_rms_placement,
     layer_norm_eps_outside,
+    layer_norm_recipe,
     layer_norm_std_plus_eps,
     layer_norm_unbiased,
-    recipe,
     rms_norm_eps_outside,
 )
 
@@ -54,7 +54,7 @@ def test_keras_eps_dominates_a_tiny_variance() -> None:
      (1, False, layer_norm_std_plus_eps)],
 )  # fmt: skip
 def test_recipe_picks_the_named_function(ddof: int, inside: bool, func: object) -> None:
-    assert recipe(ddof, inside) is func
+    assert layer_norm_recipe(ddof, inside) is func
 
 
 def test_standard_recipe_equals_the_core_exactly() -> None:
