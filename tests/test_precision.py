@@ -214,3 +214,24 @@ def test_d_equal_one_and_constant_vectors() -> None:
             assert run.x_hat.tolist() == [[0.0]] and run.status[0] == "ok"
     sw = precision_sweep([3.0, 3.0, 3.0], [1.0, 1e8])
     np.testing.assert_array_equal(sw.exact, np.zeros((2, 3)))
+
+
+def test_kernel_facts_quote_the_reference_file() -> None:
+    from layernorm.labs.precision import KERNEL_FACTS
+
+    for fact in KERNEL_FACTS:
+        case = CASES[fact.case_id]
+        assert list(fact.x) == [float(v) for v in case["x"][0]]
+        assert fact.dtype == case["dtype"] and fact.eps == case["eps"]
+        np.testing.assert_array_equal(fact.torch_observed, _nan_floats(case["torch_2_13_cpu_observed"])[0])
+        one = layer_norm_in_dtype(fact.x, dtype=fact.dtype, method="one_pass", eps=fact.eps)
+        recorded = case["naive_same_dtype_outputs"][f"one_pass_E[x^2]-E[x]^2_in_{fact.dtype}"]
+        np.testing.assert_array_equal(one.x_hat, _nan_floats(recorded))
+
+
+def test_one_pass_keeps_both_terms_of_the_difference() -> None:
+    run = layer_norm_in_dtype([40000.0, 40001.0, 40002.0, 40003.0], dtype="float32", method="one_pass")
+    assert run.mean_sq[0] - run.mu_sq[0] == -128.0  # both terms are float32 numbers near 1.6e9
+    assert run.mu_sq[0] == float(np.float32(run.mu[0]) * np.float32(run.mu[0]))
+    two = layer_norm_in_dtype([1.0, 2.0], dtype="float32", method="two_pass")
+    assert np.isnan(two.mean_sq[0]) and np.isnan(two.mu_sq[0])

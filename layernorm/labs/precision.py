@@ -88,6 +88,9 @@ class DtypeRun:
         The mean as computed in ``dtype``.
     mean_sq : (m,) ndarray
         ``E[x^2]`` as computed in ``dtype`` (one-pass only; NaN for the others).
+    mu_sq : (m,) ndarray
+        ``mu * mu`` as computed in ``dtype`` (one-pass only; NaN for the others):
+        ``var = mean_sq - mu_sq``.
     var : (m,) ndarray
         The variance as computed in ``dtype`` (may be negative, ∞ or NaN: that is the lesson).
     x_hat : (m, d) ndarray
@@ -105,6 +108,7 @@ class DtypeRun:
     x: F64
     mu: F64
     mean_sq: F64
+    mu_sq: F64
     var: F64
     x_hat: F64
     status: NDArray[np.str_]
@@ -160,6 +164,7 @@ def layer_norm_in_dtype(x: ArrayLike, *, dtype: str, method: str, eps: float = D
         x_d = x64.astype(dt)  # (m, d): the input as the dtype stores it
         d_d = np.asarray(d, dtype=dt)
         mean_sq = np.full(x64.shape[0], np.nan)
+        mu_sq = np.full(x64.shape[0], np.nan)
         if method == "welford":
             mu_d = np.zeros(x64.shape[0], dtype=dt)
             m2 = np.zeros(x64.shape[0], dtype=dt)
@@ -173,8 +178,9 @@ def layer_norm_in_dtype(x: ArrayLike, *, dtype: str, method: str, eps: float = D
             mu_d = _last_partial_sum(x_d) / d_d
             if method == "one_pass":
                 ex2 = _last_partial_sum(x_d * x_d) / d_d
-                var_d = ex2 - mu_d * mu_d
-                mean_sq = ex2.astype(np.float64)
+                mu2 = mu_d * mu_d
+                var_d = ex2 - mu2
+                mean_sq, mu_sq = ex2.astype(np.float64), mu2.astype(np.float64)
             else:
                 c = x_d - mu_d[:, None]
                 var_d = _last_partial_sum(c * c) / d_d
@@ -187,6 +193,7 @@ def layer_norm_in_dtype(x: ArrayLike, *, dtype: str, method: str, eps: float = D
         x=x_d.astype(np.float64),
         mu=mu_d.astype(np.float64),
         mean_sq=mean_sq,
+        mu_sq=mu_sq,
         var=var_d.astype(np.float64),
         x_hat=x_hat.astype(np.float64),
         status=status,
@@ -317,3 +324,69 @@ def precision_sweep(x: ArrayLike, offsets: ArrayLike, *, eps: float = DEFAULT_EP
             core_err[finite] = np.max(np.abs(core - exact[finite]), axis=-1)
         input_error[name] = core_err
     return PrecisionSweep(off, exact, error, status, input_error, input_changed)
+
+
+@dataclass(frozen=True)
+class KernelFact:
+    """A recorded case (``tests/data/reference_cases.json``) where a same-dtype kernel goes wrong.
+
+    Attributes
+    ----------
+    case_id : str
+        The case's id in the reference file.
+    x : tuple of float
+        The input vector (before rounding to ``dtype``).
+    dtype : str
+    eps : float
+    torch_observed : tuple of float
+        What PyTorch 2.13's CPU kernel returned for it (strings "nan" become NaN).
+    note : str
+        What goes wrong, in words.
+
+    Notes
+    -----
+    Source: this project's reference cases (``torch_2_13_cpu_observed`` and ``naive_*`` fields).
+    """
+
+    case_id: str
+    x: tuple[float, ...]
+    dtype: str
+    eps: float
+    torch_observed: tuple[float, ...]
+    note: str
+
+
+KERNEL_FACTS: tuple[KernelFact, ...] = (
+    KernelFact(
+        "LN09_offset_4e4_float32",
+        (40000.0, 40001.0, 40002.0, 40003.0),
+        "float32",
+        1e-5,
+        (-1.3416354656219482, -0.4472118318080902, 0.4472118318080902, 1.3416354656219482),
+        "one-pass variance -128 instead of 1.25: NaN (as in ONNX Runtime CPU); PyTorch's kernel is fine",
+    ),
+    KernelFact(
+        "LN20_constant_float32_onepass_negative_var",
+        (1234.567, 1234.567, 1234.567),
+        "float32",
+        1e-5,
+        (0.0, 0.0, 0.0),
+        "a constant row: one-pass variance -0.125 instead of 0, so NaN instead of beta",
+    ),
+    KernelFact(
+        "LN13_fp16_zero_input_tiny_eps",
+        (0.0,) * 10,
+        "float16",
+        1e-12,
+        (0.0,) * 10,
+        "eps = 1e-12 rounds to 0 in float16, so an all-zero row gives 0/0 with any variance method",
+    ),
+    KernelFact(
+        "LN15_torch_default_eps_1e-5",
+        (0.09484422, 0.16441762),
+        "float32",
+        1e-5,
+        (-0.995893657207489, 0.995893657207489),
+        "a tiny spread: one-pass float32 is off in the 7th digit (-0.995893121 vs -0.995893657)",
+    ),
+)
