@@ -5,7 +5,18 @@ Pure functions over float64 statistics; no Streamlit, no Plotly. See
 """
 
 from layernorm.activations import MiniLMRecording, load_minilm_recording
-from layernorm.backward import batch_norm_backward, layer_norm_backward, rms_norm_backward
+from layernorm.backward import (
+    JacobianNormCurve,
+    LayerNormBackwardTerms,
+    LayerNormJacobian,
+    batch_norm_backward,
+    layer_norm_backward,
+    layer_norm_backward_terms,
+    layer_norm_jacobian,
+    layer_norm_jacobian_facts,
+    layer_norm_jacobian_norm_vs_eps,
+    rms_norm_backward,
+)
 from layernorm.batch import DEFAULT_MOMENTUM, batch_norm_eval, batch_norm_train
 from layernorm.core import (
     DEFAULT_EPS,
@@ -31,6 +42,15 @@ from layernorm.inputs import (
     vector_from_table,
 )
 from layernorm.labs.precision import DtypeRun, PrecisionSweep, layer_norm_in_dtype, precision_sweep
+from layernorm.labs.geometry import (
+    InvarianceCheck,
+    InvarianceCurve,
+    NormalizedCloud,
+    invariance_check,
+    invariance_curve,
+    normalized_cloud,
+    x_hat_norm_squared,
+)
 from layernorm.presets import PRESETS, make_preset
 from layernorm.variants import (
     EPS_PRESETS,
@@ -52,8 +72,14 @@ __all__ = [
     "DtypeRun",
     "EpsPreset",
     "InputError",
+    "InvarianceCheck",
+    "InvarianceCurve",
+    "JacobianNormCurve",
+    "LayerNormBackwardTerms",
+    "LayerNormJacobian",
     "LayerNormSteps",
     "MiniLMRecording",
+    "NormalizedCloud",
     "PrecisionSweep",
     "RecipeComparison",
     "ZeroVarianceError",
@@ -64,16 +90,23 @@ __all__ = [
     "compare_rms_placement",
     "group_norm",
     "instance_norm",
+    "invariance_check",
+    "invariance_curve",
     "layer_norm",
     "layer_norm_backward",
+    "layer_norm_backward_terms",
     "layer_norm_eps_outside",
     "layer_norm_in_dtype",
+    "layer_norm_jacobian",
+    "layer_norm_jacobian_facts",
+    "layer_norm_jacobian_norm_vs_eps",
     "layer_norm_recipe",
     "layer_norm_steps",
     "load_minilm_recording",
     "make_preset",
     "max_abs_diff",
     "mean",
+    "normalized_cloud",
     "parse_vector_text",
     "precision_sweep",
     "read_csv_vector",
@@ -87,4 +120,5 @@ __all__ = [
     "std",
     "variance",
     "vector_from_table",
+    "x_hat_norm_squared",
 ]
