@@ -297,7 +297,12 @@ def _comparison(x64: F64, standard: F64, variant: F64) -> RecipeComparison:
 
 
 def compare_recipe(
-    x: ArrayLike, *, ddof: int, eps_inside: bool, eps: float = DEFAULT_EPS
+    x: ArrayLike,
+    *,
+    ddof: int,
+    eps_inside: bool,
+    eps: float = DEFAULT_EPS,
+    standard_eps: float | None = None,
 ) -> RecipeComparison:
     """Run one of the four LayerNorm recipes (see :func:`layer_norm_recipe`) beside the standard one.
 
@@ -308,6 +313,10 @@ def compare_recipe(
     ddof : {0, 1}
     eps_inside : bool
     eps : float, default 1e-5
+        The recipe's eps.
+    standard_eps : float, optional
+        The standard recipe's eps; default ``eps`` (same eps, so only the recipe differs).
+        Pass PyTorch's 1e-5 to compare another framework's eps with PyTorch.
 
     Returns
     -------
@@ -329,7 +338,7 @@ def compare_recipe(
     x64 = _vector(x)
     if ddof == 1 and x64.size < 2:
         raise ValueError("dividing by d - 1 needs at least 2 values: with d = 1 it is 0/0")
-    standard = standardize(x64, eps=eps)
+    standard = standardize(x64, eps=eps if standard_eps is None else standard_eps)
     return _comparison(x64, standard, layer_norm_recipe(ddof, eps_inside)(x64, eps=eps))
 
 

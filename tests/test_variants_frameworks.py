@@ -172,3 +172,12 @@ def test_eps_presets_match_frameworks_md() -> None:
 def test_minilm_recording_eps_is_the_bert_preset() -> None:
     rec = ln.load_minilm_recording()
     assert set(rec.eps.tolist()) == {1e-12}
+
+
+def test_standard_eps_compares_another_framework_with_pytorch() -> None:
+    c = compare_recipe(TINY_PAIR, ddof=0, eps_inside=True, eps=1e-3, standard_eps=1e-5)
+    assert c.variant[1] == pytest.approx(0.73995591, abs=1e-8)  # Keras
+    assert c.standard[1] == pytest.approx(0.99589359, abs=1e-8)  # PyTorch
+    assert c.max_abs_difference == pytest.approx(0.99589359 - 0.73995591, abs=1e-8)
+    same = compare_recipe(TINY_PAIR, ddof=0, eps_inside=True, eps=1e-3)
+    np.testing.assert_array_equal(same.standard, same.variant)
