@@ -1,0 +1,130 @@
+"""AppTest for 'Estimators and ε': every control, both built-in cases, extremes (d = 1, constant, ε ends)."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import layernorm as ln
+from ui.text import digits_to_separate, fmt, rounding_noise
+
+PAGE = "pages/12_estimators_and_eps.py"
+TINY = [0.09484422, 0.16441762]
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, at.exception
+    return at
+
+
+def _open() -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    ok(at.run())
+    return ok(at.switch_page(PAGE).run())
+
+
+def _typed(at: AppTest, text: str) -> AppTest:
+    ok(at.selectbox(key="src").set_value("Type numbers").run())
+    return ok(at.text_area(key="typed").set_value(text).run())
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _first(at: AppTest, prefix: str) -> str:
+    return next(v for k, v in _metrics(at).items() if k.startswith(prefix))
+
+
+def test_defaults_render_with_both_charts_and_the_sidebar_vector() -> None:
+    at = _open()
+    assert len(at.get("plotly_chart")) == 2
+    assert at.radio(key="est_vector").value == "sidebar"
+    x = ln.make_preset("standard normal", 8, 0)
+    c = ln.compare_recipe(x, ddof=0, eps_inside=True, eps=1e-5, standard_eps=1e-5)
+    assert _first(at, "largest |difference|") == fmt(0.0, 3)
+    assert _first(at, "x̂₁, standard").startswith(fmt(c.standard[0], 4)[:5])
+    assert len(at.table) == 2  # the four recipes, the ε presets
+
+
+def test_tutorial_button_loads_one_hot_with_d_minus_1_and_eps_outside() -> None:
+    at = _open()
+    ok(at.button(key="est_load_tutorial").click().run())
+    assert at.radio(key="est_vector").value == "one_hot"
+    assert at.radio(key="est_divisor").value == "d-1" and at.radio(key="est_place").value == "outside"
+    assert _first(at, "x̂₁, standard") == "1.732"
+    assert _first(at, "x̂₁, yours") == "1.5"
+    c = ln.compare_recipe([1, 0, 0, 0], ddof=1, eps_inside=False, eps=1e-5, standard_eps=1e-5)
+    assert _first(at, "largest |difference|") == fmt(c.max_abs_difference, 3) == "0.232"
+    assert "1.5" in at.latex[0].value and "0.25" in at.latex[0].value
+    # the sidebar's input is untouched
+    assert at.selectbox(key="src").value == "Preset"
+
+
+def test_keras_button_shows_0_74_instead_of_almost_1() -> None:
+    at = _open()
+    ok(at.button(key="est_load_keras").click().run())
+    assert at.selectbox(key="est_eps").value == "Keras 3 LayerNormalization"
+    assert _first(at, "x̂₁, yours") == "−0.74"
+    assert _first(at, "x̂₁, standard") == "−0.9959"
+    c = ln.compare_recipe(TINY, ddof=0, eps_inside=True, eps=1e-3, standard_eps=1e-5)
+    assert _first(at, "largest |difference|") == fmt(c.max_abs_difference, 3)
+    # switching ε back to PyTorch's removes the difference
+    ok(at.selectbox(key="est_eps").set_value("PyTorch nn.LayerNorm").run())
+    assert _first(at, "largest |difference|") == "0"
+
+
+@pytest.mark.parametrize("preset", [p.name for p in ln.EPS_PRESETS])
+def test_every_eps_preset_gives_the_core_numbers(preset: str) -> None:
+    at = _open()
+    ok(at.radio(key="est_vector").set_value("tiny_pair").run())
+    ok(at.selectbox(key="est_eps").set_value(preset).run())
+    eps = next(p.eps for p in ln.EPS_PRESETS if p.name == preset)
+    c = ln.compare_recipe(TINY, ddof=0, eps_inside=True, eps=eps, standard_eps=1e-5)
+    assert _first(at, "largest |difference|") == fmt(c.max_abs_difference, 3)
+    rms = ln.compare_rms_placement(TINY, eps=eps)
+    shown = _first(at, "RMSNorm₁, ε outside")
+    assert float(shown.replace("−", "-")) == pytest.approx(rms.variant[0], rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("divisor", "place"), [("d", "inside"), ("d", "outside"), ("d-1", "inside"), ("d-1", "outside")]
+)
+def test_each_recipe_toggle(divisor: str, place: str) -> None:
+    at = _open()
+    ok(at.radio(key="est_vector").set_value("one_hot").run())
+    ok(at.radio(key="est_divisor").set_value(divisor).run())
+    ok(at.radio(key="est_place").set_value(place).run())
+    c = ln.compare_recipe([1, 0, 0, 0], ddof=int(divisor == "d-1"), eps_inside=place == "inside", eps=1e-5)
+    pair = [c.standard[0], c.variant[0]]
+    k = digits_to_separate(pair, 4, same_within=rounding_noise(pair))  # as many digits as tell them apart
+    assert _first(at, "x̂₁, yours") == fmt(c.variant[0], k)
+    assert _first(at, "x̂₁, standard") == fmt(c.standard[0], k)
+
+
+def test_d_equal_one_says_why_in_words() -> None:
+    at = _typed(_open(), "5")
+    ok(at.radio(key="est_divisor").set_value("d-1").run())
+    assert any("at least 2 values" in e.value for e in at.error)
+    assert "undefined for d = 1" in at.table[0].value.to_string()
+
+
+@pytest.mark.parametrize("text", ["3, 3, 3, 3", "0, 0", "1e20, -1e20", "0.1, 0.1000001"])
+def test_extreme_vectors_and_both_eps_ends(text: str) -> None:
+    at = _typed(_open(), text)
+    x = ln.parse_vector_text(text)
+    for eps in (1e-12, 1.0):
+        ok(at.select_slider(key="eps").set_value(eps).run())
+        for place in ("inside", "outside"):
+            ok(at.radio(key="est_place").set_value(place).run())
+            c = ln.compare_recipe(x, ddof=0, eps_inside=place == "inside", eps=eps, standard_eps=1e-5)
+            assert _first(at, "largest |difference|") == fmt(c.max_abs_difference, 3)
+            assert not any("NaN" in m for m in _metrics(at).values())
+
+
+def test_page_controls_survive_a_page_switch() -> None:
+    at = _open()
+    ok(at.radio(key="est_place").set_value("outside").run())
+    ok(at.switch_page("pages/0_home.py").run())
+    ok(at.switch_page(PAGE).run())
+    assert at.radio(key="est_place").value == "outside"
