@@ -1,0 +1,103 @@
+"""AppTest for 'Precision': the offset slider and dtype radio, 1e8 in float16, d = 2, constant, ε ends."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import layernorm as ln
+from layernorm.labs import precision as P
+from ui.charts_numerics import fmt_error
+
+PAGE = "pages/13_precision.py"
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, at.exception
+    return at
+
+
+def _open() -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=90)
+    ok(at.run())
+    return ok(at.switch_page(PAGE).run())
+
+
+def _typed(at: AppTest, text: str) -> AppTest:
+    ok(at.selectbox(key="src").set_value("Type numbers").run())
+    return ok(at.text_area(key="typed").set_value(text).run())
+
+
+def _table(at: AppTest) -> dict[str, dict[str, str]]:
+    df = at.table[0].value
+    return {str(i): {str(c): str(df.loc[i, c]) for c in df.columns} for i in df.index}
+
+
+def _check_table(at: AppTest, x: np.ndarray, offset: float, eps: float) -> None:
+    now = ln.precision_sweep(x, [offset], eps=eps)
+    cells = _table(at)
+    for dt in P.DTYPES:
+        for m, name in (("one_pass", "one-pass"), ("two_pass", "two-pass"), ("welford", "Welford")):
+            if now.status[dt][m][0] == "ok":
+                assert cells[dt][name] == fmt_error(float(now.error[dt][m][0]))
+            else:
+                assert cells[dt][name].startswith("✕")
+            assert cells[dt][name].strip().lower() not in ("nan", "inf", "")  # never a bare NaN
+
+
+def test_defaults_render_chart_table_and_words() -> None:
+    at = _open()
+    assert len(at.get("plotly_chart")) == 1
+    assert at.select_slider(key="prec_offset").value == 1e4
+    _check_table(at, ln.make_preset("standard normal", 8, 0) + 1e4, 0.0, 1e-5)  # same rows as offset 1e4
+    text = " ".join(m.value for m in at.markdown)
+    assert "first fails at an offset of about" in text
+    assert "NaN" not in " ".join(m.value for m in at.metric)
+
+
+def test_the_40000_case_says_negative_variance_in_words() -> None:
+    at = _typed(_open(), "40000, 40001, 40002, 40003")
+    ok(at.select_slider(key="prec_offset").set_value(0.0).run())
+    assert at.radio(key="prec_dtype").value == "float32"
+    assert any("negative (−128)" in e.value for e in at.error)
+    assert (
+        "= -128" in at.latex[1].value.replace(" ", "").replace("=-128", "= -128")
+        or "-128" in at.latex[1].value
+    )
+    cells = _table(at)
+    assert cells["float32"]["one-pass"] == "✕ σ² < 0, so NaN"
+    assert cells["float64"]["two-pass"] == "0 (exact)"
+
+
+@pytest.mark.parametrize("dtype", list(P.DTYPES))
+def test_offset_1e8_in_every_dtype(dtype: str) -> None:
+    at = _open()
+    ok(at.select_slider(key="prec_offset").set_value(1e8).run())
+    ok(at.radio(key="prec_dtype").set_value(dtype).run())
+    assert at.select_slider(key="prec_offset").value == 1e8 and at.radio(key="prec_dtype").value == dtype
+    x = ln.make_preset("standard normal", 8, 0)
+    _check_table(at, x + 1e8, 0.0, 1e-5)
+    if dtype == "float16":
+        assert _table(at)["float16"]["input after rounding"] == "overflows to ∞"
+        assert "undefined" in at.latex[1].value
+
+
+@pytest.mark.parametrize("text", ["3, 3, 3, 3", "1, 2", "250, 251, 252", "0.001, 0.002"])
+@pytest.mark.parametrize("eps", [1e-12, 1.0])
+def test_extreme_vectors_and_eps_ends(text: str, eps: float) -> None:
+    at = _typed(_open(), text)
+    ok(at.select_slider(key="eps").set_value(eps).run())
+    x = ln.parse_vector_text(text)
+    for offset in (0.0, 1e3):
+        ok(at.select_slider(key="prec_offset").set_value(offset).run())
+        _check_table(at, x + offset, 0.0, eps)
+        assert len(at.get("plotly_chart")) == 1
+
+
+def test_offset_survives_a_page_switch() -> None:
+    at = _open()
+    ok(at.select_slider(key="prec_offset").set_value(2e5).run())
+    ok(at.switch_page("pages/0_home.py").run())
+    ok(at.switch_page(PAGE).run())
+    assert at.select_slider(key="prec_offset").value == 2e5
