@@ -14,11 +14,7 @@ from ui.state import lab_input
 from ui.text import LABEL_LIMIT, digits_to_separate, fmt, plain, rounding_noise, tex_minus, tex_num
 from ui.theme import COLORS
 
-VECTORS = {
-    "sidebar": "the sidebar's vector",
-    "one_hot": "[1, 0, 0, 0]",
-    "tiny_pair": "[0.09484422, 0.16441762] (tiny spread)",
-}
+VECTORS = {"sidebar": "the sidebar's", "one_hot": "one-hot [1, 0, 0, 0]", "tiny_pair": "tiny two-value"}
 CASE_VECTORS = {"one_hot": np.array([1.0, 0.0, 0.0, 0.0]), "tiny_pair": np.array([0.09484422, 0.16441762])}
 DIVISORS = {"d": "d (population, the standard)", "d-1": "d − 1 (sample)"}
 PLACES = {"inside": "inside the root: √(σ² + ε)", "outside": "outside: σ + ε"}

@@ -53,9 +53,9 @@ page.header(
 st.latex(
     r"\text{one-pass: } \sigma^2 = \overline{x^2} - \mu^2 \qquad "
     r"\text{two-pass: } \sigma^2 = \overline{(x-\mu)^2} \qquad "
-    r"\text{Welford: } \mu_k = \mu_{k-1} + \tfrac{x_k - \mu_{k-1}}{k},\ "
-    r"M_k = M_{k-1} + (x_k - \mu_{k-1})(x_k - \mu_k),\ \sigma^2 = M_d / d"
+    r"\text{Welford: } \mu_k = \mu_{k-1} + \tfrac{x_k - \mu_{k-1}}{k}"
 )
+st.latex(r"M_k = M_{k-1} + (x_k - \mu_{k-1})(x_k - \mu_k),\quad \sigma^2 = M_d / d")
 c1, c2 = st.columns([3, 2])
 offset = float(
     c1.select_slider(
@@ -161,12 +161,12 @@ for dt in ("bfloat16", "float16"):
     changed_at = sw.first_input_change(dt)
     if changed_at is not None:
         facts.append(
-            f"Rounding to {dt} already changes the input itself from offset {offset_text(changed_at)} on."
+            f"Rounding to {dt} already changes the input itself from an offset of about {fmt(changed_at, 2)} on."
         )
 over = sw.first_failure("float16", "welford")
 if over is not None and over[1] == "input_overflow":
     facts.append(
-        f"From offset {offset_text(over[0])}, the input itself is above float16's largest number (65504)."
+        f"From an offset of about {fmt(over[0], 2)}, the input itself is above float16's largest number (65504)."
     )
 st.markdown("**Along the sweep (1 to 1e8, 65 offsets):**\n" + "\n".join(f"- {f}" for f in facts))
 st.caption(

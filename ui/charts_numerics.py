@@ -142,7 +142,7 @@ def precision_figure(
                 )  # fmt: skip
         if current_offset is not None and current_offset > 0:
             fig.add_vline(
-                x=_log10(current_offset),
+                x=current_offset,  # shapes take data values on a log axis (annotations take log10)
                 line={"color": "black", "width": 1.5, "dash": "dot"},
                 row=row,
                 col=col,
