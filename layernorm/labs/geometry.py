@@ -421,35 +421,37 @@ def sphere_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     return r * np.sin(theta) * np.cos(phi), r * np.sin(theta) * np.sin(phi), r * np.cos(theta) + 0 * phi
 
 
-def sum_zero_plane_mesh(half_width: float, n: int = 2) -> tuple[F64, F64, F64]:
-    """A square patch of the plane ``x1 + x2 + x3 = 0`` (orthogonal to (1, 1, 1)), centred at 0.
+def sum_zero_disc_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
+    """A disc of the plane ``x1 + x2 + x3 = 0`` (orthogonal to (1, 1, 1)), centred at 0.
 
     Parameters
     ----------
-    half_width : float
-        Half the side of the square, measured in the plane.
-    n : int, default 2
-        Grid points each way (2 gives the four corners, enough for a flat surface).
+    radius : float
+        The disc's radius, measured in the plane (a little more than ``sqrt(3)`` frames the circle
+        LayerNorm's outputs lie on).
+    n : int, default 25
+        Grid points along the radius and around (at least 3).
 
     Returns
     -------
     X, Y, Z : (n, n) ndarray of float64
-        Every point has ``X + Y + Z = 0`` (to rounding).
+        Every point has ``X + Y + Z = 0`` (to rounding) and lies within ``radius`` of 0.
 
     Raises
     ------
     ValueError
-        ``half_width`` negative or not finite, ``n`` < 2.
+        ``radius`` negative or not finite, ``n`` < 3.
 
     Notes
     -----
     Source: this project (drawing aid).
     """
-    h = float(half_width)
-    if not np.isfinite(h) or h < 0 or int(n) < 2:
-        raise ValueError(f"need a finite half_width >= 0 and n >= 2, got {half_width!r}, n {n!r}")
-    a = np.linspace(-h, h, int(n))
-    pts = a[:, None, None] * _U + a[None, :, None] * _V  # (n, n, 3)
+    r = float(radius)
+    if not np.isfinite(r) or r < 0 or int(n) < 3:
+        raise ValueError(f"need a finite radius >= 0 and n >= 3, got radius {radius!r}, n {n!r}")
+    rho = np.linspace(0.0, r, int(n))[:, None, None]
+    t = np.linspace(0.0, 2 * np.pi, int(n))[None, :, None]
+    pts = rho * (np.cos(t) * _U + np.sin(t) * _V)  # (n, n, 3)
     return pts[..., 0], pts[..., 1], pts[..., 2]
 
 
@@ -540,34 +542,3 @@ def sum_zero_line(half_length: float) -> F64:
     if not np.isfinite(h):
         raise ValueError(f"need a finite half_length, got {half_length!r}")
     return np.array([[-h, h], [h, -h]], dtype=np.float64)
-
-
-def diagonal_segment(d: int, half_length: float) -> F64:
-    """The segment from ``-half_length * (1, ..., 1)`` to ``+half_length * (1, ..., 1)``.
-
-    The direction LayerNorm forgets: adding a constant moves an input along it.
-
-    Parameters
-    ----------
-    d : int
-        Number of features (at least 1).
-    half_length : float
-        Coordinate of the end points on every axis.
-
-    Returns
-    -------
-    (2, d) ndarray of float64
-
-    Raises
-    ------
-    ValueError
-        ``d`` < 1 or ``half_length`` not finite.
-
-    Notes
-    -----
-    Source: this project (drawing aid).
-    """
-    h = float(half_length)
-    if int(d) < 1 or not np.isfinite(h):
-        raise ValueError(f"need d >= 1 and a finite half_length, got d {d!r}, half_length {half_length!r}")
-    return np.array([[-h] * int(d), [h] * int(d)], dtype=np.float64)

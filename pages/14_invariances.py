@@ -1,0 +1,355 @@
+"""Under the hood: what LayerNorm forgets (scale and shift) and where it sends vectors (geometry)."""
+
+import numpy as np
+import streamlit as st
+
+import layernorm as ln
+from layernorm.labs import geometry as geo
+from ui import charts_geometry as cg
+from ui import page
+from ui.state import LabInput, lab_input
+from ui.text import (
+    digits_to_separate,
+    fmt,
+    fmt_zero,
+    plain,
+    rounding_help,
+    tex_num,
+    tex_vector,
+)
+
+C_CHOICES = [-100.0, -10.0, -1.0, -0.1, -0.001, 0.0, 1e-6, 1e-4, 1e-3, 0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0]
+C_CHOICES += [1e4, 1e6]
+C_GRID = np.logspace(-6, 6, 97)  # the curve's scales, c > 0
+GEO_SLIDER = (-2.0, 2.0, 0.1)  # per-axis γ and β on the geometry section
+CLOUD_POINTS, CLOUD_SEED = 300, 0
+
+
+def c_text(c: float) -> str:
+    return fmt(c, 3) if c != 0 else "0"
+
+
+lab = lab_input()
+page.header(
+    "Under the hood · Invariances and geometry",
+    "LayerNorm throws information away on purpose. Multiply a token's features by any positive "
+    "number, or add the same constant to all of them, and the normalized vector does not change: "
+    "only the *pattern* across features survives, not its size or its offset. That is also a "
+    "geometric statement: every normalized vector lands on one flat plane and one sphere, whatever "
+    "came in. Here you move the input and watch the output stay put, then see the plane and the "
+    "sphere in 2-D and 3-D.",
+)
+
+
+# --- 1. scale and shift ----------------------------------------------------------------------------
+@st.fragment
+def invariance_section(lab: LabInput) -> None:
+    st.subheader("Scale by c, add b: what moves?")
+    c1, c2 = st.columns(2)
+    c = float(
+        c1.select_slider(
+            "Scale c",
+            C_CHOICES,
+            value=2.0,
+            key="inv_c",
+            bind="query-params",
+            persist_state="session",
+            format_func=c_text,
+            help="Negative values flip the vector; 0 flattens it to the constant b.",
+        )
+    )
+    b = float(
+        c2.slider(
+            "Add b to every feature",
+            -10.0,
+            10.0,
+            1.0,
+            0.5,
+            key="inv_b",
+            bind="query-params",
+            persist_state="session",
+        )
+    )
+    try:
+        chk = geo.invariance_check(lab.x, c, b, lab.gamma, lab.beta, eps=lab.eps)
+    except ValueError as exc:  # overflow of c·x + b for huge inputs; never a traceback
+        st.error(plain(exc, 400), icon="⚠️")
+        return
+    steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
+    st.latex(
+        r"\mathrm{LN}(c\,x + b) = \operatorname{sign}(c)\,\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon / c^2}}"
+        r"\qquad (\gamma = 1,\ \beta = 0)"
+    )
+    eff = r"\infty" if not np.isfinite(chk.effective_eps) else tex_num(chk.effective_eps)
+    st.latex(
+        rf"c = {tex_num(c, 3)},\ b = {tex_num(b, 3)}:\quad \sigma^2 = {tex_num(float(steps.var))},\quad"
+        rf"\epsilon / c^2 = {tex_num(lab.eps)} / {tex_num(c, 3)}^2 = {eff}"
+    )
+    if c == 0:
+        st.warning(
+            "c = 0 turns every input into the constant vector (b, b, …, b): the pattern is gone. "
+            "LayerNorm returns x̂ = 0 (ε keeps 0/0 away) and so y = β, whatever x was.",
+            icon="⚠️",
+        )
+    elif c < 0:
+        st.info(
+            "A negative c mirrors the vector: LayerNorm's output flips sign. Compare the "
+            "'flipped' number below with the 'moved' one.",
+            icon="🔁",
+        )
+    m1, m2, m3, m4 = st.columns(4)
+    scale = np.concatenate([chk.ln_x, chk.ln_moved])
+    m1.metric(
+        "LayerNorm moved by",
+        fmt_zero(chk.ln_gap, scale),
+        help="max |LN(c·x + b) − LN(x)| over the features. " + rounding_help(chk.ln_gap, scale),
+    )
+    m2.metric(
+        "LayerNorm + its flip",
+        fmt_zero(chk.ln_flip_gap, scale),
+        help="max |LN(c·x + b) + LN(x)|: 0 when the output only changed sign (c < 0).",
+    )
+    m3.metric(
+        "RMSNorm moved by",
+        fmt_zero(chk.rms_gap, np.concatenate([chk.rms_x, chk.rms_moved])),
+        help="max |RMS(c·x + b) − RMS(x)|: RMSNorm does not subtract the mean, so b moves it.",
+    )
+    m4.metric(
+        "y moved by (your γ, β)",
+        fmt_zero(chk.y_gap, np.concatenate([chk.y_x, chk.y_moved])),
+        help="max |y(c·x + b) − y(x)| with the sidebar's γ and β.",
+    )
+    moved_label = f"{c_text(c)}·x + {c_text(b)}".replace("+ −", "− ")
+    st.plotly_chart(
+        cg.outputs_before_after(chk.ln_x, chk.ln_moved, chk.rms_x, chk.rms_moved, moved_label=moved_label),
+        key="inv_chart_outputs",
+    )
+    if np.all(lab.gamma == 0):
+        st.info(
+            "Your γ is 0, so y = 0·x̂ + β = β for every input: the output has forgotten x entirely.",
+            icon="🧊",
+        )
+    digits = digits_to_separate(np.concatenate([chk.y_x, chk.y_moved]), 3)
+    st.latex(rf"y(x) = {tex_vector(chk.y_x, digits=digits)}")
+    st.latex(rf"y(c\,x + b) = {tex_vector(chk.y_moved, digits=digits)}")
+    st.caption("y = γ⊙LN(·) + β with the sidebar's γ and β. Set γ = 0 there: both become β.")
+
+    st.markdown(
+        "**How nearly?** The curve tries every scale c > 0 (your b kept). With ε = 0 LayerNorm would "
+        "not move at all (only float64 rounding is left); with your ε it moves once c²σ² is no longer "
+        "much larger than ε, because the input then looks nearly constant. RMSNorm moves as soon as b ≠ 0."
+    )
+    try:
+        curve = geo.invariance_curve(lab.x, C_GRID, shift=b, eps=lab.eps)
+    except ValueError as exc:
+        st.error(plain(exc, 400), icon="⚠️")
+        return
+    try:
+        curve0 = geo.invariance_curve(lab.x, C_GRID, shift=b, eps=0.0).ln_gap
+    except ln.ZeroVarianceError:
+        curve0 = None
+        st.caption("Your vector is constant, so LayerNorm with ε = 0 is 0/0: that curve is left out.")
+    st.plotly_chart(
+        cg.invariance_curve_chart(
+            curve.c,
+            curve.ln_gap,
+            curve.rms_gap,
+            eps=lab.eps,
+            shift=b,
+            ln_gap_eps0=curve0,
+            c_now=c,
+            gap_now=chk.ln_gap,
+            rounding=curve.rounding,
+        ),
+        key="inv_chart_curve",
+    )
+    st.caption(
+        "Log–log axes; a gap of exactly 0 has no place on them and is not drawn. At c = 1 nothing "
+        "changes, hence the dip. For large c the output tends to the ε-free x̂, which differs from "
+        "LN(x) itself by a factor of about 1 + ε/(2σ²): the flat tail. The dotted line is what float64 rounding alone "
+        "can do: for small c, b dwarfs c·x and keeps fewer of its digits."
+    )
+
+
+invariance_section(lab)
+
+
+# --- 2. geometry -----------------------------------------------------------------------------------
+@st.fragment
+def geometry_section(lab: LabInput) -> None:
+    st.subheader("Where LayerNorm sends vectors: a plane and a sphere")
+    st.markdown(
+        "x̂ has mean 0, so its features add up to 0: it lies on the plane orthogonal to (1, …, 1). "
+        "Its variance is σ²/(σ² + ε), so its squared length is d·σ²/(σ² + ε): it lies on the sphere "
+        "of radius √d (just inside, by ε). For your vector:"
+    )
+    measured, expected = geo.x_hat_norm_squared(lab.x, eps=lab.eps)
+    steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
+    nd = digits_to_separate([float(measured), float(expected)], 6, against=[float(lab.d)])
+    st.latex(
+        rf"\lVert\hat x\rVert^2 = {tex_num(float(measured), nd)} \qquad "
+        rf"d\,\frac{{\sigma^2}}{{\sigma^2 + \epsilon}} = {lab.d}\cdot\frac{{{tex_num(float(steps.var))}}}"
+        rf"{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}} = {tex_num(float(expected), nd)}"
+    )
+    c1, c2 = st.columns([1, 2])
+    d = int(
+        c1.radio(
+            "Dimension d",
+            [2, 3],
+            index=1,
+            key="geo_d",
+            horizontal=True,
+            bind="query-params",
+            persist_state="session",
+        )
+    )
+    view = "At an angle"
+    if d == 3:
+        view = str(
+            c2.radio(
+                "Look from",
+                list(cg.CAMERAS),
+                key="geo_view",
+                horizontal=True,
+                bind="query-params",
+                persist_state="session",
+                help="You can also drag the 3-D views to turn them.",
+            )
+        )
+    st.markdown("**γ stretches each axis, β moves the centre** (for these pictures only):")
+    lo, hi, step = GEO_SLIDER
+    cols = st.columns(2 * d)
+    gamma = np.array(
+        [
+            cols[i].slider(f"γ{'₁₂₃'[i]}", lo, hi, 1.0, step, key=f"geo_gamma{i + 1}", bind="query-params",
+                           persist_state="session")
+            for i in range(d)
+        ]
+    )  # fmt: skip
+    beta = np.array(
+        [
+            cols[d + i].slider(f"β{'₁₂₃'[i]}", lo, hi, 0.0, step, key=f"geo_beta{i + 1}", bind="query-params",
+                               persist_state="session")
+            for i in range(d)
+        ]
+    )  # fmt: skip
+    cloud = geo.normalized_cloud(d, CLOUD_POINTS, seed=CLOUD_SEED, gamma=gamma, beta=beta, eps=lab.eps)
+    user = None
+    if lab.d == d:
+        user = (
+            lab.x,
+            ln.layer_norm(lab.x, eps=lab.eps),
+            ln.layer_norm(lab.x, gamma, beta, eps=lab.eps),
+        )
+    elif lab.d in (2, 3):
+        st.info(
+            f"Your vector has d = {lab.d}: choose d = {lab.d} above to see it among the points.", icon="👆"
+        )
+    else:
+        st.info(
+            f"Your vector has d = {lab.d}, which cannot be drawn. To see your own point here, pick "
+            f"Preset with size d = {d} in the sidebar, or type {d} numbers (e.g. "
+            f"{'5, 7' if d == 2 else '1, 2, 4'}).",
+            icon="💡",
+        )
+    low, high = cloud.norm_squared_range
+    nd = digits_to_separate([low, high], 4, against=[float(d)])
+    st.caption(
+        f"{CLOUD_POINTS} random inputs (seed {CLOUD_SEED}), each a standard normal vector plus a random "
+        f"constant. Their ‖x̂‖² lie between {fmt(low, nd)} and {fmt(high, nd)} (d = {d}, ε = {lab.eps:.0e})."
+    )
+    if d == 2:
+        segment = geo.sum_zero_line(1.0)  # x̂ can only lie between −(1, −1) and (1, −1)
+        st.plotly_chart(
+            cg.cloud_2d(
+                cloud.inputs,
+                cloud.x_hat,
+                cloud.y,
+                circle=geo.circle_2d(cloud.radius),
+                line=geo.sum_zero_line(3.0),
+                ellipse_points=ln.scale_shift(segment, gamma, beta),
+                beta=cloud.beta,
+                user=user,
+            ),
+            key="geo_chart_2d",
+        )
+        st.markdown(
+            "**The d = 2 surprise:** with two features, x − μ is (+a, −a) or (−a, +a), so after dividing "
+            "by the spread every non-constant input lands on (1, −1) or (−1, 1): all "
+            f"{CLOUD_POINTS} points pile up on two spots. Only the sign of x₁ − x₂ survives. "
+            "(ε pulls inputs with x₁ ≈ x₂ a little inside.)"
+        )
+        return
+    camera = cg.CAMERAS.get(view, cg.CAMERAS["At an angle"])
+    sphere = geo.sphere_mesh(cloud.radius)
+    plane = geo.sum_zero_disc_mesh(1.2 * cloud.radius)
+    circle = geo.sum_zero_circle(cloud.radius)
+    left, right = st.columns(2)
+    left.plotly_chart(
+        cg.cloud_3d(
+            cloud.inputs,
+            kind="x",
+            title="Before: random inputs x",
+            camera=camera,
+            diagonal=True,
+            user=None if user is None else user[0],
+        ),
+        key="geo_chart_before",
+    )
+    right.plotly_chart(
+        cg.cloud_3d(
+            cloud.x_hat,
+            kind="x_hat",
+            title="After: x̂ on the plane and the sphere",
+            camera=camera,
+            sphere=sphere,
+            plane=plane,
+            circle=circle,
+            user=None if user is None else user[1],
+        ),
+        key="geo_chart_xhat",
+    )
+    left, right = st.columns(2)
+    left.plotly_chart(
+        cg.cloud_3d(
+            cloud.y,
+            kind="y",
+            title="Then y = γ⊙x̂ + β",
+            camera=camera,
+            circle=ln.scale_shift(circle, gamma, beta),
+            centre=cloud.beta,
+            user=None if user is None else user[2],
+        ),
+        key="geo_chart_y",
+    )
+    right.markdown(
+        "**Reading the three views**\n\n"
+        "- *Before:* the blob is stretched along the dashed diagonal (1, 1, 1), because each input "
+        "got a random constant added. LayerNorm forgets that direction entirely.\n"
+        "- *After:* all points sit on the green circle where the plane x₁ + x₂ + x₃ = 0 meets the "
+        "sphere of radius √3. A 3-feature vector keeps just one number: its angle around the circle.\n"
+        "- *Then:* γ stretches the circle into an ellipse along the axes (a negative γ mirrors it) "
+        "and β moves its centre (×). γ = 0 on an axis flattens it; all three at 0 collapse it to β.\n"
+        "- Raise ε in the sidebar towards 1: inputs with a small spread fall *inside* the circle."
+    )
+
+
+geometry_section(lab)
+
+page.notice(
+    [
+        "With c > 0 and any b, 'LayerNorm moved by' is 0 to rounding or tiny; RMSNorm moves as soon as b ≠ 0.",
+        "Make c small (1e-4, 1e-6): ε/c² becomes comparable to σ², and LayerNorm's output shrinks.",
+        "c < 0: 'moved by' is large but 'LayerNorm + its flip' is 0: the output only changed sign.",
+        "In 3-D, turn the view to 'Along (1, 1, 1)': the normalized points form a perfect circle.",
+    ]
+)
+page.predict_then_reveal(
+    "inv_q",
+    "With d = 2, γ = 1, β = 0 and a tiny ε, where do x = (5, 7) and x = (−100, 3) land?",
+    ["Both on (−1, 1)", "On two different points of the circle of radius √2", "On (−1, 1) and (1, −1)"],
+    0,
+    "In both, the first feature is the smaller one, so x − μ = (−a, +a) and x̂ = (−1, 1) (times "
+    "√(σ²/(σ² + ε)), which is 1 to many digits). With two features, LayerNorm keeps only which one is larger.",
+)
+page.show_source(geo.invariance_check, geo.invariance_curve, geo.x_hat_norm_squared, geo.normalized_cloud)

@@ -1,0 +1,288 @@
+"""Under the hood: the gradient through LayerNorm, its Jacobian and what ε does to it."""
+
+import numpy as np
+import streamlit as st
+
+import layernorm as ln
+from layernorm.backward import layer_norm_backward_from_steps
+from ui import charts_geometry as cg
+from ui import page
+from ui.state import LabInput, lab_input
+from ui.text import (
+    ROUNDING_K,
+    digits_to_separate,
+    fmt,
+    fmt_zero,
+    plain,
+    rounding_help,
+    rounding_noise,
+    tex_minus,
+    tex_num,
+    tex_vector,
+)
+
+MAX_JACOBIAN_D = 16  # a 16 × 16 grid is the most a projected heatmap shows readably
+MAX_CURVE_D = 64  # one SVD per ε: fine up to here
+ANNOTATE_D = 8  # write the numbers into the cells up to this size
+UPSTREAM = ["Random (seeded)", "All ones", "One-hot"]
+EPS_GRID = np.logspace(-12, 0, 49)
+NEAR_D, NEAR_SEED, NEAR_MEAN = 8, 1, 3.0
+G_STREAM = 15  # seeds g apart from the presets: seed 0 must not give g = x (then dx is only the ε term)
+
+
+def upstream_gradient(kind: str, d: int, seed: int, k: int) -> np.ndarray:
+    """The upstream gradient g = ∂L/∂y the student picked (an input, not a computation)."""
+    if kind == UPSTREAM[1]:
+        return np.ones(d)
+    if kind == UPSTREAM[2]:
+        return np.eye(d)[k - 1]
+    return np.random.default_rng([G_STREAM, seed]).standard_normal(d)  # not the sidebar's draw
+
+
+lab = lab_input()
+page.header(
+    "Under the hood · Gradients through LayerNorm",
+    "Training sends a gradient backwards through every LayerNorm: given how the loss L changes "
+    "with the outputs (g = ∂L/∂y), what is ∂L/∂x? Because LayerNorm forgets the mean and the scale "
+    "of x, the answer can never push x to change its mean: the input gradient always sums to zero. "
+    "It also (nearly) never pushes x to grow or shrink along x̂. Below, the backward pass is split "
+    "into its three terms with your numbers, the whole Jacobian is drawn, and ε shows what it is "
+    "for: it keeps the gradient of a nearly constant vector from exploding.",
+)
+st.latex(
+    r"\frac{\partial L}{\partial x} = \frac{1}{\hat\sigma}\Big(g\odot\gamma"
+    r" - \operatorname{mean}(g\odot\gamma) - \hat x\,\operatorname{mean}(g\odot\gamma\odot\hat x)\Big),"
+    r"\qquad \hat\sigma = \sqrt{\sigma^2 + \epsilon}"
+)
+
+# --- controls: the upstream gradient ---------------------------------------------------------------
+c1, c2, c3 = st.columns([2, 1, 1])
+kind = str(
+    c1.radio(
+        "Upstream gradient g = ∂L/∂y",
+        UPSTREAM,
+        key="grad_kind",
+        horizontal=True,
+        bind="query-params",
+        persist_state="session",
+        help="Random: any loss. All ones: L = sum of the outputs. One-hot: L = one output yₖ.",
+    )
+)
+seed = int(
+    c2.number_input(
+        "Seed of g", 0, 9999, 0, 1, key="grad_seed", bind="query-params", persist_state="session",
+        disabled=kind != UPSTREAM[0],
+    )
+)  # fmt: skip
+k_raw = int(
+    c3.number_input(
+        "One-hot at k =", 1, 4096, 1, 1, key="grad_k", bind="query-params", persist_state="session",
+        disabled=kind != UPSTREAM[2],
+    )
+)  # fmt: skip
+k = min(max(k_raw, 1), lab.d)
+if kind == UPSTREAM[2] and k != k_raw:
+    st.info(f"Your vector has d = {lab.d} features, so the one-hot sits at k = {k}.", icon="ℹ️")
+dy = upstream_gradient(kind, lab.d, seed, k)
+
+try:
+    terms = ln.layer_norm_backward_terms(lab.x, lab.gamma, dy, eps=lab.eps)
+except ValueError as exc:  # the sidebar keeps x, γ, ε valid; this is a last guard, never a traceback
+    st.error(plain(exc, 400), icon="⚠️")
+    st.stop()
+steps = ln.layer_norm_steps(lab.x, lab.gamma, eps=lab.eps)
+
+# --- the three terms, with numbers ----------------------------------------------------------------
+st.subheader("The backward pass, term by term")
+i = int(
+    st.columns([1, 3])[0].number_input(
+        "Show the arithmetic for feature i =", 1, lab.d, 1, key="grad_feature", persist_state="session"
+    )
+)
+i = min(max(i, 1), lab.d) - 1
+digits = digits_to_separate([terms.g[i], terms.mean_g, terms.mean_g_x_hat, terms.x_hat[i]], 4)
+
+
+def paren(v: float) -> str:
+    """A number for a product in LaTeX: negative ones in parentheses."""
+    return tex_num(v, digits) if v >= 0 else rf"({tex_num(v, digits)})"
+
+
+st.latex(
+    rf"\frac{{\partial L}}{{\partial x_{{{i + 1}}}}} = \frac{{1}}{{{tex_num(terms.std)}}}\Big("
+    rf"{tex_num(terms.g[i], digits)} {tex_minus(terms.mean_g, digits)}"
+    rf" - {paren(terms.x_hat[i])} \cdot {paren(terms.mean_g_x_hat)}\Big)"
+    rf" = {tex_num(terms.dx[i], 6)}"
+)
+st.latex(
+    rf"\text{{as three terms:}}\quad {tex_num(terms.term_g[i], digits)}"
+    rf"\ + {paren(terms.term_mean[i])}\ + {paren(terms.term_proj[i])}"
+    rf" = {tex_num(terms.dx[i], 6)}"
+)
+st.latex(rf"\frac{{\partial L}}{{\partial x}} = {tex_vector(terms.dx, digits=4)}")
+st.caption(
+    f"σ̂ = √(σ² + ε) = {fmt(terms.std, 6)}; g⊙γ uses the sidebar's γ "
+    f"({plain(lab.affine_mode, 80)}); ε = {lab.eps:.0e}."
+)
+st.plotly_chart(
+    cg.backward_terms_chart(terms.term_g, terms.term_mean, terms.term_proj, terms.dx), key="grad_chart_terms"
+)
+
+# --- the two identities -------------------------------------------------------------------------------
+k_round = ROUNDING_K + lab.d  # a sum of d numbers carries about one rounding per term
+m1, m2, m3 = st.columns(3)
+m1.metric(
+    "Σᵢ ∂L/∂xᵢ",
+    fmt_zero(terms.dx_sum, terms.magnitude, k=k_round),
+    help="Zero in exact arithmetic for every γ and ε: adding a constant to x never changes y. "
+    + rounding_help(terms.dx_sum, terms.magnitude, k_round),
+)
+dot_digits = digits_to_separate(  # equal up to rounding: shown alike; different: shown apart
+    [terms.dx_dot_x_hat, terms.dx_dot_x_hat_expected], 4, same_within=rounding_noise(terms.magnitude, k_round)
+)
+m2.metric(
+    "∂L/∂x · x̂",
+    fmt_zero(terms.dx_dot_x_hat, terms.magnitude, dot_digits, k=k_round),
+    help="Growing x along x̂ only rescales it, which LayerNorm forgets — up to ε. "
+    + rounding_help(terms.dx_dot_x_hat, terms.magnitude, k_round),
+)
+m3.metric(
+    "ε/σ̂³ · (g⊙γ)·x̂  (exact value)",
+    fmt_zero(terms.dx_dot_x_hat_expected, terms.magnitude, dot_digits, k=k_round),
+    help="What ∂L/∂x · x̂ is in exact arithmetic: 0 only when ε = 0.",
+)
+st.markdown(
+    "The first is zero to rounding, always. The second is *not* exactly zero: ε slightly breaks the "
+    "scale invariance, and the dot product is exactly ε/σ̂³ · (g⊙γ)·x̂ — the third number. While "
+    "ε ≪ σ² that is tiny; choose ε = 1 in the sidebar and watch both grow together."
+)
+
+
+# --- the Jacobian ---------------------------------------------------------------------------------
+@st.fragment
+def jacobian_section(lab: LabInput) -> None:
+    st.subheader("The whole Jacobian ∂y/∂x")
+    if lab.d > MAX_JACOBIAN_D:
+        st.info(
+            f"Your vector has d = {lab.d} features: its Jacobian has {lab.d * lab.d:,} entries, too many "
+            f"to read as a picture. The heatmap is drawn for d ≤ {MAX_JACOBIAN_D}: choose Preset with a "
+            f"size d ≤ {MAX_JACOBIAN_D} in the sidebar, or type up to {MAX_JACOBIAN_D} numbers.",
+            icon="🔎",
+        )
+        return
+    facts = ln.layer_norm_jacobian_facts(lab.x, lab.gamma, eps=lab.eps)
+    st.latex(
+        r"J = \frac{\partial y}{\partial x} = \frac{\operatorname{diag}(\gamma)}{\hat\sigma}"
+        r"\Big(I - \tfrac{1}{d}\mathbf{1}\mathbf{1}^\top - \tfrac{1}{d}\hat x\hat x^\top\Big)"
+        rf",\qquad \hat\sigma = {tex_num(facts.std)},\ d = {lab.d}"
+    )
+    st.plotly_chart(
+        cg.jacobian_heatmap(facts.jacobian, annotate=lab.d <= ANNOTATE_D), key="grad_chart_jacobian"
+    )
+    scale, k_round = facts.rounding_scale, ROUNDING_K + lab.d
+    shared = bool(np.all(facts.gamma == facts.gamma[0]))
+    m1, m2, m3 = st.columns(3)
+    m1.metric(
+        "largest |row sum|",
+        fmt_zero(facts.max_abs_row_sum, scale, k=k_round),
+        help="Each row sums to 0 for any γ and ε: shifting every xⱼ by the same amount moves no yᵢ. "
+        + rounding_help(facts.max_abs_row_sum, scale, k_round),
+    )
+    m2.metric(
+        "largest |column sum|",
+        fmt_zero(facts.max_abs_col_sum, scale, k=k_round),
+        help="0 when γ is the same for every feature; per-feature γ weights the rows differently.",
+    )
+    m3.metric(
+        "largest |J − Jᵀ|",
+        fmt_zero(facts.asymmetry, scale, k=k_round),
+        help="J is symmetric when γ is the same for every feature (diag(γ) is then a number).",
+    )
+    notes = []
+    if shared:
+        notes.append("γ is the same for every feature, so J is symmetric and its columns sum to 0 too.")
+    else:
+        notes.append("γ differs per feature, so row i is scaled by γᵢ: J is no longer symmetric.")
+    if lab.d == 2:
+        notes.append(
+            "d = 2: x̂ is always ±(1, −1), so almost nothing can move y; J is ε/σ̂³ times a projection "
+            f"(its largest stretch is {fmt(facts.spectral_norm)})."
+        )
+    if float(steps.var) == 0.0:
+        notes.append(
+            f"Your vector is constant: x̂ = 0 and J = diag(γ)(I − 11ᵀ/d)/√ε, entries up to "
+            f"{fmt(facts.max_abs_entry)} — only ε keeps them finite."
+        )
+    st.markdown("\n".join(f"- {n}" for n in notes))
+
+
+jacobian_section(lab)
+
+
+# --- what ε does -------------------------------------------------------------------------------------
+@st.fragment
+def eps_section(lab: LabInput) -> None:
+    st.subheader("What ε does to the gradient of a nearly constant vector")
+    st.markdown(
+        "Without ε, LayerNorm stretches a small change of x by up to 1/σ: a vector whose features are "
+        f"almost equal would get an enormous gradient. Here {NEAR_D} values close to {NEAR_MEAN:g} with a "
+        "spread you choose, next to your own vector (γ = 1). ε caps the stretch at 1/√ε."
+    )
+    spread = st.select_slider(
+        "Spread of the nearly constant vector",
+        [10.0**p for p in range(-8, 1)],
+        value=1e-4,
+        key="grad_spread",
+        bind="query-params",
+        persist_state="session",
+        format_func=lambda v: f"{v:.0e}",
+    )
+    near = NEAR_MEAN + float(spread) * ln.make_preset("standard normal", NEAR_D, seed=NEAR_SEED)
+    near_curve = ln.layer_norm_jacobian_norm_vs_eps(near, EPS_GRID)
+    near_now = ln.layer_norm_jacobian_norm_vs_eps(near, [lab.eps, 0.0])
+    curves = [(f"nearly constant (spread {float(spread):.0e})", near_curve.norm, "mu")]
+    now = [float(near_now.norm[0])]
+    if 2 <= lab.d <= MAX_CURVE_D:
+        curves.append(("your vector", ln.layer_norm_jacobian_norm_vs_eps(lab.x, EPS_GRID).norm, "x"))
+        now.append(float(ln.layer_norm_jacobian_norm_vs_eps(lab.x, [lab.eps]).norm[0]))
+    else:
+        st.caption(
+            f"Your vector (d = {lab.d}) is left out of the curve: it is drawn for 2 ≤ d ≤ {MAX_CURVE_D}."
+        )
+    st.plotly_chart(
+        cg.jacobian_norm_curve(EPS_GRID, curves, eps_now=lab.eps, ceiling=near_curve.ceiling, now=now),
+        key="grad_chart_eps",
+    )
+    c1, c2, c3 = st.columns(3)
+    c1.metric(
+        "largest stretch at your ε", fmt(float(near_now.norm[0])), help="‖J‖ of the nearly constant vector"
+    )
+    c2.metric("without ε (ε = 0)", fmt(float(near_now.norm[1])), help="1/σ: what the gradient would be")
+    c3.metric("ceiling 1/√ε", fmt(float(near_now.ceiling[0])))
+
+
+eps_section(lab)
+
+page.notice(
+    [
+        "Σᵢ ∂L/∂xᵢ is 0 to rounding whatever g, γ and ε: LayerNorm cannot be pushed to move its input's mean.",
+        "Pick g = all ones (L = Σ y) with γ shared: ∂L/∂x is 0 — that loss does not depend on x at all.",
+        "Pick one-hot k: ∂L/∂x is row k of the Jacobian (compare the bars with that row of the heatmap).",
+        "With d = 2 the Jacobian is almost 0: the output can only be ±(1, −1).",
+        "Raise ε: the nearly constant vector's gradient stops growing at 1/√ε, far below 1/σ.",
+    ]
+)
+page.predict_then_reveal(
+    "grad_q",
+    "γ = 1, and the loss is the sum of all of LayerNorm's outputs, L = Σᵢ yᵢ. What is ∂L/∂x?",
+    ["All ones", "Zero everywhere", "x̂ / σ̂"],
+    1,
+    "Σᵢ yᵢ = Σᵢ x̂ᵢ + Σᵢ βᵢ, and x̂ always sums to 0, so L does not depend on x: "
+    "g − mean(g) = 0 and mean(g·x̂) = mean(x̂) = 0, so both terms cancel g.",
+)
+page.show_source(
+    ln.layer_norm_backward_terms,
+    layer_norm_backward_from_steps,
+    ln.layer_norm_jacobian,
+    ln.layer_norm_jacobian_facts,
+)

@@ -1,0 +1,203 @@
+"""Page 'Gradients through LayerNorm' through AppTest: every control, the extremes, the core's numbers."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import layernorm as ln
+from ui.state import AFFINE_MODES
+from ui.text import ROUNDING_K, fmt, fmt_zero, tex_num
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGE = "pages/15_gradients.py"
+EPS = 1e-5
+DEFAULT_X = ln.make_preset("standard normal", 8, 0)
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def open_page(**sidebar: Any) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    ok(at.run())
+    ok(at.switch_page(PAGE).run())
+    for key, value in sidebar.items():
+        if key in ("d", "eps"):
+            at.select_slider(key=key).set_value(value)
+        elif key in ("preset", "src"):
+            at.selectbox(key=key).set_value(value)
+        elif key == "typed":
+            at.text_area(key=key).set_value(value)
+        elif key == "gamma":
+            at.slider(key=key).set_value(value)
+        ok(at.run())
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(str(m.value) for m in at.metric if m.label == label)
+
+
+def _arr(v: Any) -> np.ndarray:
+    if isinstance(v, dict) and "bdata" in v:
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+        return a.reshape([int(n) for n in str(v["shape"]).split(",")]) if "shape" in v else a
+    return np.asarray(v, dtype=float)
+
+
+def trace(at: AppTest, name: str) -> dict[str, Any]:
+    for chart in at.get("plotly_chart"):
+        for tr in json.loads(chart.proto.spec)["data"]:
+            if tr.get("name") == name:
+                return tr
+    raise AssertionError(f"no trace named {name!r}")
+
+
+def heatmap(at: AppTest) -> np.ndarray | None:
+    for chart in at.get("plotly_chart"):
+        for tr in json.loads(chart.proto.spec)["data"]:
+            if tr.get("type") == "heatmap":
+                return _arr(tr["z"])
+    return None
+
+
+def texts(at: AppTest) -> str:
+    parts = [e.value for e in at.markdown] + [e.value for e in at.caption] + [e.value for e in at.latex]
+    parts += [e.value for e in at.info] + [e.value for e in at.warning] + [e.value for e in at.error]
+    return "\n".join(str(p) for p in parts)
+
+
+def random_g(seed: int, d: int) -> np.ndarray:
+    return np.random.default_rng([15, seed]).standard_normal(d)
+
+
+DX = "dx = ∂L/∂x  (their sum)"
+
+
+def test_default_numbers_are_the_core_s() -> None:
+    at = open_page()
+    g = random_g(0, 8)
+    terms = ln.layer_norm_backward_terms(DEFAULT_X, None, g, eps=EPS)
+    k = ROUNDING_K + 8
+    assert metric(at, "Σᵢ ∂L/∂xᵢ") == fmt_zero(terms.dx_sum, terms.magnitude, k=k)
+    assert metric(at, "Σᵢ ∂L/∂xᵢ") in ("0", "0 (to rounding)")
+    shown, exact = metric(at, "∂L/∂x · x̂"), metric(at, "ε/σ̂³ · (g⊙γ)·x̂  (exact value)")
+    assert shown == exact == fmt(terms.dx_dot_x_hat_expected)  # equal to rounding: printed alike
+    np.testing.assert_array_equal(_arr(trace(at, DX)["y"]), terms.dx)
+    assert np.max(np.abs(terms.dx)) > 0.1  # g is not x (different random streams): a real gradient
+    np.testing.assert_array_equal(heatmap(at), ln.layer_norm_jacobian(DEFAULT_X, np.ones(8), eps=EPS))
+    assert metric(at, "largest |row sum|") in ("0", "0 (to rounding)")
+    assert metric(at, "largest |J − Jᵀ|") in ("0", "0 (to rounding)")
+    curve = ln.layer_norm_jacobian_norm_vs_eps(DEFAULT_X, np.logspace(-12, 0, 49))
+    np.testing.assert_array_equal(_arr(trace(at, "your vector")["y"]), curve.norm)
+
+
+def test_upstream_choices() -> None:
+    at = open_page()
+    at.radio(key="grad_kind").set_value("All ones")
+    ok(at.run())
+    dx = _arr(trace(at, DX)["y"])
+    np.testing.assert_array_equal(dx, ln.layer_norm_backward_terms(DEFAULT_X, None, np.ones(8), eps=EPS).dx)
+    assert np.max(np.abs(dx)) < 1e-14  # L = sum(y) does not depend on x
+    at.radio(key="grad_kind").set_value("One-hot")
+    ok(at.run())
+    at.number_input(key="grad_k").set_value(3)
+    ok(at.run())
+    jac = ln.layer_norm_jacobian(DEFAULT_X, eps=EPS)
+    np.testing.assert_allclose(_arr(trace(at, DX)["y"]), jac[2], rtol=0, atol=1e-15)
+    at.number_input(key="grad_k").set_value(50)  # beyond d = 8: clamped, and said
+    ok(at.run())
+    assert "sits at k = 8" in texts(at)
+    np.testing.assert_allclose(_arr(trace(at, DX)["y"]), jac[7], rtol=0, atol=1e-15)
+    at.radio(key="grad_kind").set_value("Random (seeded)")
+    ok(at.run())
+    at.number_input(key="grad_seed").set_value(9999)
+    ok(at.run())
+    expected = ln.layer_norm_backward_terms(DEFAULT_X, None, random_g(9999, 8), eps=EPS).dx
+    np.testing.assert_array_equal(_arr(trace(at, DX)["y"]), expected)
+
+
+def test_feature_arithmetic() -> None:
+    at = open_page()
+    at.number_input(key="grad_feature").set_value(8)
+    ok(at.run())
+    terms = ln.layer_norm_backward_terms(DEFAULT_X, None, random_g(0, 8), eps=EPS)
+    assert r"\partial x_{8}" in texts(at)
+    assert rf"= {tex_num(terms.dx[7], 6)}" in texts(at)
+
+
+@pytest.mark.parametrize("d", [2, 16, 24])
+def test_sizes(d: int) -> None:
+    at = open_page(d=d)
+    jac = heatmap(at)
+    if d <= 16:
+        assert jac is not None and jac.shape == (d, d)
+        np.testing.assert_array_equal(
+            jac, ln.layer_norm_jacobian(ln.make_preset("standard normal", d, 0), eps=EPS)
+        )
+    else:
+        assert jac is None and "too many to read" in texts(at) and "d ≤ 16" in texts(at)
+    if d == 2:
+        assert "d = 2: x̂ is always ±(1, −1)" in texts(at)
+
+
+def test_large_d_leaves_the_user_curve_out() -> None:
+    at = open_page(d=384)
+    assert "left out of the curve" in texts(at)
+    assert heatmap(at) is None
+
+
+def test_constant_vector_and_eps_extremes() -> None:
+    at = open_page(preset="constant")
+    assert "Your vector is constant" in texts(at)
+    for eps in (1e-12, 1.0):
+        at.select_slider(key="eps").set_value(eps)
+        ok(at.run())
+        jac = ln.layer_norm_jacobian(np.full(8, 3.0), eps=eps)
+        np.testing.assert_array_equal(heatmap(at), jac)
+        assert metric(at, "ceiling 1/√ε") == fmt(1 / np.sqrt(eps))
+
+
+@pytest.mark.parametrize("spread", [1e-8, 1.0])
+def test_spread_slider(spread: float) -> None:
+    at = open_page()
+    at.select_slider(key="grad_spread").set_value(spread)
+    ok(at.run())
+    near = 3.0 + spread * ln.make_preset("standard normal", 8, seed=1)
+    now = ln.layer_norm_jacobian_norm_vs_eps(near, [EPS, 0.0])
+    assert metric(at, "largest stretch at your ε") == fmt(float(now.norm[0]))
+    assert metric(at, "without ε (ε = 0)") == fmt(float(now.norm[1]))
+
+
+def test_per_feature_gamma_breaks_symmetry() -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    ok(at.run())
+    gamma = ["0.5", "1", "2", "1", "1", "3", "1", "1"]
+    at.session_state["affine_tables"] = {8: pd.DataFrame({"γ": gamma, "β": ["0"] * 8}, dtype=object)}
+    at.radio(key="affine_mode").set_value(AFFINE_MODES[1])
+    ok(at.run())
+    ok(at.switch_page(PAGE).run())
+    facts = ln.layer_norm_jacobian_facts(DEFAULT_X, np.array(gamma, dtype=float), eps=EPS)
+    np.testing.assert_array_equal(heatmap(at), facts.jacobian)
+    assert metric(at, "largest |J − Jᵀ|") == fmt_zero(facts.asymmetry, facts.rounding_scale, k=ROUNDING_K + 8)
+    assert facts.asymmetry > 0.1 and "no longer symmetric" in texts(at)
+    assert metric(at, "Σᵢ ∂L/∂xᵢ") in ("0", "0 (to rounding)")  # still: rows of J sum to 0 for any γ
+
+
+def test_predict_then_reveal() -> None:
+    at = open_page()
+    at.radio(key="grad_q_guess").set_value("Zero everywhere")
+    ok(at.run())
+    at.button(key="grad_q_reveal").click()
+    ok(at.run())
+    assert at.success and "Right" in at.success[0].value

@@ -1,0 +1,435 @@
+"""Figures for the "Under the hood" pages on invariances, geometry and gradients.
+
+Arrays in, ``go.Figure`` out: no Streamlit calls and no statistics (every value drawn was computed
+by ``layernorm``). Colours keep their app-wide meaning (:data:`ui.theme.COLORS`): input blue,
+normalized x̂ green, output y vermillion, mean orange; RMSNorm, compared with LayerNorm, is brown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ui.text import fmt
+from ui.theme import COLORS, FONT_SIZE, base_layout
+
+RMS_COLOR = COLORS["batch"]  # "the other normalization" when compared with LayerNorm
+GUIDE_COLOR = "#7F7F7F"  # sphere, plane, circle: drawing aids, not data
+DIVERGING = [[0.0, COLORS["x"]], [0.5, "#FFFFFF"], [1.0, COLORS["y"]]]  # blue - white - vermillion
+CAMERAS: dict[str, dict[str, float]] = {  # where the eye sits for the 3-D views (unit: half the box)
+    "At an angle": {"x": 1.55, "y": -1.25, "z": 0.85},
+    "Along (1, 1, 1)": {"x": 1.3, "y": 1.3, "z": 1.3},
+    "Edge-on to the plane": {"x": 1.6, "y": -1.6, "z": 0.0},
+}
+MANY_FEATURES = 64  # above this, per-feature bars become markers
+
+
+def _feature_traces(values: np.ndarray, name: str, color: str, *, dash: bool = False) -> go.BaseTraceType:
+    idx = np.arange(1, values.size + 1)
+    if values.size <= MANY_FEATURES:
+        pattern = {"shape": "/", "fgcolor": "white"} if dash else None
+        return go.Bar(x=idx, y=values, name=name, marker={"color": color, "pattern": pattern})
+    return go.Scattergl(
+        x=idx, y=values, name=name, mode="markers", marker={"color": color, "size": 6 if not dash else 4}
+    )
+
+
+def outputs_before_after(
+    ln_x: np.ndarray, ln_moved: np.ndarray, rms_x: np.ndarray, rms_moved: np.ndarray, *, moved_label: str
+) -> go.Figure:
+    """LayerNorm (left) and RMSNorm (right) of x and of c·x + b, feature by feature."""
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=("LayerNorm (γ = 1, β = 0)", "RMSNorm (γ = 1)"),
+        horizontal_spacing=0.08,
+        shared_yaxes=True,
+    )
+    for col, (before, after, color) in enumerate(  # blue: of x; hatched: of c·x + b
+        [(ln_x, ln_moved, COLORS["x_hat"]), (rms_x, rms_moved, RMS_COLOR)], start=1
+    ):
+        first = _feature_traces(before, "of x", COLORS["x"])
+        first.update(showlegend=col == 1, legendgroup="x")
+        fig.add_trace(first, row=1, col=col)
+        name = ("LayerNorm" if col == 1 else "RMSNorm") + f" of {moved_label}"
+        fig.add_trace(_feature_traces(after, name, color, dash=True), row=1, col=col)
+    fig.update_annotations(font_size=FONT_SIZE + 1)
+    fig.update_layout(barmode="group")
+    fig = base_layout(fig, f"Outputs for x and for {moved_label}", y_title="output", height=420)
+    fig.update_xaxes(title_text="feature i")  # after base_layout, which titles only the first axis
+    fig.update_layout(legend={"y": 1.12})
+    return fig
+
+
+def invariance_curve_chart(
+    c: np.ndarray,
+    ln_gap: np.ndarray,
+    rms_gap: np.ndarray,
+    *,
+    eps: float,
+    shift: float,
+    ln_gap_eps0: np.ndarray | None = None,
+    c_now: float | None = None,
+    gap_now: float | None = None,
+    rounding: np.ndarray | None = None,
+) -> go.Figure:
+    """max |N(c·x + b) − N(x)| against c > 0 on log–log axes, for LayerNorm and RMSNorm.
+
+    Zero gaps have no place on a log axis and are left out (the caption says so).
+    """
+    fig = go.Figure()
+    if rounding is not None:
+        fig.add_trace(
+            go.Scatter(
+                x=c,
+                y=rounding,
+                mode="lines",
+                name="float64 rounding",
+                line={"color": GUIDE_COLOR, "dash": "dot", "width": 2},
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=c,
+            y=np.where(rms_gap > 0, rms_gap, np.nan),
+            mode="lines",
+            name=f"RMSNorm, b = {fmt(shift, 3)}",
+            line={"color": RMS_COLOR, "width": 4},
+        )
+    )
+    if ln_gap_eps0 is not None:
+        fig.add_trace(
+            go.Scatter(
+                x=c,
+                y=np.where(ln_gap_eps0 > 0, ln_gap_eps0, np.nan),
+                mode="markers",
+                name="LayerNorm, ε = 0",
+                marker={"color": COLORS["x_hat"], "size": 6, "symbol": "circle-open"},
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=c,
+            y=np.where(ln_gap > 0, ln_gap, np.nan),
+            mode="lines",
+            name=f"LayerNorm, ε = {eps:.0e}",
+            line={"color": COLORS["x_hat"], "width": 4},
+        )
+    )
+    if c_now is not None and gap_now is not None and c_now > 0 and gap_now > 0:
+        fig.add_trace(
+            go.Scatter(
+                x=[c_now],
+                y=[gap_now],
+                mode="markers",
+                name="your c (LayerNorm)",
+                marker={"color": COLORS["y"], "size": 16, "line": {"color": "white", "width": 2}},
+            )
+        )
+    fig.update_xaxes(type="log", exponentformat="power")
+    fig.update_yaxes(type="log", exponentformat="power")
+    fig = base_layout(
+        fig,
+        "How far the output moves when x becomes c·x + b",
+        x_title="scale c (log)",
+        y_title="max |N(c·x + b) − N(x)|",
+        height=440,
+    )
+    fig.update_layout(legend={"y": 1.02, "font": {"size": FONT_SIZE - 2}})
+    return fig
+
+
+def _equal_range(*arrays: np.ndarray, pad: float = 1.12) -> list[float]:
+    """One axis range for every axis, so a circle looks like a circle."""
+    finite = [np.abs(a[np.isfinite(a)]) for a in arrays if np.size(a)]
+    lim = max([float(np.max(a)) for a in finite if a.size] + [1.0]) * pad
+    return [-lim, lim]
+
+
+def _user_point(
+    point: np.ndarray | None, name: str, color: str, *, three_d: bool, symbol: str = "diamond"
+) -> list[go.BaseTraceType]:
+    if point is None:
+        return []
+    marker = {
+        "color": color,
+        "size": 12 if three_d else 20,
+        "symbol": symbol,
+        "line": {"color": "black", "width": 2},
+    }
+    if three_d:
+        return [
+            go.Scatter3d(x=[point[0]], y=[point[1]], z=[point[2]], mode="markers", name=name, marker=marker)
+        ]
+    return [go.Scatter(x=[point[0]], y=[point[1]], mode="markers", name=name, marker=marker)]
+
+
+def cloud_2d(
+    inputs: np.ndarray,
+    x_hat: np.ndarray,
+    y: np.ndarray,
+    *,
+    circle: np.ndarray,
+    line: np.ndarray,
+    ellipse_points: np.ndarray,
+    beta: np.ndarray,
+    user: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+) -> go.Figure:
+    """d = 2: inputs (left) and where they land (right): x̂ on ±(1, −1), y = γ⊙x̂ + β.
+
+    The dashed diagonal (1, 1) on the left spans the axis range: the direction LayerNorm forgets.
+    """
+    left = _equal_range(inputs, *(user[:1] if user else ()))
+    right = _equal_range(circle, y, ellipse_points, *(user[1:] if user else ()))
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=("Before: random inputs x", "After: x̂ and y = γ⊙x̂ + β"),
+        horizontal_spacing=0.1,
+    )
+    fig.add_trace(
+        go.Scatter(x=left, y=left, mode="lines", name="direction (1, 1)",
+                   line={"color": GUIDE_COLOR, "dash": "dash", "width": 2}),
+        row=1, col=1,
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(x=inputs[:, 0], y=inputs[:, 1], mode="markers", name="inputs x",
+                   marker={"color": COLORS["x"], "size": 6, "opacity": 0.55}),
+        row=1, col=1,
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(x=circle[:, 0], y=circle[:, 1], mode="lines", name="circle of radius √2",
+                   line={"color": GUIDE_COLOR, "width": 2}),
+        row=1, col=2,
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(x=line[:, 0], y=line[:, 1], mode="lines", name="line x₁ + x₂ = 0",
+                   line={"color": GUIDE_COLOR, "dash": "dash", "width": 2}),
+        row=1, col=2,
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(x=x_hat[:, 0], y=x_hat[:, 1], mode="markers", name="x̂ (all inputs)",
+                   marker={"color": COLORS["x_hat"], "size": 16, "opacity": 0.5}),
+        row=1, col=2,
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(x=ellipse_points[:, 0], y=ellipse_points[:, 1], mode="lines", name="γ⊙(line) + β",
+                   line={"color": COLORS["y"], "dash": "dot", "width": 2}),
+        row=1, col=2,
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(x=y[:, 0], y=y[:, 1], mode="markers", name="y (all inputs)",
+                   marker={"color": COLORS["y"], "size": 16, "opacity": 0.5, "symbol": "square"}),
+        row=1, col=2,
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(x=[beta[0]], y=[beta[1]], mode="markers", name="β (centre of y)",
+                   marker={"color": COLORS["mu"], "size": 14, "symbol": "x"}),
+        row=1, col=2,
+    )  # fmt: skip
+    if user is not None:
+        for tr in _user_point(user[0], "your x", COLORS["x"], three_d=False):
+            fig.add_trace(tr, row=1, col=1)
+        for tr in _user_point(user[1], "your x̂", COLORS["x_hat"], three_d=False):
+            fig.add_trace(tr, row=1, col=2)
+        for tr in _user_point(user[2], "your y", COLORS["y"], three_d=False, symbol="star"):
+            fig.add_trace(tr, row=1, col=2)
+    for col, rng in ((1, left), (2, right)):
+        fig.update_xaxes(range=rng, title_text="feature 1", row=1, col=col, zeroline=True)
+        fig.update_yaxes(range=rng, title_text="feature 2", row=1, col=col, zeroline=True)
+    fig.update_yaxes(scaleanchor="x", scaleratio=1, row=1, col=1)
+    fig.update_yaxes(scaleanchor="x2", scaleratio=1, row=1, col=2)
+    fig.update_annotations(font_size=FONT_SIZE + 1)
+    fig = base_layout(fig, "", height=620)
+    fig.update_layout(margin={"t": 60}, legend={"orientation": "h", "y": -0.15, "x": 0.0, "xanchor": "left"})
+    return fig
+
+
+def _scene(rng: list[float], camera: dict[str, float]) -> dict[str, object]:
+    axis = {"range": rng, "autorange": False, "tickfont": {"size": 13}}
+    font = {"size": FONT_SIZE}
+    return {
+        "xaxis": {**axis, "title": {"text": "x₁", "font": font}},
+        "yaxis": {**axis, "title": {"text": "x₂", "font": font}},
+        "zaxis": {**axis, "title": {"text": "x₃", "font": font}},
+        "aspectmode": "cube",  # equal ranges and a cube: a sphere looks round
+        "camera": {"eye": camera, "up": {"x": 0, "y": 0, "z": 1}},
+        "annotations": [],
+    }
+
+
+def cloud_3d(
+    points: np.ndarray,
+    *,
+    kind: str,
+    title: str,
+    camera: dict[str, float],
+    sphere: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    plane: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    circle: np.ndarray | None = None,
+    diagonal: bool = False,
+    centre: np.ndarray | None = None,
+    user: np.ndarray | None = None,
+    height: int = 520,
+) -> go.Figure:
+    """One 3-D scene: a cloud of points (``kind`` "x", "x_hat" or "y") with its guides.
+
+    ``sphere`` and ``plane`` are surface meshes, ``circle`` an (m, 3) closed curve, ``diagonal``
+    draws the direction (1, 1, 1) across the box, ``centre`` β, ``user`` the student's own point.
+    """
+    names = {"x": "inputs x", "x_hat": "x̂ of each input", "y": "y = γ⊙x̂ + β"}
+    fig = go.Figure()
+    if sphere is not None:
+        fig.add_trace(
+            go.Surface(x=sphere[0], y=sphere[1], z=sphere[2], opacity=0.12, showscale=False,
+                       colorscale=[[0, GUIDE_COLOR], [1, GUIDE_COLOR]], name="sphere of radius √3",
+                       showlegend=True, hoverinfo="skip")
+        )  # fmt: skip
+    if plane is not None:
+        fig.add_trace(
+            go.Surface(x=plane[0], y=plane[1], z=plane[2], opacity=0.25, showscale=False,
+                       colorscale=[[0, COLORS["sigma_band"]], [1, COLORS["sigma_band"]]],
+                       name="plane x₁ + x₂ + x₃ = 0", showlegend=True, hoverinfo="skip")
+        )  # fmt: skip
+    guides = [a for a in (circle, user, centre) if a is not None]
+    for mesh in (sphere, plane):
+        if mesh is not None:
+            guides.append(np.stack([m.ravel() for m in mesh], axis=1))
+    rng = _equal_range(points, *guides)
+    if diagonal:
+        fig.add_trace(
+            go.Scatter3d(x=rng, y=rng, z=rng, mode="lines",
+                         name="direction (1, 1, 1)", line={"color": GUIDE_COLOR, "width": 6, "dash": "dash"})
+        )  # fmt: skip
+    if circle is not None:
+        color = COLORS["y"] if kind == "y" else "#333333"
+        label = "γ⊙(circle) + β" if kind == "y" else "circle: plane ∩ sphere"
+        fig.add_trace(
+            go.Scatter3d(x=circle[:, 0], y=circle[:, 1], z=circle[:, 2], mode="lines", name=label,
+                         line={"color": color, "width": 4})
+        )  # fmt: skip
+    fig.add_trace(
+        go.Scatter3d(x=points[:, 0], y=points[:, 1], z=points[:, 2], mode="markers", name=names[kind],
+                     marker={"color": COLORS[kind], "size": 3.5, "opacity": 0.8})
+    )  # fmt: skip
+    if centre is not None:
+        fig.add_trace(
+            go.Scatter3d(x=[centre[0]], y=[centre[1]], z=[centre[2]], mode="markers", name="β (centre of y)",
+                         marker={"color": COLORS["mu"], "size": 7, "symbol": "cross"})
+        )  # fmt: skip
+    yours = {"x": "your x", "x_hat": "your x̂", "y": "your y"}
+    for tr in _user_point(user, yours[kind], COLORS[kind], three_d=True):
+        fig.add_trace(tr)
+    fig.update_layout(
+        scene=_scene(rng, camera),
+        title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": FONT_SIZE + 2}},
+        font={"size": FONT_SIZE},
+        height=height,
+        margin={"l": 40, "r": 10, "t": 50, "b": 0},
+        legend={"orientation": "h", "y": -0.02, "x": 0.0, "xanchor": "left", "yanchor": "top"},
+        uirevision=title,  # keep a student's own rotation across reruns of the same view
+    )
+    return fig
+
+
+# --- gradients --------------------------------------------------------------------------------------
+
+
+def jacobian_heatmap(jac: np.ndarray, *, annotate: bool, digits: int = 2) -> go.Figure:
+    """J[i, j] = ∂yᵢ/∂xⱼ as a heatmap, white at 0, symmetric colour range."""
+    d = jac.shape[0]
+    lim = float(np.max(np.abs(jac))) or 1.0
+    idx = np.arange(1, d + 1)
+    text = [[fmt(v, digits) for v in row] for row in jac] if annotate else None
+    fig = go.Figure(
+        go.Heatmap(
+            z=jac,
+            x=idx,
+            y=idx,
+            zmin=-lim,
+            zmax=lim,
+            colorscale=DIVERGING,
+            text=text,
+            texttemplate="%{text}" if annotate else None,
+            textfont={"size": 15 if d <= 6 else 12},
+            hovertemplate="∂y_%{y}/∂x_%{x} = %{z:.6g}<extra></extra>",
+            colorbar={"title": {"text": "∂yᵢ/∂xⱼ"}},
+        )
+    )
+    fig.update_yaxes(
+        autorange="reversed", tickmode="array", tickvals=idx, scaleanchor="x", constrain="domain"
+    )
+    fig.update_xaxes(tickmode="array", tickvals=idx, side="top", constrain="domain")
+    fig = base_layout(
+        fig,
+        "Jacobian ∂yᵢ/∂xⱼ: row i = output feature, column j = input feature",
+        x_title="input feature j",
+        y_title="output feature i",
+        height=520,
+    )
+    fig.update_layout(margin={"t": 110})
+    return fig
+
+
+def backward_terms_chart(
+    term_g: np.ndarray, term_mean: np.ndarray, term_proj: np.ndarray, dx: np.ndarray
+) -> go.Figure:
+    """The three terms of dx per feature, and their sum dx."""
+    fig = go.Figure()
+    series: Sequence[tuple[np.ndarray, str, str]] = (
+        (term_g, "g/σ̂  (upstream)", COLORS["x"]),
+        (term_mean, "−mean(g)/σ̂  (shift part)", COLORS["mu"]),
+        (term_proj, "−x̂·mean(g·x̂)/σ̂  (scale part)", COLORS["x_hat"]),
+        (dx, "dx = ∂L/∂x  (their sum)", COLORS["y"]),
+    )
+    for values, name, color in series:
+        fig.add_trace(_feature_traces(values, name, color))
+    fig.update_layout(barmode="group")
+    fig = base_layout(
+        fig, "The backward pass, term by term", x_title="feature i", y_title="value", height=440
+    )
+    fig.update_layout(legend={"y": 1.02, "font": {"size": FONT_SIZE - 2}})
+    return fig
+
+
+def jacobian_norm_curve(
+    eps: np.ndarray,
+    curves: Sequence[tuple[str, np.ndarray, str]],
+    *,
+    eps_now: float,
+    ceiling: np.ndarray,
+    now: Sequence[float] = (),
+) -> go.Figure:
+    """‖J‖ (largest stretch of a small change) against ε, log–log, with the 1/√ε ceiling.
+
+    ``curves`` is ``[(name, norms, colour key), ...]``; ``now`` the norms at ``eps_now``, in order.
+    """
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(x=eps, y=ceiling, mode="lines", name="ceiling 1/√ε",
+                   line={"color": GUIDE_COLOR, "dash": "dot", "width": 3})
+    )  # fmt: skip
+    for (name, norms, key), value in zip(curves, list(now) + [None] * len(curves), strict=False):
+        fig.add_trace(
+            go.Scatter(x=eps, y=np.where(norms > 0, norms, np.nan), mode="lines", name=name,
+                       line={"color": COLORS[key], "width": 4})
+        )  # fmt: skip
+        if value is not None and value > 0:
+            fig.add_trace(
+                go.Scatter(x=[eps_now], y=[value], mode="markers", showlegend=False, name=f"{name} at your ε",
+                           marker={"color": COLORS[key], "size": 15, "line": {"color": "black", "width": 2}})
+            )  # fmt: skip
+    fig.update_xaxes(type="log", exponentformat="power")
+    fig.update_yaxes(type="log", exponentformat="power")
+    fig = base_layout(
+        fig,
+        "How much LayerNorm can amplify a small change, against ε (γ = 1)",
+        x_title="ε (log)",
+        y_title="‖J‖ (largest stretch)",
+        height=440,
+    )
+    fig.update_layout(legend={"y": 1.02, "font": {"size": FONT_SIZE - 2}})
+    return fig
