@@ -1,6 +1,9 @@
 """Under the hood: what LayerNorm forgets (scale and shift) and where it sends vectors (geometry)."""
 
+from typing import Any
+
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 import layernorm as ln
@@ -23,6 +26,13 @@ C_CHOICES += [1e4, 1e6]
 C_GRID = np.logspace(-6, 6, 97)  # the curve's scales, c > 0
 GEO_SLIDER = (-2.0, 2.0, 0.1)  # per-axis γ and β on the geometry section
 CLOUD_POINTS, CLOUD_SEED = 300, 0
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def figure(builder: str, *args: Any, **kwargs: Any) -> go.Figure:
+    """``ui.charts_geometry.<builder>(...)``, cached: building a 3-D figure costs more than its data."""
+    made: go.Figure = getattr(cg, builder)(*args, **kwargs)
+    return made
 
 
 def c_text(c: float) -> str:
@@ -121,7 +131,9 @@ def invariance_section(lab: LabInput) -> None:
     )
     moved_label = f"{c_text(c)}·x + {c_text(b)}".replace("+ −", "− ")
     st.plotly_chart(
-        cg.outputs_before_after(chk.ln_x, chk.ln_moved, chk.rms_x, chk.rms_moved, moved_label=moved_label),
+        figure(
+            "outputs_before_after", chk.ln_x, chk.ln_moved, chk.rms_x, chk.rms_moved, moved_label=moved_label
+        ),
         key="inv_chart_outputs",
     )
     if np.all(lab.gamma == 0):
@@ -150,7 +162,8 @@ def invariance_section(lab: LabInput) -> None:
         curve0 = None
         st.caption("Your vector is constant, so LayerNorm with ε = 0 is 0/0: that curve is left out.")
     st.plotly_chart(
-        cg.invariance_curve_chart(
+        figure(
+            "invariance_curve_chart",
             curve.c,
             curve.ln_gap,
             curve.rms_gap,
@@ -261,7 +274,8 @@ def geometry_section(lab: LabInput) -> None:
     if d == 2:
         segment = geo.sum_zero_line(1.0)  # x̂ can only lie between −(1, −1) and (1, −1)
         st.plotly_chart(
-            cg.cloud_2d(
+            figure(
+                "cloud_2d",
                 cloud.inputs,
                 cloud.x_hat,
                 cloud.y,
@@ -286,7 +300,8 @@ def geometry_section(lab: LabInput) -> None:
     circle = geo.sum_zero_circle(cloud.radius)
     left, right = st.columns(2)
     left.plotly_chart(
-        cg.cloud_3d(
+        figure(
+            "cloud_3d",
             cloud.inputs,
             kind="x",
             title="Before: random inputs x",
@@ -297,7 +312,8 @@ def geometry_section(lab: LabInput) -> None:
         key="geo_chart_before",
     )
     right.plotly_chart(
-        cg.cloud_3d(
+        figure(
+            "cloud_3d",
             cloud.x_hat,
             kind="x_hat",
             title="After: x̂ on the plane and the sphere",
@@ -311,7 +327,8 @@ def geometry_section(lab: LabInput) -> None:
     )
     left, right = st.columns(2)
     left.plotly_chart(
-        cg.cloud_3d(
+        figure(
+            "cloud_3d",
             cloud.y,
             kind="y",
             title="Then y = γ⊙x̂ + β",

@@ -212,17 +212,17 @@ def cloud_2d(
     )  # fmt: skip
     fig.add_trace(
         go.Scatter(x=x_hat[:, 0], y=x_hat[:, 1], mode="markers", name="x̂ (all inputs)",
-                   marker={"color": COLORS["x_hat"], "size": 16, "opacity": 0.5}),
+                   marker={"color": COLORS["x_hat"], "size": 26, "opacity": 0.45}),
         row=1, col=2,
     )  # fmt: skip
     fig.add_trace(
-        go.Scatter(x=ellipse_points[:, 0], y=ellipse_points[:, 1], mode="lines", name="γ⊙(line) + β",
+        go.Scatter(x=ellipse_points[:, 0], y=ellipse_points[:, 1], mode="lines", name="γ⊙(segment) + β",
                    line={"color": COLORS["y"], "dash": "dot", "width": 2}),
         row=1, col=2,
     )  # fmt: skip
     fig.add_trace(
         go.Scatter(x=y[:, 0], y=y[:, 1], mode="markers", name="y (all inputs)",
-                   marker={"color": COLORS["y"], "size": 16, "opacity": 0.5, "symbol": "square"}),
+                   marker={"color": COLORS["y"], "size": 11, "opacity": 0.6, "symbol": "square"}),
         row=1, col=2,
     )  # fmt: skip
     fig.add_trace(
@@ -237,14 +237,17 @@ def cloud_2d(
             fig.add_trace(tr, row=1, col=2)
         for tr in _user_point(user[2], "your y", COLORS["y"], three_d=False, symbol="star"):
             fig.add_trace(tr, row=1, col=2)
+    fig = base_layout(fig, "", height=620)  # first: it titles only the first axes, which the loop sets
     for col, rng in ((1, left), (2, right)):
         fig.update_xaxes(range=rng, title_text="feature 1", row=1, col=col, zeroline=True)
         fig.update_yaxes(range=rng, title_text="feature 2", row=1, col=col, zeroline=True)
     fig.update_yaxes(scaleanchor="x", scaleratio=1, row=1, col=1)
     fig.update_yaxes(scaleanchor="x2", scaleratio=1, row=1, col=2)
     fig.update_annotations(font_size=FONT_SIZE + 1)
-    fig = base_layout(fig, "", height=620)
-    fig.update_layout(margin={"t": 60}, legend={"orientation": "h", "y": -0.15, "x": 0.0, "xanchor": "left"})
+    fig.update_layout(
+        margin={"t": 60, "b": 140},
+        legend={"orientation": "h", "y": -0.14, "yanchor": "top", "x": 0.0, "xanchor": "left"},
+    )
     return fig
 
 
@@ -256,6 +259,7 @@ def _scene(rng: list[float], camera: dict[str, float]) -> dict[str, object]:
         "yaxis": {**axis, "title": {"text": "x₂", "font": font}},
         "zaxis": {**axis, "title": {"text": "x₃", "font": font}},
         "aspectmode": "cube",  # equal ranges and a cube: a sphere looks round
+        "domain": {"x": [0.06, 1.0], "y": [0.0, 1.0]},  # room for the x₃ title on the left
         "camera": {"eye": camera, "up": {"x": 0, "y": 0, "z": 1}},
         "annotations": [],
     }
