@@ -7,6 +7,9 @@
 #                     the whole pytest suite, the real-browser tests in tests/e2e included
 #   make lint         ruff check . and mypy only
 #   make bench        run every benchmarks/bench_*.py (prints ratios; never part of `make test`)
+#   make fuzz         10,000 generated user actions (links, typed text, table edits, uploads, widget
+#                     values) against every page through AppTest, with a progress bar and a summary;
+#                     FUZZ_CASES=500 / FUZZ_SEED=7 to change it (`make test` runs a bounded 300)
 #   make screenshots  full-page PNG of every page into screenshots/ (scripts/screenshot_pages.py)
 #   make clean        remove .venv and the tool caches
 #
@@ -24,7 +27,7 @@ RUN_STAMP := $(VENV)/.stamp-run
 DEV_STAMP := $(VENV)/.stamp-dev
 
 .DEFAULT_GOAL := help
-.PHONY: help run test lint pytest chromium bench screenshots clean
+.PHONY: help run test lint pytest chromium bench fuzz screenshots clean
 
 help:
 	@sed -n '1,/^$$/p' $(MAKEFILE_LIST) | sed 's/^# \{0,1\}//'
@@ -80,6 +83,10 @@ bench: $(DEV_STAMP)
 		echo "==> $$f"; $(PY) "$$f"; \
 	done; \
 	[ $$found = 1 ] || echo "no benchmarks/bench_*.py yet"
+
+FUZZ_CASES ?= 10000
+fuzz: $(DEV_STAMP)
+	$(PY) scripts/fuzz.py --cases $(FUZZ_CASES) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
 
 screenshots: $(DEV_STAMP) chromium
 	$(PY) scripts/screenshot_pages.py screenshots

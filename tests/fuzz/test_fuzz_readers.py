@@ -1,0 +1,173 @@
+"""Generated inputs straight into the readers the sidebar uses, and into the number formatter.
+
+Fast (no app): thousands of examples a second. The app fuzzer (``test_fuzz_app.py``) drives the
+same inputs through the sidebar; here every branch of the readers gets many more of them.
+``FUZZ_READER_EXAMPLES`` sets the examples per test (default 200).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import string
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import layernorm as ln
+from fuzz.oracle import shown_matches
+from fuzz.strategies import (
+    Accept,
+    Reject,
+    bad_tokens,
+    csv_invalid,
+    csv_valid,
+    npy_invalid,
+    npy_valid,
+    spelled,
+    typed_invalid,
+    typed_unsure,
+    typed_valid,
+    upload_unsure,
+)
+
+pytestmark = pytest.mark.fuzz
+
+EXAMPLES = int(os.environ.get("FUZZ_READER_EXAMPLES", "200"))
+fast = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def usable(x: np.ndarray) -> bool:
+    """What every reader promises about a vector it returns."""
+    return (
+        isinstance(x, np.ndarray)
+        and x.dtype == np.float64
+        and x.ndim == 1
+        and 1 <= x.size <= ln.MAX_VALUES
+        and bool(np.all(np.isfinite(x)))
+        and bool(np.all(np.abs(x) <= 1e150))
+    )
+
+
+def read_or_none(read, *args):
+    """The reader's vector, or None when it refuses with InputError; any other exception propagates."""
+    try:
+        x = read(*args)
+    except ln.InputError as exc:
+        assert str(exc).strip(), "an InputError needs a message for the user"
+        return None
+    assert usable(x), f"the reader returned {x!r}"
+    return x
+
+
+# --- typed text ------------------------------------------------------------------------------------
+
+
+@fast
+@given(case=st.one_of(typed_valid(), typed_invalid(), typed_unsure()))
+def test_typed_text_reads_exactly_or_refuses_in_words(case) -> None:
+    x = read_or_none(ln.parse_vector_text, case.text)
+    if isinstance(case.expect, Accept):
+        assert x is not None, f"refused valid text {case.text!r}"
+        np.testing.assert_array_equal(x, case.expect.array())
+    elif isinstance(case.expect, Reject):
+        assert x is None, f"accepted {x!r} from {case.text!r} although {case.expect.why}"
+
+
+# --- table cells -----------------------------------------------------------------------------------
+
+
+@fast
+@given(
+    cells=st.lists(
+        st.one_of(spelled().map(lambda t: (t[0], t[1])), bad_tokens.map(lambda t: (t, None))),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_table_cells_read_exactly_or_refuse(cells: list[tuple[str, float | None]]) -> None:
+    x = read_or_none(ln.vector_from_table, [c for c, _ in cells])
+    if all(v is not None for _, v in cells):
+        assert x is not None, f"refused the cells {cells}"
+        np.testing.assert_array_equal(x, [v for _, v in cells])
+    else:
+        assert x is None, f"accepted {x!r} from cells with a bad one: {cells}"
+
+
+@fast
+@given(cells=st.lists(st.one_of(st.none(), st.floats(), st.integers(), st.text(max_size=12)), max_size=12))
+def test_any_table_column_gives_a_vector_or_a_message(cells: list[object]) -> None:
+    read_or_none(ln.vector_from_table, cells)
+
+
+# --- uploads ---------------------------------------------------------------------------------------
+
+
+@fast
+@given(case=st.one_of(csv_valid(), npy_valid(), csv_invalid(), npy_invalid()))
+def test_uploads_read_exactly_or_refuse_in_words(case) -> None:
+    x = read_or_none(ln.read_uploaded_vector, case.name, case.data)
+    if isinstance(case.expect, Accept):
+        assert x is not None, f"refused a valid upload {case!r}"
+        np.testing.assert_array_equal(x, case.expect.array())
+    elif isinstance(case.expect, Reject):
+        assert x is None, f"accepted {x!r} from {case!r} although it is {case.expect.why}"
+
+
+@fast
+@given(case=upload_unsure(), name=st.sampled_from(["v.csv", "v.txt", "v.npy", "V.NPY", "v.npz"]))
+def test_any_bytes_give_a_vector_or_a_message(case, name: str) -> None:
+    read_or_none(ln.read_uploaded_vector, name, case.data)
+
+
+# --- one spelling, one number, wherever it is written -----------------------------------------------
+
+token = st.one_of(
+    spelled().map(lambda t: t[0]),
+    bad_tokens,
+    st.text(alphabet=string.digits + "+-.eE_\u2212\uff10\uff11\uff0e", min_size=1, max_size=8),
+).filter(lambda t: t.strip() and not any(c in t for c in ",;()[]{}\"'\t\n\r ") and t[0] != "#")
+
+
+@fast
+@given(t=token)
+def test_a_number_means_the_same_typed_in_a_cell_or_in_a_file(t: str) -> None:
+    typed = read_or_none(ln.parse_vector_text, t)
+    cell = read_or_none(ln.vector_from_table, [t])
+    in_file = read_or_none(ln.read_uploaded_vector, "v.csv", f"{t}\n{t}\n".encode())
+    got = {"typed": typed, "table cell": cell, "CSV column": None if in_file is None else in_file[:1]}
+    accepted = {k: v for k, v in got.items() if v is not None}
+    if accepted and len(accepted) < len(got):
+        refused = sorted(set(got) - set(accepted))
+        pytest.fail(f"{t!r} is read as {accepted} but refused as {refused}")
+    values = {float(v[0]) for v in accepted.values()}
+    assert len(values) <= 1, f"{t!r} reads as different numbers: {accepted}"
+
+
+# --- numbers on screen -----------------------------------------------------------------------------
+
+
+@fast
+@given(
+    v=st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.floats(-1e6, 1e6),
+        st.sampled_from([0.0, -0.0, 0.5, 9.99995, 99999.5, 1e5, 0.001, 0.00099995, 1e-300, 5e-324]),
+    ),
+    digits=st.integers(1, 17),
+)
+def test_fmt_shows_the_number_within_its_digits(v: float, digits: int) -> None:
+    from ui.text import fmt
+
+    text = fmt(v, digits)
+    if math.isnan(v):
+        assert text == "NaN"
+        return
+    why = shown_matches(text, v)
+    assert why is None, f"fmt({v!r}, {digits}) {why}"
