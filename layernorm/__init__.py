@@ -35,13 +35,18 @@ from layernorm.family import group_norm, instance_norm, rms_norm
 from layernorm.inputs import (
     MAX_VALUES,
     InputError,
+    VectorFromFile,
+    number_text,
+    parse_number,
     parse_vector_text,
+    read_csv_file,
     read_csv_vector,
     read_npy_vector,
+    read_uploaded_file,
     read_uploaded_vector,
+    table_text,
     vector_from_table,
 )
-from layernorm.labs.precision import DtypeRun, PrecisionSweep, layer_norm_in_dtype, precision_sweep
 from layernorm.labs.geometry import (
     InvarianceCheck,
     InvarianceCurve,
@@ -51,6 +56,7 @@ from layernorm.labs.geometry import (
     normalized_cloud,
     x_hat_norm_squared,
 )
+from layernorm.labs.precision import DtypeRun, PrecisionSweep, layer_norm_in_dtype, precision_sweep
 from layernorm.presets import PRESETS, make_preset
 from layernorm.variants import (
     EPS_PRESETS,
@@ -82,6 +88,7 @@ __all__ = [
     "NormalizedCloud",
     "PrecisionSweep",
     "RecipeComparison",
+    "VectorFromFile",
     "ZeroVarianceError",
     "batch_norm_backward",
     "batch_norm_eval",
@@ -107,10 +114,14 @@ __all__ = [
     "max_abs_diff",
     "mean",
     "normalized_cloud",
+    "number_text",
+    "parse_number",
     "parse_vector_text",
     "precision_sweep",
+    "read_csv_file",
     "read_csv_vector",
     "read_npy_vector",
+    "read_uploaded_file",
     "read_uploaded_vector",
     "rms_norm",
     "rms_norm_backward",
@@ -118,6 +129,7 @@ __all__ = [
     "scale_shift",
     "standardize",
     "std",
+    "table_text",
     "variance",
     "vector_from_table",
     "x_hat_norm_squared",

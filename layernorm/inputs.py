@@ -1,7 +1,10 @@
 """Turning what a person types, edits or uploads into a vector, with messages they understand.
 
 Every reader returns a 1-D float64 array or raises :class:`InputError` (a
-``ValueError``) whose message says what was wrong, where, and what to do.
+``ValueError``) whose message says what was wrong, where, and what to do. Every
+number, whether typed, written in a table cell or read from a CSV cell, goes
+through the one parser :func:`parse_number`, so a spelling means the same
+number everywhere.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import io
 import math
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -19,9 +23,18 @@ from layernorm._checks import F64
 
 MAX_VALUES = 4096
 MAX_ABS = 1e150  # squares of larger numbers leave float64's range
-_SEPARATORS = re.compile(r"[,;\s]+")
-_BRACKETS = str.maketrans({c: " " for c in "[](){}"})
-_MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2014": "-"})
+_SEPARATORS = re.compile(r"[,;\s\uff0c\uff1b]+")  # full-width comma and semicolon too
+_BRACKETS = str.maketrans({c: " " for c in "[](){}\uff3b\uff3d\uff08\uff09\uff5b\uff5d"})
+# What people write in numbers that float() does not read: the typographic minus (−), en and em
+# dashes, and the full-width forms of ASCII that East Asian input methods produce (１２, －３, ．５, ｅ).
+# Not unicodedata.normalize("NFKC"): it also turns superscripts into digits, so "10²" would be read
+# as 102, a silently different number. float() itself reads every script's decimal digits (١٢ = 12).
+_NUMBER_SPELLINGS = str.maketrans(
+    {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u3000": " "}
+    | {chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)}
+)
+_SHOWN_CHARS = 40  # a cell or token quoted in a message is cut to this many characters
+_NAME = re.compile(r"[^\W\d][\w .()/-]*")  # a column name: starts with a letter or "_"
 
 
 class InputError(ValueError):
@@ -58,12 +71,95 @@ def _finish(values: list[float] | F64, source: str) -> F64:
     return arr
 
 
+def _shown(text: str) -> str:
+    """A user's text for a message, shortened: messages must stay readable whatever was typed."""
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+
+
+def _is_blank(cell: object) -> bool:
+    """An empty table or CSV cell: None, a missing value (NaN placeholder) or only spaces."""
+    if cell is None:
+        return True
+    if isinstance(cell, str):
+        return not cell.strip()
+    return isinstance(cell, float | np.floating) and math.isnan(cell)
+
+
+def parse_number(cell: object) -> float:
+    """Read one number the way the lab reads every number a person writes.
+
+    The single parser behind typed text (:func:`parse_vector_text`, per token),
+    table cells (:func:`vector_from_table`) and CSV cells (:func:`read_csv_vector`).
+    Text is read with Python's ``float`` syntax (``2``, ``-0.5``, ``.01``,
+    ``1e-8``, ``2.5E+4``, ``+3``, ``1_000``) after surrounding spaces are
+    dropped and these spellings are mapped to ASCII: the typographic minus
+    (−, U+2212), en and em dashes as a minus, and full-width forms (``１２``,
+    ``－３``, ``１．５``). Every script's decimal digits are read (``float`` does).
+
+    Parameters
+    ----------
+    cell : str or real number
+        One cell or token. An ``int``, ``float`` or NumPy real scalar is
+        returned as a float unchanged (``bool`` is refused).
+
+    Returns
+    -------
+    value : float
+        Can be NaN or ±infinity when the text spells them (``nan``, ``inf``):
+        callers report those with where they are (:class:`InputError` only
+        covers text that is not a number at all).
+
+    Raises
+    ------
+    InputError
+        Empty or blank text, or text that is not one number (``1,5``, ``abc``,
+        ``10²``); the message quotes the text, shortened to 40 characters.
+
+    Notes
+    -----
+    Source: this project. Not NFKC normalization, which would read ``10²`` as 102.
+    """
+    if isinstance(cell, bool) or not isinstance(cell, str | int | float | np.integer | np.floating):
+        raise InputError(f"'{_shown(str(cell))}' is not a number.")
+    if not isinstance(cell, str):
+        return float(cell)
+    text = cell.translate(_NUMBER_SPELLINGS).strip()
+    if not text:
+        raise InputError("The cell is empty.")
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"'{_shown(cell.strip())}' is not a number.") from None
+
+
+def number_text(value: float) -> str:
+    """The shortest text that :func:`parse_number` reads back as exactly ``value``.
+
+    Parameters
+    ----------
+    value : float
+
+    Returns
+    -------
+    text : str
+        ``repr`` of the float without a trailing ``.0``: ``1.0 -> "1"``,
+        ``1e-08 -> "1e-08"``, ``0.1 -> "0.1"``.
+
+    Notes
+    -----
+    Used to put numbers into text table cells. Source: this project.
+    """
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
 def parse_vector_text(text: str) -> F64:
     """Read numbers separated by commas, semicolons, spaces or newlines.
 
-    Brackets are ignored (``[1, 2, 3]`` and ``(1 2 3)`` work), scientific
-    notation is accepted (``1e-3``, ``2.5E+4``) and a typographic minus sign
-    (−) counts as ``-``.
+    Brackets are ignored (``[1, 2, 3]`` and ``(1 2 3)`` work); every token is
+    read by :func:`parse_number`, so scientific notation (``1e-3``, ``2.5E+4``),
+    a leading dot (``.5``), the typographic minus (−) and full-width digits
+    (``１２``) work.
 
     Parameters
     ----------
@@ -85,33 +181,39 @@ def parse_vector_text(text: str) -> F64:
     Source: this project.
     """
     values: list[float] = []
-    for line_no, line in enumerate(text.translate(_MINUS_SIGNS).splitlines(), start=1):
+    for line_no, line in enumerate(text.splitlines(), start=1):
         for token in _SEPARATORS.split(line.translate(_BRACKETS)):
             if not token:
                 continue
             try:
-                value = float(token)
-            except ValueError:
+                value = parse_number(token)
+            except InputError:
                 raise InputError(
-                    f"'{token}' (item {len(values) + 1}, line {line_no}) is not a number. "
+                    f"'{_shown(token)}' (item {len(values) + 1}, line {line_no}) is not a number. "
                     "Separate numbers with commas or spaces, e.g. 1, 2.5, -3e-2."
                 ) from None
             if not math.isfinite(value):
                 raise InputError(
-                    f"'{token}' (item {len(values) + 1}, line {line_no}) is not a finite number: "
+                    f"'{_shown(token)}' (item {len(values) + 1}, line {line_no}) is not a finite number: "
                     "NaN and infinity have no mean or variance."
                 )
             values.append(value)
     return _finish(values, "typed vector")
 
 
-def vector_from_table(column: Iterable[object]) -> F64:
-    """Read the value column of an edited table (one row per feature).
+def vector_from_table(column: Iterable[object], name: str = "table") -> F64:
+    """Read one column of an edited table (one row per feature).
+
+    Every cell is read by :func:`parse_number`, so a text cell means what the
+    same text typed into the text box means (``1e-8``, ``−3``, ``.01``, ``１２``).
 
     Parameters
     ----------
-    column : iterable of numbers, None or NaN
-        One cell per feature, in order.
+    column : iterable of str, numbers, None or NaN
+        One cell per feature, in order: the text the user wrote, or a number.
+        None, NaN and blank text are empty cells.
+    name : str
+        What the column is called in messages ("table", "γ column").
 
     Returns
     -------
@@ -120,8 +222,8 @@ def vector_from_table(column: Iterable[object]) -> F64:
     Raises
     ------
     InputError
-        An empty or non-numeric cell (its row is named), no rows, too many rows,
-        infinity or |x| above 1e150.
+        An empty cell, a cell that is not a number, NaN or infinity (its row is
+        named and its text quoted), no rows, too many rows, |x| above 1e150.
 
     Notes
     -----
@@ -129,16 +231,55 @@ def vector_from_table(column: Iterable[object]) -> F64:
     """
     values: list[float] = []
     for row, cell in enumerate(column, start=1):
+        if _is_blank(cell):
+            raise InputError(f"Row {row} of the {name} is empty: type a number into it.")
         try:
-            value = float(cell)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            raise InputError(f"Row {row} of the table is '{cell}', which is not a number.") from None
-        if math.isnan(value):
+            value = parse_number(cell)
+        except InputError:
             raise InputError(
-                f"Row {row} of the table is empty or not a number: fill it in or delete the row."
+                f"Row {row} of the {name} is '{_shown(str(cell).strip())}', which is not a number. "
+                "Write one number per cell, e.g. 2.5, -3 or 1e-8."
+            ) from None
+        if not math.isfinite(value):
+            raise InputError(
+                f"Row {row} of the {name} is '{_shown(str(cell).strip())}', which is not a finite number: "
+                "NaN and infinity have no mean or variance."
             )
         values.append(value)
-    return _finish(values, "table")
+    return _finish(values, name)
+
+
+def table_text(column: Iterable[object]) -> list[str | None]:
+    """The cells of a table column as text, for a text-cell editor; numbers become :func:`number_text`.
+
+    Parameters
+    ----------
+    column : iterable of str, numbers, None or NaN
+
+    Returns
+    -------
+    cells : list of str or None
+        Text is kept exactly as written, a number becomes its shortest exact
+        text, an empty cell (None or NaN) becomes None.
+
+    Raises
+    ------
+    InputError
+        A cell that is neither text, a number nor empty.
+
+    Notes
+    -----
+    Source: this project.
+    """
+    cells: list[str | None] = []
+    for cell in column:
+        if isinstance(cell, str):
+            cells.append(cell)
+        elif _is_blank(cell):
+            cells.append(None)
+        else:
+            cells.append(number_text(parse_number(cell)))
+    return cells
 
 
 def _as_vector(arr: F64, shape: tuple[int, ...], source: str) -> F64:
@@ -156,29 +297,78 @@ def _as_vector(arr: F64, shape: tuple[int, ...], source: str) -> F64:
     return arr
 
 
-def read_csv_vector(data: bytes) -> F64:
-    """Read a vector from CSV (or plain text) bytes: one row or one column.
+@dataclass(frozen=True)
+class VectorFromFile:
+    """A vector read from an uploaded file, with what the reader did that the user should be told.
 
-    A first line of column names is skipped when the rest is numeric.
+    Attributes
+    ----------
+    x : (d,) ndarray of float64
+        The vector.
+    notes : tuple of str
+        Plain sentences such as "The first row (x) was read as a column name and
+        skipped."; they quote the file's text, so show them as plain text.
+
+    Notes
+    -----
+    Source: this project.
+    """
+
+    x: F64
+    notes: tuple[str, ...] = ()
+
+
+def _reads_as_number(cell: str) -> bool:
+    try:
+        parse_number(cell)
+    except InputError:
+        return False
+    return True
+
+
+def _header_names(first_row: list[str]) -> list[str] | None:
+    """The column names when a first CSV row is clearly a header, else None.
+
+    Clearly a header: no cell is a number and every filled cell is a name
+    (``x``, ``value``, ``feature_1``: it starts with a letter or ``_``).
+    """
+    names = [cell for cell in first_row if cell]
+    if names and all(_NAME.fullmatch(n) and not _reads_as_number(n) for n in names):
+        return names
+    return None
+
+
+def read_csv_file(data: bytes) -> VectorFromFile:
+    """Read a vector from CSV (or plain text) bytes: one row or one column, with notes.
+
+    Every cell is read by :func:`parse_number`, like typed text and table cells
+    (``−3``, ``.5``, `` 1e-8 ``, ``１２``). The first row is data when its cells
+    are numbers; it is skipped as column names, and a note says so, only when
+    every filled cell in it is a name (``x``, ``value``, ``feature_1``). Any
+    other first row is read as data, so a cell in it that is not a number is
+    reported.
 
     Parameters
     ----------
     data : bytes
-        File contents, UTF-8.
+        File contents, UTF-8 (a byte-order mark is fine).
 
     Returns
     -------
-    x : (d,) ndarray of float64
+    VectorFromFile
+        ``x`` of shape (d,), float64, and ``notes`` (a skipped header row).
 
     Raises
     ------
     InputError
-        Not UTF-8 text, empty, a table with several rows *and* columns, a
-        non-numeric cell (named), NaN/inf, too many values.
+        Not UTF-8 text, empty, only a header row, a table with several rows
+        *and* columns, an empty or non-numeric cell (named by row and column),
+        NaN/inf, too many values.
 
     Notes
     -----
-    Parsing is pandas' ``read_csv``. Source: this project.
+    pandas' ``read_csv`` splits the file into cells (as text); the lab reads the
+    numbers. Source: this project.
     """
     try:
         text = data.decode("utf-8-sig")
@@ -204,18 +394,50 @@ def read_csv_vector(data: bytes) -> F64:
     cells = frame.fillna("").map(lambda c: str(c).strip())  # "" marks an empty cell
     while cells.shape[1] > 1 and (cells.iloc[:, -1] == "").all():
         cells = cells.iloc[:, :-1]  # a trailing separator at the end of every line
-    numeric = cells.apply(pd.to_numeric, errors="coerce")
-    first_is_header = numeric.iloc[0].isna().all() and (cells.iloc[0] != "").any()
-    if len(cells) > 1 and first_is_header:
-        cells, numeric = cells.iloc[1:], numeric.iloc[1:]  # a line of column names
+    notes: list[str] = []
+    names = _header_names(cells.iloc[0].tolist())
+    if names is not None:
+        shown = _shown(", ".join(names))
+        if len(cells) == 1:
+            raise InputError(f"The file holds only column names ({shown}) and no numbers.")
+        cells = cells.iloc[1:]
+        what = "a column name" if len(names) == 1 else "column names"
+        notes.append(f"The first row ({shown}) was read as {what} and skipped.")
+    values = np.empty(cells.shape, dtype=np.float64)
     for (r, c), cell in np.ndenumerate(cells.to_numpy()):
         where = f"row {cells.index[r] + 1}, column {c + 1}"
         if cell == "":
             raise InputError(f"The cell at {where} is empty: every cell must hold a number.")
-        if np.isnan(numeric.iat[r, c]) and cell.lower() != "nan":
-            raise InputError(f"Cell '{cell}' ({where}) is not a number.")
-    arr = numeric.to_numpy(dtype=np.float64)
-    return _finish(_as_vector(arr, arr.shape, "file"), "file")
+        try:
+            values[r, c] = parse_number(cell)
+        except InputError:
+            raise InputError(f"Cell '{_shown(cell)}' ({where}) is not a number.") from None
+    return VectorFromFile(_finish(_as_vector(values, values.shape, "file"), "file"), tuple(notes))
+
+
+def read_csv_vector(data: bytes) -> F64:
+    """Read a vector from CSV (or plain text) bytes: :func:`read_csv_file` without its notes.
+
+    Parameters
+    ----------
+    data : bytes
+        File contents, UTF-8.
+
+    Returns
+    -------
+    x : (d,) ndarray of float64
+
+    Raises
+    ------
+    InputError
+        See :func:`read_csv_file`.
+
+    Notes
+    -----
+    Prefer :func:`read_csv_file` where a person sees the result: it says when
+    a first row was skipped. Source: this project.
+    """
+    return read_csv_file(data).x
 
 
 def read_npy_vector(data: bytes) -> F64:
@@ -277,8 +499,39 @@ def read_npy_vector(data: bytes) -> F64:
     return _finish(_as_vector(arr.astype(np.float64), arr.shape, "file"), "file")
 
 
-def read_uploaded_vector(name: str, data: bytes) -> F64:
+def read_uploaded_file(name: str, data: bytes) -> VectorFromFile:
     """Dispatch an upload on its extension: ``.npy`` to NumPy, anything else to CSV.
+
+    Parameters
+    ----------
+    name : str
+        The file name (only its extension is used).
+    data : bytes
+        The file contents.
+
+    Returns
+    -------
+    VectorFromFile
+        The vector and the notes for the user (a ``.npy`` has none).
+
+    Raises
+    ------
+    InputError
+        See :func:`read_npy_vector` and :func:`read_csv_file`.
+
+    Notes
+    -----
+    Source: this project.
+    """
+    if name.lower().endswith(".npy"):
+        return VectorFromFile(read_npy_vector(data))
+    if name.lower().endswith(".npz"):
+        raise InputError("Upload a single .npy array or a .csv file, not an .npz archive.")
+    return read_csv_file(data)
+
+
+def read_uploaded_vector(name: str, data: bytes) -> F64:
+    """:func:`read_uploaded_file` without its notes.
 
     Parameters
     ----------
@@ -294,14 +547,10 @@ def read_uploaded_vector(name: str, data: bytes) -> F64:
     Raises
     ------
     InputError
-        See :func:`read_npy_vector` and :func:`read_csv_vector`.
+        See :func:`read_npy_vector` and :func:`read_csv_file`.
 
     Notes
     -----
     Source: this project.
     """
-    if name.lower().endswith(".npy"):
-        return read_npy_vector(data)
-    if name.lower().endswith(".npz"):
-        raise InputError("Upload a single .npy array or a .csv file, not an .npz archive.")
-    return read_csv_vector(data)
+    return read_uploaded_file(name, data).x

@@ -15,11 +15,17 @@ from layernorm import (
     MAX_VALUES,
     PRESETS,
     InputError,
+    VectorFromFile,
     make_preset,
+    number_text,
+    parse_number,
     parse_vector_text,
+    read_csv_file,
     read_csv_vector,
     read_npy_vector,
+    read_uploaded_file,
     read_uploaded_vector,
+    table_text,
     vector_from_table,
 )
 
@@ -98,18 +104,22 @@ def test_parse_vector_text_too_large(text: str) -> None:
 def test_vector_from_table() -> None:
     np.testing.assert_array_equal(vector_from_table([1, 2.5, "3", np.float32(4)]), [1, 2.5, 3, 4])
     np.testing.assert_array_equal(vector_from_table(pd.Series([0.5, -1.0])), [0.5, -1.0])
-    with pytest.raises(InputError, match="Row 3 of the table"):
+    with pytest.raises(InputError, match="Row 3 of the table is empty: type a number into it"):
         vector_from_table([1.0, 2.0, None])
-    with pytest.raises(InputError, match="Row 2 of the table is empty or not a number"):
+    with pytest.raises(InputError, match="Row 2 of the table is empty"):
         vector_from_table([1.0, float("nan"), 3.0])
-    with pytest.raises(InputError, match="Row 2 of the table is empty or not a number"):
+    with pytest.raises(InputError, match="Row 2 of the table is empty"):
         vector_from_table(pd.Series([1.0, np.nan]))
+    with pytest.raises(InputError, match="Row 2 of the table is empty"):
+        vector_from_table(["1", "   "])
     with pytest.raises(InputError, match="Row 1 of the table is 'abc', which is not a number"):
         vector_from_table(["abc", 1.0])
     with pytest.raises(InputError, match="The table is empty"):
         vector_from_table([])
-    with pytest.raises(InputError, match="Value 2 of the table is inf"):
+    with pytest.raises(InputError, match="Row 2 of the table is 'inf', which is not a finite number"):
         vector_from_table([1.0, float("inf")])
+    with pytest.raises(InputError, match="Row 1 of the β column is 'nan', which is not a finite number"):
+        vector_from_table(["nan"], "β column")
     with pytest.raises(InputError, match="has 4097 values"):
         vector_from_table([1.0] * 4097)
 
@@ -378,3 +388,135 @@ def test_read_npy_vector_zero_d_names_the_problem() -> None:
     np.save(buf, np.array(3.0))
     with pytest.raises(InputError, match="holds a single number"):
         read_npy_vector(buf.getvalue())
+
+
+# --- one number parser for typed text, table cells and CSV cells ----------------------------------
+# Regression: the table's grid parsed cells itself (1e-8 -> -18, "−3" -> 3, ".01" -> 1) and
+# read_csv_vector used pd.to_numeric, which does not read "−3", so an upload "−3\n1\n2" lost its
+# first row as a "header" without a word ([1, 2]). Every spelling the text box accepts now means the
+# same number in a table cell and a CSV cell; on the old code the table and CSV cases below fail
+# ("−3" in a table cell and full-width digits in a CSV were refused, "−3\n1\n2" became [1, 2]).
+
+SPELLINGS = [
+    ("1e-8", 1e-08),
+    ("\u22123", -3.0),  # typographic minus
+    ("\u20133", -3.0),  # en dash
+    (".01", 0.01),
+    ("\uff11\uff12", 12.0),  # full-width digits
+    ("\uff0d\uff13\uff0e\uff15", -3.5),  # full-width minus and dot
+    (" 2 ", 2.0),
+    ("\u30002\u3000", 2.0),  # ideographic spaces
+    ("2.5E+4", 25000.0),
+    ("+3", 3.0),
+    ("\u0661\u0662", 12.0),  # Arabic-Indic digits: float() reads them
+]
+NOT_NUMBERS = ["abc", "1,5", "1 000", "10\u00b2", "1.2.3", "--3", "0x10", "\u00bd"]  # 10² is not 102
+
+
+@pytest.mark.parametrize(("text", "value"), SPELLINGS)
+def test_parse_number_spellings(text: str, value: float) -> None:
+    assert parse_number(text) == value
+    assert type(parse_number(text)) is float
+
+
+@pytest.mark.parametrize(("text", "value"), SPELLINGS)
+def test_every_spelling_means_the_same_number_everywhere(text: str, value: float) -> None:
+    np.testing.assert_array_equal(parse_vector_text(text), [value])
+    np.testing.assert_array_equal(vector_from_table(["1", text]), [1.0, value])
+    np.testing.assert_array_equal(read_csv_vector(f"1\n{text}\n".encode()), [1.0, value])
+    np.testing.assert_array_equal(read_csv_vector(f"{text}\n1\n".encode()), [value, 1.0])  # first row
+    np.testing.assert_array_equal(read_csv_vector(f"{text},1\n".encode()), [value, 1.0])
+
+
+@pytest.mark.parametrize("text", NOT_NUMBERS)
+def test_not_a_number_is_refused_everywhere(text: str) -> None:
+    with pytest.raises(InputError, match=re.escape(f"'{text}' is not a number.")):
+        parse_number(text)
+    with pytest.raises(InputError, match=re.escape(f"Row 2 of the table is '{text}', which is not a number")):
+        vector_from_table(["1", text])
+    if "," not in text and " " not in text:  # a separator in a CSV or the text box splits the cell
+        with pytest.raises(InputError, match=re.escape(f"'{text}' (item 2, line 1) is not a number")):
+            parse_vector_text(f"1 {text}")
+        with pytest.raises(InputError, match=re.escape(f"Cell '{text}' (row 2, column 1) is not a number")):
+            read_csv_vector(f"1\n{text}\n".encode())
+
+
+def test_parse_number_edges() -> None:
+    for blank in ("", "   ", "\u3000"):
+        with pytest.raises(InputError, match="The cell is empty"):
+            parse_number(blank)
+    assert parse_number(3) == 3.0 and parse_number(np.float32(0.5)) == 0.5
+    assert np.isnan(parse_number("nan")) and parse_number("-inf") == -np.inf  # the caller says where
+    for bad in (True, None, [1.0]):
+        with pytest.raises(InputError, match="is not a number"):
+            parse_number(bad)
+    long = "x" * 100
+    with pytest.raises(InputError) as info:
+        parse_number(long)
+    assert "x" * 39 + "…'" in str(info.value) and "x" * 40 not in str(info.value)  # shortened
+
+
+@pytest.mark.parametrize("value", [1.0, -3.0, 0.1, 1e-8, 1 / 3, 2.5e300, -0.0, 123456789.0])
+def test_number_text_round_trips(value: float) -> None:
+    text = number_text(value)
+    assert parse_number(text) == value and not text.endswith(".0")
+    assert table_text([value, None, float("nan"), "\u22123"]) == [text, None, None, "\u22123"]
+
+
+def test_table_keeps_the_users_text_and_names_the_row() -> None:
+    column = ["1e-8", "\u22123", ".01", "\uff11\uff12", " 2 "]
+    np.testing.assert_array_equal(vector_from_table(column), [1e-08, -3.0, 0.01, 12.0, 2.0])
+    with pytest.raises(InputError, match=re.escape("Row 3 of the table is 'abc', which is not a number")):
+        vector_from_table(["1", "2", "abc"])
+
+
+# --- CSV: the first row is data unless it is clearly a header ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "values", "notes"),
+    [
+        ("\u22123\n1\n2\n", [-3, 1, 2], ()),  # was [1, 2]: "−3" looked like a header
+        (".5\n 1e-8 \n\uff11\uff12\n", [0.5, 1e-8, 12], ()),
+        ("x\n1\n2\n", [1, 2], ("The first row (x) was read as a column name and skipped.",)),
+        ("value\n\u22121\n", [-1], ("The first row (value) was read as a column name and skipped.",)),
+        (
+            "feature_1,feature_2\n1,2\n",
+            [1, 2],
+            ("The first row (feature_1, feature_2) was read as column names and skipped.",),
+        ),
+        ("\u22121,\u22122,3\n", [-1, -2, 3], ()),  # one row, every cell through the same parser
+        ("1;2;3", [1, 2, 3], ()),
+    ],
+)
+def test_read_csv_file_notes(data: str, values: list[float], notes: tuple[str, ...]) -> None:
+    got = read_csv_file(data.encode())
+    assert isinstance(got, VectorFromFile)
+    np.testing.assert_array_equal(got.x, values)
+    assert got.notes == notes
+    np.testing.assert_array_equal(read_csv_vector(data.encode()), values)  # the old entry point
+    up = read_uploaded_file("v.csv", data.encode())
+    assert up.notes == notes
+    np.testing.assert_array_equal(read_uploaded_vector("v.csv", data.encode()), values)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"1,abc\n", "Cell 'abc' (row 1, column 2) is not a number."),  # a first row that is neither
+        (b"1abc\n1\n2\n", "Cell '1abc' (row 1, column 1) is not a number."),
+        (b"x,1\n1,2\n", "Cell 'x' (row 1, column 1) is not a number."),
+        (b"x\n", "The file holds only column names (x) and no numbers."),
+        (b"a,b\n", "The file holds only column names (a, b) and no numbers."),
+        ("\u22123\nabc\n".encode(), "Cell 'abc' (row 2, column 1) is not a number."),
+    ],
+)
+def test_read_csv_file_reports_a_first_row_that_is_neither(data: bytes, message: str) -> None:
+    with pytest.raises(InputError, match=re.escape(message)):
+        read_csv_file(data)
+
+
+def test_npy_upload_has_no_notes() -> None:
+    got = read_uploaded_file("v.npy", _npy(np.array([1.0, -2.0])))
+    np.testing.assert_array_equal(got.x, [1.0, -2.0])
+    assert got.notes == ()
