@@ -73,6 +73,38 @@ with left:
         label="Inside a real transformer — MiniLM's 13 LayerNorms",
         icon=":material/memory:",
     )
+    st.page_link(
+        "pages/11_your_sentence.py",
+        label="Your sentence, live — remove LayerNorm from a real model",
+        icon=":material/edit_note:",
+    )
+    st.markdown("**Under the hood**")
+    st.page_link(
+        "pages/12_estimators_and_eps.py",
+        label="Estimators and ε — ÷d or ÷(d−1), ε inside or out, per framework",
+        icon=":material/rule:",
+    )
+    st.page_link(
+        "pages/13_precision.py",
+        label="Precision — float16, bfloat16 and the one-pass trap",
+        icon=":material/decimal_increase:",
+    )
+    st.page_link(
+        "pages/14_invariances.py",
+        label="Invariances and geometry — the plane and the sphere",
+        icon=":material/3d_rotation:",
+    )
+    st.page_link(
+        "pages/15_gradients.py",
+        label="Gradients through LayerNorm — the Jacobian, live",
+        icon=":material/trending_down:",
+    )
+    st.markdown("**Test yourself**")
+    st.page_link(
+        "pages/16_quiz.py",
+        label="Misconception quiz — fourteen questions with fresh numbers",
+        icon=":material/quiz:",
+    )
 with right:
     st.subheader("Using it in class")
     st.markdown(

@@ -1,5 +1,8 @@
 """Why normalize, part 3: what the 13 LayerNorms of a real transformer (MiniLM) see and do."""
 
+import math
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -9,6 +12,7 @@ from layernorm.transformer_stats import SiteStats, dimension_profile, parameter_
 from ui import charts_depth as cd
 from ui import page
 from ui.state import recording
+from ui.text import digits_to_separate, fmt
 from ui.theme import COLORS
 from ui.widgets import placement_control
 
@@ -88,10 +92,13 @@ site = int(np.clip(site, 0, rec.n_sites - 1))
 x_max, y_max = profile(site)
 marks = sorted({99, 223, int(s.outlier_dim[site])})
 st.plotly_chart(cd.dimension_figure(x_max, y_max, s.labels[site], marks), key="tf_dims")
+ceiling = math.sqrt(383)  # |x̂| ≤ √(d − 1): enough digits that a value below it never reads as equal
+xhat_digits = digits_to_separate([s.x_hat_absmax[site]], against=[ceiling])
 st.caption(
     f"At {s.labels[site]} the largest input is {s.in_absmax[site]:.3g} (feature {s.outlier_dim[site]}, token "
     f"{s.outlier_token[site]}), while the median |x| is {s.in_abs_median[site]:.2f}. After normalizing, "
-    f"that feature's x̂ is {s.x_hat_absmax[site]:.2f}; the ceiling for d = 384 is √383 = 19.57, reached when "
+    f"that feature's x̂ is {fmt(s.x_hat_absmax[site], xhat_digits)}; the ceiling for d = 384 is "
+    f"√383 = {fmt(ceiling, xhat_digits)}, reached when "
     f"one feature carries the whole variance of its row. γ[99] = {rec.gamma[site, 99]:.3g}, "
     f"γ[223] = {rec.gamma[site, 223]:.3g} here."
 )
@@ -108,17 +115,20 @@ name = "γ" if which == "gamma" else "β"
 st.plotly_chart(
     cd.parameter_heatmap(counts, edges, s.labels, name, 1.0 if which == "gamma" else 0.0), key="tf_params"
 )
-st.dataframe(
-    pd.DataFrame(
-        {
-            "site": s.labels,
-            "median γ": s.gamma_median,
-            "min γ": s.gamma_min,
-            "max γ": s.gamma_max,
-            "median β": s.beta_median,
-            "max |β|": s.beta_absmax,
-        }
-    ).style.format(precision=3),
+params = pd.DataFrame(
+    {
+        "site": s.labels,
+        "median γ": s.gamma_median,
+        "min γ": s.gamma_min,
+        "max γ": s.gamma_max,
+        "median β": s.beta_median,
+        "max |β|": s.beta_absmax,
+    }
+)
+st.dataframe(  # per column, enough digits that two sites' different values never print alike
+    params.style.format(
+        {c: partial(fmt, digits=digits_to_separate(params[c], 3)) for c in params.columns if c != "site"}
+    ),
     hide_index=True,
     width="stretch",
     key="tf_table",

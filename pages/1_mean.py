@@ -6,7 +6,16 @@ import layernorm as ln
 from layernorm.core import _center_rows
 from ui import charts, page
 from ui.state import lab_input
-from ui.text import fmt, tex_num, tex_sum
+from ui.text import (
+    LABEL_LIMIT,
+    digits_to_separate,
+    fmt,
+    plain_chart,
+    rounding_noise,
+    tex_num,
+    tex_sum,
+    zero_metric,
+)
 
 lab = lab_input()
 page.header(
@@ -29,19 +38,22 @@ shift = st.slider(
 x = lab.x + shift  # the input as the student modified it
 steps = ln.layer_norm_steps(x, eps=lab.eps)
 mu = float(steps.mu)
-terms = tex_sum(x)
+# μ gets the digits that tell it apart from every x it differs from (40001.5 is not 40002)
+mu_digits = digits_to_separate([mu], against=steps.x, same_within=rounding_noise(steps.x))
+terms = tex_sum(x, digits=mu_digits)
 st.latex(
-    rf"\mu = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}} x_i = \frac{{1}}{{{lab.d}}}\left({terms}\right) = {tex_num(mu)}"
+    rf"\mu = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}} x_i = \frac{{1}}{{{lab.d}}}\left({terms}\right) = {tex_num(mu, mu_digits)}"
 )
 
 c1, c2, c3 = st.columns(3)
 c1.metric("d (features)", lab.d)
-c2.metric("μ (mean)", fmt(mu), delta=fmt(shift) if shift else None, delta_color="off")
-c3.metric("mean of x − μ", fmt(float(ln.mean(steps.centered))), help="Zero up to float64 rounding.")
+c2.metric("μ (mean)", fmt(mu, mu_digits), delta=fmt(shift) if shift else None, delta_color="off")
+mean_centered = float(ln.mean(steps.centered))
+c3.metric("mean of x − μ", **zero_metric(mean_centered, steps.centered))  # 0 in exact arithmetic
 
 st.plotly_chart(
     charts.feature_chart(
-        [("x", steps.x)], f"The input x ({lab.label}) and its mean", hlines=[("mu", mu, f"μ = {fmt(mu)}")]
+        [("x", steps.x)], f"The input x ({plain_chart(lab.label, LABEL_LIMIT)}) and its mean", hlines=[("mu", mu, f"μ = {fmt(mu, mu_digits)}")]
     ),
     key="mean_chart_x",
 )

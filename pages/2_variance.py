@@ -10,7 +10,7 @@ from layernorm.core import _spread_rows
 from layernorm.variants import layer_norm_unbiased, variance_one_pass
 from ui import charts, page
 from ui.state import lab_input
-from ui.text import fmt, tex_minus, tex_num
+from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
 
 lab = lab_input()
 page.header(
@@ -31,21 +31,25 @@ x = lab.x * scale
 steps = ln.layer_norm_steps(x, eps=lab.eps)
 var = float(steps.var)
 var_sample = float(ln.variance(x, ddof=1)) if lab.d > 1 else float("nan")
+# μ must not look like an x it differs from; σ² and the ÷(d−1) value must look different
+mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
+var_digits = digits_to_separate([var, var_sample], same_within=rounding_noise(var))
 st.latex(
-    rf"\sigma^2 = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}}(x_i-\mu)^2 = \frac{{1}}{{{lab.d}}}\sum_i (x_i {tex_minus(float(steps.mu))})^2"
-    rf" = {tex_num(var)}"
+    rf"\sigma^2 = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}}(x_i-\mu)^2 = \frac{{1}}{{{lab.d}}}\sum_i (x_i {tex_minus(float(steps.mu), mu_digits)})^2"
+    rf" = {tex_num(var, var_digits)}"
 )
 c1, c2, c3 = st.columns(3)
-c1.metric("σ² (÷d, population)", fmt(var))
+c1.metric("σ² (÷d, population)", fmt(var, var_digits))
 if var == 0 and float(steps.sigma) > 0:
     st.caption(
         "σ² is smaller than the smallest positive float64 (about 1e−308) and shows as 0; "
         "σ itself is still exact, and so is everything LayerNorm computes from it."
     )
 c2.metric("σ = √σ²", fmt(float(steps.sigma)))
-c3.metric("÷(d−1) would give", fmt(var_sample) if lab.d > 1 else "undefined (d = 1)")
+c3.metric("÷(d−1) would give", fmt(var_sample, var_digits) if lab.d > 1 else "undefined (d = 1)")
 st.plotly_chart(
-    charts.variance_chart(steps.squared_deviations, var, var_sample if lab.d > 1 else var), key="var_chart"
+    charts.variance_chart(steps.squared_deviations, var, var_sample if lab.d > 1 else var, digits=var_digits),
+    key="var_chart",
 )
 
 st.subheader("Why divide by d, not d − 1?")
@@ -60,9 +64,12 @@ if lab.d > 1:
     xhat_right = ln.standardize(x, eps=lab.eps)
     xhat_wrong = layer_norm_unbiased(x, eps=lab.eps)
     c1, c2, c3 = st.columns(3)
-    c1.metric("variance of x̂ with ÷d", fmt(float(ln.variance(xhat_right)), 6))
-    c2.metric("variance of x̂ with ÷(d−1)", fmt(float(ln.variance(xhat_wrong)), 6))
-    c3.metric("(d − 1)/d", fmt((lab.d - 1) / lab.d, 6))
+    shown = [float(ln.variance(xhat_right)), float(ln.variance(xhat_wrong)), (lab.d - 1) / lab.d]
+    # enough digits to tell them apart, and to show "just under 1" (ε) unless only rounding separates them
+    xhat_digits = digits_to_separate(shown, 6, against=[1.0], same_within=rounding_noise(1.0))
+    c1.metric("variance of x̂ with ÷d", fmt(shown[0], xhat_digits))
+    c2.metric("variance of x̂ with ÷(d−1)", fmt(shown[1], xhat_digits))
+    c3.metric("(d − 1)/d", fmt(shown[2], xhat_digits))
 else:
     st.info("With d = 1 the sample variance ÷(d−1) is 0/0: one more reason LayerNorm uses ÷d.")
 
@@ -83,12 +90,13 @@ offset = st.select_slider(
 shifted = x + offset
 exact = float(ln.variance(shifted))
 naive = float(variance_one_pass(shifted, dtype=np.float32))
+pass_digits = digits_to_separate([exact, naive], 6)  # the two recipes' answers never look alike
 c1, c2 = st.columns(2)
-c1.metric("two-pass, float64 (this lab)", fmt(exact, 6))
+c1.metric("two-pass, float64 (this lab)", fmt(exact, pass_digits))
 if math.isfinite(naive):
     c2.metric(
         "one-pass E[x²] − μ² in float32",
-        fmt(naive, 6),
+        fmt(naive, pass_digits),
         delta="negative: √ would give NaN" if naive < 0 else None,
         delta_color="inverse",
     )

@@ -6,7 +6,7 @@ import streamlit as st
 import layernorm as ln
 from ui import charts, page
 from ui.state import lab_input
-from ui.text import fmt, tex_minus, tex_num
+from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, zero_metric
 
 lab = lab_input()
 page.header(
@@ -19,17 +19,25 @@ page.header(
 steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
 i = st.number_input("Show the arithmetic for feature i =", 1, lab.d, value=1, key="std_feature")
 i = int(min(max(i, 1), lab.d)) - 1
+# xᵢ and μ with the digits that tell μ apart from every x (so xᵢ − μ never reads as 0 − 0)
+mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
 st.latex(
     rf"\hat{{x}}_{{{i + 1}}} = \frac{{x_{{{i + 1}}} - \mu}}{{\sqrt{{\sigma^2 + \epsilon}}}}"
-    rf" = \frac{{{tex_num(steps.x[i])} {tex_minus(float(steps.mu))}}}"
+    rf" = \frac{{{tex_num(steps.x[i], mu_digits)} {tex_minus(float(steps.mu), mu_digits)}}}"
     rf"{{\sqrt{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}}}} = {tex_num(steps.x_hat[i])}"
 )
 st.caption("ε is set in the sidebar (log scale, 1e-12 to 1), so it is the same on every page.")
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("ε", f"{lab.eps:.0e}")
-c2.metric("mean of x̂", fmt(float(ln.mean(steps.x_hat))))
-c3.metric("variance of x̂", fmt(float(ln.variance(steps.x_hat)), 6))
-c4.metric("σ² / (σ² + ε)", fmt(float(steps.x_hat_var_expected), 6), help="What the variance of x̂ must be.")
+mean_xhat = float(ln.mean(steps.x_hat))
+c2.metric("mean of x̂", **zero_metric(mean_xhat, steps.x_hat))
+xhat_var, xhat_var_expected = float(ln.variance(steps.x_hat)), float(steps.x_hat_var_expected)
+# equal in exact arithmetic; enough digits to show how far below 1 they are (ε's effect)
+var_digits = digits_to_separate(
+    [xhat_var, xhat_var_expected], 6, against=[1.0], same_within=rounding_noise(1.0)
+)
+c3.metric("variance of x̂", fmt(xhat_var, var_digits))
+c4.metric("σ² / (σ² + ε)", fmt(xhat_var_expected, var_digits), help="What the variance of x̂ must be.")
 st.plotly_chart(
     charts.feature_chart(
         [("x_hat", steps.x_hat)],
@@ -66,9 +74,14 @@ spread = st.select_slider(
 near = 3.0 + spread * ln.make_preset("standard normal", 8, seed=1)
 near_steps = ln.layer_norm_steps(near, eps=lab.eps)
 c1, c2, c3 = st.columns(3)
-c1.metric("σ² of this vector", fmt(float(near_steps.var)))
+near_var_digits = digits_to_separate([float(near_steps.var)], against=[lab.eps])  # σ² never reads as ε
+c1.metric("σ² of this vector", fmt(float(near_steps.var), near_var_digits))
 c2.metric("ε", f"{lab.eps:.0e}")
-c3.metric("variance of x̂", fmt(float(ln.variance(near_steps.x_hat)), 4))
+near_var = float(ln.variance(near_steps.x_hat))
+c3.metric(
+    "variance of x̂",
+    fmt(near_var, digits_to_separate([near_var], against=[1.0], same_within=rounding_noise(1.0))),
+)
 st.plotly_chart(
     charts.feature_chart(
         [("x_hat", near_steps.x_hat)],

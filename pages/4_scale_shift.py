@@ -5,7 +5,7 @@ import streamlit as st
 import layernorm as ln
 from ui import charts, page
 from ui.state import AFFINE_MODES, affine_table, lab_input, set_affine_table
-from ui.text import fmt
+from ui.text import MESSAGE_LIMIT, digits_to_separate, fmt, plain, rounding_noise, zero_metric
 
 lab = lab_input()
 page.header(
@@ -36,28 +36,37 @@ st.caption(f"Current choice (sidebar): **{lab.affine_mode}**")
 
 gamma, beta = lab.gamma, lab.beta
 if lab.affine_mode == AFFINE_MODES[1]:
+    # Text cells, read by ln.parse_number: the grid's number editor would rewrite 1e-8 or −3 itself.
+    cell = "A number such as 1.5, −3, .01 or 1e-8"
     edited = st.data_editor(
-        affine_table(lab.d),
+        affine_table(lab.d, as_text=True),
         key=f"ss_editor_{lab.d}",
         width="stretch",
         height=min(38 + 35 * lab.d, 320),
         num_rows="fixed",
+        placeholder="",
+        column_config={c: st.column_config.TextColumn(c, help=cell) for c in ("γ", "β")},
     )
     try:
-        gamma = ln.vector_from_table(edited["γ"].tolist())
-        beta = ln.vector_from_table(edited["β"].tolist())
+        gamma = ln.vector_from_table(edited["γ"].tolist(), "γ column")
+        beta = ln.vector_from_table(edited["β"].tolist(), "β column")
         set_affine_table(lab.d, edited)  # other pages (and this d, later) use the edited values
     except ln.InputError as exc:
-        st.error(f"γ/β table: {exc} The last valid values are used meanwhile.", icon="⚠️")
+        st.error(f"γ/β table: {plain(exc, MESSAGE_LIMIT)} The last valid values are used meanwhile.", icon="⚠️")
 
 steps = ln.layer_norm_steps(lab.x, gamma, beta, eps=lab.eps)
 c1, c2, c3 = st.columns(3)
-c1.metric("mean of y", fmt(float(ln.mean(steps.y))))
+mean_y = float(ln.mean(steps.y))  # after Undo it is μ: 40001.5 must not read as the y (≈ x) 40002
+mean_digits = digits_to_separate([mean_y], against=steps.y, same_within=rounding_noise(steps.y))
+c1.metric("mean of y", **zero_metric(mean_y, steps.y, mean_digits))
 c2.metric("standard deviation of y", fmt(float(ln.std(steps.y))))
 c3.metric(
     "largest |y − x|",
-    fmt(ln.max_abs_diff(steps.y, steps.x)),
-    help="0 up to ε's effect when γ = σ and β = μ: the normalization is undone.",
+    **zero_metric(
+        ln.max_abs_diff(steps.y, steps.x),
+        [steps.x, steps.y],
+        help="0 up to ε's effect when γ = σ and β = μ: the normalization is undone.",
+    ),
 )
 st.plotly_chart(
     charts.feature_chart(

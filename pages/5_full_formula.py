@@ -6,7 +6,7 @@ import streamlit as st
 import layernorm as ln
 from ui import charts, page
 from ui.state import AFFINE_MODES, lab_input
-from ui.text import fmt, tex_minus, tex_num, tex_vector
+from ui.text import column_format, digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, tex_vector
 
 lab = lab_input()
 page.header(
@@ -18,9 +18,13 @@ steps = ln.layer_norm_steps(lab.x, lab.gamma, lab.beta, eps=lab.eps)
 st.latex(
     r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta"
 )
+mu, var = float(steps.mu), float(steps.var)
+# μ never looks like an x it differs from (so the x's get at least as many digits); σ² never looks like ε
+mu_digits = digits_to_separate([mu], against=steps.x, same_within=rounding_noise(steps.x))
+var_digits = digits_to_separate([var], against=[lab.eps], same_within=rounding_noise(var))
 st.latex(  # the two halves on their own lines, so a projected screen shows all of each
-    rf"\hat{{\mathbf{{x}}}} = \frac{{{tex_vector(steps.x, head=2)} {tex_minus(float(steps.mu))}}}"
-    rf"{{\sqrt{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}}}} = {tex_vector(steps.x_hat, head=2)}"
+    rf"\hat{{\mathbf{{x}}}} = \frac{{{tex_vector(steps.x, head=2, digits=mu_digits)} {tex_minus(mu, mu_digits)}}}"
+    rf"{{\sqrt{{{tex_num(var, var_digits)} + {tex_num(lab.eps)}}}}} = {tex_vector(steps.x_hat, head=2)}"
 )
 st.latex(
     rf"\mathbf{{y}} = \underbrace{{{tex_vector(steps.gamma, head=2)}}}_{{\gamma}} \odot \hat{{\mathbf{{x}}}}"
@@ -32,8 +36,8 @@ if float(steps.var) == 0 and float(steps.sigma) > 0:
         f"σ² is below the smallest positive float64 and shows as 0; σ = {fmt(float(steps.sigma))} is exact, "
         "and so is every number in the table."
     )
-c1.metric("μ", fmt(float(steps.mu)))
-c2.metric("σ²", fmt(float(steps.var)))
+c1.metric("μ", fmt(mu, mu_digits))
+c2.metric("σ²", fmt(var, var_digits))
 c3.metric("√(σ² + ε)", fmt(float(steps.std)))
 c4.metric("d", lab.d)
 
@@ -56,7 +60,15 @@ st.dataframe(
     hide_index=True,
     height=min(38 + 35 * lab.d, 400),
     width="stretch",
-    column_config={c: st.column_config.NumberColumn(format="%.6g") for c in table.columns if c != "i"},
+    column_config={  # per column, enough digits that different values never print alike
+        c: st.column_config.NumberColumn(
+            format=column_format([mu], against=steps.x, same_within=rounding_noise(steps.x))
+            if c == "μ"
+            else column_format(table[c])
+        )
+        for c in table.columns
+        if c != "i"
+    },
 )
 st.download_button(
     "Download this table (CSV)",

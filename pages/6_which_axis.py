@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -10,7 +12,7 @@ import layernorm as ln
 from layernorm import lenses as L
 from ui import charts_axes, page
 from ui.state import recording
-from ui.text import fmt
+from ui.text import digits_to_separate, fmt, fmt_zero, rounding_noise
 
 SOURCES = ["Seeded random batch", "Real MiniLM batch (padded)"]
 PRESETS: dict[str, tuple[int, int, int]] = {
@@ -156,7 +158,17 @@ pad_rows: list[int] = []
 if source == SOURCES[1]:
     pad_rows = np.flatnonzero(recording().attention_mask.reshape(-1) == 0).tolist()
 
-cell_text = f"x[{cb}, {ct}, {ci}] = {fmt(current.value)}"
+# Digits per column of the table below: the five lenses' numbers never look alike unless they agree
+# to rounding (GroupNorm with G = d is InstanceNorm), and no group's μ looks like your cell's x.
+x_hats = [r.x_hat for r in readings if r.x_hat is not None]
+mus = [r.mu for r in readings if r.mu is not None and r.lens != "RMSNorm"]
+variances = [r.var for r in readings if r.var is not None]
+xhat_digits = digits_to_separate(x_hats, same_within=rounding_noise([*x_hats, 1.0]))
+mu_digits = digits_to_separate(
+    mus, against=[current.value], same_within=rounding_noise([*mus, current.value])
+)
+var_digits = digits_to_separate(variances, same_within=rounding_noise(variances))
+cell_text = f"x[{cb}, {ct}, {ci}] = {fmt(current.value, mu_digits)}"
 if current.group is None:
     title = f"{lens} is undefined here — see the message above"
 else:
@@ -184,12 +196,14 @@ for r in readings:
     rows.append(
         {
             "lens": r.lens,
-            "x̂ of your cell": fmt(r.x_hat) if r.x_hat is not None else "undefined",
+            "x̂ of your cell": fmt(r.x_hat, xhat_digits) if r.x_hat is not None else "undefined",
             "values pooled": r.group.n if r.group else None,
             "μ of the group": "not used"
             if r.lens == "RMSNorm" and r.problem is None
-            else (fmt(r.mu) if r.mu is not None else "—"),
-            "σ² of the group": (f"{fmt(r.var)} (mean of x²)" if r.lens == "RMSNorm" else fmt(r.var))
+            else (fmt(r.mu, mu_digits) if r.mu is not None else "—"),
+            "σ² of the group": (
+                f"{fmt(r.var, var_digits)} (mean of x²)" if r.lens == "RMSNorm" else fmt(r.var, var_digits)
+            )
             if r.var is not None
             else "—",
             "pools": r.group.description if r.group else "—",
@@ -197,7 +211,14 @@ for r in readings:
     )
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="axes_table")
 st.plotly_chart(
-    charts_axes.lens_value_bars(L.LENSES, [r.x_hat for r in readings], current.value), key="axes_values"
+    charts_axes.lens_value_bars(
+        L.LENSES,
+        [r.x_hat for r in readings],
+        current.value,
+        digits=xhat_digits,  # as in the table
+        value_digits=mu_digits,
+    ),
+    key="axes_values",
 )
 for r in readings:
     if r.problem and r.lens == "BatchNorm":
@@ -254,14 +275,19 @@ if d < 2:
 else:
     gaps, k = _identities(source, b_n, t_n, d, seed, site)
     st.dataframe(
-        pd.DataFrame({"identity": list(gaps), "largest |difference|": [fmt(v) for v in gaps.values()]}),
+        pd.DataFrame(  # both sides are normalized values, |x̂| ≤ √(n − 1) for a pool of n ≤ T·d cells
+            {
+                "identity": list(gaps),
+                "largest |difference|": [fmt_zero(v, math.sqrt(t_n * d)) for v in gaps.values()],
+            }
+        ),
         hide_index=True,
         width="stretch",
         key="axes_identities",
     )
     st.caption(
         f"Computed on the first {k} of {b_n} sequence(s) with the core functions on both sides; "
-        "differences are float64 rounding (about 1e-16), not approximation. For GroupNorm and "
+        "any difference is float64 rounding (about 1e-16), not approximation. For GroupNorm and "
         "InstanceNorm the features are the channels C and the tokens the positions L."
     )
 

@@ -11,7 +11,16 @@ import streamlit as st
 import layernorm as ln
 from layernorm import running as R
 from ui import charts_axes, page
-from ui.text import fmt, tex_num
+from ui.text import (
+    MESSAGE_LIMIT,
+    digits_to_separate,
+    fmt,
+    fmt_zero,
+    plain,
+    rounding_noise,
+    tex_num,
+    zero_metric,
+)
 
 EPS = ln.DEFAULT_EPS
 D_CHOICES = [2, 4, 8, 16, 32, 64]
@@ -102,7 +111,7 @@ if n == 1:
     try:  # the core says the same thing; show its words too
         R.train_step(state, pop, n, momentum=m, seed=seed, eps=EPS)
     except ValueError as exc:
-        st.caption(f"The core's message: {exc}")
+        st.caption(f"The core's message: {plain(exc, MESSAGE_LIMIT)}")
 elif next_clicked or auto_clicked:
     total = 1 if next_clicked else auto_steps
     bar = st.progress(0.0, text="Training…") if auto_clicked else None
@@ -118,6 +127,9 @@ elif next_clicked or auto_clicked:
     if bar is not None:
         bar.empty()
 
+# The running statistics next to the true ones: enough digits that different values never look equal
+pairs = ((state.running_mean[k], pop.mean[k]), (state.running_var[k], pop.var[k]))
+mean_digits, var_digits = (digits_to_separate(p, same_within=rounding_noise(p)) for p in pairs)
 if history:
     last = history[-1]
     steps = np.array([h.after.step for h in history])
@@ -129,6 +141,7 @@ if history:
             np.array([h.batch_mean[k] for h in history]),
             float(pop.mean[k]),
             what="mean",
+            digits=mean_digits,
         ),
         key="tvi_chart_mean",
     )
@@ -139,19 +152,27 @@ if history:
             np.array([h.batch_var_unbiased[k] for h in history]),
             float(pop.var[k]),
             what="variance",
+            digits=var_digits,
         ),
         key="tvi_chart_var",
     )
     n_last = last.batch.shape[0]
     st.markdown(f"**The variance detail, feature {k}, batch {last.after.step}** (n = {n_last}):")
+    shown = [
+        last.batch_var[k],
+        last.batch_var_unbiased[k],
+        last.before.running_var[k],
+        last.after.running_var[k],
+    ]
+    dd = digits_to_separate(shown, same_within=rounding_noise(shown))  # ÷n vs ÷(n−1), old vs new
     st.latex(
-        rf"\sigma_B^2 = \tfrac{{1}}{{n}}\textstyle\sum = {tex_num(last.batch_var[k])}\ \text{{(normalizes)}}"
-        rf"\qquad \tfrac{{n}}{{n-1}}\sigma_B^2 = {tex_num(last.batch_var_unbiased[k])}\ \text{{(is stored)}}"
+        rf"\sigma_B^2 = \tfrac{{1}}{{n}}\textstyle\sum = {tex_num(last.batch_var[k], dd)}\ \text{{(normalizes)}}"
+        rf"\qquad \tfrac{{n}}{{n-1}}\sigma_B^2 = {tex_num(last.batch_var_unbiased[k], dd)}\ \text{{(is stored)}}"
     )
     st.latex(
-        rf"\hat\sigma^2 \leftarrow (1-{tex_num(last.momentum)})\cdot {tex_num(last.before.running_var[k])}"
-        rf" + {tex_num(last.momentum)}\cdot {tex_num(last.batch_var_unbiased[k])}"
-        rf" = {tex_num(last.after.running_var[k])}"
+        rf"\hat\sigma^2 \leftarrow (1-{tex_num(last.momentum)})\cdot {tex_num(last.before.running_var[k], dd)}"
+        rf" + {tex_num(last.momentum)}\cdot {tex_num(last.batch_var_unbiased[k], dd)}"
+        rf" = {tex_num(last.after.running_var[k], dd)}"
     )
 else:
     st.info(
@@ -161,9 +182,12 @@ else:
     )
 m1, m2, m3 = st.columns(3)
 m1.metric("batches seen", state.step)
-m2.metric(f"running mean, feature {k}", fmt(state.running_mean[k]))
-m3.metric(f"running variance, feature {k}", fmt(state.running_var[k]))
-st.caption(f"The true values for feature {k}: mean {fmt(pop.mean[k])}, variance {fmt(pop.var[k])}.")
+m2.metric(f"running mean, feature {k}", fmt(state.running_mean[k], mean_digits))
+m3.metric(f"running variance, feature {k}", fmt(state.running_var[k], var_digits))
+st.caption(
+    f"The true values for feature {k}: mean {fmt(pop.mean[k], mean_digits)}, "
+    f"variance {fmt(pop.var[k], var_digits)}."
+)
 
 # --- the switch --------------------------------------------------------------------------------
 st.subheader("2 · Switch to inference")
@@ -175,9 +199,11 @@ mode = (
 )
 mates_draw = int(st.session_state.get("tvi_mates_draw", 0))
 if n == 1 and mode == "Training":
+    first = ln.layer_norm(R.draw_batch(pop, 1, seed=(seed, 0)))[0][:4]
+    first_digits = digits_to_separate(first, 3)
     st.warning(
         "Training mode needs a batch of at least 2 (see above). LayerNorm of the example: "
-        + ", ".join(fmt(v, 3) for v in ln.layer_norm(R.draw_batch(pop, 1, seed=(seed, 0)))[0][:4])
+        + ", ".join(fmt(v, first_digits) for v in first)
         + " …",
         icon="⚠️",
     )
@@ -186,20 +212,23 @@ else:
     bn_eval = ln.batch_norm_eval(x0[None, :], None, None, state.running_mean, state.running_var, eps=EPS)[0]
     bn_y = bn_train if mode == "Training" else bn_eval
     uses = "this batch's μ_B and σ²_B" if mode == "Training" else "the running μ̂ and σ̂² stored in training"
+    # the two modes' outputs never look alike (LayerNorm keeps its own 4 digits: it must not seem to move)
+    bn_pair = (bn_train[k], bn_eval[k])
+    bn_digits = digits_to_separate(bn_pair, same_within=rounding_noise(bn_pair))
     c1, c2, c3 = st.columns(3)
     c1.metric(f"input x, feature {k}", fmt(x0[k]))
-    c2.metric(f"BatchNorm ({mode.lower()})", fmt(bn_y[k]), help=f"Uses {uses}.")
+    c2.metric(f"BatchNorm ({mode.lower()})", fmt(bn_y[k], bn_digits), help=f"Uses {uses}.")
     c3.metric("LayerNorm (both modes)", fmt(ln_y[k]))
     if n == 1:  # inference on a single example: fine; its training value does not exist
         st.markdown(
             f"In **inference** mode BatchNorm uses {uses}, so a single example works: "
-            f"{fmt(bn_eval[k])}. In training mode the same example alone has no BatchNorm output "
+            f"{fmt(bn_eval[k], bn_digits)}. In training mode the same example alone has no BatchNorm output "
             f"(n = 1). LayerNorm gives {fmt(ln_y[k])} either way, because it has no mode."
         )
     else:
         st.markdown(
             f"In **{mode.lower()}** mode BatchNorm uses {uses}. Switching modes changes its output for this "
-            f"example from {fmt(bn_train[k])} (training) to {fmt(bn_eval[k])} (inference); LayerNorm gives "
+            f"example from {fmt(bn_train[k], bn_digits)} (training) to {fmt(bn_eval[k], bn_digits)} (inference); LayerNorm gives "
             f"{fmt(ln_y[k])} in both, because it has no mode."
         )
 
@@ -265,14 +294,17 @@ if state.step == 0:
         "train a few batches in section 1 first.",
         icon="⚠️",
     )
+# LayerNorm's output mean is 0 in exact arithmetic: what is left is rounding, and it says so
+shift_texts = [fmt(res.bn_mean), fmt(res.bn_std), fmt_zero(res.ln_mean, res.ln_y), fmt(res.ln_std)]
 st.plotly_chart(
-    charts_axes.shift_chart(res.bn_mean, res.bn_std, res.ln_mean, res.ln_std), key="tvi_chart_shift"
+    charts_axes.shift_chart(res.bn_mean, res.bn_std, res.ln_mean, res.ln_std, labels=shift_texts),
+    key="tvi_chart_shift",
 )
 r1, r2, r3, r4 = st.columns(4)
-r1.metric("BatchNorm output mean", fmt(res.bn_mean))
-r2.metric("BatchNorm output std", fmt(res.bn_std))
-r3.metric("LayerNorm output mean", fmt(res.ln_mean))
-r4.metric("LayerNorm output std", fmt(res.ln_std))
+r1.metric("BatchNorm output mean", shift_texts[0])
+r2.metric("BatchNorm output std", shift_texts[1])
+r3.metric("LayerNorm output mean", **zero_metric(res.ln_mean, res.ln_y))  # "0", grey "to rounding"
+r4.metric("LayerNorm output std", shift_texts[3])
 st.caption(
     "128 test examples from the shifted distribution. BatchNorm normalizes them with the running "
     "statistics of the *training* data; LayerNorm with each example's own features."

@@ -8,6 +8,7 @@ import streamlit as st
 from layernorm.depth import EXPLODE, VANISH, DepthConfig, DepthResult, layer_histograms, simulate_depth
 from ui import charts_depth as cd
 from ui import page
+from ui.text import digits_to_separate, rounding_noise
 from ui.widgets import placement_control
 
 ACT_NAMES = {"linear": "linear (none)", "tanh": "tanh", "relu": "ReLU", "gelu": "GELU"}
@@ -95,9 +96,12 @@ elif (
 else:
     st.success(verdict, icon=":material/check_circle:")
 
+# the two stds are compared: enough digits that a drift never hides behind rounding to 3 digits
+stds = (float(res.act_std[0]), float(res.act_std[-1]))
+std_digits = digits_to_separate(stds, 3, same_within=rounding_noise(stds), style=lambda v, n: f"{v:.{n}g}")
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("std at the input", f"{res.act_std[0]:.3g}")
-m2.metric(f"std at layer {res.n_computed}", f"{res.act_std[-1]:.3g}")
+m1.metric("std at the input", f"{stds[0]:.{std_digits}g}")
+m2.metric(f"std at layer {res.n_computed}", f"{stds[1]:.{std_digits}g}")
 m3.metric(f"max |h| at layer {res.n_computed}", f"{res.act_absmax[-1]:.3g}")
 m4.metric("‖dL/dW‖ at layer 1", f"{res.grad_w_norm[-1]:.3g}" if res.grad_w_norm.size else "—")
 

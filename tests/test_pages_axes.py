@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from layernorm import lenses as L
 from layernorm import running as R
-from ui.text import fmt
+from ui.text import TO_ROUNDING, digits_to_separate, fmt, rounding_noise
 
 AXES, TVI = "pages/6_which_axis.py", "pages/7_train_vs_inference.py"
 
@@ -47,10 +47,13 @@ def test_which_axis_default_numbers_come_from_the_core() -> None:
     x = L.random_batch(2, 4, 8, seed=0)
     table = at.dataframe[0].value
     assert list(table["lens"]) == list(L.LENSES)
-    for lens in L.LENSES:
-        r = L.read_lens(x, (0, 0, 0), lens, groups=2)
+    readings = [L.read_lens(x, (0, 0, 0), lens, groups=2) for lens in L.LENSES]
+    x_hats = [r.x_hat for r in readings]
+    digits = digits_to_separate(x_hats, same_within=rounding_noise([*x_hats, 1.0]))
+    assert len(set(table["x̂ of your cell"])) == len(set(x_hats))  # different values never look alike
+    for lens, r in zip(L.LENSES, readings, strict=True):
         row = table[table["lens"] == lens].iloc[0]
-        assert row["x̂ of your cell"] == fmt(r.x_hat)
+        assert row["x̂ of your cell"] == fmt(r.x_hat, digits)
         assert row["values pooled"] == r.group.n
     assert len(at.get("plotly_chart")) == 3  # heatmap, one-cell bars, counts
 
@@ -209,7 +212,11 @@ def test_batch_mates_and_mode_switch() -> None:
     assert not at.exception
     pop = R.make_population(8)
     x0 = R.draw_batch(pop, 1, seed=(0, 0))
-    assert _metric(at, "BatchNorm (inference)") == fmt((x0[0, 0] - 0.0) / np.sqrt(1.0 + 1e-5))
+    bn_eval = (x0[0, 0] - 0.0) / np.sqrt(1.0 + 1e-5)
+    _, bn_train, _ = R.batch_mates(pop, 16, fixed_seed=0, mates_seed=1)
+    pair = (bn_train[0], bn_eval)  # the two modes' outputs, printed so that they never look alike
+    digits = digits_to_separate(pair, same_within=rounding_noise(pair))
+    assert _metric(at, "BatchNorm (inference)") == fmt(bn_eval, digits)
     assert _metric(at, "BatchNorm (inference)") != train_value
 
 
@@ -223,4 +230,5 @@ def test_distribution_shift_numbers() -> None:
     assert at.slider(key="tvi_shift").value == 5.0
     assert float(_metric(at, "BatchNorm output std")) > 2.5
     assert float(_metric(at, "LayerNorm output std")) == pytest.approx(1.0, abs=1e-3)
-    assert abs(float(_metric(at, "LayerNorm output mean").replace("−", "-"))) < 1e-12
+    ln_mean = next(m for m in at.metric if m.label == "LayerNorm output mean")
+    assert ln_mean.value == "0" and ln_mean.delta in {"", TO_ROUNDING}  # 0 to rounding, and it says so

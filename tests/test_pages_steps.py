@@ -1,5 +1,6 @@
 """Pages 0-5 through AppTest: every input source, preset and size renders; each control moves exactly
-the numbers it should, compared with the core (``layernorm``) formatted by ``ui.text.fmt``.
+the numbers it should, compared with the core (``layernorm``) formatted by ``ui.text`` (``fmt`` with
+the digits ``digits_to_separate`` chooses, ``zero_metric`` for results that are 0 to rounding).
 
 ``st.cache_data`` is cleared for every test by the autouse fixture in ``tests/conftest.py``.
 """
@@ -20,7 +21,7 @@ import layernorm as ln
 from layernorm.activations import load_minilm_recording
 from layernorm.variants import layer_norm_unbiased, variance_one_pass
 from ui.state import AFFINE_MODES
-from ui.text import fmt, tex_num
+from ui.text import digits_to_separate, fmt, rounding_noise, tex_num, zero_metric
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 HOME, MEAN, VAR, STD, SS, FULL = (
@@ -117,7 +118,7 @@ def expected_metrics(
     offset: float = 1e4,
     spread: float = 1e-3,
 ) -> list[tuple[str, str]]:
-    """Every metric of ``page``, in order, computed with the core and formatted with ``fmt``."""
+    """Every metric of ``page``, in order, computed with the core and formatted with ``ui.text``."""
     d = x.size
     if page == HOME:
         return []
@@ -125,60 +126,91 @@ def expected_metrics(
         s = ln.layer_norm_steps(x + shift, eps=eps)
         return [
             ("d (features)", str(d)),
-            ("μ (mean)", fmt(float(s.mu))),
-            ("mean of x − μ", fmt(float(ln.mean(s.centered)))),
+            ("μ (mean)", fmt(float(s.mu), mu_digits(s))),
+            ("mean of x − μ", zero_metric(float(ln.mean(s.centered)), s.centered)["value"]),
         ]
     if page == VAR:
         xs = x * scale
         s = ln.layer_norm_steps(xs, eps=eps)
+        var, var_sample = float(s.var), float(ln.variance(xs, ddof=1)) if d > 1 else np.nan
+        vd = digits_to_separate([var, var_sample], same_within=rounding_noise(var))
         out = [
-            ("σ² (÷d, population)", fmt(float(s.var))),
+            ("σ² (÷d, population)", fmt(var, vd)),
             ("σ = √σ²", fmt(float(s.sigma))),
-            ("÷(d−1) would give", fmt(float(ln.variance(xs, ddof=1))) if d > 1 else "undefined (d = 1)"),
+            ("÷(d−1) would give", fmt(var_sample, vd) if d > 1 else "undefined (d = 1)"),
         ]
         if d > 1:
-            out += [
-                ("variance of x̂ with ÷d", fmt(float(ln.variance(ln.standardize(xs, eps=eps))), 6)),
-                ("variance of x̂ with ÷(d−1)", fmt(float(ln.variance(layer_norm_unbiased(xs, eps=eps))), 6)),
-                ("(d − 1)/d", fmt((d - 1) / d, 6)),
+            shown = [
+                float(ln.variance(ln.standardize(xs, eps=eps))),
+                float(ln.variance(layer_norm_unbiased(xs, eps=eps))),
+                (d - 1) / d,
             ]
+            xd = digits_to_separate(shown, 6, against=[1.0], same_within=rounding_noise(1.0))
+            out += [
+                ("variance of x̂ with ÷d", fmt(shown[0], xd)),
+                ("variance of x̂ with ÷(d−1)", fmt(shown[1], xd)),
+                ("(d − 1)/d", fmt(shown[2], xd)),
+            ]
+        exact, naive = two_pass_one_pass(xs, offset)
+        pd_ = digits_to_separate([exact, naive], 6)
         return [
             *out,
-            ("two-pass, float64 (this lab)", fmt(float(ln.variance(xs + offset)), 6)),
-            (
-                "one-pass E[x²] − μ² in float32",
-                fmt(float(variance_one_pass(xs + offset, dtype=np.float32)), 6),
-            ),
+            ("two-pass, float64 (this lab)", fmt(exact, pd_)),
+            ("one-pass E[x²] − μ² in float32", fmt(naive, pd_)),
         ]
     if page == STD:
         s = ln.layer_norm_steps(x, eps=eps)
         near = ln.layer_norm_steps(3.0 + spread * ln.make_preset("standard normal", 8, seed=1), eps=eps)
+        xhat_var, expected = float(ln.variance(s.x_hat)), float(s.var / (s.var + eps))
+        vd = digits_to_separate([xhat_var, expected], 6, against=[1.0], same_within=rounding_noise(1.0))
         return [
             ("ε", f"{eps:.0e}"),
-            ("mean of x̂", fmt(float(ln.mean(s.x_hat)))),
-            ("variance of x̂", fmt(float(ln.variance(s.x_hat)), 6)),
-            ("σ² / (σ² + ε)", fmt(float(s.var / (s.var + eps)), 6)),
-            ("σ² of this vector", fmt(float(near.var))),
+            ("mean of x̂", zero_metric(float(ln.mean(s.x_hat)), s.x_hat)["value"]),
+            ("variance of x̂", fmt(xhat_var, vd)),
+            ("σ² / (σ² + ε)", fmt(expected, vd)),
+            ("σ² of this vector", fmt(float(near.var), digits_to_separate([float(near.var)], against=[eps]))),
             ("ε", f"{eps:.0e}"),
-            ("variance of x̂", fmt(float(ln.variance(near.x_hat)), 4)),
+            ("variance of x̂", near_xhat_variance(near)),
         ]
     if page == SS:
         g = np.broadcast_to(np.asarray(gamma, dtype=float), x.shape)
         b = np.broadcast_to(np.asarray(beta, dtype=float), x.shape)
         s = ln.layer_norm_steps(x, g, b, eps=eps)
         return [
-            ("mean of y", fmt(float(ln.mean(s.y)))),
+            ("mean of y", mean_of_y(s)),
             ("standard deviation of y", fmt(float(ln.variance(s.y)) ** 0.5)),
-            ("largest |y − x|", fmt(ln.max_abs_diff(s.y, s.x))),
+            ("largest |y − x|", zero_metric(ln.max_abs_diff(s.y, s.x), [s.x, s.y])["value"]),
         ]
     assert page == FULL
     s = ln.layer_norm_steps(x, eps=eps)
+    var = float(s.var)
     return [
-        ("μ", fmt(float(s.mu))),
-        ("σ²", fmt(float(s.var))),
+        ("μ", fmt(float(s.mu), mu_digits(s))),
+        ("σ²", fmt(var, digits_to_separate([var], against=[eps], same_within=rounding_noise(var)))),
         ("√(σ² + ε)", fmt(float(s.std))),
         ("d", str(d)),
     ]
+
+
+def mu_digits(s: ln.LayerNormSteps) -> int:
+    """The digits at which μ prints differently from every x it differs from (not just 4)."""
+    return digits_to_separate([float(s.mu)], against=s.x, same_within=rounding_noise(s.x))
+
+
+def mean_of_y(s: ln.LayerNormSteps) -> str:
+    """Scale & shift's "mean of y": "0" (to rounding) when only rounding is left, else told apart from y."""
+    m = float(ln.mean(s.y))
+    digits = digits_to_separate([m], against=s.y, same_within=rounding_noise(s.y))
+    return str(zero_metric(m, s.y, digits)["value"])
+
+
+def near_xhat_variance(near: ln.LayerNormSteps) -> str:
+    v = float(ln.variance(near.x_hat))
+    return fmt(v, digits_to_separate([v], against=[1.0], same_within=rounding_noise(1.0)))
+
+
+def two_pass_one_pass(xs: np.ndarray, offset: float) -> tuple[float, float]:
+    return float(ln.variance(xs + offset)), float(variance_one_pass(xs + offset, dtype=np.float32))
 
 
 def minilm_token(sentence: int = 0, token: int = 0, site: int = 0) -> tuple[np.ndarray, object]:
@@ -232,6 +264,8 @@ def _npy(values: np.ndarray) -> bytes:
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_input_source(open_app: Callable[..., AppTest], page: str) -> None:
+    from ui.text import LABEL_LIMIT, MESSAGE_LIMIT, plain  # messages and labels are shown as plain text
+
     at = open_app(page)
 
     _typed(at, "3, -1.5, 2e1, 0.25")
@@ -251,10 +285,12 @@ def test_every_input_source(open_app: Callable[..., AppTest], page: str) -> None
 
     ok(at.selectbox(key="src").set_value("Upload a file").run())  # no file yet: a message, no exception
     assert texts(at.sidebar.error) == [
-        "Choose a file: a .csv with one row or one column of numbers, or a .npy vector."
+        plain("Choose a file: a .csv with one row or one column of numbers, or a .npy vector.", MESSAGE_LIMIT)
     ]
     assert page_warning(at) == [
-        "Your input has a problem (see the sidebar), so the pages show: table (last valid input)."
+        "Your input has a problem (see the sidebar), so the pages show: "
+        + plain("table (last valid input)", LABEL_LIMIT)
+        + "."
     ]
     assert metrics(at) == expected_metrics(page, np.array([5.0, 3.0, 4.0, -10.0]))  # nothing lost
     up = np.array([0.5, -2.0, 7.25, 1e-3, 4.0])
@@ -300,14 +336,18 @@ def test_real_token_choices_change_the_vector(open_app: Callable[..., AppTest]) 
 def test_bad_typed_input_keeps_the_last_valid_vector(
     open_app: Callable[..., AppTest], page: str, text: str, error_part: str
 ) -> None:
+    from ui.text import LABEL_LIMIT, MESSAGE_LIMIT, plain  # messages and labels are shown as plain text
+
     at = _typed(open_app(page), "[4, −2, 0.5e1]")  # brackets, typographic minus, e-notation
     good = np.array([4.0, -2.0, 5.0])
     assert metrics(at) == expected_metrics(page, good)
     ok(at.text_area(key="typed").set_value(text).run())
     (err,) = texts(at.sidebar.error)
-    assert error_part in err
+    assert plain(error_part, MESSAGE_LIMIT) in err
     assert page_warning(at) == [
-        "Your input has a problem (see the sidebar), so the pages show: typed vector (last valid input)."
+        "Your input has a problem (see the sidebar), so the pages show: "
+        + plain("typed vector (last valid input)", LABEL_LIMIT)
+        + "."
     ]
     assert metrics(at) == expected_metrics(page, good)
     assert at.text_area(key="typed").value == text  # what the user typed is still there to fix
@@ -324,18 +364,24 @@ def test_first_input_invalid_falls_back_to_default(open_app: Callable[..., AppTe
 
 
 def test_non_numeric_table_cell_is_reported(open_app: Callable[..., AppTest]) -> None:
+    from ui.text import MESSAGE_LIMIT, plain  # messages that quote a cell are shown as plain text
+
     at = open_app(MEAN)
     ok(at.selectbox(key="src").set_value("Edit a table").run())
     at.session_state["table"] = {"edited_rows": {2: {"x": "zz"}}, "added_rows": [], "deleted_rows": []}
     ok(at.run())
-    assert texts(at.sidebar.error) == [
-        "Row 3 of the table is empty or not a number: fill it in or delete the row."
+    assert texts(at.sidebar.error) == [  # text cells: the message quotes what was typed
+        plain(
+            "Row 3 of the table is 'zz', which is not a number. "
+            "Write one number per cell, e.g. 2.5, -3 or 1e-8.",
+            MESSAGE_LIMIT,
+        )
     ]
     assert page_warning(at)
     assert metrics(at) == expected_metrics(MEAN, np.array([1.0, 2.0, 3.0, 4.0]))
     at.session_state["table"] = {"edited_rows": {}, "added_rows": [], "deleted_rows": [0, 1, 2, 3]}
     ok(at.run())
-    assert texts(at.sidebar.error) == ["The table is empty: enter at least one number."]
+    assert texts(at.sidebar.error) == [plain("The table is empty: enter at least one number.", MESSAGE_LIMIT)]
 
 
 def test_upload_bad_files_give_messages(open_app: Callable[..., AppTest]) -> None:
@@ -346,7 +392,7 @@ def test_upload_bad_files_give_messages(open_app: Callable[..., AppTest]) -> Non
     assert "2 × 2 array" in err
     ok(at.file_uploader(key="upload").set_value(("a.csv", b"1,2\n3,x\n", "text/csv")).run())
     (err,) = texts(at.sidebar.error)
-    assert "'x'" in err
+    assert "\\'x\\'" in err  # quoted as plain text: \'x\'
     assert metrics(at) == expected_metrics(STD, DEFAULT_X)  # the last valid vector
 
 
@@ -384,8 +430,9 @@ def test_mean_shift_moves_mu_by_exactly_c(open_app: Callable[..., AppTest], c: f
     assert mu_c - mu0 == pytest.approx(c, abs=1e-12)
     assert metrics(at) == expected_metrics(MEAN, DEFAULT_X, shift=c)
     mu_metric = next(m for m in at.metric if m.label == "μ (mean)")
-    assert mu_metric.value == fmt(mu_c) and mu_metric.delta == fmt(c)
-    assert latex(at).endswith(f"= {tex_num(mu_c)}")
+    digits = mu_digits(ln.layer_norm_steps(DEFAULT_X + c))
+    assert mu_metric.value == fmt(mu_c, digits) and mu_metric.delta == fmt(c)
+    assert latex(at).endswith(f"= {tex_num(mu_c, digits)}")
 
 
 def test_mean_shift_out_of_range_does_not_crash(open_app: Callable[..., AppTest]) -> None:
@@ -413,10 +460,12 @@ def test_mean_formula_shows_the_terms(open_app: Callable[..., AppTest]) -> None:
 def test_mean_formula_large_values_in_latex(open_app: Callable[..., AppTest]) -> None:
     # Regression (ui/text.py, tex_num; see tests/test_ui_text.py): values in [1e3, 1e5) reached
     # st.latex as "4e+04" (an italic e) instead of plain digits or "4 \times 10^{4}".
+    # Regression (number display, tests/test_number_display.py): μ = 40001.5 was rounded to 40002,
+    # which is one of the x's.
     at = _typed(open_app(MEAN), "40000, 40001, 40002, 40003")
-    assert latex(at).endswith(r"\left(40000 + 40001 + 40002 + 40003\right) = 40002")
+    assert latex(at).endswith(r"\left(40000 + 40001 + 40002 + 40003\right) = 40001.5")
     assert "e+" not in latex(at)
-    assert metric(at, "μ (mean)") == "40002"
+    assert metric(at, "μ (mean)") == "40001.5"
 
 
 @pytest.mark.parametrize(
@@ -456,7 +505,9 @@ def test_variance_scale_multiplies_sigma2_by_a_squared(open_app: Callable[..., A
     assert at.select_slider(key="var_scale").value == a
     var1, var_a = float(ln.variance(DEFAULT_X)), float(ln.variance(DEFAULT_X * a))
     assert var_a == pytest.approx(a * a * var1, rel=1e-12)
-    assert metric(at, "σ² (÷d, population)") == fmt(var_a)
+    var_sample = float(ln.variance(DEFAULT_X * a, ddof=1))
+    shown = fmt(var_a, digits_to_separate([var_a, var_sample], same_within=rounding_noise(var_a)))
+    assert metric(at, "σ² (÷d, population)") == shown
     assert metric(at, "σ = √σ²") == fmt(var_a**0.5)
     assert metrics(at) == expected_metrics(VAR, DEFAULT_X, scale=a)
 
@@ -467,19 +518,21 @@ def test_variance_offset_one_pass_versus_exact(open_app: Callable[..., AppTest],
     ok(at.select_slider(key="var_offset").set_value(offset).run())
     assert metrics(at) == expected_metrics(VAR, DEFAULT_X, offset=offset)
     # the exact value does not move with the offset
-    assert metric(at, "two-pass, float64 (this lab)") == fmt(float(ln.variance(DEFAULT_X)), 6)
-    naive = float(variance_one_pass(DEFAULT_X + offset, dtype=np.float32))
-    assert metric(at, "one-pass E[x²] − μ² in float32") == fmt(naive, 6)
+    exact, naive = two_pass_one_pass(DEFAULT_X, offset)
+    digits = digits_to_separate([exact, naive], 6)
+    assert metric(at, "two-pass, float64 (this lab)") == fmt(float(ln.variance(DEFAULT_X)), digits)
+    assert metric(at, "one-pass E[x²] − μ² in float32") == fmt(naive, digits)
     if offset >= 1e4:
         assert metric(at, "one-pass E[x²] − μ² in float32") != metric(at, "two-pass, float64 (this lab)")
 
 
 def test_variance_one_pass_negative_is_flagged(open_app: Callable[..., AppTest]) -> None:
     at = _typed(open_app(VAR), "1, 2, 3, 4")  # + the default offset 1e4
-    naive = float(variance_one_pass(np.array([1.0, 2.0, 3.0, 4.0]) + 1e4, dtype=np.float32))
+    exact, naive = two_pass_one_pass(np.array([1.0, 2.0, 3.0, 4.0]), 1e4)
     assert naive < 0
     m = next(m for m in at.metric if m.label == "one-pass E[x²] − μ² in float32")
-    assert m.value == fmt(naive, 6) and m.delta == "negative: √ would give NaN"
+    assert m.value == fmt(naive, digits_to_separate([exact, naive], 6))
+    assert m.delta == "negative: √ would give NaN"
     assert metric(at, "two-pass, float64 (this lab)") == "1.25"
 
 
@@ -499,7 +552,13 @@ def test_standardize_eps_sets_the_variance_of_xhat(open_app: Callable[..., AppTe
     ok(at.select_slider(key="eps").set_value(eps).run())
     assert at.select_slider(key="eps").value == eps
     var = float(ln.variance(DEFAULT_X))
-    want = fmt(var / (var + eps), 6)
+    xhat_var = float(ln.variance(ln.standardize(DEFAULT_X, eps=eps)))
+    # as many digits as it takes to show how far below 1 it is (ε = 1e-12: 0.999999999999)
+    shown = [xhat_var, var / (var + eps)]
+    digits = digits_to_separate(shown, 6, against=[1.0], same_within=rounding_noise(1.0))
+    want = fmt(var / (var + eps), digits)
+    if eps == 1e-12:
+        assert want.startswith("0.99999999999")
     assert metric(at, "variance of x̂") == want
     assert metric(at, "σ² / (σ² + ε)") == want
     assert metrics(at) == expected_metrics(STD, DEFAULT_X, eps=eps)
@@ -518,7 +577,7 @@ def test_standardize_feature_arithmetic(open_app: Callable[..., AppTest], i: int
     tex = _shown_feature(at)
     assert tex.startswith(rf"\hat{{x}}_{{{i}}} = ")
     assert tex.endswith(f"= {tex_num(s.x_hat[i - 1])}")
-    assert rf"{{{tex_num(s.x[i - 1])} - {tex_num(float(s.mu))}}}" in tex
+    assert rf"{{{tex_num(s.x[i - 1], mu_digits(s))} - {tex_num(float(s.mu), mu_digits(s))}}}" in tex
 
 
 @pytest.mark.parametrize("bad", [0, 13])  # d + 5 with d = 8
@@ -547,7 +606,7 @@ def test_standardize_spread(open_app: Callable[..., AppTest], spread: float) -> 
     ok(at.select_slider(key="std_spread").set_value(spread).run())
     assert metrics(at) == expected_metrics(STD, DEFAULT_X, spread=spread)
     near = ln.layer_norm_steps(3.0 + spread * ln.make_preset("standard normal", 8, seed=1), eps=EPS)
-    assert metric(at, "variance of x̂", 1) == fmt(float(ln.variance(near.x_hat)), 4)
+    assert metric(at, "variance of x̂", 1) == near_xhat_variance(near)
 
 
 def test_standardize_constant_vector_is_all_zeros(open_app: Callable[..., AppTest]) -> None:
@@ -566,7 +625,9 @@ def test_gamma_beta_set_mean_and_spread_of_y(open_app: Callable[..., AppTest], g
     ok(at.slider(key="beta").set_value(b).run())
     assert (at.slider(key="gamma").value, at.slider(key="beta").value) == (g, b)
     y = ln.layer_norm(DEFAULT_X, np.full(8, g), np.full(8, b), eps=EPS)
-    assert metric(at, "mean of y") == fmt(float(ln.mean(y)))
+    assert metric(at, "mean of y") == mean_of_y(ln.layer_norm_steps(DEFAULT_X, np.full(8, g), np.full(8, b)))
+    if b == 0.25:  # γ = 0: y is β everywhere, exactly
+        assert metric(at, "mean of y") == "0.25"
     assert metric(at, "standard deviation of y") == fmt(float(ln.variance(y)) ** 0.5)
     assert metrics(at) == expected_metrics(SS, DEFAULT_X, gamma=g, beta=b)
     assert float(ln.mean(y)) == pytest.approx(b, abs=1e-12)
@@ -580,10 +641,12 @@ def test_undo_recovers_x(open_app: Callable[..., AppTest]) -> None:
     sigma, mu = float(s.sigma), float(s.mu)
     y = ln.layer_norm(DEFAULT_X, np.full(8, sigma), np.full(8, mu), eps=EPS)
     diff = ln.max_abs_diff(y, DEFAULT_X)
-    assert metric(at, "largest |y − x|") == fmt(diff)
+    assert metric(at, "largest |y − x|") == fmt(diff)  # ε's effect is far above rounding here
     assert diff < 1e-3 * sigma  # only ε's effect is left
     assert metrics(at) == expected_metrics(SS, DEFAULT_X, gamma=sigma, beta=mu)
-    assert metric(at, "mean of y") == fmt(mu)
+    shown_mean = metric(at, "mean of y")
+    assert shown_mean == mean_of_y(ln.layer_norm_steps(DEFAULT_X, np.full(8, sigma), np.full(8, mu)))
+    assert float(shown_mean.replace("−", "-")) == pytest.approx(mu, rel=1e-3)  # y's mean is μ again
 
 
 def test_reset_restores_gamma_one_beta_zero(open_app: Callable[..., AppTest]) -> None:
@@ -600,6 +663,8 @@ def test_reset_restores_gamma_one_beta_zero(open_app: Callable[..., AppTest]) ->
 
 
 def test_per_feature_table(open_app: Callable[..., AppTest]) -> None:
+    from ui.text import plain  # the message quotes a cell
+
     at = open_app(SS)
     ok(at.button(key="ss_table").click().run())
     assert at.radio(key="affine_mode").value == AFFINE_MODES[1]
@@ -621,7 +686,7 @@ def test_per_feature_table(open_app: Callable[..., AppTest]) -> None:
     at.session_state["ss_editor_8"] = {"edited_rows": {3: {"β": "abc"}}, "added_rows": [], "deleted_rows": []}
     ok(at.run())
     (err,) = texts(at.main.error)
-    assert err.startswith("γ/β table: Row 4 of the table is empty or not a number")
+    assert err.startswith("γ/β table: " + plain("Row 4 of the β column is 'abc', which is not a number."))
     assert metrics(at) == expected_metrics(SS, DEFAULT_X, gamma=gamma, beta=beta)  # last valid values
 
     # the valid per-feature γ, β reach the Full formula page through the sidebar
@@ -723,15 +788,16 @@ def test_bad_link_warns_and_uses_valid_settings(open_app: Callable[..., AppTest]
         at.query_params[k] = v
     ok(at.run())
     (warn,) = texts(at.sidebar.warning)
-    assert warn.startswith("The link asked for")
+    from ui.text import plain  # link values are quoted as plain text (tests/test_links.py: every message)
+
     for k, v in query.items():
-        assert f"`{k}={v}`" in warn
-    assert at.selectbox(key="src").value == "Preset"
-    assert at.select_slider(key="d").value == 8 and at.select_slider(key="eps").value == EPS
-    assert at.number_input(key="seed").value == 0 and at.slider(key="gamma").value == 1.0
+        assert f"The link's {k}={plain(v)} " in warn  # each named, with the value used instead
+    assert at.selectbox(key="src").value == "Preset"  # unknown: the default
+    assert at.select_slider(key="d").value == 4096 and at.select_slider(key="eps").value == EPS  # clamped
+    assert at.number_input(key="seed").value == 0 and at.slider(key="gamma").value == 3.0  # clamped
     if page != HOME:
         ok(at.switch_page(page).run())
-    assert metrics(at) == expected_metrics(page, DEFAULT_X)
+    assert metrics(at) == expected_metrics(page, ln.make_preset("standard normal", 4096, 0), gamma=3.0)
 
 
 def test_good_link_is_applied_without_warning(open_app: Callable[..., AppTest]) -> None:

@@ -7,8 +7,26 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ui.text import fmt, tex_minus, tex_num, tex_sum, tex_vector
+from ui.text import (
+    ROUNDING_UNIT,
+    ZERO_TO_ROUNDING,
+    column_format,
+    digits_to_separate,
+    fmt,
+    fmt_g,
+    fmt_zero,
+    is_rounding_zero,
+    rounding_help,
+    rounding_noise,
+    tex_minus,
+    tex_num,
+    tex_sum,
+    tex_vector,
+    zero_metric,
+)
 
 # ---------------------------------------------------------------------------- fmt
 
@@ -143,8 +161,8 @@ def test_tex_vector_seven_entries_is_still_complete() -> None:
 
 def test_tex_vector_long_uses_an_ellipsis() -> None:
     assert tex_vector(np.arange(1.0, 9.0)) == r"\left[1,\ 2,\ 3,\ \ldots,\ 6,\ 7,\ 8\right]"
-    big = tex_vector(np.arange(4096.0) / 1000)
-    assert big == r"\left[0,\ 0.001,\ 0.002,\ \ldots,\ 4.09,\ 4.09,\ 4.09\right]"
+    big = tex_vector(np.arange(4096.0) / 1000)  # 4.093, 4.094, 4.095 never all read "4.09"
+    assert big == r"\left[0,\ 0.001,\ 0.002,\ \ldots,\ 4.093,\ 4.094,\ 4.095\right]"
 
 
 def test_tex_vector_head_and_digits() -> None:
@@ -189,3 +207,176 @@ def test_tex_sum_empty_is_zero() -> None:
 @pytest.mark.parametrize(("value", "expected"), [(0.352, "- 0.352"), (-0.5, "+ 0.5"), (0.0, "- 0")])
 def test_tex_minus_never_writes_a_double_sign(value: float, expected: str) -> None:
     assert tex_minus(value) == expected
+
+
+def test_tex_vector_and_tex_sum_take_more_digits_when_entries_would_look_alike() -> None:
+    assert tex_vector([1.23441, 1.23444, 2.0]) == r"\left[1.23441,\ 1.23444,\ 2\right]"
+    assert tex_vector([1.0, 1.0, 2.0]) == r"\left[1,\ 1,\ 2\right]"  # equal entries may look equal
+    assert tex_sum([40000.0, 40000.25, 3.0]) == "40000 + 40000.2 + 3"  # apart, and right to 0.1
+    assert tex_sum([1.2345, 1.2346], digits=3) == "1.234 + 1.235"  # 3 digits would give 1.23 twice
+    # only the entries shown count: the hidden middle of a long vector does not add digits
+    assert tex_vector([1.0, 2.0, 3.0, 3.0000001, 5.0, 6.0, 7.0, 8.0]) == (
+        r"\left[1,\ 2,\ 3,\ \ldots,\ 6,\ 7,\ 8\right]"
+    )
+
+
+# ---------------------------------------------------------------------------- digits_to_separate
+
+
+def test_digits_to_separate_the_issue_example() -> None:
+    x = [40000.0, 40001.0, 40002.0, 40003.0]
+    assert fmt(40001.5) == "40002"  # 4 digits: μ looks like x₃
+    digits = digits_to_separate([40001.5], against=x)
+    assert digits == 6 and fmt(40001.5, digits) == "40001.5" and tex_num(40001.5, digits) == "40001.5"
+    assert digits_to_separate([*x, 40001.5]) == 6
+
+
+@pytest.mark.parametrize(
+    ("values", "kwargs", "expected"),
+    [
+        ([1.0, 2.0, 3.0], {}, 4),  # already apart: the minimum
+        ([1.0, 2.0], {"at_least": 6}, 6),
+        ([0.12341, 0.12344], {}, 5),
+        ([1.0, 1.0, 1.0], {}, 4),  # equal values may print alike
+        ([1.0, np.nan, np.inf, -np.inf, 1.0000001], {}, 8),  # NaN and ±∞ are ignored
+        ([0.1, 0.1 + 2**-55], {}, 17),  # neighbouring float64s need all 17
+        ([0.1, 0.1 + 2**-55], {"same_within": 1e-15}, 4),  # ... unless they are the same to rounding
+        ([1.0, 1.0 + 1e-9], {"at_most": 6}, 6),  # capped
+        ([], {}, 4),
+        ([0.0, -0.0], {}, 4),  # one value
+        ([1e-7, 1.0001e-7], {}, 5),  # scientific range: 1.0000e−07 vs 1.0001e−07
+        ([123456.0, 123457.0], {}, 6),  # above 1e5: 1.23456e+05 vs 1.23457e+05
+    ],
+)
+def test_digits_to_separate(values: list[float], kwargs: dict[str, float], expected: int) -> None:
+    assert digits_to_separate(values, **kwargs) == expected  # type: ignore[arg-type]
+
+
+def test_digits_to_separate_against_only_checks_values_against_references() -> None:
+    xs = [0.5, 0.50001, 3.0]  # the references look alike at 4 digits; that is not our business
+    assert digits_to_separate([2.0], against=xs) == 4
+    assert digits_to_separate([0.500004], against=xs) == 6  # 0.500004 vs 0.5 and 0.50001
+    assert digits_to_separate([0.5], against=xs) == 5  # 0.5 itself is fine, but not 0.50001
+    assert digits_to_separate([0.5 + 1e-17], against=[0.5], same_within=1e-15) == 4
+
+
+def test_digits_to_separate_with_the_printf_style_of_a_table_column() -> None:
+    assert fmt_g(40001.5, 6) == "40001.5" and fmt_g(40001.5, 4) == "40000.0"
+    assert column_format([1.0000001, 1.0000002]) == "%.8g"
+    assert column_format([1.0, 2.0]) == "%.6g"
+    assert column_format([40001.5], against=[40001.0, 40002.0], at_least=4) == "%.6g"
+
+
+finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            finite, finite.map(lambda v: v * 1e-300), st.sampled_from([1.0, 1.0 + 2**-52, 0.1, 40001.5])
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.integers(1, 8),
+)
+def test_distinct_values_never_print_alike(values: list[float], at_least: int) -> None:
+    digits = digits_to_separate(values, at_least)
+    assert at_least <= digits <= 17
+    texts = {v: fmt(v, digits) for v in set(values)}  # set(): 0.0 and -0.0 are one value
+    assert len(set(texts.values())) == len(texts), texts
+    assert len({tex_num(v, digits) for v in texts}) == len(texts)  # LaTeX rounds exactly like fmt
+    g = digits_to_separate(values, at_least, style=fmt_g)
+    assert len({fmt_g(v, g) for v in texts}) == len(texts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(finite, min_size=1, max_size=6), st.lists(finite, min_size=1, max_size=6))
+def test_values_never_print_like_a_reference_they_differ_from(values: list[float], refs: list[float]) -> None:
+    digits = digits_to_separate(values, against=refs)
+    for v in values:
+        for r in refs:
+            if v != r:
+                assert fmt(v, digits) != fmt(r, digits), (v, r, digits)
+
+
+def _last_digit_unit(text: str) -> float:
+    """The place value of the last digit ``text`` shows ("1.235e−05" -> 1e-8, "40001.5" -> 0.1)."""
+    mantissa, _, exp = text.replace("−", "-").partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 10.0 ** (int(exp or 0) - decimals)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(finite, finite.map(lambda v: v * 1e-300)).filter(lambda v: abs(v) < 1e307), st.integers(1, 17)
+)
+def test_fmt_reads_back_within_half_a_unit_of_its_last_digit(value: float, digits: int) -> None:
+    # (below 1e307, so that rounding up, e.g. 1.5e308 -> "2e+308", still reads back as a float)
+    text = fmt(value, digits)
+    back = float(text.replace("−", "-"))
+    assert abs(back - value) <= 0.5 * _last_digit_unit(text) * (1 + 1e-12) + 4 * math.ulp(value), (
+        text,
+        value,
+    )
+    # and it carries the requested precision: never more than half a unit of the digits-th digit off
+    if value != 0:
+        requested = 10.0 ** (math.floor(math.log10(abs(value))) - digits + 1)
+        assert abs(back - value) <= 0.5 * requested * (1 + 1e-9) + 4 * math.ulp(value), (text, value)
+
+
+# ---------------------------------------------------------------------------- fmt_zero
+
+
+@pytest.mark.parametrize(
+    ("value", "scale", "expected"),
+    [
+        (3.469e-18, 2.5, ZERO_TO_ROUNDING),  # Training vs inference: LayerNorm output mean
+        (-1.1e-16, [0.5, -1.5], ZERO_TO_ROUNDING),  # the largest |scale| counts
+        (0.0, 1.0, "0"),  # an exact zero is simply 0
+        (-0.0, 1.0, "0"),
+        (1e-10, 1.0, "1.000e−10"),  # more than rounding: the value itself
+        (2e-14, 1.0, "2.000e−14"),  # 64·2⁻⁵² ≈ 1.4e−14
+        (1e-14, 1.0, ZERO_TO_ROUNDING),
+        (1e-14, 1e-3, "1.000e−14"),  # small numbers have small rounding
+        (0.25, 0.5, "0.25"),
+        (1e-18, 0.0, "1.000e−18"),  # nothing to round: not zero
+        (1e-18, [np.nan, np.inf], "1.000e−18"),
+        (np.nan, 1.0, "NaN"),
+    ],
+)
+def test_fmt_zero(value: float, scale: float | list[float], expected: str) -> None:
+    assert fmt_zero(value, scale) == expected
+
+
+def test_fmt_zero_threshold_is_k_units_of_rounding_of_the_scale() -> None:
+    bound = 64 * ROUNDING_UNIT * 3.0
+    assert rounding_noise(3.0) == bound == rounding_noise(np.array([[1.0], [-3.0]]))
+    assert is_rounding_zero(bound, 3.0) and not is_rounding_zero(bound * (1 + 1e-12), 3.0)
+    assert fmt_zero(bound * 2, 3.0, k=128) == ZERO_TO_ROUNDING
+    assert fmt_zero(-0.123456, 1.0, 6) == "−0.123456"  # digits apply to real values
+
+
+def test_rounding_help_shows_the_tiny_value() -> None:
+    assert "3.469e−18" in rounding_help(3.469e-18, 2.5)
+    assert rounding_help(0.0, 1.0).startswith("Exactly 0")
+    assert "larger than float64 rounding" in rounding_help(0.5, 1.0)
+
+
+def test_zero_metric_reads_0_with_a_grey_note_while_only_rounding_is_left() -> None:
+    tiny = zero_metric(3.469e-18, 2.5, help="Mean of 1024 outputs.")
+    assert (tiny["value"], tiny["delta"], tiny["delta_color"], tiny["delta_arrow"]) == (
+        "0",
+        "to rounding",
+        "off",
+        "off",
+    )
+    assert (
+        tiny["help"].startswith("Mean of 1024 outputs. 0 in exact arithmetic") and "3.469e−18" in tiny["help"]
+    )
+    assert zero_metric(0.0, 2.5) == {"value": "0", "help": None}  # exact: no note
+    assert zero_metric(-0.0123456, 2.5, 6, help="h") == {
+        "value": "−0.0123456",
+        "help": "h",
+    }  # real: the value

@@ -81,14 +81,14 @@ def feature_chart(
     return base_layout(fig, title, x_title="feature i", y_title=y_title, height=height)
 
 
-def variance_chart(squared: np.ndarray, var_pop: float, var_sample: float) -> go.Figure:
-    """Squared deviations per feature with σ² (÷d) and the ÷(d−1) value as lines."""
+def variance_chart(squared: np.ndarray, var_pop: float, var_sample: float, *, digits: int = 4) -> go.Figure:
+    """Squared deviations per feature with σ² (÷d) and the ÷(d−1) value as lines (labels at ``digits``)."""
     fig = feature_chart(
         [("centered", squared)],
         "Squared deviations (xᵢ − μ)²: their average is σ²",
         hlines=[
-            ("mu", var_pop, f"σ² (÷d) = {fmt(var_pop)}"),
-            ("warn", var_sample, f"÷(d−1) = {fmt(var_sample)}"),
+            ("mu", var_pop, f"σ² (÷d) = {fmt(var_pop, digits)}"),
+            ("warn", var_sample, f"÷(d−1) = {fmt(var_sample, digits)}"),
         ],
         label_positions=("top left", "top right"),
         y_title="(xᵢ − μ)²",

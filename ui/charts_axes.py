@@ -12,6 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from layernorm.lenses import DisplayGrid, LensGroup
+from ui.text import fmt
 from ui.theme import COLORS, FONT_SIZE, base_layout
 
 # One colour per lens, taken from the app palette (LayerNorm = normalized green,
@@ -129,15 +130,25 @@ def axes_heatmap(
     return fig
 
 
-def lens_value_bars(lenses: Sequence[str], x_hat: Sequence[float | None], value: float) -> go.Figure:
-    """The chosen cell's normalized value under each lens (missing bars: lens undefined here)."""
+def lens_value_bars(
+    lenses: Sequence[str],
+    x_hat: Sequence[float | None],
+    value: float,
+    *,
+    digits: int = 3,
+    value_digits: int = 4,
+) -> go.Figure:
+    """The chosen cell's normalized value under each lens (missing bars: lens undefined here).
+
+    Bar labels get ``digits`` significant digits, the cell's value in the title ``value_digits``.
+    """
     ys = [np.nan if v is None else float(v) for v in x_hat]
     fig = go.Figure(
         go.Bar(
             x=list(lenses),
             y=ys,
             marker_color=[LENS_COLORS.get(k, COLORS["warn"]) for k in lenses],
-            text=["undefined" if v is None else f"{v:.3g}" for v in x_hat],
+            text=["undefined" if v is None else fmt(v, digits) for v in x_hat],
             textposition="outside",
             textfont={"size": FONT_SIZE + 2},
             cliponaxis=False,
@@ -145,7 +156,10 @@ def lens_value_bars(lenses: Sequence[str], x_hat: Sequence[float | None], value:
     )
     fig.add_hline(y=0.0, line={"color": "black", "width": 1})
     return base_layout(
-        fig, f"One cell (x = {value:.3g}), five normalized values", y_title="normalized value x̂", height=400
+        fig,
+        f"One cell (x = {fmt(value, value_digits)}), five normalized values",
+        y_title="normalized value x̂",
+        height=400,
     )
 
 
@@ -194,9 +208,18 @@ def padding_bars(labels: Sequence[str], bn_change: np.ndarray, ln_change: np.nda
 
 
 def running_chart(
-    steps: np.ndarray, running: np.ndarray, batch_values: np.ndarray, true_value: float, *, what: str
+    steps: np.ndarray,
+    running: np.ndarray,
+    batch_values: np.ndarray,
+    true_value: float,
+    *,
+    what: str,
+    digits: int = 3,
 ) -> go.Figure:
-    """One feature's running statistic per training step, its batch values, and the population value."""
+    """One feature's running statistic per training step, its batch values, and the population value.
+
+    The true value's label has ``digits`` significant digits (the page's, so it matches its metrics).
+    """
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
@@ -215,7 +238,7 @@ def running_chart(
     fig.add_hline(
         y=true_value,
         line={"color": "black", "width": 2, "dash": "dash"},
-        annotation_text=f"true {what} = {true_value:.3g}",
+        annotation_text=f"true {what} = {fmt(true_value, digits)}",
         annotation_position="bottom right",
         annotation_font={"size": FONT_SIZE},
     )
@@ -242,7 +265,7 @@ def redraw_chart(bn_values: np.ndarray, ln_value: float, batch_size: int) -> go.
     fig.add_vline(
         x=ln_value,
         line={"color": LENS_COLORS["LayerNorm"], "width": 5},
-        annotation_text=f"LayerNorm: {ln_value:.3g} every time",
+        annotation_text=f"LayerNorm: {fmt(ln_value)} every time",  # as the page's LayerNorm metric
         annotation_position="top",
         annotation_font={"size": FONT_SIZE, "color": LENS_COLORS["LayerNorm"]},
     )
@@ -255,10 +278,19 @@ def redraw_chart(bn_values: np.ndarray, ln_value: float, batch_size: int) -> go.
     )
 
 
-def shift_chart(bn_mean: float, bn_std: float, ln_mean: float, ln_std: float) -> go.Figure:
-    """Mean and std of the test outputs: a well normalized output sits on 0 and 1."""
+def shift_chart(
+    bn_mean: float, bn_std: float, ln_mean: float, ln_std: float, *, labels: Sequence[str] | None = None
+) -> go.Figure:
+    """Mean and std of the test outputs: a well normalized output sits on 0 and 1.
+
+    ``labels`` are the bar texts in the order of the arguments (the page passes its metric texts,
+    so a mean that is 0 to rounding says so); default: each value with 3 significant digits.
+    """
+    texts = list(labels) if labels is not None else [fmt(v, 3) for v in (bn_mean, bn_std, ln_mean, ln_std)]
     fig = go.Figure()
-    for name, vals in (("BatchNorm (running stats)", (bn_mean, bn_std)), ("LayerNorm", (ln_mean, ln_std))):
+    for j, (name, vals) in enumerate(
+        (("BatchNorm (running stats)", (bn_mean, bn_std)), ("LayerNorm", (ln_mean, ln_std)))
+    ):
         color = LENS_COLORS["BatchNorm" if name.startswith("Batch") else "LayerNorm"]
         fig.add_trace(
             go.Bar(
@@ -266,7 +298,7 @@ def shift_chart(bn_mean: float, bn_std: float, ln_mean: float, ln_std: float) ->
                 y=list(vals),
                 name=name,
                 marker_color=color,
-                text=[f"{v:.2f}" for v in vals],
+                text=texts[2 * j : 2 * j + 2],
                 textposition="outside",
                 textfont={"size": FONT_SIZE + 2},
                 cliponaxis=False,

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from ui.text import digits_to_separate
 from ui.theme import COLORS, base_layout
 
 NORM_COLORS = {
@@ -271,6 +272,11 @@ def loss_curves_figure(
     return fig
 
 
+def _g(value: float, digits: int) -> str:
+    """``%.<digits>g``: the compact style of the heatmap's cells."""
+    return f"{float(value):.{digits}g}"
+
+
 def divergence_map(
     lrs: np.ndarray, norm_names: Sequence[str], median_loss: np.ndarray, n_diverged: np.ndarray, n_seeds: int
 ) -> go.Figure:
@@ -280,6 +286,9 @@ def divergence_map(
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(np.isfinite(median_loss), np.log10(median_loss), np.nan)
+    # One learning rate's cells are compared: enough digits that different losses never look alike.
+    shown = np.where(n_diverged < n_seeds, median_loss, np.nan)
+    col_digits = [digits_to_separate(shown[:, m], 3, style=_g) for m in range(median_loss.shape[1])]
     text = []
     for k in range(median_loss.shape[0]):
         row = []
@@ -288,9 +297,9 @@ def divergence_map(
             if nd == n_seeds:
                 row.append("✗")
             elif nd:
-                row.append(f"{median_loss[k, m]:.2g}<br>{nd}/{n_seeds}✗")
+                row.append(f"{_g(median_loss[k, m], col_digits[m])}<br>{nd}/{n_seeds}✗")
             else:
-                row.append(f"{median_loss[k, m]:.3g}")
+                row.append(_g(median_loss[k, m], col_digits[m]))
         text.append(row)
     x_labels = [f"{v:.3g}" for v in lrs]
     fig = go.Figure(

@@ -3,8 +3,10 @@
 ``app.py`` calls :func:`sidebar` on every run, before the page, so the controls
 keep their values across page switches; pages read the result with
 :func:`lab_input`. Sidebar widgets are bound to the URL (``bind="query-params"``),
-so a link reproduces what the class sees; Streamlit drops invalid URL values and
-:func:`_report_url_problems` says so in words.
+so a link reproduces what the class sees. Streamlit matches a link's values as text,
+so on a session's first run :func:`_read_link` reads them as numbers first
+(``ui.links``), puts the canonical text in the URL, and :func:`_report_link` says
+which value the lab uses for any it had to change.
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 import layernorm as ln
 from layernorm.activations import MiniLMRecording, load_minilm_recording
+from ui import links
 from ui.page import ensure_app_shell
+from ui.text import LABEL_LIMIT, MESSAGE_LIMIT, plain
 
 SOURCES = ["Preset", "Type numbers", "Edit a table", "Upload a file", "Real token (MiniLM)"]
 D_CHOICES = [
@@ -55,6 +60,24 @@ AFFINE_MODES = [
 ]
 DEFAULT_TEXT = "1, 2, 3, 4"
 URL_KEYS = ("src", "preset", "d", "seed", "eps", "gamma", "beta")
+GAMMA_BETA_SLIDER = (-3.0, 3.0, 0.05)  # min, max, step of the shared γ and β sliders
+
+
+def eps_text(eps: float) -> str:
+    """ε as its slider (and so the URL) writes it: ``1e-07``."""
+    return f"{eps:.0e}"
+
+
+# How a link's value is read, per key: the widget it feeds, with that widget's own options and range.
+LINK_KEYS: dict[str, links.LinkKey] = {
+    "src": links.LinkKey("input", links.Words(SOURCES, SOURCES[0], "inputs")),
+    "preset": links.LinkKey("preset", links.Words(list(ln.PRESETS), next(iter(ln.PRESETS)), "presets")),
+    "d": links.LinkKey("d", links.Choice(D_CHOICES, 8, lambda v: str(int(v)), "size")),
+    "seed": links.LinkKey("seed", links.Range(0, 9999, 1, 0, "seed")),  # the Seed number_input
+    "eps": links.LinkKey("ε", links.Choice(EPS_CHOICES, 1e-5, eps_text, "ε")),
+    "gamma": links.LinkKey("γ", links.Range(*GAMMA_BETA_SLIDER, 1.0, "γ")),
+    "beta": links.LinkKey("β", links.Range(*GAMMA_BETA_SLIDER, 0.0, "β")),
+}
 
 
 @dataclass(frozen=True)
@@ -101,8 +124,8 @@ def _preset_input() -> tuple[np.ndarray, str]:
     )
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     seed = c1.number_input(
-        "Seed", 0, 9999, value=0, step=1, key="seed", bind="query-params", persist_state="session"
-    )
+        "Seed", 0, 9999, step=1, key="seed", bind="query-params", persist_state="session"
+    )  # no value=: its default is min_value 0, and "New draw" sets it through session state
     c2.button(
         "New draw",
         key="reseed",
@@ -127,15 +150,26 @@ def _typed_input() -> tuple[np.ndarray, str]:
 
 
 def _table_input() -> tuple[np.ndarray, str]:
-    if "table_seed" not in st.session_state:
-        st.session_state["table_seed"] = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+    # Text cells: the grid's own number editor rewrites what it cannot read (1e-8 became -18, −3 became
+    # 3) before the app sees it, so the grid keeps the user's text and ln.parse_number reads every cell.
+    seed = st.session_state.get("table_seed")
+    cells = ["1", "2", "3", "4"] if seed is None else ln.table_text(seed["x"])
+    if seed is None or list(seed["x"]) != cells or not seed.index.equals(pd.RangeIndex(len(cells))):
+        # Text cells in rows 0..n-1: a kept table with numbers (older sessions) or with deleted rows
+        # (its index would show up as an extra column) starts again from its cells.
+        st.session_state["table_seed"] = pd.DataFrame({"x": pd.Series(cells, dtype=object)})
     edited = st.data_editor(
         st.session_state["table_seed"],
         key="table",
         num_rows="dynamic",
         width="stretch",
         height=240,
-        column_config={"x": st.column_config.NumberColumn("x", help="One feature per row", format="%.6g")},
+        placeholder="",  # an empty cell looks empty (not "None"); the message names its row
+        column_config={
+            "x": st.column_config.TextColumn(
+                "x", help="One feature per row: a number such as 2.5, −3, .01 or 1e-8"
+            )
+        },
     )
     st.session_state["table_last"] = edited  # becomes the starting table if the user comes back
     return ln.vector_from_table(edited["x"].tolist()), "table"
@@ -148,12 +182,17 @@ def _upload_input() -> tuple[np.ndarray, str]:
     if up is None:
         kept = st.session_state.get("upload_last")
         if kept is not None:  # the uploader forgets its file when hidden; the lab does not
-            st.caption(f"Using **{kept[1]}**, uploaded earlier. Upload another file to replace it.")
+            st.caption(f"Using **{plain(kept[1])}**, uploaded earlier; upload another file to replace it.")
+            for note in st.session_state.get("upload_notes", ()):
+                st.caption(plain(note, MESSAGE_LIMIT))  # quotes the file's own text
             return kept[0], f"file {kept[1]}"
         raise ln.InputError("Choose a file: a .csv with one row or one column of numbers, or a .npy vector.")
-    x = ln.read_uploaded_vector(up.name, up.getvalue())
-    st.session_state["upload_last"] = (x, up.name)
-    return x, f"file {up.name}"
+    read = ln.read_uploaded_file(up.name, up.getvalue())
+    st.session_state["upload_last"] = (read.x, up.name)
+    st.session_state["upload_notes"] = read.notes
+    for note in read.notes:
+        st.caption(plain(note, MESSAGE_LIMIT))  # quotes the file's own text (a skipped header)
+    return read.x, f"file {up.name}"
 
 
 def _token_input() -> tuple[np.ndarray, str, dict[str, object]]:
@@ -212,25 +251,34 @@ def _read_input(source: str) -> tuple[np.ndarray, str, str | None, dict[str, obj
         else:
             x, label, extra = _token_input()
     except (ValueError, MemoryError) as exc:  # InputError, the core's ValueErrors; never a traceback
-        st.error(str(exc), icon="⚠️")
+        st.error(plain(exc, MESSAGE_LIMIT), icon="⚠️")  # messages quote what the user typed
         x, label, problem = _fallback(str(exc))
         return x, label, problem, {}
     st.session_state["last_good"] = (x, label)
     return x, label, None, extra
 
 
-def affine_table(d: int) -> pd.DataFrame:
-    """The per-feature γ, β table for vectors of size ``d`` (starts at γ = 1, β = 0; kept per d)."""
+def affine_table(d: int, *, as_text: bool = False) -> pd.DataFrame:
+    """The per-feature γ, β for vectors of size ``d`` (starts at γ = 1, β = 0; kept per d).
+
+    Kept as the text the user wrote in the editor on Scale & shift (``as_text=True`` gives it,
+    one str per cell); by default its numbers, read by ``ln.parse_number`` (float columns).
+    """
     tables = st.session_state.setdefault("affine_tables", {})
     if d not in tables:
-        tables[d] = pd.DataFrame({"γ": [1.0] * d, "β": [0.0] * d})
+        tables[d] = pd.DataFrame({"γ": ["1"] * d, "β": ["0"] * d}, dtype=object)
     table: pd.DataFrame = tables[d]
-    return table
+    if as_text:  # rows numbered 1..d, as the messages ("Row 4 of the β column") and x_i count them
+        cells = {c: ln.table_text(table[c]) for c in ("γ", "β")}
+        return pd.DataFrame(cells, index=pd.RangeIndex(1, d + 1), dtype=object)
+    return pd.DataFrame({c: ln.vector_from_table(table[c], f"{c} column") for c in ("γ", "β")})
 
 
 def set_affine_table(d: int, table: pd.DataFrame) -> None:
-    """Keep the user's valid per-feature γ, β for size ``d``."""
-    st.session_state.setdefault("affine_tables", {})[d] = table
+    """Keep the user's per-feature γ, β for size ``d`` as written; InputError (nothing kept) if invalid."""
+    for c in ("γ", "β"):
+        ln.vector_from_table(table[c], f"{c} column")
+    st.session_state.setdefault("affine_tables", {})[d] = table[["γ", "β"]].copy()
 
 
 def _affine(
@@ -252,22 +300,23 @@ def _affine(
             f"Per-feature γ, β for d = {d} (each d keeps its own table): edit them on Scale & shift."
         )
         return table["γ"].to_numpy(float), table["β"].to_numpy(float), notes
+    lo, hi, step = GAMMA_BETA_SLIDER
     g = st.slider(
         "γ (scale, every feature)",
-        -3.0,
-        3.0,
+        lo,
+        hi,
         1.0,
-        0.05,
+        step,
         key="gamma",
         bind="query-params",
         persist_state="session",
     )
     b = st.slider(
         "β (shift, every feature)",
-        -3.0,
-        3.0,
+        lo,
+        hi,
         0.0,
-        0.05,
+        step,
         key="beta",
         bind="query-params",
         persist_state="session",
@@ -275,39 +324,103 @@ def _affine(
     return np.full(d, float(g)), np.full(d, float(b)), notes
 
 
-def _same(raw: str, value: object) -> bool:
-    """Does the URL text ``raw`` describe the widget's ``value``?"""
-    if isinstance(value, str):
-        return raw == value
-    try:
-        return abs(float(raw) - float(value)) <= 1e-9 * max(1.0, abs(float(value)))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return False
+# A lesson page's own URL-bound controls carry its prefix (ys_text1, est_eps, geo_gamma1, …): the page
+# reads them itself, so the sidebar does not call them unknown.
+PAGE_KEY_PREFIXES = ("ys_", "est_", "prec_", "inv_", "geo_", "grad_")
 
 
-def _report_url_problems(raw: dict[str, list[str]]) -> None:
-    """Tell the user which link parameters were unusable, repeated, or not used by this input."""
-    bad = [
-        f"`{k}={v[-1]}`"
-        for k, v in raw.items()
-        if k in URL_KEYS and k in st.session_state and len(v) == 1 and not _same(v[-1], st.session_state[k])
-    ]
-    repeated = [f"`{k}`" for k, v in raw.items() if k in URL_KEYS and len(v) > 1]
-    unused = [f"`{k}`" for k, v in raw.items() if k in URL_KEYS and k not in st.session_state]
-    if repeated:
-        st.warning(
-            f"The link gives {', '.join(repeated)} more than once; the lab used one of them.", icon="🔗"
-        )
-    if unused:
-        st.info(
-            f"The link's {', '.join(unused)} do not apply to the chosen input and were ignored.", icon="🔗"
-        )
-    if bad:
-        st.warning(
-            f"The link asked for {', '.join(bad)}, which the lab can't use (unknown or out of range); "
-            "it uses the default for those instead.",
-            icon="🔗",
-        )
+@dataclass(frozen=True)
+class LinkReport:
+    """What the sidebar tells the user about the link a session started from (shown once)."""
+
+    notes: tuple[str, ...] = ()  # values the lab had to change, each with the value it uses
+    unused: tuple[str, ...] = ()  # known keys the chosen input does not use
+    unknown: str | None = None  # keys that are no setting of the lab
+
+
+def _read_link() -> LinkReport:
+    """Resolve the link's settings on a session's first run, before any widget exists.
+
+    Every known key is read by ``ui.links.resolve`` (numbers as numbers, within rounding); when
+    the URL's text is not the canonical text of the value the lab uses, the URL is rewritten and
+    the script reruns, so each bound widget seeds itself from the canonical text. Keys the chosen
+    input does not use are resolved too (they count once the user switches to it) but only noted.
+    """
+    given = {k: st.query_params.get_all(k) for k in st.query_params}
+    resolved = {k: links.resolve(k, v, LINK_KEYS[k]) for k, v in given.items() if k in LINK_KEYS}
+    source = resolved["src"].value if "src" in resolved else SOURCES[0]
+    applies = {"src", "eps"} | ({"preset", "d", "seed"} if source == SOURCES[0] else set())
+    if st.session_state.get("affine_mode", AFFINE_MODES[0]) == AFFINE_MODES[0]:
+        applies |= {"gamma", "beta"}
+    report = LinkReport(
+        notes=tuple(r.note for k, r in resolved.items() if k in applies and r.note),
+        unused=tuple(k for k in resolved if k not in applies),
+        unknown=links.unknown_keys_note(
+            {k: v for k, v in given.items() if k not in LINK_KEYS and not k.startswith(PAGE_KEY_PREFIXES)}
+        ),
+    )
+    canonical = {  # in the link's order; unknown keys stay as they are
+        k: v if k not in resolved else [resolved[k].text]
+        for k, v in given.items()
+        if k not in resolved or resolved[k].text is not None
+    }
+    st.session_state["link_report"] = report
+    if canonical != given:
+        st.query_params.from_dict(canonical)  # no widget is bound yet on a session's first run
+        _rerun_for_link()
+    return report
+
+
+def _rerun_for_link() -> None:
+    """Rerun so bound widgets seed from the canonical URL; the link's messages survive this rerun."""
+    st.session_state["link_rerun"] = True
+    st.rerun()
+
+
+def _report_link(report: LinkReport) -> None:
+    """Say which link values the lab changed (and to what), which it ignored, which it does not know."""
+    if report.notes:
+        st.warning("\n\n".join(report.notes), icon="🔗")
+    if report.unused:
+        keys = ", ".join(f"`{k}`" for k in report.unused)  # the lab's own key names: safe as code
+        st.info(f"The link's {keys} do not apply to the chosen input and were ignored.", icon="🔗")
+    if report.unknown:
+        st.info(report.unknown, icon="🔗")
+
+
+def link_control(key: str, widget: links.Choice | links.Range | links.Words, name: str | None = None) -> None:
+    """Read a page's own URL-bound control from the link: call it right before the widget.
+
+    The sidebar's keys are read by :func:`_read_link`; a page that binds its own widget
+    (``bind="query-params"``) describes it here in one line, with the widget's own options or
+    range and the name the page gives it, e.g.
+    ``link_control("geo_gamma1", links.Range(-3, 3, 0.05, 1.0, "γ₁"), "γ₁")`` (for a radio,
+    selectbox or select_slider with ``format_func``: ``links.Words`` over the *formatted*
+    texts, which is what the URL carries). The first time this session meets ``key`` it resolves the link's
+    value like the sidebar's, writes the canonical text into the URL and reruns, so the widget
+    seeds itself from it; a warning above the widget says which value is used until the
+    user's next action. Needs :func:`sidebar` to run first (``app.py`` does).
+    """
+    notes: dict[str, str] = st.session_state.setdefault("link_notes", {})
+    checked: set[str] = st.session_state.setdefault("link_checked", set())
+    values = st.query_params.get_all(key) if key not in checked else []
+    checked.add(key)
+    if values:
+        resolved = links.resolve(key, values, links.LinkKey(name or key, widget))
+        if resolved.note:
+            notes[key] = resolved.note
+        if ([resolved.text] if resolved.text is not None else []) != values:
+            try:
+                if resolved.text is None:
+                    del st.query_params[key]
+                else:
+                    st.query_params[key] = resolved.text
+            except StreamlitAPIException:  # the widget is bound already: its own value counts now
+                notes.pop(key, None)
+                return
+            _rerun_for_link()  # before the widget exists: it seeds itself from the canonical text
+    if key in notes:  # shown until the user's next action, like the sidebar's link messages
+        st.warning(notes[key], icon="🔗")
 
 
 def sidebar(*, own_data: bool = False) -> LabInput:
@@ -316,9 +429,13 @@ def sidebar(*, own_data: bool = False) -> LabInput:
     ``own_data`` says the current page builds its own tensors, so the sidebar says the vector
     chosen here is for the step-by-step pages (it stays as it is meanwhile).
     """
-    first_run = "url_checked" not in st.session_state
-    raw_params = {k: st.query_params.get_all(k) for k in st.query_params} if first_run else {}
-    st.session_state["url_checked"] = True
+    if "url_checked" not in st.session_state:
+        st.session_state["url_checked"] = True
+        _read_link()
+    elif not st.session_state.pop("link_rerun", False):  # the user acted: the link's news is old
+        st.session_state.pop("link_report", None)
+        st.session_state.pop("link_notes", None)
+    report = st.session_state.get("link_report")
     with st.sidebar:
         st.subheader("Your vector")
         if own_data:
@@ -333,7 +450,7 @@ def sidebar(*, own_data: bool = False) -> LabInput:
             value=1e-5,
             key="eps",
             bind="query-params",
-            format_func=lambda v: f"{v:.0e}",
+            format_func=eps_text,
             help="PyTorch's default is 1e-5; BERT/MiniLM use 1e-12, Keras 1e-3.",
         )
         gamma, beta, notes = _affine(mode, x, float(eps), extra)
@@ -353,9 +470,9 @@ def sidebar(*, own_data: bool = False) -> LabInput:
         notes=notes,  # type: ignore[arg-type]
     )
     st.session_state["lab_input"] = lab
-    if raw_params:
+    if isinstance(report, LinkReport):
         with st.sidebar:
-            _report_url_problems(raw_params)
+            _report_link(report)
     return lab
 
 
@@ -366,5 +483,6 @@ def lab_input() -> LabInput:
     if not isinstance(lab, LabInput):
         lab = sidebar()
     if lab.problem:
-        st.warning(f"Your input has a problem (see the sidebar), so the pages show: {lab.label}.", icon="⚠️")
+        shown = plain(lab.label, LABEL_LIMIT)  # a file name or a token: never Markdown
+        st.warning(f"Your input has a problem (see the sidebar), so the pages show: {shown}.", icon="⚠️")
     return lab

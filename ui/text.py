@@ -1,11 +1,24 @@
-"""Number formatting for the pages: one style for every number on screen."""
+"""Number formatting for the pages: one style for every number on screen.
+
+Two rules decide how many digits a number gets (DESIGN.md, "Numbers on screen"):
+
+- enough significant digits to tell it apart from the values it is compared with:
+  :func:`digits_to_separate` picks them from the group (μ next to the x's it averages,
+  σ² next to the ÷(d−1) value, a column of a table);
+- rounding noise is not a value: a result that is 0 in exact arithmetic and only
+  float64 rounding away from it reads "0 (to rounding)" (:func:`fmt_zero`).
+
+Everything here is pure formatting: the numbers themselves come from ``layernorm``.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
 def fmt(value: float, digits: int = 4) -> str:
@@ -25,6 +38,160 @@ def fmt(value: float, digits: int = 4) -> str:
     return text.replace("-", "−")
 
 
+MAX_DIGITS = 17  # enough for any two different float64 values to print differently
+ROUNDING_UNIT = 2.0**-52  # float64's relative spacing just above 1 (machine epsilon)
+ROUNDING_K = 64  # how many units of rounding a displayed sum or difference may carry
+TO_ROUNDING = "to rounding"
+ZERO_TO_ROUNDING = f"0 ({TO_ROUNDING})"
+
+
+def _finite_floats(values: ArrayLike | Iterable[float]) -> np.ndarray:
+    vals = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float).ravel()
+    return np.unique(vals[np.isfinite(vals)])  # sorted; -0.0 and 0.0 are one value
+
+
+def _separated(
+    vals: np.ndarray, refs: np.ndarray, digits: int, same_within: float, style: Callable[[float, int], str]
+) -> bool:
+    """Do values farther apart than ``same_within`` all print differently at ``digits``?"""
+    spans: dict[str, tuple[float, float]] = {}
+    for v in vals.tolist():
+        text = style(v, digits)
+        lo, hi = spans.get(text, (v, v))
+        if max(hi, v) - min(lo, v) > same_within:
+            return False
+        spans[text] = (min(lo, v), max(hi, v))
+    for r in refs.tolist():
+        span = spans.get(style(r, digits))
+        if span is not None and max(abs(r - span[0]), abs(r - span[1])) > same_within:
+            return False
+    return True
+
+
+def digits_to_separate(
+    values: ArrayLike | Iterable[float],
+    at_least: int = 4,
+    *,
+    against: ArrayLike | Iterable[float] = (),
+    same_within: float = 0.0,
+    at_most: int = MAX_DIGITS,
+    style: Callable[[float, int], str] | None = None,
+) -> int:
+    """The fewest significant digits (``at_least`` … ``at_most``) at which different values print differently.
+
+    ``values`` are printed side by side (a formula, a table column, metrics that are compared);
+    at the returned ``digits``, ``fmt(a, digits) != fmt(b, digits)`` for any two of them that
+    differ. ``against`` are values shown nearby that these must not look like (μ against the
+    x's it averages): each of ``values`` also prints differently from each of ``against`` it
+    differs from, while ``against`` among themselves are not checked. Values within
+    ``same_within`` of each other are the same number up to rounding (see
+    :func:`rounding_noise`) and may print alike. NaN and ±∞ are ignored. ``style`` is the
+    formatter ``(value, digits) -> text`` the digits are for (default :func:`fmt`; the LaTeX
+    helpers round exactly like it). At 17 digits any two float64 values print differently.
+    """
+    show = style or fmt
+    vals, refs = _finite_floats(values), _finite_floats(against)
+    for digits in range(at_least, max(at_most, at_least) + 1):
+        if _separated(vals, refs, digits, same_within, show):
+            return digits
+    return max(at_most, at_least)
+
+
+def rounding_noise(scale: float | ArrayLike, k: float = ROUNDING_K) -> float:
+    """``k · 2⁻⁵² · max|scale|``: how far float64 rounding can move a result built from numbers this size.
+
+    ``scale`` is the magnitude of the numbers that produced the result (a number, or the
+    numbers themselves: the largest absolute finite one is used) — e.g. ``x − μ`` for
+    ``mean(x − μ)``, the outputs ``y`` for their mean. ``k`` counts the roundings allowed.
+    """
+    s = np.abs(np.asarray(scale, dtype=float))
+    s = s[np.isfinite(s)]
+    return float(k * ROUNDING_UNIT * (float(np.max(s)) if s.size else 0.0))
+
+
+def is_rounding_zero(value: float, scale: float | ArrayLike, k: float = ROUNDING_K) -> bool:
+    """True when ``value`` is not 0 but lies within :func:`rounding_noise` of it."""
+    v = float(value)
+    return v != 0 and abs(v) <= rounding_noise(scale, k)
+
+
+def fmt_zero(value: float, scale: float | ArrayLike, digits: int = 4, *, k: float = ROUNDING_K) -> str:
+    """Format a result that is 0 in exact arithmetic: "0 (to rounding)" while only rounding moved it.
+
+    Use it for quantities such as ``mean(x − μ)``, the mean of x̂, an identity's two sides'
+    difference: when ``0 < |value| <= k · 2⁻⁵² · max|scale|`` (:func:`rounding_noise`) the text is
+    :data:`ZERO_TO_ROUNDING`; an exact 0 prints "0" and anything larger prints as
+    ``fmt(value, digits)``, so a real deviation is never hidden.
+    """
+    return ZERO_TO_ROUNDING if is_rounding_zero(value, scale, k) else fmt(value, digits)
+
+
+def zero_metric(
+    value: float,
+    scale: float | ArrayLike,
+    digits: int = 4,
+    *,
+    help: str | None = None,
+    k: float = ROUNDING_K,
+) -> dict[str, Any]:
+    """``st.metric(label, **zero_metric(...))`` for a result that is 0 in exact arithmetic.
+
+    A metric column is too narrow for "0 (to rounding)", so while only rounding moved the value
+    it reads "0" with a grey "to rounding" under it (no arrow) and the tiny value in the tooltip
+    (``help`` first, then :func:`rounding_help`). An exact 0 reads "0"; a larger value reads
+    ``fmt(value, digits)`` with ``help`` as the tooltip.
+    """
+    if is_rounding_zero(value, scale, k):
+        note = rounding_help(value, scale, k)
+        return {
+            "value": "0",
+            "delta": TO_ROUNDING,
+            "delta_color": "off",
+            "delta_arrow": "off",
+            "help": f"{help} {note}" if help else note,
+        }
+    return {"value": fmt(value, digits), "help": help}
+
+
+def rounding_help(value: float, scale: float | ArrayLike, k: float = ROUNDING_K) -> str:
+    """A tooltip for :func:`fmt_zero`: the tiny value itself and the rounding bound it is under."""
+    v = float(value)
+    if v == 0:
+        return "Exactly 0 here: no rounding left over."
+    if is_rounding_zero(v, scale, k):
+        return (
+            f"0 in exact arithmetic; float64 rounding left {fmt(v)}, within the rounding bound "
+            f"{fmt(rounding_noise(scale, k), 2)} for numbers of this size."
+        )
+    return (
+        f"{fmt(v, MAX_DIGITS)}: larger than float64 rounding ({fmt(rounding_noise(scale, k), 2)}) explains."
+    )
+
+
+def fmt_g(value: float, digits: int) -> str:
+    """What a printf ``%.<digits>g`` column (``st.column_config.NumberColumn``) shows, as a Python string.
+
+    The browser prints ``String(Number(v.toPrecision(digits)))``: the value rounded to
+    ``digits`` significant digits, then written in the shortest form.
+    """
+    return repr(float(f"{float(value):.{digits}g}"))
+
+
+def column_format(
+    values: ArrayLike | Iterable[float],
+    at_least: int = 6,
+    *,
+    against: ArrayLike | Iterable[float] = (),
+    same_within: float = 0.0,
+) -> str:
+    """A NumberColumn ``format`` (``"%.6g"``, ``"%.9g"`` …) that prints different values differently.
+
+    ``against`` and ``same_within`` as in :func:`digits_to_separate` (a μ column against the x column).
+    """
+    digits = digits_to_separate(values, at_least, against=against, same_within=same_within, style=fmt_g)
+    return f"%.{digits}g"
+
+
 def tex_num(value: float, digits: int = 4) -> str:
     """A number for ``st.latex``: ``1.2 \\times 10^{-5}`` rather than ``1.2e-05``."""
     v = float(value)
@@ -36,23 +203,31 @@ def tex_num(value: float, digits: int = 4) -> str:
 
 
 def tex_vector(values: Sequence[float] | np.ndarray, *, head: int = 3, digits: int = 3) -> str:
-    """A vector for LaTeX: all of it when short, else the first and last ``head`` entries."""
+    """A vector for LaTeX: all of it when short, else the first and last ``head`` entries.
+
+    ``digits`` is the least number of significant digits; more are used when needed so that
+    the entries shown never look alike unless they are equal (:func:`digits_to_separate`).
+    """
     vals = np.asarray(values, dtype=float).ravel()
-    if vals.size <= 2 * head + 1:
-        parts = [tex_num(v, digits) for v in vals]
+    short = vals.size <= 2 * head + 1
+    shown = vals if short else np.concatenate([vals[:head], vals[-head:]])
+    n = digits_to_separate(shown, digits)
+    if short:
+        parts = [tex_num(v, n) for v in vals]
     else:
-        parts = (
-            [tex_num(v, digits) for v in vals[:head]]
-            + [r"\ldots"]
-            + [tex_num(v, digits) for v in vals[-head:]]
-        )
+        parts = [tex_num(v, n) for v in vals[:head]] + [r"\ldots"] + [tex_num(v, n) for v in vals[-head:]]
     return r"\left[" + ",\\ ".join(parts) + r"\right]"
 
 
 def tex_sum(values: Sequence[float] | np.ndarray, *, head: int = 4, digits: int = 3) -> str:
-    r"""``x_1 + x_2 + ...`` for LaTeX with proper signs: ``1.2 - 0.5 + \ldots``."""
+    r"""``x_1 + x_2 + ...`` for LaTeX with proper signs: ``1.2 - 0.5 + \ldots``.
+
+    ``digits`` is the least number of significant digits; the terms shown get more when two of
+    them would otherwise look alike.
+    """
     vals = np.asarray(values, dtype=float).ravel()
     shown = vals[:head]
+    digits = digits_to_separate(shown, digits)
     out = tex_num(shown[0], digits) if shown.size else "0"
     for v in shown[1:]:
         out += (" - " if v < 0 else " + ") + tex_num(abs(v), digits)
@@ -63,3 +238,81 @@ def tex_minus(value: float, digits: int = 4) -> str:
     """``- v`` for LaTeX, or ``+ |v|`` when v is negative (never ``- -0.5``)."""
     v = float(value)
     return ("+ " if v < 0 else "- ") + tex_num(abs(v), digits)
+
+
+# --- text a user or a link controls -------------------------------------------------------------
+#
+# Streamlit renders the body of st.markdown, st.caption, st.info/warning/error/success, metric
+# labels, radio options and help tooltips as Markdown, with its own extras (:red[...] colours,
+# :material/...: icons, :smile: emoji, $...$ LaTeX, bare URLs turned into links). A value from the
+# URL, a file name or a quoted cell must never become any of that. plain() makes such a value
+# literal: CommonMark lets a backslash escape every ASCII punctuation character, and an invisible
+# WORD JOINER (U+2060) breaks the patterns Streamlit's frontend looks for in text that is already
+# parsed, where a backslash no longer helps (emoji and icon shortcodes, "https://", "www.", e-mail
+# addresses, the -> <= -- arrows it typesets). Checked in Chromium: tests/e2e/test_links_browser.py.
+# Long text that needs no Markdown at all can go to st.text, which never interprets it.
+
+TEXT_LIMIT = 60  # characters of a user's value shown in a message; the rest is counted, not shown
+LABEL_LIMIT = 100  # an input's name in a sentence or a chart title ("file results_….csv")
+MESSAGE_LIMIT = 400  # an error message that quotes user text (the core cuts its quotes to 40)
+WORD_JOINER = "\u2060"
+_MARKDOWN_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # CommonMark's escapable set
+_ARROW_CHARS = frozenset("<>-=~")
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _one_line_parts(text: object, limit: int) -> tuple[str, str]:
+    """``(shown, suffix)``: the first ``limit`` characters on one line, and ``"… (N characters)"`` or ""."""
+    raw = str(text)
+    chars: list[str] = []
+    for ch in raw:
+        if ch in _BIDI_CONTROLS:
+            continue
+        blank = ch.isspace() or ord(ch) < 32 or 127 <= ord(ch) < 160
+        if not (blank and chars and chars[-1] == " "):  # one space for a run: no indented code blocks
+            chars.append(" " if blank else ch)
+    one_line = "".join(chars)
+    if len(one_line) <= limit:
+        return one_line, ""
+    return one_line[:limit], f"… ({len(raw):,} characters)"
+
+
+def shorten(text: object, limit: int = TEXT_LIMIT) -> str:
+    """``text`` on one line, cut to ``limit`` characters: ``"abc… (10,000 characters)"`` when longer.
+
+    Each run of spaces, line breaks, tabs and other control characters becomes one space and
+    bidirectional-override characters are dropped (they would reorder what is shown around
+    them); the count in the suffix is the length of the original text.
+    """
+    return "".join(_one_line_parts(text, limit))
+
+
+def plain(text: object, limit: int = TEXT_LIMIT) -> str:
+    """User- or link-controlled ``text`` for a Markdown element, shown literally and shortened.
+
+    The result goes into the body of ``st.warning``, ``st.caption``, ``st.markdown`` and the like
+    and displays exactly the characters of :func:`shorten` ``(text, limit)``: no link, emphasis,
+    code, heading, list, LaTeX, colour directive, icon, emoji, autolink, typographic arrow or HTML.
+    Use it for every value a person or a shared link controls (URL values, file names, CSV cells,
+    error messages that quote them), and only there: the escapes are noise in the app's own text.
+    """
+    shown, suffix = _one_line_parts(text, limit)
+    out: list[str] = []
+    prev = ""
+    for ch in shown:
+        if ch == "." or (ch in _ARROW_CHARS and prev in _ARROW_CHARS and prev):
+            out.append(WORD_JOINER)  # "www." autolinks; "->", "<=", "--" typography
+        out.append("\\" + ch if ch in _MARKDOWN_PUNCTUATION else ch)
+        if ch in ":@":
+            out.append(WORD_JOINER)  # ":smile:", ":material/x:", "https://", "a@b.org"
+        prev = ch
+    return "".join(out) + suffix
+
+
+def plain_chart(text: object, limit: int = TEXT_LIMIT) -> str:
+    """User- or link-controlled ``text`` for a Plotly title, label or hover text, shown literally.
+
+    Plotly reads a subset of HTML in its strings (``<b>``, ``<br>``, ``<a href=...>``, entities
+    such as ``&lt;``): escaping ``&``, ``<`` and ``>`` leaves only text. Shortened like :func:`plain`.
+    """
+    return shorten(text, limit).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

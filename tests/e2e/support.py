@@ -39,6 +39,7 @@ class AppPage:
     url: str  # "/mean"
     section: str  # the st.navigation section in app.py
     title: str | None  # the page's st.title / page.header text, when it is a plain string
+    charts: bool  # the page draws Plotly charts (the quiz draws none)
 
 
 def _navigation() -> dict[str, list[tuple[str, str, str]]]:
@@ -84,6 +85,7 @@ def _app_pages() -> list[AppPage]:
             url=_url_path(f),
             section=listed.get(f"pages/{f.name}", ""),
             title=_page_title(f),
+            charts="plotly_chart(" in f.read_text(encoding="utf-8"),
         )
         for f in files
     ]
@@ -159,7 +161,7 @@ class Lab:
         """Until this page's own title is shown, its charts are drawn and the script is idle."""
         if app_page.title:
             expect(self.page.locator("h1").first).to_contain_text(app_page.title)
-        if app_page.url != "/":
+        if app_page.url != "/" and app_page.charts:
             self.page.locator(RENDERED_CHART).first.wait_for()
         self.wait_idle()
 

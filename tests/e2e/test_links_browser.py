@@ -1,0 +1,147 @@
+"""Shared links and user text in a real browser: the frontend, not the server, renders Markdown.
+
+Kind 4: ``/mean?preset=%60%20%5Bclick%5D(https%3A%2F%2Fexample.com)%20%60`` once put a clickable
+link into the sidebar's warning. Whatever a link, a file name or typed text holds is shown as its
+own characters: no ``<a>``, no bold, no colour, no icon, no formula, and a 10,000-character value
+gives a short message. Kind 5: link values are numbers, matched within rounding (``eps=1e-7``
+selects the slider's 1e-07), and a repeated key uses its last value and says so.
+
+Every test here also fails on a warning or traceback in the server's log (``conftest.py``).
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+
+import pytest
+from playwright.sync_api import Locator, expect
+
+from e2e.support import Lab, page_by_url, query
+from ui.text import WORD_JOINER
+
+pytestmark = pytest.mark.browser
+
+MEAN = page_by_url("/mean")
+ISSUE_LINK = "?preset=%60%20%5Bclick%5D(https%3A%2F%2Fexample.com)%20%60"
+# Elements a Markdown renderer makes; none may come from a user's text.
+MARKUP = (
+    "a, strong, em, code, pre, del, img, h1, h2, h3, ul, ol, li, blockquote, table, .katex, "
+    'span[role="img"], .stMarkdownColoredText, .stMarkdownColoredBackground, .stMarkdownBadge'
+)
+
+
+def _alerts(lab: Lab) -> Locator:
+    return lab.sidebar.locator('[data-testid="stAlert"]')
+
+
+def _text(alert: Locator) -> str:
+    """An alert's message as a reader sees it: no icon, the invisible U+2060 (it breaks shortcodes
+    and autolinks) dropped, white space as the browser collapses it."""
+    body = alert.locator('[data-testid="stMarkdownContainer"]').first.text_content() or ""
+    return " ".join(body.replace(WORD_JOINER, "").split())
+
+
+def test_the_issues_link_shows_its_text_and_no_link(lab: Lab) -> None:
+    lab.open(MEAN, ISSUE_LINK)
+    alert = _alerts(lab).filter(has_text="is not one of the presets")
+    expect(alert).to_have_count(1)
+    assert alert.locator("a").count() == 0 and alert.locator(MARKUP).count() == 0
+    assert _text(alert) == (
+        "The link's preset=` [click](https://example.com) ` is not one of the presets; "
+        "the lab uses the default preset “standard normal”."
+    )
+    expect(lab.sidebar.get_by_role("combobox", name="Preset")).to_have_value("standard normal")
+    lab.assert_clean()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "**bold** _em_ $x^2$",
+        ":red[x] :blue-background[y] :material/home: :smile:",
+        "<b>x</b> <img src=x onerror=alert(1)>",
+        "https://example.com www.e.org a@b.org -> <=",
+        "# h - li > q",
+    ],
+)
+def test_hostile_link_values_render_as_their_characters(lab: Lab, value: str) -> None:
+    lab.open(MEAN, query(preset=value))
+    alert = _alerts(lab).filter(has_text="is not one of the presets")
+    expect(alert).to_have_count(1)
+    assert alert.locator(MARKUP).count() == 0, alert.inner_html()
+    assert f"preset={value} is not one of the presets" in _text(alert)
+    lab.assert_clean()
+
+
+def test_a_10000_character_link_value_gives_a_short_message(lab: Lab) -> None:
+    lab.open(MEAN, "?" + urllib.parse.urlencode({"preset": "x" * 10_000}))
+    alert = _alerts(lab).filter(has_text="is not one of the presets")
+    expect(alert).to_have_count(1)
+    text = _text(alert)
+    assert "x" * 60 + "… (10,000 characters) is not one of the presets" in text
+    assert len(text) < 250
+    lab.assert_clean()
+
+
+def test_eps_1e_7_selects_the_sliders_1e_07_without_a_warning(lab: Lab) -> None:
+    lab.open(MEAN, "?eps=1e-7")
+    expect(lab.slider("ε", in_sidebar=True)).to_have_attribute("aria-valuetext", "1e-07")
+    expect(lab.page).to_have_url(re.compile(r"[?&]eps=1e-07(&|$)"))  # a copied link says the same
+    assert _alerts(lab).count() == 0
+    lab.assert_clean()
+
+
+def test_a_repeated_key_uses_the_last_value_and_says_so(lab: Lab) -> None:
+    lab.open(MEAN, "?d=16&d=768")
+    expect(lab.metric("d (features)")).to_have_text("768")
+    expect(lab.slider("Size d", in_sidebar=True)).to_have_attribute("aria-valuetext", "768")
+    alert = _alerts(lab)
+    expect(alert).to_have_count(1)
+    assert _text(alert) == "d=16&d=768: the link gives d twice; the lab uses d = 768 (the last)."
+    assert "d=768" in lab.page.url and "d=16" not in lab.page.url
+    lab.assert_clean()
+
+
+def test_off_step_and_out_of_range_values_say_the_value_used(lab: Lab) -> None:
+    lab.open(MEAN, "?gamma=0.52&seed=007&d=16.0&eps=banana")
+    expect(lab.slider("γ", in_sidebar=True)).to_have_attribute("aria-valuetext", "0.50")
+    expect(lab.metric("d (features)")).to_have_text("16")
+    expect(lab.sidebar.get_by_role("spinbutton", name="Seed")).to_have_value("7")
+    alert = _alerts(lab)
+    expect(alert).to_have_count(1)
+    assert _text(alert) == (
+        "The link's gamma=0.52 is not on the slider's steps of 0.05; the lab uses the nearest step, "
+        "γ = 0.5. The link's eps=banana is not a number; the lab uses the default ε = 1e-05."
+    )
+    lab.assert_clean()
+
+
+def test_a_hostile_file_name_is_plain_in_the_sidebar_chart_and_warning(lab: Lab) -> None:
+    name = "<b>x</b> [a](https:e.com) **b** $x$ :red[r].csv"
+    lab.open(MEAN, query(src="Upload a file"))
+    uploader = lab.sidebar.locator('input[type="file"]')
+    uploader.set_input_files(files=[{"name": name, "mimeType": "text/csv", "buffer": b"1,2,3,10\n"}])
+    title = lab.page.locator(".gtitle").filter(has_text="The input x (file ")
+    expect(title).to_have_text(f"The input x (file {name}) and its mean")
+    assert title.locator("a").count() == 0  # and the <b> is text: Plotly made no markup of it
+
+    uploader.set_input_files(files=[{"name": "bad.csv", "mimeType": "text/csv", "buffer": b"1,oops\n"}])
+    warning = lab.page.locator('[data-testid="stMain"] [data-testid="stAlert"]').filter(
+        has_text="Your input has a problem"
+    )
+    expect(warning).to_have_count(1)
+    assert warning.locator(MARKUP).count() == 0
+    assert f"so the pages show: file {name} (last valid input)." in _text(warning)
+    lab.assert_clean()
+
+
+def test_typed_text_quoted_in_an_error_is_plain(lab: Lab) -> None:
+    lab.open(MEAN, query(src="Type numbers"))
+    token = "**b**<i>x</i>:smile:$z$_u_"  # brackets and commas would split it: the parser ignores them
+    lab.type_numbers(f"1, 2, {token}")
+    error = lab.sidebar.locator('[data-testid="stAlert"]').filter(has_text="is not a number")
+    expect(error).to_have_count(1)
+    assert error.locator(MARKUP).count() == 0
+    assert _text(error).startswith(f"'{token}' (item 3, line 1) is not a number.")
+    lab.assert_clean()

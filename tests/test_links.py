@@ -1,0 +1,336 @@
+"""A shared link's settings are read as numbers, matched within rounding, and every change is said.
+
+Streamlit's ``bind="query-params"`` matches a link's text against each option's text: ``eps=1e-7``
+was refused (the slider prints ``1e-07``), ``gamma=0.52`` was taken off the slider's steps and
+``d=16&d=768`` was reported as "used one of them" while the default 8 was used. Each case below
+opens the app with a link and checks the value the widget really has afterwards, the exact message
+and the canonical text left in the URL (what a copied link carries).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui import links
+from ui.state import D_CHOICES, EPS_CHOICES, LINK_KEYS, URL_KEYS, eps_text
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+MEAN = "pages/1_mean.py"
+WIDGETS = {"src": "selectbox", "preset": "selectbox", "d": "select_slider", "seed": "number_input"}
+WIDGETS |= {"eps": "select_slider", "gamma": "slider", "beta": "slider"}
+
+
+def _open(**params: str | list[str]) -> AppTest:
+    """A new session started from a link with ``params``, showing the Mean page."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _value(at: AppTest, key: str) -> object:
+    return getattr(at, WIDGETS[key])(key=key).value
+
+
+def _warnings(at: AppTest) -> list[str]:
+    return [w.value for w in at.sidebar.warning]
+
+
+def _infos(at: AppTest) -> list[str]:
+    return [i.value for i in at.sidebar.info]
+
+
+# --- values that match an offered one within rounding: used, no message --------------------------
+
+
+@pytest.mark.parametrize("text", ["1e-7", "1E-07", "0.0000001", "1e-07", " 1e-7 ", "1.0e-7"])
+def test_eps_spellings_select_the_slider_value_silently(text: str) -> None:
+    at = _open(eps=text)
+    assert _value(at, "eps") == 1e-07
+    assert _warnings(at) == [] and _infos(at) == []
+    assert at.query_params["eps"] == "1e-07"  # the slider's own text: a copied link keeps it
+
+
+@pytest.mark.parametrize(
+    ("key", "text", "value", "canonical"),
+    [
+        ("d", "16.0", 16, "16"),
+        ("d", "7.9999999999", 8, None),  # 8 is the default: Streamlit keeps defaults out of the URL
+        ("seed", "007", 7, "7"),
+        ("seed", "7.0", 7, "7"),
+        ("gamma", "0.5", 0.5, "0.5"),
+        ("gamma", "0.50000000001", 0.5, "0.5"),
+        ("beta", "-0.15", -0.15, "-0.15"),
+        ("beta", "−1.5", -1.5, "-1.5"),  # a typographic minus, as the pages print numbers
+        ("gamma", "3", 3.0, "3"),
+        ("preset", "ONE LARGE OUTLIER", "one large outlier", "one large outlier"),
+        ("src", "type  numbers", "Type numbers", "Type numbers"),
+    ],
+)
+def test_values_within_rounding_are_used_silently(
+    key: str, text: str, value: object, canonical: str | None
+) -> None:
+    at = _open(**{key: text})
+    assert _value(at, key) == value
+    assert _warnings(at) == []
+    assert at.query_params.get(key) == canonical
+
+
+# --- values that had to change: the message names the value used --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "text", "value", "message"),
+    [
+        (
+            "gamma",
+            "0.52",
+            0.5,
+            "The link's gamma=0\u2060\\.52 is not on the slider's steps of 0.05; "
+            "the lab uses the nearest step, γ = 0.5.",
+        ),
+        (
+            "d",
+            "999999",
+            4096,
+            "The link's d=999999 is above the largest size offered, 4096; the lab uses d = 4096.",
+        ),
+        ("d", "1", 2, "The link's d=1 is below the smallest size offered, 2; the lab uses d = 2."),
+        ("d", "7", 8, "The link's d=7 is not one of the values offered; the lab uses the nearest, d = 8."),
+        (
+            "eps",
+            "banana",
+            1e-5,
+            "The link's eps=banana is not a number; the lab uses the default ε = 1e-05.",
+        ),
+        ("eps", "", 1e-5, "The link's eps= is empty; the lab uses the default ε = 1e-05."),
+        (
+            "eps",
+            "3e-7",
+            2e-7,
+            "The link's eps=3e\\-7 is not one of the values offered; the lab uses the nearest, ε = 2e-07.",
+        ),
+        (
+            "eps",
+            "0",
+            1e-12,
+            "The link's eps=0 is below the smallest ε offered, 1e-12; the lab uses ε = 1e-12.",
+        ),
+        (
+            "seed",
+            "7.5",
+            8,
+            "The link's seed=7\u2060\\.5 is not a whole number; the lab uses the nearest, seed = 8.",
+        ),
+        (
+            "seed",
+            "12345",
+            9999,
+            "The link's seed=12345 is above the largest seed offered, 9999; the lab uses seed = 9999.",
+        ),
+        (
+            "seed",
+            "-3",
+            0,
+            "The link's seed=\\-3 is below the smallest seed offered, 0; the lab uses seed = 0.",
+        ),
+        ("gamma", "inf", 1.0, "The link's gamma=inf is not a number; the lab uses the default γ = 1."),
+        (
+            "preset",
+            "no such preset",
+            "standard normal",
+            "The link's preset=no such preset is not one of the presets; "
+            "the lab uses the default preset “standard normal”.",
+        ),
+        (
+            "src",
+            "nope",
+            "Preset",
+            "The link's src=nope is not one of the inputs; the lab uses the default input “Preset”.",
+        ),
+    ],
+)
+def test_changed_values_are_said_with_the_value_used(
+    key: str, text: str, value: object, message: str
+) -> None:
+    at = _open(**{key: text})
+    assert _value(at, key) == value
+    assert _warnings(at) == [message]
+
+
+def test_a_key_given_twice_uses_the_last_and_says_so() -> None:
+    at = _open(d=["16", "768"])
+    assert _value(at, "d") == 768
+    assert _warnings(at) == ["d\\=16\\&d\\=768: the link gives d twice; the lab uses d = 768 (the last)."]
+    assert at.query_params["d"] == "768"
+    at.switch_page(MEAN).run()
+    assert at.metric[0].label == "d (features)" and at.metric[0].value == "768"  # the page uses it
+
+
+def test_a_repeated_key_whose_last_value_is_bad_says_both() -> None:
+    at = _open(eps=["1e-3", "banana", "1e-9", "x"])
+    assert _value(at, "eps") == 1e-5
+    assert _warnings(at) == [
+        "eps\\=1e\\-3\\&eps\\=banana\\&eps\\=1e\\-9\\&eps\\=x: the link gives eps 4 times; the last, x, "
+        "is not a number, so the lab uses the default ε = 1e-05."
+    ]
+
+
+def test_the_same_value_twice_is_no_problem() -> None:
+    at = _open(d=["16", "16.0"])
+    assert _value(at, "d") == 16
+    assert _warnings(at) == []
+
+
+def test_several_problems_share_one_warning_in_link_order() -> None:
+    at = _open(gamma="-9", beta="0.15", seed="7.5")
+    assert (_value(at, "gamma"), _value(at, "beta"), _value(at, "seed")) == (-3.0, 0.15, 8)
+    assert _warnings(at) == [
+        "The link's gamma=\\-9 is below the smallest γ offered, -3; the lab uses γ = -3.\n\n"
+        "The link's seed=7\u2060\\.5 is not a whole number; the lab uses the nearest, seed = 8."
+    ]
+    assert dict(at.query_params) == {"gamma": "-3", "beta": "0.15", "seed": "8"}
+
+
+# --- keys the input does not use, keys the lab does not know ---------------------------------------
+
+
+def test_keys_the_chosen_input_does_not_use_keep_their_note() -> None:
+    at = _open(src="Type numbers", d="16", seed="3")
+    assert _value(at, "src") == "Type numbers"
+    assert _infos(at) == ["The link's `d`, `seed` do not apply to the chosen input and were ignored."]
+    assert _warnings(at) == []
+
+
+def test_unknown_keys_are_said_once_and_left_alone() -> None:
+    at = _open(foo="1", eps="1e-3")
+    assert _infos(at) == ["The link's foo\\=1 is not a setting of this lab and was ignored."]
+    assert _value(at, "eps") == 1e-3
+    at.slider(key="gamma").set_value(2.0).run()  # the next run: said once, not on every rerun
+    assert _infos(at) == [] and _warnings(at) == []
+    assert _value(at, "eps") == 1e-3 and _value(at, "gamma") == 2.0
+
+
+def test_a_pages_own_keys_are_not_called_unknown() -> None:
+    at = _open(ys_text1="hello", est_eps="sidebar", geo_gamma1="2", zz="1")
+    assert _infos(at) == ["The link's zz\\=1 is not a setting of this lab and was ignored."]
+
+
+def test_the_message_is_shown_once_and_the_values_stay() -> None:
+    at = _open(gamma="0.52", d="999999")
+    assert len(_warnings(at)) == 1
+    at.switch_page(MEAN).run()
+    assert not at.exception
+    assert _warnings(at) == []
+    assert (_value(at, "gamma"), _value(at, "d")) == (0.5, 4096)
+    at.slider(key="gamma").set_value(1.5).run()
+    assert _value(at, "gamma") == 1.5
+
+
+# --- the resolver alone: every offered value in every spelling ------------------------------------
+
+
+@pytest.mark.parametrize("eps", EPS_CHOICES)
+def test_every_eps_option_is_matched_in_every_spelling(eps: float) -> None:
+    decimal = f"{eps:.13f}".rstrip("0")  # 0.0000001 for 1e-7
+    for text in (repr(eps), f"{eps:g}", f"{eps:E}", eps_text(eps), decimal):
+        r = links.resolve("eps", [text], LINK_KEYS["eps"])
+        assert (r.value, r.note) == (eps, None), text
+        assert r.text == (None if eps == 1e-5 else eps_text(eps))
+
+
+@pytest.mark.parametrize("d", D_CHOICES)
+def test_every_size_is_matched_as_int_or_float(d: int) -> None:
+    for text in (str(d), f"{d}.0", f"{d:e}", f"00{d}"):
+        r = links.resolve("d", [text], LINK_KEYS["d"])
+        assert (r.value, r.note) == (d, None), text
+
+
+def test_every_gamma_step_round_trips_through_its_url_text() -> None:
+    spec = LINK_KEYS["gamma"]
+    for k in range(121):  # -3, -2.95, ..., 3
+        step_value = round(-3 + k * 0.05, 10)
+        r = links.resolve("gamma", [repr(step_value)], spec)
+        assert r.note is None and r.value == step_value
+        if r.text is not None:
+            assert float(r.text) == step_value
+
+
+def test_every_url_bound_sidebar_widget_is_read_by_the_link_reader() -> None:
+    """A sidebar widget with bind="query-params" that ui.links does not read would be matched as text.
+
+    (A page's own bound widgets are described with ``ui.state.link_control``, next to the widget.)
+    """
+    bound = set()
+    for path in [ROOT / "app.py", *sorted((ROOT / "ui").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                kw = {k.arg: k.value for k in node.keywords}
+                bind, key = kw.get("bind"), kw.get("key")
+                if isinstance(bind, ast.Constant) and bind.value == "query-params":
+                    assert isinstance(key, ast.Constant), (
+                        f"{path.name}:{node.lineno}: a bound widget needs a fixed key"
+                    )
+                    bound.add(key.value)
+    assert bound == set(LINK_KEYS) == set(URL_KEYS)
+
+
+def _page_with_its_own_bound_controls() -> None:
+    """A page that binds its own widgets and describes them to the link reader (ui.state.link_control)."""
+    import streamlit as st
+
+    from ui import links
+    from ui.state import link_control, sidebar
+
+    sidebar()  # app.py draws the sidebar (and reads its keys) before every page
+    link_control("demo_g", links.Range(-3.0, 3.0, 0.05, 1.0, "g"), "g")
+    st.slider("g", -3.0, 3.0, 1.0, 0.05, key="demo_g", bind="query-params")
+    link_control("demo_pick", links.Words(["Alpha", "Beta"], "Alpha", "choices"), "pick")
+    names = {"a": "Alpha", "b": "Beta"}
+    st.radio("pick", ["a", "b"], format_func=names.get, key="demo_pick", bind="query-params")
+
+
+@pytest.mark.parametrize(
+    ("params", "g", "pick", "warnings"),
+    [
+        ({"demo_g": "0.50000000001", "demo_pick": "beta"}, 0.5, "b", []),
+        (
+            {"demo_g": "0.52"},
+            0.5,
+            "a",
+            [
+                "The link's demo_g=0\u2060\\.52 is not on the slider's steps of 0.05; "
+                "the lab uses the nearest step, g = 0.5."
+            ],
+        ),
+        (
+            {"demo_g": ["1", "2"], "demo_pick": "Gamma"},
+            2.0,
+            "a",
+            [
+                "demo\\_g\\=1\\&demo\\_g\\=2: the link gives demo_g twice; the lab uses g = 2 (the last).",
+                "The link's demo_pick=Gamma is not one of the choices; "
+                "the lab uses the default pick “Alpha”.",
+            ],
+        ),
+    ],
+)
+def test_a_page_describes_its_own_bound_controls_in_one_line(
+    params: dict[str, str | list[str]], g: float, pick: str, warnings: list[str]
+) -> None:
+    at = AppTest.from_function(_page_with_its_own_bound_controls, default_timeout=30)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.slider(key="demo_g").value == g and at.radio(key="demo_pick").value == pick
+    assert [w.value for w in at.main.warning] == warnings
+    at.slider(key="demo_g").set_value(-1.0).run()
+    assert at.slider(key="demo_g").value == -1.0 and not at.main.warning  # the user's value counts now

@@ -1,0 +1,192 @@
+"""Reading a shared link's settings: values as numbers, matched within rounding, and said plainly.
+
+Streamlit's ``bind="query-params"`` compares the URL's *text* with each option's text, so
+``eps=1e-7`` (the slider prints ``1e-07``) or ``d=16.0`` is dropped, ``gamma=0.52`` is taken off
+the slider's steps and ``d=16&d=768`` falls back to the default. ``ui.state.sidebar`` therefore
+reads the link itself on a session's first run, resolves every known key here, writes the
+canonical text back into the URL before any widget exists and reruns, so each bound widget seeds
+itself from text it understands (and a copied link carries that text).
+
+Everything here is pure: the URL's values in, a :class:`Resolved` out. Notes are Markdown-safe
+(every value from the link goes through :func:`ui.text.plain`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ui.text import plain
+
+REL_TOL = 1e-9  # "the same number within rounding": 1e-7 and 1e-07, 16 and 16.0, 0.5 and 0.5000000001
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A select_slider over numbers: only ``options`` exist; ``show`` is the widget's own text."""
+
+    options: Sequence[float]
+    default: float
+    show: Callable[[float], str]
+    what: str  # one value in a sentence: "size", "ε"
+
+
+@dataclass(frozen=True)
+class Range:
+    """A slider or number_input from ``lo`` to ``hi`` in steps of ``step`` (``step=1``: whole numbers)."""
+
+    lo: float
+    hi: float
+    step: float
+    default: float
+    what: str  # one value in a sentence: "γ", "seed"
+
+
+@dataclass(frozen=True)
+class Words:
+    """A selectbox over strings: exact match first, then one that differs only in case and spaces."""
+
+    options: Sequence[str]
+    default: str
+    what: str  # "inputs", "presets"
+
+
+@dataclass(frozen=True)
+class LinkKey:
+    """A setting a link may carry: what the page calls it (``"ε"``) and which widget holds it."""
+
+    name: str
+    widget: Choice | Range | Words
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What the lab makes of one key of a link."""
+
+    value: float | str  # the value the widget gets
+    text: str | None  # its URL text, or None for the default (no parameter: Streamlit drops defaults)
+    note: str | None  # what to tell the user (Markdown-safe), or None: the link said exactly this
+
+
+def url_number(value: float) -> str:
+    """A number as Streamlit writes a bound slider's value into the URL: ``1.0 -> "1"``, ``0.5 -> "0.5"``."""
+    v = float(value)
+    return str(int(v)) if v == int(v) else repr(v)
+
+
+def _number(text: str) -> float | None:
+    """The link's text as a finite number (``"007"``, ``"1E-07"``, ``" 16.0 "``, ``"−3"``), else None."""
+    try:
+        x = float(text.strip().replace("\u2212", "-"))
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _same(x: float, y: float) -> bool:
+    return math.isclose(x, y, rel_tol=REL_TOL, abs_tol=1e-300)
+
+
+# Each reader returns (value, problem, how): ``problem`` completes "The link's k=v ..." (None when
+# the link's value is used as it is) and ``how`` says which value replaces it ("the nearest, ").
+_Read = tuple[float | str, str | None, str]
+
+
+def _read_choice(text: str, w: Choice) -> _Read:
+    x = _number(text)
+    if x is None:
+        return w.default, "is empty" if not text.strip() else "is not a number", "the default "
+    for option in w.options:
+        if _same(x, option):
+            return option, None, ""
+    lo, hi = min(w.options), max(w.options)
+    if x < lo:
+        return lo, f"is below the smallest {w.what} offered, {w.show(lo)}", ""
+    if x > hi:
+        return hi, f"is above the largest {w.what} offered, {w.show(hi)}", ""
+    positive = lo > 0  # sizes and ε grow geometrically: nearest on a log scale
+    dist = (lambda o: abs(math.log(x / o))) if positive else (lambda o: abs(x - o))
+    return min(w.options, key=dist), "is not one of the values offered", "the nearest, "
+
+
+def _read_range(text: str, w: Range) -> _Read:
+    x = _number(text)
+    if x is None:
+        return w.default, "is empty" if not text.strip() else "is not a number", "the default "
+    if x < w.lo and not _same(x, w.lo):
+        return w.lo, f"is below the smallest {w.what} offered, {url_number(w.lo)}", ""
+    if x > w.hi and not _same(x, w.hi):
+        return w.hi, f"is above the largest {w.what} offered, {url_number(w.hi)}", ""
+    steps = math.floor((x - w.lo) / w.step + 0.5)  # half-way rounds up, as on a ruler
+    snapped = min(max(round(w.lo + steps * w.step, 10), w.lo), w.hi)  # round(): 0.1 + 0.2 noise
+    if _same(x, snapped) or abs(x - snapped) <= REL_TOL * w.step:
+        return snapped, None, ""
+    if w.step == 1:
+        return snapped, "is not a whole number", "the nearest, "
+    return snapped, f"is not on the slider's steps of {url_number(w.step)}", "the nearest step, "
+
+
+def _read_words(text: str, w: Words) -> _Read:
+    if text in w.options:
+        return text, None, ""
+    folded = " ".join(text.split()).casefold()
+    for option in w.options:
+        if " ".join(option.split()).casefold() == folded:
+            return option, None, ""
+    return w.default, "is empty" if not text.strip() else f"is not one of the {w.what}", "the default "
+
+
+def _read(text: str, w: Choice | Range | Words) -> _Read:
+    if isinstance(w, Choice):
+        return _read_choice(text, w)
+    if isinstance(w, Range):
+        return _read_range(text, w)
+    return _read_words(text, w)
+
+
+def resolve(key: str, values: Sequence[str], spec: LinkKey) -> Resolved:
+    """The value a link's ``key`` (all its ``values``, in order; the last one counts) gives the lab.
+
+    A value equal to an offered one within rounding is used silently; anything else is clamped,
+    moved to the nearest step or option, or replaced by the default, and the note says which
+    value the lab uses instead. A key given more than once uses the last value, and says so.
+    """
+    last = values[-1] if values else ""
+    w = spec.widget
+    value, problem, how = _read(last, w)
+    if isinstance(w, Words):
+        shown = f"{spec.name} “{value}”"
+        text = None if value == w.default else str(value)
+    else:
+        as_text = w.show if isinstance(w, Choice) else url_number
+        shown = f"{spec.name} = {as_text(float(value))}"
+        text = None if _same(float(value), w.default) else as_text(float(value))
+    # A key given twice is news unless every copy says exactly the same value (d=16&d=16.0).
+    repeated = len(values) > 1 and any(_read(v, w) != (value, None, "") for v in values)
+    if repeated:
+        given = plain("&".join(f"{key}={v}" for v in values))
+        times = "twice" if len(values) == 2 else f"{len(values)} times"
+        if problem is None:
+            note = f"{given}: the link gives {key} {times}; the lab uses {shown} (the last)."
+        else:
+            note = (
+                f"{given}: the link gives {key} {times}; the last, {plain(last)}, {problem}, "
+                f"so the lab uses {how}{shown}."
+            )
+    elif problem is not None:
+        note = f"The link's {key}={plain(last)} {problem}; the lab uses {how}{shown}."
+    else:
+        note = None
+    return Resolved(value=value, text=text, note=note)
+
+
+def unknown_keys_note(given: dict[str, list[str]], *, show: int = 5) -> str | None:
+    """One sentence for the link's keys that are no setting of the lab (they are ignored, not removed)."""
+    if not given:
+        return None
+    pairs = [plain(f"{k}={v[-1] if v else ''}", 40) for k, v in list(given.items())[:show]]
+    more = f" and {len(given) - show} more" if len(given) > show else ""
+    if len(given) == 1:
+        return f"The link's {pairs[0]} is not a setting of this lab and was ignored."
+    return f"The link's {', '.join(pairs)}{more} are not settings of this lab and were ignored."
