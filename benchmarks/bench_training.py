@@ -17,7 +17,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from layernorm.training import DEFAULT_LRS, N_SAMPLES, run_sweep
+from layernorm.labs.training import DEFAULT_LRS, N_SAMPLES, run_sweep
 
 REPEATS = 5
 

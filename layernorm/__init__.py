@@ -4,7 +4,6 @@ Pure functions over float64 statistics; no Streamlit, no Plotly. See
 :mod:`layernorm.core` for the letters used in shapes (N, T, d, C).
 """
 
-from layernorm.activations import MiniLMRecording, load_minilm_recording
 from layernorm.backward import (
     JacobianNormCurve,
     LayerNormBackwardTerms,
@@ -31,8 +30,8 @@ from layernorm.core import (
     std,
     variance,
 )
-from layernorm.family import group_norm, instance_norm, rms_norm
-from layernorm.inputs import (
+from layernorm.data.activations import MiniLMRecording, load_minilm_recording
+from layernorm.data.inputs import (
     MAX_VALUES,
     InputError,
     VectorFromFile,
@@ -47,6 +46,8 @@ from layernorm.inputs import (
     table_text,
     vector_from_table,
 )
+from layernorm.data.presets import PRESETS, make_preset
+from layernorm.family import group_norm, instance_norm, rms_norm
 from layernorm.labs.geometry import (
     InvarianceCheck,
     InvarianceCurve,
@@ -57,7 +58,6 @@ from layernorm.labs.geometry import (
     x_hat_norm_squared,
 )
 from layernorm.labs.precision import DtypeRun, PrecisionSweep, layer_norm_in_dtype, precision_sweep
-from layernorm.presets import PRESETS, make_preset
 from layernorm.variants import (
     EPS_PRESETS,
     EpsPreset,

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from layernorm.transformer_stats import SiteStats, dimension_profile, parameter_histograms, site_stats
+from layernorm.labs.transformer_stats import SiteStats, dimension_profile, parameter_histograms, site_stats
 from ui import charts_depth as cd
 from ui import page
 from ui.state import recording

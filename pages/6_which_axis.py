@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 import layernorm as ln
-from layernorm import lenses as L
+from layernorm.labs import lenses as L
 from ui import charts_axes, page
 from ui.state import recording
 from ui.text import digits_to_separate, fmt, fmt_zero, rounding_noise

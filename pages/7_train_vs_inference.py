@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 import layernorm as ln
-from layernorm import running as R
+from layernorm.labs import running as R
 from ui import charts_axes, page
 from ui.text import (
     MESSAGE_LIMIT,

@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from layernorm.depth import EXPLODE, VANISH, DepthConfig, DepthResult, layer_histograms, simulate_depth
+from layernorm.labs.depth import EXPLODE, VANISH, DepthConfig, DepthResult, layer_histograms, simulate_depth
 from ui import charts_depth as cd
 from ui import page
 from ui.text import digits_to_separate, rounding_noise

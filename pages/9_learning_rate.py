@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from layernorm.backward import layer_norm_backward_from_steps
-from layernorm.training import DEFAULT_LRS, Sweep, run_sweep
+from layernorm.labs.training import DEFAULT_LRS, Sweep, run_sweep
 from ui import charts_depth as cd
 from ui import page
 

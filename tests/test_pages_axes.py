@@ -9,8 +9,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from layernorm import lenses as L
-from layernorm import running as R
+from layernorm.labs import lenses as L
+from layernorm.labs import running as R
 from ui.text import TO_ROUNDING, digits_to_separate, fmt, rounding_noise
 
 AXES, TVI = "pages/6_which_axis.py", "pages/7_train_vs_inference.py"

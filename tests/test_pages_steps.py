@@ -18,7 +18,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
-from layernorm.activations import load_minilm_recording
+from layernorm.data.activations import load_minilm_recording
 from layernorm.variants import layer_norm_unbiased, variance_one_pass
 from ui.state import AFFINE_MODES
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_num, zero_metric

@@ -1,7 +1,7 @@
 """Figures for the "Which axis?" and "Training vs inference" pages: arrays in, ``go.Figure`` out.
 
 No Streamlit calls and no statistics: block means, percentiles, spreads and counts all
-come from :mod:`layernorm.lenses` / :mod:`layernorm.running`. One message per chart.
+come from :mod:`layernorm.labs.lenses` / :mod:`layernorm.labs.running`. One message per chart.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from layernorm.lenses import DisplayGrid, LensGroup
+from layernorm.labs.lenses import DisplayGrid, LensGroup
 from ui.text import fmt
 from ui.theme import COLORS, FONT_SIZE, base_layout
 

@@ -1,7 +1,7 @@
 """Figures for the "Why normalize" pages: arrays in, ``go.Figure`` out.
 
 No Streamlit calls and no statistics: every number drawn was computed by
-``layernorm.depth``, ``layernorm.training`` or ``layernorm.transformer_stats``.
+``layernorm.labs.depth``, ``layernorm.labs.training`` or ``layernorm.labs.transformer_stats``.
 """
 
 from __future__ import annotations

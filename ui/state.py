@@ -19,7 +19,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import layernorm as ln
-from layernorm.activations import MiniLMRecording, load_minilm_recording
+from layernorm.data.activations import MiniLMRecording, load_minilm_recording
 from ui import links
 from ui.page import ensure_app_shell
 from ui.text import LABEL_LIMIT, MESSAGE_LIMIT, plain

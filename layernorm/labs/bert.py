@@ -29,9 +29,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import erf
 
-from layernorm.activations import MiniLMRecording
 from layernorm.batch import batch_norm_eval
 from layernorm.core import layer_norm, mean, std, variance
+from layernorm.data.activations import MiniLMRecording
 from layernorm.data.weights import BertWeights
 from layernorm.family import rms_norm
 

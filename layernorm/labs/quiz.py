@@ -20,7 +20,7 @@ import numpy as np
 from layernorm.batch import batch_norm_train
 from layernorm.core import layer_norm, layer_norm_steps, mean, variance
 from layernorm.family import rms_norm
-from layernorm.lenses import stat_counts
+from layernorm.labs.lenses import stat_counts
 
 
 def _g(v: float) -> str:

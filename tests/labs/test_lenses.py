@@ -1,4 +1,4 @@
-"""layernorm.lenses: which cells share statistics, and the identities that tie the lenses together."""
+"""layernorm.labs.lenses: which cells share statistics, and the identities that tie the lenses together."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import layernorm as ln
-from layernorm import lenses as L
-from layernorm.activations import load_minilm_recording
+from layernorm.data.activations import load_minilm_recording
+from layernorm.labs import lenses as L
 
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 

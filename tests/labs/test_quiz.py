@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 import layernorm as ln
 from layernorm.labs.quiz import BUILDERS, make_quiz
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def _vector(text: str) -> np.ndarray:

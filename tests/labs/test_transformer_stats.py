@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from layernorm.activations import load_minilm_recording
-from layernorm.transformer_stats import dimension_profile, parameter_histograms, site_stats
+from layernorm.data.activations import load_minilm_recording
+from layernorm.labs.transformer_stats import dimension_profile, parameter_histograms, site_stats
 
 
 @pytest.fixture(scope="module")

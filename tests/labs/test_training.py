@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from layernorm.training import make_task, run_sweep
+from layernorm.labs.training import make_task, run_sweep
 
 SMALL = {"depth": 4, "width": 16, "steps": 30, "n_seeds": 2}
 

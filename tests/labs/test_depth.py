@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from layernorm.depth import DepthConfig, layer_histograms, simulate_depth
+from layernorm.labs.depth import DepthConfig, layer_histograms, simulate_depth
 
 
 def test_same_config_gives_identical_numbers() -> None:
@@ -69,7 +69,7 @@ def test_pre_ln_stream_grows_slowly_post_ln_does_not() -> None:
 
 def _loss(cfg: DepthConfig, weights_delta: tuple[int, tuple[int, int], float] | None) -> float:
     """Rebuild the simulation's loss sum(h_L * r) / N with one weight perturbed (same seed order)."""
-    import layernorm.depth as dp
+    import layernorm.labs.depth as dp
 
     rng = np.random.default_rng(cfg.seed)
     d = cfg.width

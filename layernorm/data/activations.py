@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 DEFAULT_ACTIVATIONS_PATH: Path = (
-    Path(__file__).resolve().parent.parent / "assets" / "minilm_layernorm_activations.npz"
+    Path(__file__).resolve().parents[2] / "assets" / "minilm_layernorm_activations.npz"
 )
 """``<repo>/assets/minilm_layernorm_activations.npz``, resolved from this file's location."""
 

@@ -24,7 +24,7 @@ from layernorm.labs.precision import (
 )
 
 CASES = {
-    c["id"]: c for c in json.loads((Path(__file__).parent / "data" / "reference_cases.json").read_text())
+    c["id"]: c for c in json.loads((Path(__file__).parents[1] / "data" / "reference_cases.json").read_text())
 }
 SCALAR = {"float16": np.float16, "bfloat16": ml_dtypes.bfloat16, "float32": np.float32, "float64": np.float64}
 

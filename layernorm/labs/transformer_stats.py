@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from layernorm._checks import F64
-from layernorm.activations import MiniLMRecording
 from layernorm.core import layer_norm_steps
+from layernorm.data.activations import MiniLMRecording
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def site_stats(rec: MiniLMRecording) -> SiteStats:
     Parameters
     ----------
     rec : MiniLMRecording
-        From :func:`layernorm.activations.load_minilm_recording`.
+        From :func:`layernorm.data.activations.load_minilm_recording`.
 
     Returns
     -------
@@ -166,7 +166,7 @@ def dimension_profile(rec: MiniLMRecording, site: int) -> tuple[F64, F64]:
     Parameters
     ----------
     rec : MiniLMRecording
-        From :func:`layernorm.activations.load_minilm_recording`; ``inputs`` ``(S, B, T, d)``.
+        From :func:`layernorm.data.activations.load_minilm_recording`; ``inputs`` ``(S, B, T, d)``.
     site : int
         ``0 <= site < S``.
 

@@ -1,4 +1,4 @@
-"""layernorm.running: BatchNorm's two modes against LayerNorm's one, with explicit state."""
+"""layernorm.labs.running: BatchNorm's two modes against LayerNorm's one, with explicit state."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import layernorm as ln
-from layernorm import running as R
+from layernorm.labs import running as R
 
 
 def test_population_and_batches_are_seeded() -> None:

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from layernorm.activations import (
+from layernorm.data.activations import (
     DEFAULT_ACTIVATIONS_PATH,
     REQUIRED_KEYS,
     MiniLMRecording,
@@ -208,11 +208,11 @@ def test_missing_file_raises_file_not_found(tmp_path: Path) -> None:
 
 
 def test_loader_module_imports_only_numpy() -> None:
-    """Load layernorm/activations.py on its own (not via the package) in a fresh interpreter."""
+    """Load layernorm/data/activations.py on its own (not via the package) in a fresh interpreter."""
     import subprocess
     import sys
 
-    import layernorm.activations as mod
+    import layernorm.data.activations as mod
 
     code = (
         "import importlib.util, sys\n"
