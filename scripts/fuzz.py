@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -33,6 +34,9 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=20, help="actions per session (default 20)")
     parser.add_argument("--shrink-seconds", type=float, default=120, help="time to minimise each fault")
     parser.add_argument("--report", type=Path, default=ROOT / "artifacts" / "fuzz-report.txt")
+    parser.add_argument(
+        "--reader-examples", type=int, default=2000, help="then the readers' properties (0: skip)"
+    )
     args = parser.parse_args()
     base_seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
 
@@ -50,10 +54,25 @@ def main() -> int:
         progress=progress_printer(args.cases),
     )
     write_report(result, args.report)
+    readers_ok = True
+    if args.reader_examples > 0:
+        readers_ok = run_reader_properties(args.reader_examples)
     print(f"report: {args.report.relative_to(ROOT) if args.report.is_relative_to(ROOT) else args.report}")
     print(f"reproduce: python scripts/fuzz.py --cases {args.cases} --steps {args.steps} --seed {base_seed}")
-    print(result.summary(), flush=True)
-    return 1 if result.stats.failing_cases else 0
+    readers = ""
+    if args.reader_examples > 0:
+        verdict = "passed" if readers_ok else "FAILED"
+        readers = f" (reader properties, {args.reader_examples} examples each: {verdict})"
+    print(result.summary() + readers, flush=True)
+    return 1 if result.stats.failing_cases or not readers_ok else 0
+
+
+def run_reader_properties(examples: int) -> bool:
+    """The readers' properties (tests/fuzz/test_fuzz_readers.py) with many fresh random examples."""
+    env = dict(os.environ, FUZZ_READER_EXAMPLES=str(examples), FUZZ_RANDOM="1")
+    print(f"readers: {examples} random examples per property (tests/fuzz/test_fuzz_readers.py)", flush=True)
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/fuzz/test_fuzz_readers.py"]
+    return subprocess.run(cmd, cwd=ROOT, env=env, check=False).returncode == 0
 
 
 if __name__ == "__main__":

@@ -148,6 +148,24 @@ def _same(raw: str, value: Any) -> bool:
         return False
 
 
+LINK_WIDGETS = {  # widget kind and key of every setting a link carries
+    ("selectbox", "src"): "src",
+    ("selectbox", "preset"): "preset",
+    ("select_slider", "d"): "d",
+    ("number_input", "seed"): "seed",
+    ("select_slider", "eps"): "eps",
+    ("slider", "gamma"): "gamma",
+    ("slider", "beta"): "beta",
+}
+
+
+def _find(at: AppTest, kind: str, key: str) -> Any | None:
+    try:
+        return getattr(at, kind)(key=key)
+    except KeyError:
+        return None
+
+
 def _walk(block: Any) -> Iterable[Any]:
     """Every element (not container) inside ``block``."""
     from streamlit.testing.v1.element_tree import Block
@@ -229,6 +247,41 @@ class LabSession(RuleBasedStateMachine):
         self.page = "0_home"
         self._run()
         self._check(link=link)
+        v: list[Violation] = []
+        self._check_canonical_link(v)
+        self._report(v)
+
+    def _check_canonical_link(self, v: list[Violation]) -> None:
+        """The address the lab rewrote the link to must open the same settings, with nothing to say."""
+        at = self.at
+        assert at is not None
+        canonical = {k: (list(x) if isinstance(x, list) else x) for k, x in at.query_params.items()}
+        again = AppTest.from_file(str(APP), default_timeout=RUN_TIMEOUT)
+        _share_components(again)
+        for k, x in canonical.items():
+            again.query_params[k] = x
+        again.run(timeout=RUN_TIMEOUT)
+        LOGS.drain()
+        for kind, key in LINK_WIDGETS:
+            w1, w2 = _find(at, kind, key), _find(again, kind, key)
+            if (w1 is None) != (w2 is None) or (w1 is not None and w1.value != w2.value):
+                v.append(
+                    Violation(
+                        "canonical link not stable",
+                        f"{key}: {None if w1 is None else w1.value!r} here, "
+                        f"{None if w2 is None else w2.value!r} from the rewritten link {canonical}",
+                    )
+                )
+        if dict(again.query_params) != dict(at.query_params):
+            v.append(Violation("canonical link not stable", f"{at.query_params} became {again.query_params}"))
+        known = [k for k in canonical if k in set(LINK_WIDGETS.values())]
+        # A warning means "your link has a problem"; an info (a key kept for another input) may repeat.
+        texts = [str(e.value) for kind in ("warning", "error") for e in getattr(again, kind)]
+        talk = [k for k in known if oracle.mentions(texts, k)]
+        if talk:
+            v.append(
+                Violation("canonical link reported", f"the rewritten link {canonical} is reported: {talk}")
+            )
 
     def _count_case(self) -> None:
         s = LabSession.stats
@@ -532,6 +585,15 @@ class LabSession(RuleBasedStateMachine):
             hit = oracle.traceback_text(text, source_code=el.type in ("code",))
             if hit:
                 v.append(Violation("traceback shown", f"{el.type} shows {hit!r}: {text[:300]!r}"))
+            if el.type != "code":
+                leak = oracle.python_repr(text)
+                if leak:
+                    v.append(Violation("Python repr shown", f"{el.type} shows {leak!r}: {text[:300]!r}"))
+            if el.type in ("metric", "latex") and oracle.NAN.search(text):
+                label = getattr(el, "label", "")
+                v.append(
+                    Violation(f"NaN shown ({el.type})", f"{label!r} shows {text[:200]!r} on {self.page}")
+                )
 
     def _check_widgets(self, v: list[Violation], took: list[tuple[str, str, Any]]) -> None:
         checks: list[tuple[str, str, Callable[[Any], bool]]] = [

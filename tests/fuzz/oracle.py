@@ -307,6 +307,16 @@ def traceback_text(text: str, *, source_code: bool = False) -> str | None:
     return None
 
 
+_REPR = re.compile(r"\bnp\.(?:float|int|uint|bool|str)\w*\(|\barray\(\[|\bdtype=|<function |object at 0x")
+NAN = re.compile(r"(?<![A-Za-z])nan(?![A-Za-z])", re.IGNORECASE)
+
+
+def python_repr(text: str) -> str | None:
+    """A piece of Python's ``repr`` in page text (``np.float64(1.5)``, ``array([...])``), if any."""
+    m = _REPR.search(text)
+    return m.group(0) if m else None
+
+
 def _code_spans(md: str) -> list[tuple[int, int, int, int]]:
     """Inline code spans of ``md``: (fence start, contents start, contents end, end of closing fence)."""
     spans: list[tuple[int, int, int, int]] = []

@@ -2,7 +2,8 @@
 
 Fast (no app): thousands of examples a second. The app fuzzer (``test_fuzz_app.py``) drives the
 same inputs through the sidebar; here every branch of the readers gets many more of them.
-``FUZZ_READER_EXAMPLES`` sets the examples per test (default 200).
+``FUZZ_READER_EXAMPLES`` sets the examples per test (default 200, the same ones every run);
+``FUZZ_RANDOM=1`` draws new ones (``make fuzz`` runs 2,000 random examples per test).
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ from __future__ import annotations
 import math
 import os
 import string
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,10 +38,12 @@ from fuzz.strategies import (
 )
 
 pytestmark = pytest.mark.fuzz
+ROOT = Path(__file__).resolve().parents[2]
 
 EXAMPLES = int(os.environ.get("FUZZ_READER_EXAMPLES", "200"))
 fast = settings(
     max_examples=EXAMPLES,
+    derandomize=os.environ.get("FUZZ_RANDOM") != "1",  # the same examples on every CI run
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -171,3 +177,58 @@ def test_fmt_shows_the_number_within_its_digits(v: float, digits: int) -> None:
         return
     why = shown_matches(text, v)
     assert why is None, f"fmt({v!r}, {digits}) {why}"
+
+
+# --- size: a file far over the limit is refused at once, not after minutes --------------------------
+
+OVERSIZED = {
+    "one row of 50,000 values (100 KB)": b"1," * 50_000,
+    "one line of 500,000 space-separated values (1 MB)": b"1 " * 500_000,
+    "a 300 x 300 table (350 KB)": b"\n".join([b",".join([b"1.5"] * 300)] * 300),
+    "200,000 rows (400 KB)": b"1\n" * 200_000,
+}
+SECONDS_EACH = 5.0  # reading 4096 values takes milliseconds; a 50 times larger file may take this long
+BUDGET = 30.0  # the whole check, in a child process that is killed when it is over
+
+
+_CHILD = """
+import sys, time
+from pathlib import Path
+import layernorm as ln
+for path in sys.argv[1:]:
+    data = Path(path).read_bytes()
+    start = time.perf_counter()
+    try:
+        ln.read_uploaded_vector("big.csv", data)
+        verdict = "accepted"
+    except ln.InputError:
+        verdict = "refused"
+    print(f"{Path(path).stem}\t{time.perf_counter() - start:.2f}\t{verdict}", flush=True)
+"""
+
+
+def test_oversized_uploads_are_refused_within_seconds(tmp_path: Path) -> None:
+    """Found by the fuzzer: the lab's limit is 4096 values, yet a 1 MB one-line file held the session
+    (and, through the GIL, every other session of the server) for minutes before it was refused."""
+    paths = []
+    for i, data in enumerate(OVERSIZED.values()):
+        paths.append(tmp_path / f"{i}.csv")
+        paths[-1].write_bytes(data)
+    names = list(OVERSIZED)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, *map(str, paths)], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        out, _ = proc.communicate(timeout=BUDGET)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    done = [line.split("\t") for line in out.splitlines() if line.count("\t") == 2]
+    problems = [
+        f"{names[int(i)]}: {verdict} after {seconds} s"
+        for i, seconds, verdict in done
+        if verdict != "refused" or float(seconds) > SECONDS_EACH
+    ]
+    if len(done) < len(names):
+        problems.append(f"{names[len(done)]}: still reading after the {BUDGET:.0f} s budget")
+    assert not problems, "; ".join(problems)
