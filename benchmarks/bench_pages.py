@@ -262,8 +262,8 @@ def rss_mb(pid: int, samples: int = 3) -> float:
     return statistics.median(values)
 
 
-def memory_table(sessions: int) -> None:
-    print(f"Server memory with browser sessions (streamlit run app.py, Chromium, {sessions} sessions)")
+def memory_table(sessions: int, path: str = "/") -> None:
+    print(f"Server memory with browser sessions (Chromium, {sessions} sessions on {path})")
     if not Path(CHROMIUM).exists():
         print(f"  skipped: {CHROMIUM} not found (apt-get install -y chromium)")
         return
@@ -282,7 +282,7 @@ def memory_table(sessions: int) -> None:
             for i in range(sessions):
                 t0 = time.perf_counter()
                 page = browser.new_context().new_page()
-                page.goto(url, timeout=60_000)
+                page.goto(url + path, timeout=60_000)
                 page.wait_for_selector(IDLE, timeout=60_000)
                 load_times.append(time.perf_counter() - t0)
                 if i == 0:
@@ -309,6 +309,8 @@ def main() -> None:
     parser.add_argument("--reruns", type=int, default=9, help="timed reruns per page (default 9)")
     parser.add_argument("--sessions", type=int, default=20, help="browser sessions to open (default 20)")
     parser.add_argument("--skip-memory", action="store_true", help="only the AppTest rerun table")
+    parser.add_argument("--skip-reruns", action="store_true", help="only the memory table")
+    parser.add_argument("--memory-page", default="/", help="page the browser sessions open (default /)")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks on kill
     os.chdir(ROOT)
@@ -317,10 +319,11 @@ def main() -> None:
 
     print(f"streamlit {streamlit.__version__}; load average {os.getloadavg()[0]:.1f} (2-core machine)")
     print()
-    rerun_table(args.reruns)
+    if not args.skip_reruns:
+        rerun_table(args.reruns)
     if not args.skip_memory:
         try:
-            memory_table(args.sessions)
+            memory_table(args.sessions, args.memory_page)
         except Exception:
             print("  memory benchmark failed:")
             traceback.print_exc(file=sys.stdout)
