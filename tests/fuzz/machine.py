@@ -7,7 +7,8 @@ actions that still breaks the app.
 
 Checks after every run of the script (:meth:`LabSession._check`):
 
-- no exception element and no traceback or Python exception name anywhere on the page;
+- no exception element, no traceback or Python exception name, no Python ``repr`` (``np.float64(…)``)
+  anywhere on the page, no NaN in a metric or formula, no warning in Streamlit's log;
 - the sidebar's accepted input (``st.session_state["lab_input"]``) is what the action asked for:
   the exact vector for a valid input; for an invalid one a problem, an error in the sidebar, a
   warning on the lesson pages, and *the last valid vector kept*;
@@ -18,7 +19,11 @@ Checks after every run of the script (:meth:`LabSession._check`):
 - user text (a typed token, a table cell, a CSV cell, a file name, a link value) never reaches
   Markdown unescaped;
 - on opening a link: valid values are used; unusable, repeated, unused and unknown keys are named
-  in a message.
+  in a message; the address the lab rewrites the link to opens the same settings without a warning.
+
+Where AppTest differs from a browser the fuzzer acts like the browser (it resends the sidebar
+grid's edits after a page switch) and never sends what a browser cannot (an upload with an
+extension the uploader refuses, an option a select widget does not offer).
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from fuzz.strategies import (
     Accept,
     AffineEdit,
     Cell,
+    CoreCrashed,
     Either,
     Expect,
     LinkParam,
@@ -661,7 +667,10 @@ class LabSession(RuleBasedStateMachine):
                 if case is None:
                     return Either("a file the fuzzer did not upload")
                 if isinstance(case.expect, Either):
-                    x = core_reads_upload(case.name, case.data)
+                    try:
+                        x = core_reads_upload(case.name, case.data)
+                    except CoreCrashed as exc:  # the app's crash is reported by the exception check
+                        return Either(f"the core's reader crashed: {exc}")
                     return Reject("the core refuses it") if x is None else Accept(tuple(x.tolist()))
                 return case.expect
             if self.upload_kept is not None:
@@ -875,6 +884,8 @@ class LabSession(RuleBasedStateMachine):
             "beta": "slider",
         }
         for p in link:
+            if p.kind == "page":
+                continue  # a page's own key: checked (no crash, values in range) when that page opens
             if p.kind == "unknown":
                 if not oracle.mentions(texts, p.key):
                     v.append(
@@ -962,10 +973,13 @@ def _cells_vector(cells: list[Cell]) -> np.ndarray:
 
 
 def _core(read: Callable[[], np.ndarray]) -> Expect:
+    """What the core's reader makes of an input nobody promised anything about."""
     try:
         return Accept(tuple(np.asarray(read(), dtype=float).tolist()))
     except ln.InputError as exc:
         return Reject(f"the core refuses it: {exc}")
+    except Exception as exc:  # the app shows this crash too, and the exception check reports it
+        return Either(f"the core's reader crashed: {type(exc).__name__}: {exc}")
 
 
 def _vec(x: Any) -> str:
@@ -1046,8 +1060,8 @@ def option_values(w: Any) -> list[Any]:
     if isinstance(owner, dict):
         candidates += list(owner)
     candidates += options
-    try:  # values of the widget's own type first: 0.2 rather than the label "0.2"
-        kind = type(w.value)
+    try:  # values of the widget's own type first: 0.2 rather than the label "0.2" (str when unset)
+        kind = type(w.value) if w.value is not None else str
         candidates.sort(key=lambda c: not isinstance(c, kind))
     except Exception:
         pass

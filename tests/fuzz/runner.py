@@ -125,12 +125,19 @@ def run(
         before = stats.cases
         try:
             run_state_machine_as_test(seed(batch_seed)(factory), settings=config)
-        except BaseException as exc:
+        except Exception as exc:  # Ctrl-C still stops the run
             found = _failures(exc)
             if "Flaky" in type(exc).__name__:
                 log(flaky_diagnosis())
-            if not keep_going or not found:
+            if not keep_going:
                 raise
+            if not found:  # the fuzzer's own error (or Hypothesis'): say so and go on with the next batch
+                kind = f"fuzzer error {type(exc).__name__}"
+                text = format_exception(exc)[-3000:]
+                stats.failing_cases += 1
+                stats.kinds[kind] += 1
+                result.found.append(Found(kind, text, _steps(exc), batch_seed))
+                log(f"\nFUZZER ERROR (batch seed {batch_seed})\n{text}\n{_steps(exc)}\n")
             for f in found:
                 LabSession.known_kinds.add(f.kind)
                 result.found.append(Found(f.kind, str(f), _steps(f) or _steps(exc), batch_seed))

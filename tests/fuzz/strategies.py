@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import string
 import zipfile
 from dataclasses import dataclass, field
@@ -599,12 +600,18 @@ def upload_unsure(draw: st.DrawFn) -> Upload:
 upload_cases = st.one_of(csv_valid(), npy_valid(), csv_invalid(), npy_invalid(), upload_unsure())
 
 
+class CoreCrashed(Exception):
+    """The core's reader raised something other than InputError (the app shows that as a crash)."""
+
+
 def core_reads_upload(name: str, data: bytes) -> np.ndarray | None:
     """What the core's reader makes of an upload; ``None`` when it refuses it (InputError)."""
     try:
         return ln.read_uploaded_vector(name, data)
     except ln.InputError:
         return None
+    except Exception as exc:
+        raise CoreCrashed(f"{type(exc).__name__}: {exc}") from exc
 
 
 # --- link (URL) parameters ---------------------------------------------------------------------------
@@ -696,10 +703,37 @@ def _invalid_raw(key: str) -> st.SearchStrategy[str]:
     return st.one_of(st.sampled_from(per_key[key]), st.sampled_from(common))
 
 
+def _page_link_keys() -> list[str]:
+    """Keys of the pages' own widgets that are bound to the address (``bind="query-params"``)."""
+    from pathlib import Path
+
+    keys: list[str] = []
+    for page in sorted((Path(__file__).resolve().parents[2] / "pages").glob("*.py")):
+        text = page.read_text("utf-8")
+        for m in re.finditer(r'bind="query-params"', text):
+            found = re.findall(r'key="(\w+)"', text[max(0, m.start() - 600) : m.start()])
+            if found:
+                keys.append(found[-1])
+    return sorted(set(keys) - set(LINK_KEYS))
+
+
+PAGE_LINK_KEYS = _page_link_keys()
+page_link_values = st.one_of(
+    st.integers(-5, 5000).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.sampled_from(["", "abc", "True", "1e-7", "−3", "0.5", "x" * 3000, "**b**", "[a](b)"]),
+    st.text(max_size=12),
+)
+
+
 @st.composite
 def link_params(draw: st.DrawFn) -> tuple[LinkParam, ...]:
-    """A whole link: some of the lab's keys with valid/unsure/invalid values, repeats, unknown keys."""
+    """A whole link: some of the lab's keys with valid/unsure/invalid values, repeats, unknown keys,
+    and the pages' own address-bound keys (anything goes: they are checked when their page opens)."""
     out: list[LinkParam] = []
+    if PAGE_LINK_KEYS:
+        for key in draw(st.lists(st.sampled_from(PAGE_LINK_KEYS), unique=True, max_size=2)):
+            out.append(LinkParam(key, draw(page_link_values.filter(lambda v: "\x00" not in v)), "page"))
     for key in draw(st.lists(st.sampled_from(LINK_KEYS), unique=True, max_size=5)):
         kind = draw(st.sampled_from(["valid", "valid", "unsure", "invalid", "repeated"]))
         if kind == "repeated":
