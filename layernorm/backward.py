@@ -30,6 +30,7 @@ from layernorm._checks import F64, as_float64, check_eps, check_param
 from layernorm.core import (
     DEFAULT_EPS,
     LayerNormSteps,
+    _as_exact,
     _center_rows,
     _check_divisor,
     _spread_rows,
@@ -104,7 +105,7 @@ def layer_norm_backward(
     arXiv:1607.06450; the same algebra as Ioffe & Szegedy (2015) with the mean
     taken over features instead of the batch.
     """
-    x64 = as_float64(x)
+    x64 = _as_exact(x)  # 64-bit integers stay integers: their mean is exact
     if x64.ndim == 0:
         raise ValueError(f"layer_norm_backward needs x of shape (..., d), got shape {x64.shape}")
     return layer_norm_backward_from_steps(layer_norm_steps(x64, gamma, eps=eps), dy)
@@ -236,7 +237,7 @@ def batch_norm_backward(
     section 3 (the chain rule through the mini-batch mean and variance).
     """
     eps = check_eps(eps)
-    x64 = as_float64(x)
+    x64 = _as_exact(x)
     if x64.ndim < 2:
         raise ValueError(f"BatchNorm expects x of shape (N, C) or (N, C, L), got shape {x64.shape}")
     if not np.all(np.isfinite(x64)):

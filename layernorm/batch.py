@@ -12,16 +12,18 @@ hidden mode flag: the two are separate functions.
 
 from __future__ import annotations
 
-import numpy as np
-from numpy.typing import ArrayLike
+from typing import Any
 
-from layernorm._checks import F64, as_float64, check_eps, check_param
-from layernorm.core import DEFAULT_EPS, _center_rows, _check_divisor, _spread_rows
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from layernorm._checks import F64, check_eps, check_param
+from layernorm.core import DEFAULT_EPS, _as_exact, _center_rows, _check_divisor, _spread_rows, _subtract
 
 DEFAULT_MOMENTUM = 0.1
 
 
-def _channel_shape(x64: F64) -> tuple[int, tuple[int, ...]]:
+def _channel_shape(x64: NDArray[Any]) -> tuple[int, tuple[int, ...]]:
     """Return ``(C, broadcast shape (1, C, 1, ...))`` after checking ``x`` is (N, C, ...)."""
     if x64.ndim < 2:
         raise ValueError(f"BatchNorm expects x of shape (N, C) or (N, C, L), got shape {x64.shape}")
@@ -79,7 +81,7 @@ def batch_norm_train(
     m = float(momentum)
     if not 0.0 <= m <= 1.0:
         raise ValueError(f"momentum must be between 0 and 1 (PyTorch convention), got {momentum!r}")
-    x64 = as_float64(x)
+    x64 = _as_exact(x)  # float64, or 64-bit integers kept as such: their batch mean is exact
     c, bshape = _channel_shape(x64)
     n = x64.size // c if c else 0
     if n <= 1:
@@ -140,7 +142,7 @@ def batch_norm_eval(
     ``eval()`` mode.
     """
     eps = check_eps(eps)
-    x64 = as_float64(x)
+    x64 = _as_exact(x)
     c, bshape = _channel_shape(x64)
     if not np.all(np.isfinite(x64)):
         raise ValueError("x contains NaN or infinity; normalization needs finite numbers")
@@ -152,5 +154,5 @@ def batch_norm_eval(
         raise ValueError("running_var must be >= 0")
     std = np.sqrt(rv + eps)
     _check_divisor(std)
-    x_hat = (x64 - rm.reshape(bshape)) / std.reshape(bshape)
+    x_hat = _subtract(x64, rm.reshape(bshape)) / std.reshape(bshape)
     return g.reshape(bshape) * x_hat + b.reshape(bshape)

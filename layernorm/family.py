@@ -11,14 +11,16 @@ For ``x`` of shape ``(N, C, ...)``:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
-from layernorm._checks import F64, as_float64, check_eps, check_param
-from layernorm.core import DEFAULT_EPS, Axis, _check_divisor, _rows, _spread_rows, layer_norm
+from layernorm._checks import F64, check_eps, check_param
+from layernorm.core import DEFAULT_EPS, Axis, _as_exact, _check_divisor, _rows, _spread_rows, layer_norm
 
 
-def _check_nc(x64: F64, what: str) -> None:
+def _check_nc(x64: NDArray[Any], what: str) -> None:
     if x64.ndim < 2:
         raise ValueError(f"{what} expects x of shape (N, C, ...), got shape {x64.shape}")
 
@@ -57,7 +59,7 @@ def group_norm(
     -----
     Source: Wu & He (2018); PyTorch ``torch.nn.functional.group_norm``.
     """
-    x64 = as_float64(x)
+    x64 = _as_exact(x)  # 64-bit integers stay integers: layer_norm averages them exactly
     _check_nc(x64, "GroupNorm")
     n, c = x64.shape[:2]
     g_count = int(num_groups)
@@ -99,7 +101,7 @@ def instance_norm(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
     Source: Ulyanov, Vedaldi & Lempitsky (2016); PyTorch
     ``torch.nn.functional.instance_norm`` without running statistics.
     """
-    x64 = as_float64(x)
+    x64 = _as_exact(x)
     if x64.ndim < 3:
         raise ValueError(f"InstanceNorm expects x of shape (N, C, L, ...), got shape {x64.shape}")
     return layer_norm(x64, eps=eps, axis=tuple(range(2, x64.ndim)))
