@@ -10,7 +10,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import layernorm as ln
@@ -141,9 +141,14 @@ def test_float16_zero_row_with_tiny_eps_is_0_over_0() -> None:
     st.sampled_from(["float16", "bfloat16", "float32", "float64"]),
 )
 def test_welford_equals_two_pass_within_a_few_ulps(x: list[float], dtype: str) -> None:
-    """Both stable methods land within a few units of rounding (per feature) of each other."""
+    """Both stable methods land within a few units of rounding (per feature) of each other.
+
+    Where a dtype's range runs out (float16 squares of |x| ≈ 100 summed over 16 features pass
+    65504) either method may overflow; that is the status test's business, not this comparison's.
+    """
     two = layer_norm_in_dtype(x, dtype=dtype, method="two_pass")
     wel = layer_norm_in_dtype(x, dtype=dtype, method="welford")
+    assume(two.status[0] == "ok" and wel.status[0] == "ok")
     unit = float(ml_dtypes.finfo(DTYPES[dtype]).eps)
     d = len(x)
     scale = float(np.max(np.abs(two.x)))  # what the mean's rounding is relative to
