@@ -13,6 +13,7 @@ import csv
 import io
 import math
 import re
+import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -378,6 +379,20 @@ def read_csv_file(data: bytes) -> VectorFromFile:
         raise InputError("The uploaded file is empty.")
     # Pick the separator ourselves: pandas' sniffer mistakes digits for separators in one-column files.
     sep = next((c for c in (",", ";", "\t") if c in text), r"\s+")
+    # Count the cells before pandas splits them: a file of 50,000 values is refused in milliseconds
+    # (one spare row or column for the names a first line may hold).
+    lines = [line for line in text.splitlines() if line.strip()]
+    widest = max(len(line.split()) if sep == r"\s+" else line.count(sep) + 1 for line in lines)
+    if min(len(lines), widest) > 1 and (len(lines) - 1) * (widest - 1) > MAX_VALUES:
+        raise InputError(
+            f"The file holds a table of {len(lines):,} rows × {widest:,} columns; the lab needs one vector: "
+            "one row or one column of numbers (one token's features)."
+        )
+    if max(len(lines), widest) > MAX_VALUES + 1:
+        raise InputError(
+            f"The file has about {max(len(lines), widest):,} values; the lab handles at most {MAX_VALUES} "
+            "(BERT-base has 768, LLaMA-7B 4096)."
+        )
     try:
         frame = pd.read_csv(
             io.StringIO(text),
@@ -474,7 +489,7 @@ def read_npy_vector(data: bytes) -> F64:
             np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
         )
         shape = read_header(stream)[0]
-    except (ValueError, SyntaxError, OSError, EOFError):
+    except (ValueError, SyntaxError, OSError, EOFError, tokenize.TokenError):  # a crafted header
         raise InputError("The file is not a valid .npy array (its header cannot be read).") from None
     if math.prod(shape) > MAX_VALUES:
         raise InputError(

@@ -520,3 +520,26 @@ def test_npy_upload_has_no_notes() -> None:
     got = read_uploaded_file("v.npy", _npy(np.array([1.0, -2.0])))
     np.testing.assert_array_equal(got.x, [1.0, -2.0])
     assert got.notes == ()
+
+
+def test_a_header_that_breaks_numpys_parser_is_refused_in_words() -> None:
+    """Found by the fuzzer: a NUL inside the shape made NumPy's header parser raise TokenError."""
+    header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (1,\x00, }" + b" " * 60 + b"\n"
+    data = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + b"\x00" * 8
+    with pytest.raises(InputError, match=r"not a valid \.npy"):
+        read_uploaded_vector("v.npy", data)
+
+
+def test_a_huge_csv_is_refused_before_it_is_parsed() -> None:
+    """Found by the fuzzer: 50,000 values on one line took 20 s to parse before being refused.
+
+    The cells are counted before pandas splits them, so the message names the count.
+    """
+    cases = {
+        ",".join(["1"] * 50_000): "about 50,000 values",
+        " ".join(["1"] * 500_000): "about 500,000 values",
+        "\n".join(["1,2,3"] * 5_000): "5,000 rows × 3 columns",
+    }
+    for text, says in cases.items():
+        with pytest.raises(InputError, match=says):
+            read_uploaded_vector("big.csv", text.encode())
