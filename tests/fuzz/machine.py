@@ -545,8 +545,9 @@ class LabSession(RuleBasedStateMachine):
             v.append(Violation("streamlit logged a warning", line))
         took, self.took = self.took, []
         lab = self._lab()
-        if lab is None:
-            if not at.exception:
+        if at.exception or lab is None:
+            # After a crash the page and lab_input are leftovers of an earlier run: the crash is the fault.
+            if lab is None and not at.exception:
                 v.append(Violation("lab_input missing", "the sidebar stored no lab_input"))
             self._report(v)
             return
