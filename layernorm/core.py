@@ -99,7 +99,7 @@ def _center_rows(x2: NDArray[Any], out: F64 | None = None, scratch: F64 | None =
     from the centred values of rows where it may exceed ``4 u sigma`` (clustered rows such
     as ``[1e8, 1e8 + ulp]``, whose mean falls between two floats; offsets like 1e4 + noise):
     ``x - mu`` is then right to ``4 u sigma`` and the variance has no ``r**2`` bias.
-    64-bit integers are averaged exactly as integers, not as their float64 roundings.
+    64-bit integers are averaged as the integers, not as their float64 roundings.
 
     ``out`` (n, d) receives ``x - mu`` (and serves as work space before); ``scratch``
     (n, d) holds the float64 copy of a non-float64 ``x2``. Both are optional.
@@ -330,7 +330,8 @@ def mean(x: ArrayLike, axis: Axis = -1) -> F64:
     -----
     The sum is faithfully rounded (error below 1 ulp of the sum, whatever the
     cancellation), so ``mu`` is within 3 ulp of the exact mean and always between the
-    row's minimum and maximum; 64-bit integers are averaged exactly as integers.
+    row's minimum and maximum; 64-bit integer arrays are averaged as the integers
+    themselves (float64 would round them beyond 2**53).
     Source: Ba, Kiros & Hinton (2016), eq. 4; Rump, Ogita & Oishi (2008), AccSum.
     """
     x2, batch_shape, _ = _rows(x, axis, trailing=False, keep_int64=True)
@@ -588,7 +589,7 @@ def _prepare(
 ) -> tuple[NDArray[Any], tuple[int, ...], F64, F64]:
     """Validate LayerNorm's arguments: ``(x2 (n, d), x's shape, gamma, beta)``.
 
-    ``x2`` is float64, or 64-bit integers as given (averaged exactly by :func:`_center_rows`).
+    ``x2`` is float64, or 64-bit integers as given (averaged as integers by :func:`_center_rows`).
     """
     x2, batch_shape, axes = _rows(x, axis, trailing=True, keep_int64=True)
     full_shape = batch_shape + tuple(np.shape(x)[a] for a in axes)
