@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 import layernorm as ln
+import ui.worksheet
 from ui import charts, page
 from ui.state import AFFINE_MODES, lab_input
 from ui.text import column_format, digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, tex_vector
@@ -70,13 +71,7 @@ st.dataframe(
         if c != "i"
     },
 )
-st.download_button(
-    "Download this table (CSV)",
-    table.to_csv(index=False).encode(),
-    "layernorm_steps.csv",
-    "text/csv",
-    key="full_download",
-)
+ui.worksheet.offer("full_formula", lab, steps)
 st.plotly_chart(
     charts.before_after(steps.x, steps.y, float(steps.mu), float(ln.mean(steps.y))), key="full_chart"
 )
