@@ -48,6 +48,9 @@ pages = {
     for section, entries in SECTIONS.items()
 }
 nav = st.navigation({k: v for k, v in pages.items() if v})
-own_data = {p.url_path for section in ("Layer versus batch", "Why normalize") for p in pages[section]}
+# Pages that make their own data: the sidebar shows only what acts on them (not the vector controls).
+own_data = {
+    p.url_path for section in ("Layer versus batch", "Why normalize", "Test yourself") for p in pages[section]
+}
 sidebar(own_data=nav.url_path in own_data)
 nav.run()

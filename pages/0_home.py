@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui.lessons import LESSONS
 from ui.state import lab_input
 
 lab_input()
@@ -114,10 +115,19 @@ with right:
         "example travel through the whole formula.\n"
         "- Each page ends with **What to notice** and a **Predict, then check** question: ask the room "
         "before pressing *Reveal*.\n"
-        "- The sidebar settings (input type, preset, d, seed, ε, γ, β) are in the page address: copy the "
-        "link to share them. Typed, table and uploaded vectors stay in your browser session.\n"
+        "- Every setting is in the page address — the sidebar's (input, preset, d, seed, typed numbers, "
+        "real token, ε, γ, β) and each page's own controls: copy the link and the class sees your view. "
+        "Table edits and uploaded files stay in your browser session.\n"
         "- Every number comes from the project's NumPy core; each page shows that code at the bottom."
     )
+    st.subheader("Lesson links")
+    st.caption(
+        "Each link opens a page set up for one teaching moment (the settings are in the address, so you "
+        "can paste it into slides or a message to the class)."
+    )
+    for lesson in LESSONS:
+        st.page_link(lesson.page, label=lesson.title, icon=":material/link:", query_params=lesson.params)
+        st.caption(lesson.point)
 st.info(
     "Conventions, as in PyTorch: population variance (÷d), ε inside the square root (default 1e-5), "
     "γ starts at 1 and β at 0 (PyTorch calls them `weight` and `bias`). Other frameworks differ: "

@@ -10,7 +10,7 @@ import streamlit as st
 
 from layernorm.labs.transformer_stats import SiteStats, dimension_profile, parameter_histograms, site_stats
 from ui import charts_depth as cd
-from ui import page
+from ui import controls, page
 from ui.state import recording
 from ui.text import digits_to_separate, fmt
 from ui.theme import COLORS
@@ -84,8 +84,14 @@ st.plotly_chart(
 )
 
 site = int(
-    st.selectbox(
-        "Look at one site", range(rec.n_sites), index=2, format_func=lambda i: s.labels[i], key="tf_site"
+    controls.choice(
+        "selectbox",
+        "Look at one site",
+        list(range(rec.n_sites)),
+        index=2,
+        format_func=lambda i: str(s.labels[i]),
+        key="tf_site",
+        name="site",
     )
 )
 site = int(np.clip(site, 0, rec.n_sites - 1))
@@ -103,11 +109,13 @@ st.caption(
     f"γ[223] = {rec.gamma[site, 223]:.3g} here."
 )
 
-which = st.radio(
+which = controls.choice(
+    "radio",
     "Learned parameter",
     ["gamma", "beta"],
-    format_func={"gamma": "γ (scale)", "beta": "β (shift)"}.get,
+    format_func={"gamma": "γ (scale)", "beta": "β (shift)"}.__getitem__,
     key="tf_param",
+    name="parameter",
     horizontal=True,
 )
 counts, edges = param_hist(str(which))

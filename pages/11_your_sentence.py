@@ -14,7 +14,7 @@ from layernorm.data.weights import (
     tokenize,
 )
 from layernorm.labs import bert
-from ui import charts_live, page
+from ui import charts_live, controls, page
 from ui.state import recording
 from ui.text import fmt
 
@@ -73,22 +73,17 @@ except (WeightsMissingError, OSError, ValueError) as exc:
 # --- the sentences ------------------------------------------------------------------------------
 with st.container(border=True):
     c1, c2 = st.columns(2)
-    text1 = c1.text_input(
-        "Your sentence",
-        DEFAULT_1,
-        max_chars=2000,
-        key="ys_text1",
-        bind="query-params",
-        persist_state="session",
-        disabled=not live,
+    text1 = controls.text(
+        "text_input", "Your sentence", DEFAULT_1, max_chars=2000, key="ys_text1", where=c1, disabled=not live
     )
-    text2 = c2.text_input(
+    text2 = controls.text(
+        "text_input",
         "A second sentence to compare (optional)",
         DEFAULT_2,
         max_chars=2000,
         key="ys_text2",
-        bind="query-params",
-        persist_state="session",
+        where=c2,
+        name="second sentence",
         disabled=not live,
     )
     st.caption(
@@ -125,31 +120,33 @@ else:
 st.subheader("1 · One token through the 13 LayerNorms")
 c1, c2, c3 = st.columns([2, 2, 3])
 s_idx = int(
-    c1.selectbox(
+    controls.choice(
+        "selectbox",
         "Sentence",
-        range(len(sentences)),
+        list(range(len(sentences))),
         format_func=lambda i: f"{i + 1}: {sentences[i][:60]}",
         key="ys_sentence",
-        persist_state="session",
+        where=c1,
     )
     or 0
 )
 s_idx = min(s_idx, len(sentences) - 1)
 row = pieces[s_idx]
 t_idx = int(
-    c2.selectbox(
+    controls.choice(
+        "selectbox",
         "Token",
-        range(len(row)),
+        list(range(len(row))),
         format_func=lambda i: f"{i}: {row[i]}",
         key="ys_token",
-        persist_state="session",
+        where=c2,
     )
     or 0
 )
 t_idx = min(t_idx, len(row) - 1)
 site = int(
-    c3.select_slider(
-        "LayerNorm site", SITES, value=2, format_func=bert.site_label, key="ys_site", persist_state="session"
+    controls.select_slider(
+        "LayerNorm site", SITES, 2, format_func=bert.site_label, key="ys_site", where=c3, name="site"
     )
 )
 st.code("  ".join(f"{i}:{p}" for i, p in enumerate(row)), language=None, wrap_lines=True)
@@ -181,48 +178,58 @@ st.plotly_chart(charts_live.token_statistics_figure(labels, mu, sigma, site), ke
 st.subheader("2 · Change the LayerNorms, see what happens")
 with st.container(border=True):
     c1, c2 = st.columns([3, 2])
-    kind = c1.radio(
+    kind = controls.choice(
+        "radio",
         "At the LayerNorm sites",
         list(KINDS),
-        format_func=KINDS.get,
+        format_func=KINDS.__getitem__,
         key="ys_kind",
-        persist_state="session",
+        where=c1,
+        name="change",
         disabled=not live,
     )
-    where = c2.radio(
+    where = controls.choice(
+        "radio",
         "Where",
         ["every site", "one site"],
         key="ys_where",
+        where=c2,
         horizontal=True,
-        persist_state="session",
         disabled=not live,
     )
     one = int(
-        c2.select_slider(
+        controls.select_slider(
             "Which site",
             SITES,
-            value=5,
+            5,
             format_func=bert.site_label,
             key="ys_one_site",
-            persist_state="session",
+            where=c2,
+            name="changed site",
             disabled=not live or where != "one site",
         )
     )
     c3, c4 = st.columns([3, 2])
     eps = float(
-        c3.select_slider(
+        controls.select_slider(
             "ε at the changed sites",
             EPS_CHOICES,
-            value=1e-12,
+            1e-12,
             format_func=lambda v: f"{v:.0e}",
             key="ys_eps",
-            persist_state="session",
+            where=c3,
+            name="ε",
             disabled=not live or kind == "none",
         )
     )
     unit = bool(
-        c4.toggle(
-            "γ = 1, β = 0 there", key="ys_unit", persist_state="session", disabled=not live or kind == "none"
+        controls.flag(
+            "toggle",
+            "γ = 1, β = 0 there",
+            False,
+            key="ys_unit",
+            where=c4,
+            disabled=not live or kind == "none",
         )
     )
 

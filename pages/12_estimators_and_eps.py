@@ -9,7 +9,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.variants import layer_norm_std_plus_eps, layer_norm_unbiased
 from ui import charts_numerics as cn
-from ui import page
+from ui import controls, page
 from ui.state import lab_input
 from ui.text import LABEL_LIMIT, digits_to_separate, fmt, plain, rounding_noise, tex_minus, tex_num
 from ui.theme import COLORS
@@ -58,33 +58,27 @@ b2.button(
     width="stretch",
 )
 c1, c2, c3, c4 = st.columns([1.3, 1, 1.2, 1.5])
-vector = c1.radio(
-    "Vector",
-    list(VECTORS),
-    format_func=VECTORS.get,
-    key="est_vector",
-    bind="query-params",
-    persist_state="session",
+vector = controls.choice(
+    "radio", "Vector", list(VECTORS), format_func=VECTORS.__getitem__, key="est_vector", where=c1
 )
-divisor = c2.radio(
-    "Variance divides by", list(DIVISORS), format_func=DIVISORS.get, key="est_divisor",
-    bind="query-params", persist_state="session",
-)  # fmt: skip
-place = c3.radio(
-    "ε goes",
-    list(PLACES),
-    format_func=PLACES.get,
-    key="est_place",
-    bind="query-params",
-    persist_state="session",
+divisor = controls.choice(
+    "radio",
+    "Variance divides by",
+    list(DIVISORS),
+    format_func=DIVISORS.__getitem__,
+    key="est_divisor",
+    where=c2,
 )
-eps_choice = c4.selectbox(
+place = controls.choice(
+    "radio", "ε goes", list(PLACES), format_func=PLACES.__getitem__, key="est_place", where=c3
+)
+eps_choice = controls.choice(
+    "selectbox",
     "ε",
     ["sidebar", *PRESETS],
     format_func=lambda k: "the sidebar's ε" if k == "sidebar" else f"{k}: {eps_str(PRESETS[k].eps)}",
     key="est_eps",
-    bind="query-params",
-    persist_state="session",
+    where=c4,
 )
 vector, divisor, place = vector or "sidebar", divisor or "d", place or "inside"
 eps = lab.eps if eps_choice in (None, "sidebar") else PRESETS[str(eps_choice)].eps

@@ -9,7 +9,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import precision as P
 from ui import charts_numerics as cn
-from ui import page
+from ui import controls, page
 from ui.state import lab_input
 from ui.text import digits_to_separate, fmt, tex_num
 
@@ -58,25 +58,26 @@ st.latex(
 st.latex(r"M_k = M_{k-1} + (x_k - \mu_{k-1})(x_k - \mu_k),\quad \sigma^2 = M_d / d")
 c1, c2 = st.columns([3, 2])
 offset = float(
-    c1.select_slider(
+    controls.select_slider(
         "Offset added to every feature",
         OFFSETS,
-        value=1e4,
+        1e4,
         format_func=offset_text,
         key="prec_offset",
-        bind="query-params",
-        persist_state="session",
+        where=c1,
+        name="offset",
     )
 )
 dtype = str(
-    c2.radio(
+    controls.choice(
+        "radio",
         "Formula below in",
         list(P.DTYPES),
         index=2,
         horizontal=True,
         key="prec_dtype",
-        bind="query-params",
-        persist_state="session",
+        where=c2,
+        name="dtype",
     )
     or "float32"
 )

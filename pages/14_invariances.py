@@ -9,7 +9,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import geometry as geo
 from ui import charts_geometry as cg
-from ui import page
+from ui import controls, page
 from ui.state import LabInput, lab_input
 from ui.text import (
     digits_to_separate,
@@ -57,28 +57,19 @@ def invariance_section(lab: LabInput) -> None:
     st.subheader("Scale by c, add b: what moves?")
     c1, c2 = st.columns(2)
     c = float(
-        c1.select_slider(
+        controls.select_slider(
             "Scale c",
             C_CHOICES,
-            value=2.0,
+            2.0,
             key="inv_c",
-            bind="query-params",
-            persist_state="session",
+            where=c1,
+            name="c",
             format_func=c_text,
             help="Negative values flip the vector; 0 flattens it to the constant b.",
         )
     )
     b = float(
-        c2.slider(
-            "Add b to every feature",
-            -10.0,
-            10.0,
-            1.0,
-            0.5,
-            key="inv_b",
-            bind="query-params",
-            persist_state="session",
-        )
+        controls.slider("Add b to every feature", -10.0, 10.0, 1.0, 0.5, key="inv_b", where=c2, name="b")
     )
     try:
         chk = geo.invariance_check(lab.x, c, b, lab.gamma, lab.beta, eps=lab.eps)
@@ -206,26 +197,21 @@ def geometry_section(lab: LabInput) -> None:
     )
     c1, c2 = st.columns([1, 2])
     d = int(
-        c1.radio(
-            "Dimension d",
-            [2, 3],
-            index=1,
-            key="geo_d",
-            horizontal=True,
-            bind="query-params",
-            persist_state="session",
+        controls.choice(
+            "radio", "Dimension d", [2, 3], index=1, key="geo_d", where=c1, horizontal=True, name="d"
         )
     )
     view = "At an angle"
     if d == 3:
         view = str(
-            c2.radio(
+            controls.choice(
+                "radio",
                 "Look from",
                 list(cg.CAMERAS),
                 key="geo_view",
+                where=c2,
                 horizontal=True,
-                bind="query-params",
-                persist_state="session",
+                name="view",
                 help="You can also drag the 3-D views to turn them.",
             )
         )
@@ -234,15 +220,13 @@ def geometry_section(lab: LabInput) -> None:
     cols = st.columns(2 * d)
     gamma = np.array(
         [
-            cols[i].slider(f"γ{'₁₂₃'[i]}", lo, hi, 1.0, step, key=f"geo_gamma{i + 1}", bind="query-params",
-                           persist_state="session")
+            controls.slider(f"γ{'₁₂₃'[i]}", lo, hi, 1.0, step, key=f"geo_gamma{i + 1}", where=cols[i])
             for i in range(d)
         ]
     )  # fmt: skip
     beta = np.array(
         [
-            cols[d + i].slider(f"β{'₁₂₃'[i]}", lo, hi, 0.0, step, key=f"geo_beta{i + 1}", bind="query-params",
-                               persist_state="session")
+            controls.slider(f"β{'₁₂₃'[i]}", lo, hi, 0.0, step, key=f"geo_beta{i + 1}", where=cols[d + i])
             for i in range(d)
         ]
     )  # fmt: skip

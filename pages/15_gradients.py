@@ -6,7 +6,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.backward import layer_norm_backward_from_steps
 from ui import charts_geometry as cg
-from ui import page
+from ui import controls, page
 from ui.state import LabInput, lab_input
 from ui.text import (
     ROUNDING_K,
@@ -58,28 +58,23 @@ st.latex(
 # --- controls: the upstream gradient ---------------------------------------------------------------
 c1, c2, c3 = st.columns([2, 1, 1])
 kind = str(
-    c1.radio(
+    controls.choice(
+        "radio",
         "Upstream gradient g = ∂L/∂y",
         UPSTREAM,
         key="grad_kind",
+        where=c1,
         horizontal=True,
-        bind="query-params",
-        persist_state="session",
+        name="g",
         help="Random: any loss. All ones: L = sum of the outputs. One-hot: L = one output yₖ.",
     )
 )
-seed = int(
-    c2.number_input(
-        "Seed of g", 0, 9999, 0, 1, key="grad_seed", bind="query-params", persist_state="session",
-        disabled=kind != UPSTREAM[0],
-    )
-)  # fmt: skip
-k_raw = int(
-    c3.number_input(
-        "One-hot at k =", 1, 4096, 1, 1, key="grad_k", bind="query-params", persist_state="session",
-        disabled=kind != UPSTREAM[2],
-    )
-)  # fmt: skip
+seed = controls.number_input(
+    "Seed of g", 0, 9999, 0, key="grad_seed", where=c2, name="seed", disabled=kind != UPSTREAM[0]
+)
+k_raw = controls.number_input(
+    "One-hot at k =", 1, 4096, 1, key="grad_k", where=c3, name="k", disabled=kind != UPSTREAM[2]
+)
 k = min(max(k_raw, 1), lab.d)
 if kind == UPSTREAM[2] and k != k_raw:
     st.info(f"Your vector has d = {lab.d} features, so the one-hot sits at k = {k}.", icon="ℹ️")
@@ -95,8 +90,14 @@ steps = ln.layer_norm_steps(lab.x, lab.gamma, eps=lab.eps)
 # --- the three terms, with numbers ----------------------------------------------------------------
 st.subheader("The backward pass, term by term")
 i = int(
-    st.columns([1, 3])[0].number_input(
-        "Show the arithmetic for feature i =", 1, lab.d, 1, key="grad_feature", persist_state="session"
+    controls.number_input(
+        "Show the arithmetic for feature i =",
+        1,
+        lab.d,
+        1,
+        key="grad_feature",
+        where=st.columns([1, 3])[0],
+        name="feature i",
     )
 )
 i = min(max(i, 1), lab.d) - 1
@@ -228,13 +229,12 @@ def eps_section(lab: LabInput) -> None:
         f"almost equal would get an enormous gradient. Here {NEAR_D} values close to {NEAR_MEAN:g} with a "
         "spread you choose, next to your own vector (γ = 1). ε caps the stretch at 1/√ε."
     )
-    spread = st.select_slider(
+    spread = controls.select_slider(
         "Spread of the nearly constant vector",
         [10.0**p for p in range(-8, 1)],
-        value=1e-4,
+        1e-4,
         key="grad_spread",
-        bind="query-params",
-        persist_state="session",
+        name="spread",
         format_func=lambda v: f"{v:.0e}",
     )
     near = NEAR_MEAN + float(spread) * ln.make_preset("standard normal", NEAR_D, seed=NEAR_SEED)

@@ -3,8 +3,9 @@
 import streamlit as st
 
 import layernorm as ln
+import ui.worksheet
 from layernorm.core import _center_rows
-from ui import charts, page
+from ui import charts, controls, page
 from ui.state import lab_input
 from ui.text import (
     LABEL_LIMIT,
@@ -26,14 +27,14 @@ page.header(
     "so the centred vector x − μ balances exactly at zero.",
 )
 
-shift = st.slider(
+shift = controls.slider(
     "Add the same number c to every feature (try it: what happens to x − μ?)",
     -10.0,
     10.0,
     0.0,
     0.5,
     key="mean_shift",
-    persist_state="session",
+    name="c",
 )
 x = lab.x + shift  # the input as the student modified it
 steps = ln.layer_norm_steps(x, eps=lab.eps)
@@ -53,7 +54,9 @@ c3.metric("mean of x − μ", **zero_metric(mean_centered, steps.centered))  # 0
 
 st.plotly_chart(
     charts.feature_chart(
-        [("x", steps.x)], f"The input x ({plain_chart(lab.label, LABEL_LIMIT)}) and its mean", hlines=[("mu", mu, f"μ = {fmt(mu, mu_digits)}")]
+        [("x", steps.x)],
+        f"The input x ({plain_chart(lab.label, LABEL_LIMIT)}) and its mean",
+        hlines=[("mu", mu, f"μ = {fmt(mu, mu_digits)}")],
     ),
     key="mean_chart_x",
 )
@@ -65,6 +68,7 @@ st.plotly_chart(
     ),
     key="mean_chart_centered",
 )
+ui.worksheet.offer("mean", lab, steps)
 page.notice(
     [
         "The bars of x − μ have the same shape as x: centring moves the vector, it does not reshape it.",

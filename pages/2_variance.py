@@ -6,9 +6,10 @@ import numpy as np
 import streamlit as st
 
 import layernorm as ln
+import ui.worksheet
 from layernorm.core import _spread_rows
 from layernorm.variants import layer_norm_unbiased, variance_one_pass
-from ui import charts, page
+from ui import charts, controls, page
 from ui.state import lab_input
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
 
@@ -20,12 +21,12 @@ page.header(
     "Squaring makes distances above and below the mean count alike instead of cancelling, and it "
     "weighs far-away features heavily.",
 )
-scale = st.select_slider(
+scale = controls.select_slider(
     "Stretch: multiply every feature by a",
     [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0],
-    value=1.0,
+    1.0,
     key="var_scale",
-    persist_state="session",
+    name="a",
 )
 x = lab.x * scale
 steps = ln.layer_norm_steps(x, eps=lab.eps)
@@ -79,12 +80,12 @@ st.markdown(
     "compared with their spread, the two terms are huge and nearly equal, and float32 loses the "
     "difference — sometimes giving a *negative* variance. The core subtracts μ first, in float64."
 )
-offset = st.select_slider(
+offset = controls.select_slider(
     "Add a large offset to every feature",
     [0.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8],
-    value=1e4,
+    1e4,
     key="var_offset",
-    persist_state="session",
+    name="offset",
     format_func=lambda v: "0" if v == 0 else f"{v:.0e}",
 )
 shifted = x + offset
@@ -107,6 +108,7 @@ else:  # x² passed float32's largest number (3.4e38): the shortcut has no answe
         delta="x² exceeds float32's 3.4e38",
         delta_color="inverse",
     )
+ui.worksheet.offer("variance", lab, steps)
 page.notice(
     [
         "σ² is the average height of the squared-deviation bars: the dashed orange line.",

@@ -4,7 +4,8 @@ import numpy as np
 import streamlit as st
 
 import layernorm as ln
-from ui import charts, page
+import ui.worksheet
+from ui import charts, controls, page
 from ui.state import lab_input
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, zero_metric
 
@@ -17,7 +18,9 @@ page.header(
     "it, a vector whose features are all equal would divide zero by zero.",
 )
 steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
-i = st.number_input("Show the arithmetic for feature i =", 1, lab.d, value=1, key="std_feature")
+i = controls.number_input(
+    "Show the arithmetic for feature i =", 1, lab.d, 1, key="std_feature", name="feature i"
+)
 i = int(min(max(i, 1), lab.d)) - 1
 # xᵢ and μ with the digits that tell μ apart from every x (so xᵢ − μ never reads as 0 − 0)
 mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
@@ -63,12 +66,12 @@ st.markdown(
     "you choose. While σ² is much larger than ε, x̂ still has unit variance; once σ² falls below ε, "
     "the division is by √ε instead and x̂ collapses towards zero — finite, never NaN."
 )
-spread = st.select_slider(
+spread = controls.select_slider(
     "Spread of the nearly constant vector",
     [10.0**k for k in range(-8, 1)],
-    value=1e-3,
+    1e-3,
     key="std_spread",
-    persist_state="session",
+    name="spread",
     format_func=lambda v: f"{v:.0e}",
 )
 near = 3.0 + spread * ln.make_preset("standard normal", 8, seed=1)
@@ -92,6 +95,7 @@ st.plotly_chart(
     ),
     key="std_chart_near",
 )
+ui.worksheet.offer("standardize", lab, steps, feature=i)
 page.notice(
     [
         "x̂ has mean 0 and variance just below 1: exactly σ²/(σ² + ε).",

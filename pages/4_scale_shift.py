@@ -3,6 +3,7 @@
 import streamlit as st
 
 import layernorm as ln
+import ui.worksheet
 from ui import charts, page
 from ui.state import AFFINE_MODES, affine_table, lab_input, set_affine_table
 from ui.text import MESSAGE_LIMIT, digits_to_separate, fmt, plain, rounding_noise, zero_metric
@@ -52,7 +53,9 @@ if lab.affine_mode == AFFINE_MODES[1]:
         beta = ln.vector_from_table(edited["β"].tolist(), "β column")
         set_affine_table(lab.d, edited)  # other pages (and this d, later) use the edited values
     except ln.InputError as exc:
-        st.error(f"γ/β table: {plain(exc, MESSAGE_LIMIT)} The last valid values are used meanwhile.", icon="⚠️")
+        st.error(
+            f"γ/β table: {plain(exc, MESSAGE_LIMIT)} The last valid values are used meanwhile.", icon="⚠️"
+        )
 
 steps = ln.layer_norm_steps(lab.x, gamma, beta, eps=lab.eps)
 c1, c2, c3 = st.columns(3)
@@ -82,6 +85,7 @@ if lab.affine_mode == AFFINE_MODES[3] and lab.recorded_y is not None:
         "and different for every feature.",
         icon=":material/memory:",
     )
+ui.worksheet.offer("scale_shift", lab, steps)
 page.notice(
     [
         "With γ = 1 and β = 0, y is exactly x̂: the orange-red and green bars coincide.",

@@ -10,7 +10,7 @@ import streamlit as st
 
 import layernorm as ln
 from layernorm.labs import lenses as L
-from ui import charts_axes, page
+from ui import charts_axes, controls, page
 from ui.state import recording
 from ui.text import digits_to_separate, fmt, fmt_zero, rounding_noise
 
@@ -72,16 +72,10 @@ def _identities(source: str, b: int, t: int, d: int, seed: int, site: int) -> tu
     return L.identity_gaps(x[:k], eps=EPS), k
 
 
-def _clamp(key: str, high: int) -> None:
-    """Keep a stored index inside a range that just shrank (widgets refuse out-of-range values)."""
-    if int(st.session_state.get(key, 0)) > high:
-        st.session_state[key] = high
-
-
 # --- the data ----------------------------------------------------------------------------------
 with st.container(border=True):
     c_src, c_shape = st.columns([2, 5])
-    source = c_src.radio("Data", SOURCES, key="axes_source", persist_state="session")
+    source = controls.choice("radio", "Data", SOURCES, key="axes_source", where=c_src)
     site, seed = 0, 0
     if source == SOURCES[0]:
         with c_shape:
@@ -93,23 +87,23 @@ with st.container(border=True):
                 on_change=_apply_preset,
                 placeholder="Choose a preset, or set B, T, d below",
             )
-            for key, default in (("axes_B", 2), ("axes_T", 4), ("axes_d", 8)):
-                st.session_state.setdefault(key, default)  # defaults here, so presets can set them
-            c1, c2, c3, c4 = st.columns(4)
-            b_n = int(c1.number_input("B sequences", 1, 64, key="axes_B", persist_state="session"))
-            t_n = int(c2.number_input("T tokens each", 1, 128, key="axes_T", persist_state="session"))
-            d = int(c3.select_slider("d features", D_CHOICES, key="axes_d", persist_state="session"))
-            seed = int(c4.number_input("Seed", 0, 9999, 0, key="axes_seed", persist_state="session"))
+            c1, c2, c3, c4 = st.columns(4)  # a preset sets B, T, d through session state
+            b_n = controls.number_input("B sequences", 1, 64, 2, key="axes_B", where=c1, name="B")
+            t_n = controls.number_input("T tokens each", 1, 128, 4, key="axes_T", where=c2, name="T")
+            d = int(controls.select_slider("d features", D_CHOICES, 8, key="axes_d", where=c3, name="d"))
+            seed = controls.number_input("Seed", 0, 9999, 0, key="axes_seed", where=c4, name="seed")
     else:
         rec = recording()
         b_n, t_n, d = rec.n_sentences, rec.seq_len, rec.d
         site = int(
-            c_shape.selectbox(
+            controls.choice(
+                "selectbox",
                 "LayerNorm site (the input it receives)",
-                range(rec.n_sites),
+                list(range(rec.n_sites)),
                 format_func=rec.site_label,
                 key="axes_site",
-                persist_state="session",
+                where=c_shape,
+                name="site",
             )
         )
         c_shape.caption(
@@ -130,21 +124,29 @@ x = _tensor(source, b_n, t_n, d, seed, site)
 shape = (b_n, t_n, d)
 
 # --- the cell and the lens -------------------------------------------------------------------
-for key, default in (("axes_b", 0), ("axes_t", 0), ("axes_i", 0), ("axes_groups", 2)):
-    st.session_state.setdefault(key, default)
-for key, high in (("axes_b", b_n - 1), ("axes_t", t_n - 1), ("axes_i", d - 1), ("axes_groups", d)):
-    _clamp(key, high)
-c1, c2, c3, c4 = st.columns(4)
-cb = int(c1.number_input("Sequence b", 0, b_n - 1, key="axes_b"))
-ct = int(c2.number_input("Token t", 0, t_n - 1, key="axes_t"))
-ci = int(c3.number_input("Feature i", 0, d - 1, key="axes_i"))
-groups = int(
-    c4.number_input(
-        "GroupNorm groups G", 1, d, key="axes_groups", help="G must divide d: each group holds d/G features."
-    )
+c1, c2, c3, c4 = st.columns(4)  # a stored index beyond a range that just shrank moves to its end
+cb = controls.number_input("Sequence b", 0, b_n - 1, 0, key="axes_b", where=c1, name="b")
+ct = controls.number_input("Token t", 0, t_n - 1, 0, key="axes_t", where=c2, name="t")
+ci = controls.number_input("Feature i", 0, d - 1, 0, key="axes_i", where=c3, name="i")
+groups = controls.number_input(
+    "GroupNorm groups G",
+    1,
+    d,
+    2,
+    key="axes_groups",
+    where=c4,
+    name="G",
+    help="G must divide d: each group holds d/G features.",
 )
 cell = (cb, ct, ci)
-lens = st.radio("Highlight the cells that share statistics under", L.LENSES, horizontal=True, key="axes_lens")
+lens = controls.choice(
+    "radio",
+    "Highlight the cells that share statistics under",
+    L.LENSES,
+    key="axes_lens",
+    horizontal=True,
+    name="lens",
+)
 
 try:
     L.check_groups(d, groups)

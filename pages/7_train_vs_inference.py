@@ -10,7 +10,7 @@ import streamlit as st
 
 import layernorm as ln
 from layernorm.labs import running as R
-from ui import charts_axes, page
+from ui import charts_axes, controls, page
 from ui.text import (
     MESSAGE_LIMIT,
     digits_to_separate,
@@ -59,17 +59,14 @@ st.latex(
 
 with st.container(border=True):
     c1, c2, c3, c4, c5 = st.columns(5)
-    n = int(c1.slider("Batch size n", 1, R.MAX_BATCH, 16, key="tvi_n", persist_state="session"))
+    n = int(controls.slider("Batch size n", 1, R.MAX_BATCH, 16, 1, key="tvi_n", where=c1, name="n"))
     m = float(
-        c2.slider("Momentum m (PyTorch)", 0.0, 1.0, 0.1, 0.01, key="tvi_momentum", persist_state="session")
+        controls.slider("Momentum m (PyTorch)", 0.0, 1.0, 0.1, 0.01, key="tvi_momentum", where=c2, name="m")
     )
     c2.caption(f"Keras calls the same setting momentum = {1 - m:.2f} (it weights the old value).")
-    d = int(c3.select_slider("Features d", D_CHOICES, value=8, key="tvi_d", persist_state="session"))
-    st.session_state.setdefault("tvi_feature", 0)
-    if int(st.session_state["tvi_feature"]) > d - 1:  # d just shrank
-        st.session_state["tvi_feature"] = d - 1
-    k = int(c4.number_input("Feature to follow", 0, d - 1, key="tvi_feature"))
-    seed = int(c5.number_input("Seed", 0, 9999, 0, key="tvi_seed", persist_state="session"))
+    d = int(controls.select_slider("Features d", D_CHOICES, 8, key="tvi_d", where=c3, name="d"))
+    k = controls.number_input("Feature to follow", 0, d - 1, 0, key="tvi_feature", where=c4, name="feature")
+    seed = controls.number_input("Seed", 0, 9999, 0, key="tvi_seed", where=c5, name="seed")
 
 pop = R.make_population(d, seed=seed)
 # The running state belongs to one population: a new d or seed starts training afresh.
@@ -96,7 +93,9 @@ def _request(what: str) -> None:
 
 
 b1.button("Next batch", key="tvi_next", disabled=n == 1, type="primary", on_click=_request, args=("next",))
-auto_steps = int(b2.select_slider("Auto-run length", [10, 25, 50, 100, 200], value=50, key="tvi_auto_steps"))
+auto_steps = int(
+    controls.select_slider("Auto-run length", [10, 25, 50, 100, 200], 50, key="tvi_auto_steps", where=b2)
+)
 b3.button(
     f"Auto-run {auto_steps} batches", key="tvi_auto", disabled=n == 1, on_click=_request, args=("auto",)
 )
@@ -191,12 +190,7 @@ st.caption(
 
 # --- the switch --------------------------------------------------------------------------------
 st.subheader("2 · Switch to inference")
-mode = (
-    st.segmented_control(
-        "Mode", ["Training", "Inference"], default="Training", key="tvi_mode", persist_state="session"
-    )
-    or "Training"
-)
+mode = controls.choice("segmented_control", "Mode", ["Training", "Inference"], key="tvi_mode")
 mates_draw = int(st.session_state.get("tvi_mates_draw", 0))
 if n == 1 and mode == "Training":
     first = ln.layer_norm(R.draw_batch(pop, 1, seed=(seed, 0)))[0][:4]
@@ -234,7 +228,9 @@ else:
 
 # --- noise from small batches --------------------------------------------------------------------
 st.subheader("3 · Small batches give noisy statistics")
-redraws = int(st.slider("Redraws of the batch-mates", 20, 500, 200, 10, key="tvi_redraws"))
+redraws = int(
+    controls.slider("Redraws of the batch-mates", 20, 500, 200, 10, key="tvi_redraws", name="redraws")
+)
 if n == 1:
     st.error(BATCH_OF_ONE, icon="⚠️")
 else:
@@ -285,8 +281,16 @@ else:
 # --- distribution shift ---------------------------------------------------------------------------
 st.subheader("5 · Distribution shift at test time")
 c1, c2 = st.columns(2)
-shift = float(c1.slider("Shift every feature's mean by", -5.0, 5.0, 2.0, 0.5, key="tvi_shift"))
-scale = float(c2.slider("Multiply every feature's spread by", 0.25, 4.0, 1.0, 0.25, key="tvi_scale"))
+shift = float(
+    controls.slider(
+        "Shift every feature's mean by", -5.0, 5.0, 2.0, 0.5, key="tvi_shift", where=c1, name="shift"
+    )
+)
+scale = float(
+    controls.slider(
+        "Multiply every feature's spread by", 0.25, 4.0, 1.0, 0.25, key="tvi_scale", where=c2, name="spread"
+    )
+)
 res = R.shift_test(state, pop, shift=shift, scale=scale, n=128, seed=seed, eps=EPS)
 if state.step == 0:
     st.warning(

@@ -7,7 +7,7 @@ import streamlit as st
 
 from layernorm.labs.depth import EXPLODE, VANISH, DepthConfig, DepthResult, layer_histograms, simulate_depth
 from ui import charts_depth as cd
-from ui import page
+from ui import controls, page
 from ui.text import digits_to_separate, rounding_noise
 from ui.widgets import placement_control
 
@@ -29,26 +29,42 @@ page.header(
 )
 
 c1, c2, c3 = st.columns(3)
-n_layers = int(c1.slider("Layers L", 1, 100, 30, key="depth_layers"))
+n_layers = int(controls.slider("Layers L", 1, 100, 30, 1, key="depth_layers", where=c1))
 gain = float(
-    c2.slider(
+    controls.slider(
         "Init gain (weights ~ N(0, gain²/d))",
         0.1,
         3.0,
         1.0,
         0.05,
         key="depth_gain",
+        where=c2,
+        name="gain",
         help="1 keeps a linear layer's scale; ReLU needs about √2 ≈ 1.41 (He init), tanh about 5/3.",
     )
 )
-width = int(c3.select_slider("Width d", [16, 32, 64, 128, 256], value=128, key="depth_width"))
+width = int(controls.select_slider("Width d", [16, 32, 64, 128, 256], 128, key="depth_width", where=c3))
 c1, c2, c3 = st.columns(3)
-activation = c1.selectbox("Activation", list(ACT_NAMES), format_func=ACT_NAMES.get, key="depth_act", index=1)
-norm = c2.radio(
-    "Normalization", list(cd.NORM_NAMES), format_func=cd.NORM_NAMES.get, key="depth_norm", horizontal=True
+activation = controls.choice(
+    "selectbox",
+    "Activation",
+    list(ACT_NAMES),
+    format_func=ACT_NAMES.__getitem__,
+    key="depth_act",
+    index=1,
+    where=c1,
 )
-residual = c3.toggle("Residual connections (x + f(x))", value=False, key="depth_residual")
-seed = int(c3.number_input("Seed", 0, 999, 0, 1, key="depth_seed"))
+norm = controls.choice(
+    "radio",
+    "Normalization",
+    list(cd.NORM_NAMES),
+    format_func=cd.NORM_NAMES.__getitem__,
+    key="depth_norm",
+    where=c2,
+    horizontal=True,
+)
+residual = controls.flag("toggle", "Residual connections (x + f(x))", False, key="depth_residual", where=c3)
+seed = controls.number_input("Seed", 0, 999, 0, key="depth_seed", where=c3)
 placement = placement_control(
     "Where the normalization sits (with residual connections)",
     disabled=not residual,
@@ -105,8 +121,8 @@ m2.metric(f"std at layer {res.n_computed}", f"{stds[1]:.{std_digits}g}")
 m3.metric(f"max |h| at layer {res.n_computed}", f"{res.act_absmax[-1]:.3g}")
 m4.metric("‖dL/dW‖ at layer 1", f"{res.grad_w_norm[-1]:.3g}" if res.grad_w_norm.size else "—")
 
-compare = st.checkbox(
-    "Also draw the same stack with no normalization and with LayerNorm", value=True, key="depth_compare"
+compare = controls.flag(
+    "checkbox", "Also draw the same stack with no normalization and with LayerNorm", True, key="depth_compare"
 )
 runs = [(cfg.norm, res)]
 if compare:
@@ -144,8 +160,10 @@ else:
     st.error(f"No gradient chart: {res.grad_status}.", icon=":material/crisis_alert:")
 
 c1, c2 = st.columns([2, 1])
-requested = int(c1.slider("Inspect layer (0 = input)", 0, 100, 10, key="depth_pick"))
-view = c2.radio("View", ["Histogram", "Ridgeline"], key="depth_view", horizontal=True)
+requested = int(controls.slider("Inspect layer (0 = input)", 0, 100, 10, 1, key="depth_pick", where=c1))
+view = controls.choice(
+    "radio", "View", ["Histogram", "Ridgeline"], key="depth_view", where=c2, horizontal=True
+)
 pick = int(np.clip(requested, 0, res.n_computed))
 if requested > pick:
     st.caption(f"The stack has layers 0 … {res.n_computed} with finite values, so layer {pick} is shown.")

@@ -6,7 +6,7 @@ import streamlit as st
 from layernorm.backward import layer_norm_backward_from_steps
 from layernorm.labs.training import DEFAULT_LRS, Sweep, run_sweep
 from ui import charts_depth as cd
-from ui import page
+from ui import controls, page
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -45,19 +45,21 @@ st.latex(
 
 c1, c2, c3, c4 = st.columns(4)
 gain = float(
-    c1.select_slider(
+    controls.select_slider(
         "Init scale (× He init)",
         [0.5, 1.0, 1.5, 2.0, 3.0],
-        value=1.5,
+        1.5,
         key="lr_gain",
+        where=c1,
+        name="init scale",
         help="1 is the carefully tuned He initialisation for ReLU; above 1 the "
         "unnormalized network starts with activations that grow layer by layer.",
     )
 )
-depth = int(c2.slider("Hidden layers", 4, 8, 6, key="lr_depth"))
-width = int(c3.select_slider("Width", [16, 32, 64], value=32, key="lr_width"))
-steps = int(c4.select_slider("Steps", [50, 100, 200], value=100, key="lr_steps"))
-n_seeds = int(st.slider("Seeds (different starting weights)", 1, 5, 3, key="lr_seeds"))
+depth = int(controls.slider("Hidden layers", 4, 8, 6, 1, key="lr_depth", where=c2))
+width = int(controls.select_slider("Width", [16, 32, 64], 32, key="lr_width", where=c3))
+steps = int(controls.select_slider("Steps", [50, 100, 200], 100, key="lr_steps", where=c4))
+n_seeds = int(controls.slider("Seeds (different starting weights)", 1, 5, 3, 1, key="lr_seeds", name="seeds"))
 depth, n_seeds = int(np.clip(depth, 4, 8)), int(np.clip(n_seeds, 1, 5))
 
 res = sweep(depth, width, steps, n_seeds, gain)
@@ -84,12 +86,13 @@ both_diverge = [
 ]
 m3.metric("rates where both diverge", len(both_diverge), help=", ".join(both_diverge) or "none")
 
-pick = st.select_slider(
+pick = controls.select_slider(
     "Loss curves at learning rate",
     [float(v) for v in DEFAULT_LRS],
-    value=0.01,
+    0.01,
     format_func=lambda v: f"{v:.3g}",
     key="lr_pick",
+    name="learning rate",
 )
 m = int(np.argmin(np.abs(res.lrs - float(pick))))
 curves, crosses = [], []

@@ -83,9 +83,17 @@ def test_sidebar_says_when_a_page_makes_its_own_data() -> None:
     at = _open()
     own = "This page makes its own data"
     assert not any(own in c.value for c in at.sidebar.caption)
-    at.switch_page("pages/8_depth_and_drift.py").run()
-    assert not at.exception
-    assert any(own in c.value for c in at.sidebar.caption)
+    at.select_slider(key="d").set_value(16).run()
+    at.select_slider(key="eps").set_value(1e-3).run()
+    for page in ("pages/8_depth_and_drift.py", "pages/6_which_axis.py", "pages/16_quiz.py"):
+        at.switch_page(page).run()
+        assert not at.exception
+        assert any(own in c.value for c in at.sidebar.caption)
+        # only what acts on this page: no vector, γ/β or ε controls
+        assert not at.sidebar.selectbox and not at.sidebar.select_slider and not at.sidebar.slider
+    at.switch_page("pages/1_mean.py").run()
+    assert at.select_slider(key="d").value == 16 and at.select_slider(key="eps").value == 1e-3
+    assert not any(own in c.value for c in at.sidebar.caption)
 
 
 def test_per_feature_gamma_beta_survive_a_change_of_d() -> None:
@@ -114,7 +122,7 @@ def test_link_values_the_chosen_input_does_not_use_are_reported() -> None:
     at.query_params["d"] = "7"
     at.run()
     assert not at.exception and at.selectbox(key="src").value == "Type numbers"
-    assert any("`d`" in i.value and "ignored" in i.value for i in at.sidebar.info)
+    assert any("`d`" in i.value and "not used now" in i.value for i in at.sidebar.info)
 
 
 def test_scale_shift_names_minilm_parameters_only_for_a_real_token() -> None:
@@ -132,5 +140,5 @@ def test_home_links_every_lesson_page() -> None:
     assert not at.exception
     files = (Path(APP).parent / "pages").glob("*.py")
     pages = sorted(p.stem.split("_", 1)[1] for p in files if not p.name.startswith("0_"))  # url paths
-    linked = sorted(link.proto.page for link in at.get("page_link"))
+    linked = sorted({link.proto.page for link in at.get("page_link")})  # lesson links repeat some pages
     assert linked == pages

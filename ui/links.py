@@ -53,11 +53,28 @@ class Words:
 
 
 @dataclass(frozen=True)
+class Flag:
+    """A checkbox or toggle: the URL says ``true`` or ``false`` (also read: 1/0, yes/no, on/off)."""
+
+    default: bool
+    what: str  # the control's name in a sentence
+
+
+@dataclass(frozen=True)
+class Text:
+    """A text box: any text up to ``max_chars`` characters (longer link text is cut, and said)."""
+
+    default: str
+    max_chars: int
+    what: str
+
+
+@dataclass(frozen=True)
 class LinkKey:
     """A setting a link may carry: what the page calls it (``"ε"``) and which widget holds it."""
 
     name: str
-    widget: Choice | Range | Words
+    widget: Choice | Range | Words | Flag | Text
 
 
 @dataclass(frozen=True)
@@ -137,7 +154,27 @@ def _read_words(text: str, w: Words) -> _Read:
     return w.default, "is empty" if not text.strip() else f"is not one of the {w.what}", "the default "
 
 
-def _read(text: str, w: Choice | Range | Words) -> _Read:
+_TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
+
+
+def _read_flag(text: str, w: Flag) -> _Read:
+    word = text.strip().casefold()
+    if word in _TRUE or word in _FALSE:
+        return ("true" if word in _TRUE else "false"), None, ""
+    return str(w.default).lower(), "is empty" if not word else "is neither true nor false", "the default "
+
+
+def _read_text(text: str, w: Text) -> _Read:
+    if len(text) <= w.max_chars:
+        return text, None, ""
+    return text[: w.max_chars], f"is longer than {w.max_chars} characters", "its first ones: "
+
+
+def _read(text: str, w: Choice | Range | Words | Flag | Text) -> _Read:
+    if isinstance(w, Flag):
+        return _read_flag(text, w)
+    if isinstance(w, Text):
+        return _read_text(text, w)
     if isinstance(w, Choice):
         return _read_choice(text, w)
     if isinstance(w, Range):
@@ -155,8 +192,14 @@ def resolve(key: str, values: Sequence[str], spec: LinkKey) -> Resolved:
     last = values[-1] if values else ""
     w = spec.widget
     value, problem, how = _read(last, w)
-    if isinstance(w, Words):
-        shown = f"{spec.name} “{value}”"
+    if isinstance(w, Flag):
+        shown = f"{spec.name} {'on' if value == 'true' else 'off'}"
+        text = None if value == str(w.default).lower() else str(value)
+    elif isinstance(w, Text):
+        shown = f"{spec.name} “{plain(str(value))}”"
+        text = None if value == w.default else str(value)
+    elif isinstance(w, Words):  # options can quote user text (a token of a typed sentence)
+        shown = f"{spec.name} “{plain(str(value))}”"
         text = None if value == w.default else str(value)
     else:
         as_text = w.show if isinstance(w, Choice) else url_number

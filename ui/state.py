@@ -59,7 +59,9 @@ AFFINE_MODES = [
     "MiniLM's learned γ, β",
 ]
 DEFAULT_TEXT = "1, 2, 3, 4"
-URL_KEYS = ("src", "preset", "d", "seed", "eps", "gamma", "beta")
+URL_KEYS = ("src", "preset", "d", "seed", "eps", "gamma", "beta", "typed", "affine_mode")
+TOKEN_KEYS = ("tok_sentence", "tok_index", "tok_site")  # options from the recording: read in _link_keys
+MAX_TYPED = 20_000  # characters of typed numbers a link may carry (about 2,000 numbers)
 GAMMA_BETA_SLIDER = (-3.0, 3.0, 0.05)  # min, max, step of the shared γ and β sliders
 
 
@@ -77,7 +79,38 @@ LINK_KEYS: dict[str, links.LinkKey] = {
     "eps": links.LinkKey("ε", links.Choice(EPS_CHOICES, 1e-5, eps_text, "ε")),
     "gamma": links.LinkKey("γ", links.Range(*GAMMA_BETA_SLIDER, 1.0, "γ")),
     "beta": links.LinkKey("β", links.Range(*GAMMA_BETA_SLIDER, 0.0, "β")),
+    "typed": links.LinkKey("numbers", links.Text(DEFAULT_TEXT, MAX_TYPED, "numbers")),
+    "affine_mode": links.LinkKey(
+        "γ and β", links.Words(AFFINE_MODES, AFFINE_MODES[0], "ways to set γ and β")
+    ),
 }
+
+
+def _token_words(s: int) -> list[str]:
+    """The Token selectbox's texts for sentence ``s`` (what the URL carries)."""
+    rec = recording()
+    return [f"{i}: {rec.tokens[s, i]}" for i in rec.real_token_indices(s).tolist()]
+
+
+def _link_keys(given: dict[str, list[str]]) -> dict[str, links.LinkKey]:
+    """:data:`LINK_KEYS`, plus the real-token keys when the link has any (options from the data)."""
+    if not any(k in given for k in TOKEN_KEYS):
+        return LINK_KEYS
+    rec = recording()
+    sentences = [str(s) for s in rec.sentences]
+    chosen = links.resolve("tok_sentence", given.get("tok_sentence", []), _TOKEN_SENTENCE(sentences))
+    s = sentences.index(str(chosen.value)) if given.get("tok_sentence") else 0
+    words = _token_words(s)
+    sites = [rec.site_label(i) for i in range(rec.n_sites)]
+    return LINK_KEYS | {
+        "tok_sentence": _TOKEN_SENTENCE(sentences),
+        "tok_index": links.LinkKey("token", links.Words(words, words[0], "tokens of that sentence")),
+        "tok_site": links.LinkKey("site", links.Words(sites, sites[0], "LayerNorm sites")),
+    }
+
+
+def _TOKEN_SENTENCE(sentences: list[str]) -> links.LinkKey:
+    return links.LinkKey("sentence", links.Words(sentences, sentences[0], "sentences"))
 
 
 @dataclass(frozen=True)
@@ -142,6 +175,8 @@ def _typed_input() -> tuple[np.ndarray, str]:
         value=DEFAULT_TEXT,
         key="typed",
         height=110,
+        max_chars=MAX_TYPED,
+        bind="query-params",
         persist_state="session",
         help="Brackets and scientific notation are fine: [1, -2.5, 3e-2]. Commas separate numbers, "
         "so write 1000, not 1,000.",
@@ -202,14 +237,18 @@ def _token_input() -> tuple[np.ndarray, str, dict[str, object]]:
         range(rec.n_sentences),
         format_func=lambda i: str(rec.sentences[i]),
         key="tok_sentence",
+        bind="query-params",
         persist_state="session",
     )
     real = rec.real_token_indices(int(s)).tolist()
+    if st.session_state.get("tok_index") not in real:  # a stale choice from another sentence
+        st.session_state["tok_index"] = real[0]
     t = st.selectbox(
         "Token",
         real,
         format_func=lambda i: f"{i}: {rec.tokens[s, i]}",
         key="tok_index",
+        bind="query-params",
         persist_state="session",
     )
     if t not in real:  # a stale choice from another sentence
@@ -219,6 +258,7 @@ def _token_input() -> tuple[np.ndarray, str, dict[str, object]]:
         range(rec.n_sites),
         format_func=rec.site_label,
         key="tok_site",
+        bind="query-params",
         persist_state="session",
     )
     st.caption(
@@ -324,11 +364,6 @@ def _affine(
     return np.full(d, float(g)), np.full(d, float(b)), notes
 
 
-# A lesson page's own URL-bound controls carry its prefix (ys_text1, est_eps, geo_gamma1, …): the page
-# reads them itself, so the sidebar does not call them unknown.
-PAGE_KEY_PREFIXES = ("ys_", "est_", "prec_", "inv_", "geo_", "grad_")
-
-
 @dataclass(frozen=True)
 class LinkReport:
     """What the sidebar tells the user about the link a session started from (shown once)."""
@@ -346,17 +381,25 @@ def _read_link() -> LinkReport:
     the script reruns, so each bound widget seeds itself from the canonical text. Keys the chosen
     input does not use are resolved too (they count once the user switches to it) but only noted.
     """
+    from ui.controls import ALL_PAGE_KEYS  # the pages' own keys: read by each page, not unknown
+
     given = {k: st.query_params.get_all(k) for k in st.query_params}
-    resolved = {k: links.resolve(k, v, LINK_KEYS[k]) for k, v in given.items() if k in LINK_KEYS}
+    keys = _link_keys(given)
+    resolved = {k: links.resolve(k, v, keys[k]) for k, v in given.items() if k in keys}
     source = resolved["src"].value if "src" in resolved else SOURCES[0]
-    applies = {"src", "eps"} | ({"preset", "d", "seed"} if source == SOURCES[0] else set())
-    if st.session_state.get("affine_mode", AFFINE_MODES[0]) == AFFINE_MODES[0]:
+    applies = {"src", "eps", "affine_mode"} | {
+        SOURCES[0]: {"preset", "d", "seed"},
+        SOURCES[1]: {"typed"},
+        SOURCES[4]: set(TOKEN_KEYS),
+    }.get(str(source), set())
+    mode = resolved["affine_mode"].value if "affine_mode" in resolved else AFFINE_MODES[0]
+    if mode == AFFINE_MODES[0]:
         applies |= {"gamma", "beta"}
     report = LinkReport(
         notes=tuple(r.note for k, r in resolved.items() if k in applies and r.note),
         unused=tuple(k for k in resolved if k not in applies),
         unknown=links.unknown_keys_note(
-            {k: v for k, v in given.items() if k not in LINK_KEYS and not k.startswith(PAGE_KEY_PREFIXES)}
+            {k: v for k, v in given.items() if k not in keys and k not in ALL_PAGE_KEYS}
         ),
     )
     canonical = {  # in the link's order; unknown keys stay as they are
@@ -383,7 +426,13 @@ def _report_link(report: LinkReport) -> None:
         st.warning("\n\n".join(report.notes), icon="🔗")
     if report.unused:
         keys = ", ".join(f"`{k}`" for k in report.unused)  # the lab's own key names: safe as code
-        st.info(f"The link's {keys} do not apply to the chosen input and were ignored.", icon="🔗")
+        one = len(report.unused) == 1
+        st.info(
+            f"The link's {keys} {'does' if one else 'do'} not apply to the chosen input, so "
+            f"{'it is' if one else 'they are'} not used now (kept for when you switch to an input "
+            f"that uses {'it' if one else 'them'}).",
+            icon="🔗",
+        )
     if report.unknown:
         st.info(report.unknown, icon="🔗")
 
@@ -423,11 +472,13 @@ def link_control(key: str, widget: links.Choice | links.Range | links.Words, nam
         st.warning(notes[key], icon="🔗")
 
 
-def sidebar(*, own_data: bool = False) -> LabInput:
+def sidebar(*, own_data: bool = False) -> LabInput | None:
     """Draw the shared controls in the sidebar and return the validated input.
 
-    ``own_data`` says the current page builds its own tensors, so the sidebar says the vector
-    chosen here is for the step-by-step pages (it stays as it is meanwhile).
+    ``own_data`` says the current page builds its own data: the sidebar then shows only what acts
+    on that page (the link's messages and a line saying the vector is kept for the step pages) and
+    returns None. Every vector control keeps its value meanwhile (``persist_state="session"``, and
+    the table's last edits are kept), so the step pages find the vector as the student left it.
     """
     if "url_checked" not in st.session_state:
         st.session_state["url_checked"] = True
@@ -436,20 +487,41 @@ def sidebar(*, own_data: bool = False) -> LabInput:
         st.session_state.pop("link_report", None)
         st.session_state.pop("link_notes", None)
     report = st.session_state.get("link_report")
+    if own_data:
+        if "table_last" in st.session_state:  # the grid is not drawn here: keep the user's edits
+            st.session_state["table_seed"] = st.session_state.pop("table_last")
+        with st.sidebar:
+            st.caption(
+                "This page makes its own data, so the vector controls are hidden here. "
+                "Your vector, γ, β and ε are kept for the step-by-step pages."
+            )
+            if isinstance(report, LinkReport):
+                _report_link(report)
+        return None
+    lab = _vector_controls()
+    if isinstance(report, LinkReport):
+        with st.sidebar:
+            _report_link(report)
+    return lab
+
+
+def _vector_controls() -> LabInput:
+    """The sidebar's vector and parameter controls, and the validated input they give."""
     with st.sidebar:
         st.subheader("Your vector")
-        if own_data:
-            st.caption("This page makes its own data; the vector below feeds the step-by-step pages.")
-        source = st.selectbox("Input", SOURCES, key="src", bind="query-params")
+        source = st.selectbox("Input", SOURCES, key="src", bind="query-params", persist_state="session")
         x, label, problem, extra = _read_input(source)
         st.subheader("Parameters")
-        mode = st.radio("γ and β", AFFINE_MODES, key="affine_mode", persist_state="session")
+        mode = st.radio(
+            "γ and β", AFFINE_MODES, key="affine_mode", bind="query-params", persist_state="session"
+        )
         eps = st.select_slider(
             "ε (inside the square root)",
             EPS_CHOICES,
             value=1e-5,
             key="eps",
             bind="query-params",
+            persist_state="session",
             format_func=eps_text,
             help="PyTorch's default is 1e-5; BERT/MiniLM use 1e-12, Keras 1e-3.",
         )
@@ -470,9 +542,6 @@ def sidebar(*, own_data: bool = False) -> LabInput:
         notes=notes,  # type: ignore[arg-type]
     )
     st.session_state["lab_input"] = lab
-    if isinstance(report, LinkReport):
-        with st.sidebar:
-            _report_link(report)
     return lab
 
 
@@ -481,7 +550,7 @@ def lab_input() -> LabInput:
     ensure_app_shell()
     lab = st.session_state.get("lab_input")
     if not isinstance(lab, LabInput):
-        lab = sidebar()
+        lab = _vector_controls()
     if lab.problem:
         shown = plain(lab.label, LABEL_LIMIT)  # a file name or a token: never Markdown
         st.warning(f"Your input has a problem (see the sidebar), so the pages show: {shown}.", icon="⚠️")

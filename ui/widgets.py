@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import streamlit as st
-
 PLACEMENT_NAMES = {
     "post": "post-LN: after the add (BERT)",
     "pre": "pre-LN: before the sublayer (GPT-2, LLaMA)",
@@ -12,13 +10,16 @@ PLACEMENT_NAMES = {
 
 def placement_control(label: str, *, disabled: bool = False, help: str | None = None) -> str:
     """Where LayerNorm sits in a residual block; the same session-wide choice on every page that shows it."""
-    choice = st.radio(
+    from ui import controls
+
+    choice = controls.choice(
+        "radio",
         label,
         list(PLACEMENT_NAMES),
-        format_func=PLACEMENT_NAMES.get,
+        format_func=PLACEMENT_NAMES.__getitem__,
         key="ln_placement",
+        name="placement",
         horizontal=True,
-        persist_state="session",
         disabled=disabled,
         help=help,
     )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import math
-import re
 import string
 import zipfile
 from dataclasses import dataclass, field
@@ -704,17 +703,12 @@ def _invalid_raw(key: str) -> st.SearchStrategy[str]:
 
 
 def _page_link_keys() -> list[str]:
-    """Keys of the pages' own widgets that are bound to the address (``bind="query-params"``)."""
-    from pathlib import Path
+    """The pages' own URL keys (``ui.controls.PAGE_KEYS``) and the sidebar's newer ones (typed text,
+    γ/β mode, the real token's pickers): anything goes for them, they are checked when their page opens."""
+    from ui.controls import ALL_PAGE_KEYS
+    from ui.state import TOKEN_KEYS, URL_KEYS
 
-    keys: list[str] = []
-    for page in sorted((Path(__file__).resolve().parents[2] / "pages").glob("*.py")):
-        text = page.read_text("utf-8")
-        for m in re.finditer(r'bind="query-params"', text):
-            found = re.findall(r'key="(\w+)"', text[max(0, m.start() - 600) : m.start()])
-            if found:
-                keys.append(found[-1])
-    return sorted(set(keys) - set(LINK_KEYS))
+    return sorted((ALL_PAGE_KEYS | set(URL_KEYS) | set(TOKEN_KEYS)) - set(LINK_KEYS))
 
 
 PAGE_LINK_KEYS = _page_link_keys()

@@ -1,0 +1,198 @@
+"""Every page's view is remembered across page switches and reproduced by its link, in Chromium.
+
+AppTest cannot show either: it keeps a page's widgets when the script leaves the page, and it has
+no address bar. Here, for every page, a student changes that page's own controls with the mouse and
+keyboard, the test reads back everything the view shows (each control's value and every metric),
+then (1) switches to another page through the sidebar and back: the view must be the same, and
+(2) opens the address bar's URL in a *new browser context* (nothing shared but the server): the
+same view again. The pages' controls are listed in ``ui.controls.PAGE_KEYS``; each widget carries
+its key as the CSS class ``st-key-<key>`` (Streamlit 1.67), which is how the test finds it.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Locator, Playwright, expect
+
+from e2e.support import PAGES, AppPage, Lab, page_by_url
+from scripts.browser import CHROMIUM, CHROMIUM_ARGS
+from ui.controls import PAGE_KEYS
+
+pytestmark = pytest.mark.browser
+
+HOME = page_by_url("/")
+# Pages with their own controls; the step pages without any (Scale & shift, Full formula) are
+# covered through the sidebar's ε, which is theirs too.
+VIEW_PAGES = [p for p in PAGES if p.url.strip("/") in PAGE_KEYS]
+SIDEBAR_ONLY = [page_by_url("/scale_shift"), page_by_url("/full_formula")]
+CHANGES_PER_PAGE = 4  # controls changed on each page (all of them would take minutes per page)
+
+
+@pytest.fixture(scope="module")
+def other_browser(playwright_driver: Playwright) -> Iterator[Browser]:
+    """A second Chromium: its contexts share nothing with the tabs the `lab` fixture opens."""
+    browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    yield browser
+    browser.close()
+
+
+def _box(lab: Lab, key: str) -> Locator:
+    return lab.page.locator(f".st-key-{key}")
+
+
+def _read(box: Locator) -> str:
+    """What a control shows: a slider's value text, the checked option, a box's state or text."""
+    sliders = box.get_by_role("slider")
+    if sliders.count():
+        return ",".join(s.get_attribute("aria-valuetext") or "" for s in sliders.all())
+    radios = box.locator('input[type="radio"]')
+    if radios.count():
+        return next((r.get_attribute("value") or "on" for r in radios.all() if r.is_checked()), "-") + (
+            "|" + box.locator("label:has(input:checked)").inner_text()
+        )
+    checks = box.locator('input[type="checkbox"]')
+    if checks.count():
+        return str(checks.first.is_checked())
+    numbers = box.locator("input")
+    if numbers.count():
+        return numbers.first.input_value()
+    return box.inner_text()
+
+
+def _view(lab: Lab, keys: tuple[str, ...]) -> dict[str, str]:
+    """Everything the view shows that a control decides: each visible control and every metric."""
+    lab.wait_idle()
+    view = {
+        k: _read(_box(lab, k).first) for k in keys if _box(lab, k).count() and _box(lab, k).first.is_visible()
+    }
+    metrics = lab.page.locator('[data-testid="stMain"] [data-testid="stMetric"]').all_inner_texts()
+    view |= {f"metric {i}": re.sub(r"\s+", " ", m) for i, m in enumerate(metrics)}
+    return view
+
+
+def _change(lab: Lab, key: str) -> bool:
+    """Change one control the way a student does; False if it cannot be changed here (disabled)."""
+    box = _box(lab, key).first
+    if not box.count() or not box.is_visible():
+        return False
+    sliders = box.get_by_role("slider")
+    if sliders.count():
+        thumb = sliders.first
+        if thumb.is_disabled():
+            return False
+        before = thumb.get_attribute("aria-valuetext")
+        thumb.focus()
+        thumb.press("ArrowRight")
+        lab.wait_idle()
+        if thumb.get_attribute("aria-valuetext") == before:  # at its maximum: go down instead
+            thumb.press("ArrowLeft")
+            lab.wait_idle()
+        return True
+    radios = box.locator("label:has(input[type=radio])")
+    if radios.count():
+        free = [
+            r for r in radios.all() if not r.locator("input").is_checked() and r.locator("input").is_enabled()
+        ]
+        if not free:
+            return False
+        free[-1].click()
+        lab.wait_idle()
+        return True
+    toggle = box.locator('input[type="checkbox"]')
+    if toggle.count():
+        if toggle.first.is_disabled():
+            return False
+        box.locator("label").first.click()
+        lab.wait_idle()
+        return True
+    buttons = box.locator("button")
+    if box.locator('[data-testid="stButtonGroup"]').count() and buttons.count() > 1:
+        buttons.last.click()
+        lab.wait_idle()
+        return True
+    number = box.locator('input[type="number"]')
+    if number.count() and number.first.is_enabled():
+        value = number.first.input_value()
+        number.first.fill(str(int(float(value)) + 1))
+        number.first.press("Enter")
+        lab.wait_idle()
+        return True
+    return False
+
+
+def _query(url: str) -> dict[str, list[str]]:
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(url).query, keep_blank_values=True)
+
+
+def _assert_same(before: dict[str, str], after: dict[str, str], what: str) -> None:
+    diff = {
+        k: (before.get(k), after.get(k))
+        for k in before.keys() | after.keys()
+        if before.get(k) != after.get(k)
+    }
+    assert not diff, f"{what} changed the view: {diff}"
+
+
+@pytest.mark.parametrize("app_page", VIEW_PAGES, ids=[p.url for p in VIEW_PAGES])
+def test_a_pages_view_survives_a_page_switch_and_round_trips_through_its_link(
+    lab: Lab, other_browser: Browser, app_page: AppPage
+) -> None:
+    keys = PAGE_KEYS[app_page.url.strip("/")]
+    lab.open(app_page)
+    default = _view(lab, keys)
+    changed: list[str] = []
+    for key in keys:
+        if len(changed) < CHANGES_PER_PAGE and _change(lab, key):
+            changed.append(key)
+    assert changed, f"no control of {app_page.url} could be changed: {keys}"
+    set_view = _view(lab, keys)
+    assert set_view != default, f"changing {changed} changed nothing on {app_page.url}"
+    url = lab.page.url
+    assert all(f"{k}=" in url for k in changed if set_view.get(k) != default.get(k)), (changed, url)
+    lab.assert_clean()
+
+    lab.nav_to(HOME)
+    lab.nav_to(app_page)
+    _assert_same(set_view, _view(lab, keys), f"leaving {app_page.url} for Home and coming back")
+    assert _query(lab.page.url) == _query(url)  # the same settings (Streamlit may reorder them)
+
+    context = other_browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        fresh = Lab(context.new_page(), lab.base)
+        fresh.page.goto(url)
+        fresh.wait_for(app_page)
+        _assert_same(set_view, _view(fresh, keys), f"opening {url} in a new browser")
+        fresh.assert_clean()
+        assert not fresh.page.locator('[data-testid="stAlert"]:has-text("link")').count()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("app_page", SIDEBAR_ONLY, ids=[p.url for p in SIDEBAR_ONLY])
+def test_step_pages_without_own_controls_keep_the_sidebars_view(
+    lab: Lab, other_browser: Browser, app_page: AppPage
+) -> None:
+    lab.open(app_page)
+    eps = lab.slider("ε (inside", in_sidebar=True)
+    eps.focus()
+    eps.press("ArrowLeft")
+    expect(eps).to_have_attribute("aria-valuetext", "5e-06")
+    lab.wait_idle()
+    view = _view(lab, ())
+    url = lab.page.url
+    assert "eps=5e-06" in url
+    lab.nav_to(page_by_url("/depth_and_drift"))  # a page that hides the vector controls
+    lab.nav_to(app_page)
+    _assert_same(view, _view(lab, ()), "a detour through Depth and drift")
+    context = other_browser.new_context()
+    try:
+        fresh = Lab(context.new_page(), lab.base)
+        fresh.page.goto(url)
+        fresh.wait_for(app_page)
+        _assert_same(view, _view(fresh, ()), f"opening {url} in a new browser")
+    finally:
+        context.close()

@@ -1,0 +1,80 @@
+"""Home's lesson links: each opens its page exactly as written, with no "the link's … is not …" note.
+
+A lesson link is only worth projecting if it shows what its caption promises, so beyond "no message"
+a few are checked on their numbers: the near-constant vector's x̂ collapses under ε, the [CLS] token's
+outlier is feature 99, and the learning-rate lesson's rate is one only LayerNorm survives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import layernorm as ln
+from layernorm.data.activations import load_minilm_recording
+from layernorm.labs.training import run_sweep
+from ui.lessons import LESSONS, Lesson
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+
+
+def _open(lesson: Lesson) -> AppTest:
+    """A fresh session opened from the lesson's link (its page, its parameters)."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in lesson.params.items():
+        at.query_params[key] = value
+    at.switch_page(lesson.page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.title for lesson in LESSONS])
+def test_a_lesson_link_opens_as_written(lesson: Lesson) -> None:
+    assert (ROOT / lesson.page).exists()
+    at = _open(lesson)
+    notes = [w.value for w in [*at.warning, *at.info] if "link" in str(w.value)]
+    assert notes == [], notes  # every value is one the page offers, written as the page writes it
+    for key, text in lesson.params.items():  # the URL keeps the text (a default value drops out)
+        assert at.query_params.get(key, [text]) == [text] or at.query_params.get(key) == text, key
+
+
+def test_the_home_page_shows_every_lesson_link() -> None:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    shown = [(link.proto.page, link.proto.label) for link in at.get("page_link")]
+    for lesson in LESSONS:
+        assert any(lesson.title == label for _, label in shown), lesson.title
+    assert 6 <= len(LESSONS) <= 12
+
+
+def test_the_near_constant_lesson_shows_eps_taking_over() -> None:
+    lesson = next(x for x in LESSONS if "ε takes over" in x.title)
+    x = ln.parse_vector_text(lesson.params["typed"])
+    steps = ln.layer_norm_steps(x, eps=ln.DEFAULT_EPS)
+    assert float(steps.var) < ln.DEFAULT_EPS / 100  # σ² far below ε
+    assert float(ln.variance(steps.x_hat)) < 0.01  # so x̂ is nowhere near unit variance
+    at = _open(lesson)
+    assert at.text_area(key="typed").value == lesson.params["typed"]
+
+
+def test_the_cls_lesson_points_at_the_outlier_feature() -> None:
+    lesson = next(x for x in LESSONS if "[CLS]" in x.title)
+    rec = load_minilm_recording()
+    s = [str(t) for t in rec.sentences].index(lesson.params["tok_sentence"])
+    site = [rec.site_label(i) for i in range(rec.n_sites)].index(lesson.params["tok_site"])
+    v = rec.token_vector(s, 0, site)
+    assert rec.tokens[s, 0] == "[CLS]" and int(abs(v).argmax()) == 99 and abs(v[99]) > 100
+    at = _open(lesson)
+    assert at.selectbox(key="tok_site").value == site and at.selectbox(key="tok_index").value == 0
+
+
+def test_the_learning_rate_lesson_is_one_only_layernorm_survives() -> None:
+    lesson = next(x for x in LESSONS if "learning rate" in x.title.lower())
+    res = run_sweep(depth=6, width=32, steps=100, init_gain=1.5, n_seeds=3)  # the page's defaults
+    i = [f"{v:.3g}" for v in res.lrs].index(lesson.params["lr_pick"])
+    none, layer = res.norms.index("none"), res.norms.index("layernorm")
+    assert res.diverged[none, i].all() and not res.diverged[layer, i].any()

@@ -1,0 +1,56 @@
+"""Every page control's link value is validated: a tampered value is replaced and the page says by what.
+
+The pages' own controls (``ui.controls.PAGE_KEYS``) follow the sidebar's link rules: numbers are read
+as numbers and matched within rounding, anything else is clamped, moved to the nearest offered
+value or replaced by the default, and a warning above the control says which value is used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.controls import PAGE_KEYS
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+FILES = {p.stem.split("_", 1)[1]: f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py")}
+PAGES = [name for name in PAGE_KEYS if name in FILES]
+TEXT_KEYS = {"ys_text1", "ys_text2"}  # any text is a sentence: nothing to refuse
+
+
+def _open(page: str, params: dict[str, str]) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page(FILES[page])
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_every_page_key_belongs_to_a_page_file() -> None:
+    assert set(PAGE_KEYS) - set(FILES) == {"app"}  # "app": the presentation toggle, on every page
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_tampered_values_of_every_control_are_replaced_and_said(page: str) -> None:
+    keys = [k for k in PAGE_KEYS[page] if k not in TEXT_KEYS]
+    at = _open(page, dict.fromkeys(keys, "zzz"))
+    said = "\n".join(str(w.value) for w in at.warning)
+    shown = [k for k in keys if k in at.session_state]  # controls this view draws (some are conditional)
+    assert shown, page
+    for key in shown:
+        assert f"{key.replace('_', chr(92) + '_')}\\=zzz" in said or f"{key}=zzz" in said, (key, said)
+        assert "the lab uses" in said
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_out_of_range_numbers_are_clamped_and_said(page: str) -> None:
+    at = _open(page, dict.fromkeys(PAGE_KEYS[page], "1e9"))
+    assert not at.exception
+    for w in at.warning:
+        if "1e9" in str(w.value):
+            assert "the lab uses" in str(w.value)

@@ -1,0 +1,255 @@
+"""A page's own controls: remembered across page switches and carried by the page's link.
+
+Every lesson-page widget that changes what a student sees is made here, one call per widget, so
+each one is (1) kept for the whole browser session (``persist_state="session"``: leave the page,
+come back, the value is still there), (2) bound to the URL (``bind="query-params"``: the key is
+the URL parameter, so "copy link" reproduces the view), and (3) read from a link as a number
+within rounding, clamped to the widget's range with a message that says which value is used
+(:func:`ui.state.link_control`, the rules of ``ui.links``).
+
+Keys are listed in :data:`PAGE_KEYS`, so the sidebar knows a link's page keys from keys that
+mean nothing (which it reports). A key that is not listed is a programming error and raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import streamlit as st
+
+from ui import links
+from ui.state import link_control
+
+T = TypeVar("T")
+
+# Every page control's URL key (the widget key), by page. The sidebar's keys are ui.state.URL_KEYS.
+PAGE_KEYS: dict[str, tuple[str, ...]] = {
+    "mean": ("mean_shift",),
+    "variance": ("var_scale", "var_offset"),
+    "standardize": ("std_feature", "std_spread"),
+    "which_axis": (
+        "axes_source",
+        "axes_B",
+        "axes_T",
+        "axes_d",
+        "axes_seed",
+        "axes_site",
+        "axes_b",
+        "axes_t",
+        "axes_i",
+        "axes_groups",
+        "axes_lens",
+    ),
+    "train_vs_inference": (
+        "tvi_n",
+        "tvi_momentum",
+        "tvi_d",
+        "tvi_feature",
+        "tvi_seed",
+        "tvi_auto_steps",
+        "tvi_mode",
+        "tvi_redraws",
+        "tvi_shift",
+        "tvi_scale",
+    ),
+    "depth_and_drift": (
+        "depth_layers",
+        "depth_gain",
+        "depth_width",
+        "depth_act",
+        "depth_norm",
+        "depth_residual",
+        "depth_seed",
+        "depth_compare",
+        "depth_pick",
+        "depth_view",
+        "ln_placement",
+    ),
+    "learning_rate": ("lr_gain", "lr_depth", "lr_width", "lr_steps", "lr_seeds", "lr_pick"),
+    "inside_a_transformer": ("tf_site", "tf_param", "ln_placement"),
+    "your_sentence": (
+        "ys_text1",
+        "ys_text2",
+        "ys_sentence",
+        "ys_token",
+        "ys_site",
+        "ys_kind",
+        "ys_where",
+        "ys_one_site",
+        "ys_eps",
+        "ys_unit",
+    ),
+    "estimators_and_eps": ("est_vector", "est_divisor", "est_place", "est_eps"),
+    "precision": ("prec_offset", "prec_dtype"),
+    "invariances": (
+        "inv_c",
+        "inv_b",
+        "geo_d",
+        "geo_view",
+        "geo_gamma1",
+        "geo_gamma2",
+        "geo_gamma3",
+        "geo_beta1",
+        "geo_beta2",
+        "geo_beta3",
+    ),
+    "gradients": ("grad_kind", "grad_seed", "grad_k", "grad_feature", "grad_spread"),
+    "app": ("present",),  # presentation mode: a toggle in the sidebar, on every page
+}
+ALL_PAGE_KEYS: frozenset[str] = frozenset(k for keys in PAGE_KEYS.values() for k in keys)
+
+_BOUND: dict[str, Any] = {"bind": "query-params", "persist_state": "session"}
+
+
+def _check(key: str) -> None:
+    if key not in ALL_PAGE_KEYS:
+        raise KeyError(f"{key!r} is not in ui.controls.PAGE_KEYS: add it there, under its page")
+
+
+def _keep_in(key: str, lo: float, hi: float) -> None:
+    """A remembered value outside a range that just changed (d got smaller) moves to the nearest end."""
+    v = st.session_state.get(key)
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and not lo <= v <= hi:
+        st.session_state[key] = type(v)(min(max(v, lo), hi))
+
+
+def _keep_option(key: str, options: Sequence[Any]) -> None:
+    """A remembered option that the widget no longer offers (a shorter sentence) gives way to the first."""
+    if key in st.session_state and st.session_state[key] not in options and options:
+        st.session_state[key] = options[0]
+
+
+def slider(
+    label: str,
+    lo: float,
+    hi: float,
+    value: float,
+    step: float,
+    *,
+    key: str,
+    where: Any = st,
+    name: str | None = None,
+    **kw: Any,
+) -> Any:
+    """``st.slider`` over numbers, remembered and in the link (``links.Range``)."""
+    _check(key)
+    _keep_in(key, lo, hi)
+    link_control(key, links.Range(lo, hi, step, value, name or label), name or label)
+    return where.slider(label, lo, hi, value, step, key=key, **_BOUND, **kw)
+
+
+def number_input(
+    label: str,
+    lo: int,
+    hi: int,
+    value: int,
+    *,
+    key: str,
+    where: Any = st,
+    name: str | None = None,
+    **kw: Any,
+) -> int:
+    """``st.number_input`` over whole numbers ``lo … hi``, remembered and in the link."""
+    _check(key)
+    _keep_in(key, lo, hi)
+    link_control(key, links.Range(lo, hi, 1, value, name or label), name or label)
+    return int(where.number_input(label, lo, hi, value, 1, key=key, **_BOUND, **kw))
+
+
+def select_slider(
+    label: str,
+    options: Sequence[T],
+    value: T,
+    *,
+    key: str,
+    where: Any = st,
+    format_func: Callable[[T], str] | None = None,
+    name: str | None = None,
+    **kw: Any,
+) -> T:
+    """``st.select_slider``: numeric options are matched as numbers, others by their shown text."""
+    _check(key)
+    _keep_option(key, options)
+    show = format_func or str
+    what = name or label
+    spec: links.Choice | links.Words
+    if all(_numeric_text(o, show(o)) for o in options):  # numbers written as numbers: read as numbers
+        spec = links.Choice(
+            [float(o) for o in options], float(value), lambda v: show(_match(options, v)), what
+        )  # type: ignore[arg-type]
+    else:
+        spec = links.Words([show(o) for o in options], show(value), "values offered")
+    link_control(key, spec, what)
+    extra = {"format_func": format_func} if format_func else {}
+    result: T = where.select_slider(label, list(options), value=value, key=key, **_BOUND, **extra, **kw)
+    return result
+
+
+def _numeric_text(option: Any, text: str) -> bool:
+    """Whether ``option`` is a number and its shown ``text`` reads back as that number (1e-03, 0.1)."""
+    if not isinstance(option, (int, float)) or isinstance(option, bool):
+        return False
+    try:
+        return float(text) == float(option)
+    except ValueError:
+        return False  # a label such as "Layer 1 · after attention": matched as words
+
+
+def _match(options: Sequence[Any], v: float) -> Any:
+    """The option equal to ``v`` (``Choice`` works in floats; the widget formats its own type)."""
+    return next((o for o in options if float(o) == v), v)
+
+
+def choice(
+    kind: str,
+    label: str,
+    options: Sequence[T],
+    *,
+    key: str,
+    index: int = 0,
+    where: Any = st,
+    format_func: Callable[[T], str] | None = None,
+    name: str | None = None,
+    **kw: Any,
+) -> T:
+    """A ``selectbox``, ``radio`` or ``segmented_control`` (``kind``): the link carries the shown text."""
+    _check(key)
+    _keep_option(key, options)
+    show = format_func or str
+    link_control(key, links.Words([show(o) for o in options], show(options[index]), "choices"), name or label)
+    extra = {"format_func": format_func} if format_func else {}
+    if kind == "segmented_control":
+        result = where.segmented_control(
+            label, list(options), default=options[index], key=key, **_BOUND, **extra, **kw
+        )
+        return options[index] if result is None else result  # type: ignore[no-any-return]
+    widget = getattr(where, kind)
+    return widget(label, list(options), index=index, key=key, **_BOUND, **extra, **kw)  # type: ignore[no-any-return]
+
+
+def flag(
+    kind: str, label: str, value: bool, *, key: str, where: Any = st, name: str | None = None, **kw: Any
+) -> bool:
+    """A ``checkbox`` or ``toggle`` (``kind``): the link says true or false."""
+    _check(key)
+    link_control(key, links.Flag(value, name or label), name or label)
+    return bool(getattr(where, kind)(label, value=value, key=key, **_BOUND, **kw))
+
+
+def text(
+    kind: str,
+    label: str,
+    value: str,
+    *,
+    key: str,
+    max_chars: int,
+    where: Any = st,
+    name: str | None = None,
+    **kw: Any,
+) -> str:
+    """A ``text_input`` or ``text_area`` (``kind``): the link carries the text, at most ``max_chars``."""
+    _check(key)
+    link_control(key, links.Text(value, max_chars, name or label), name or label)
+    widget = getattr(where, kind)
+    return str(widget(label, value, max_chars=max_chars, key=key, **_BOUND, **kw))

@@ -1,0 +1,91 @@
+"""Lesson links: ready-made links to teaching moments, shown on Home.
+
+Each one opens a page with the settings that show one idea; the parameters are the widgets' own
+URL texts (the sidebar's ``ui.state.LINK_KEYS`` and the pages' ``ui.controls.PAGE_KEYS``), so a
+lesson link is read like any shared link, and ``tests/test_lessons.py`` checks that every one
+opens without a single "the link's … is not …" message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One teaching moment: the page, its settings, what to point at."""
+
+    title: str
+    page: str  # "pages/3_standardize.py"
+    params: dict[str, str]
+    point: str  # one sentence: what the class should see
+
+
+LESSONS: tuple[Lesson, ...] = (
+    Lesson(
+        "A nearly constant vector: ε takes over",
+        "pages/3_standardize.py",
+        {"src": "Type numbers", "typed": "3, 3.0001, 2.9999, 3.0002"},
+        "σ² is about 1e-8, far below ε = 1e-5: x̂ shrinks towards 0 instead of reaching unit variance.",
+    ),
+    Lesson(
+        "d = 512 under LayerNorm and BatchNorm",
+        "pages/6_which_axis.py",
+        {"axes_B": "4", "axes_T": "16", "axes_d": "512", "axes_lens": "BatchNorm"},
+        "LayerNorm pools one token's 512 features; BatchNorm pools one feature over all 64 tokens.",
+    ),
+    Lesson(
+        "The real [CLS] token and its outlier feature",
+        "pages/3_standardize.py",
+        {
+            "src": "Real token (MiniLM)",
+            "tok_sentence": "Where is the nearest train station?",
+            "tok_index": "0: [CLS]",
+            "tok_site": "Layer 0 · after FFN",
+            "affine_mode": "MiniLM's learned γ, β",
+        },
+        "Feature 99 is about 220 while most features are near 0.1: one feature sets σ for the whole token.",
+    ),
+    Lesson(
+        "100 layers without normalization",
+        "pages/8_depth_and_drift.py",
+        {"depth_layers": "100", "depth_gain": "1.2", "depth_norm": "no normalization"},
+        "A gain of 1.2 compounds over 100 layers: the activations explode; "
+        "switch on LayerNorm and they stay put.",
+    ),
+    Lesson(
+        "A learning rate only LayerNorm survives",
+        "pages/9_learning_rate.py",
+        {"lr_pick": "0.1"},
+        "At learning rate 0.1 every unnormalized run diverges while the LayerNorm network trains.",
+    ),
+    Lesson(
+        "Batch size 1: BatchNorm has nothing to pool",
+        "pages/7_train_vs_inference.py",
+        {"tvi_n": "1"},
+        "One example per batch: BatchNorm's training statistics are undefined; LayerNorm does not care.",
+    ),
+    Lesson(
+        "÷d or ÷(d − 1), ε inside or outside",
+        "pages/12_estimators_and_eps.py",
+        {
+            "est_vector": "one-hot [1, 0, 0, 0]",
+            "est_divisor": "d − 1 (sample)",
+            "est_place": "outside: σ + ε",
+        },
+        "The tutorial's recipe gives a different answer from PyTorch on the same vector.",
+    ),
+    Lesson(
+        "γ = σ, β = μ undoes the normalization",
+        "pages/4_scale_shift.py",
+        {"affine_mode": "Undo the normalization: γ = σ, β = μ", "eps": "1e-12"},
+        "With these γ and β the output is the input again (up to ε): "
+        "normalization loses nothing it cannot learn back.",
+    ),
+    Lesson(
+        "float16 and the one-pass variance",
+        "pages/13_precision.py",
+        {"prec_dtype": "float16"},
+        "Far from zero, mean(x²) − μ² cancels to nonsense in low precision; the two-pass formula does not.",
+    ),
+)
