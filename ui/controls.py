@@ -135,7 +135,7 @@ def slider(
     """``st.slider`` over numbers, remembered and in the link (``links.Range``)."""
     _check(key)
     _keep_in(key, lo, hi)
-    link_control(key, links.Range(lo, hi, step, value, name or label), name or label)
+    link_control(key, links.Range(lo, hi, step, value, name or label), name or label, where)
     return where.slider(label, lo, hi, value, step, key=key, **_BOUND, **kw)
 
 
@@ -153,7 +153,7 @@ def number_input(
     """``st.number_input`` over whole numbers ``lo … hi``, remembered and in the link."""
     _check(key)
     _keep_in(key, lo, hi)
-    link_control(key, links.Range(lo, hi, 1, value, name or label), name or label)
+    link_control(key, links.Range(lo, hi, 1, value, name or label), name or label, where)
     return int(where.number_input(label, lo, hi, value, 1, key=key, **_BOUND, **kw))
 
 
@@ -175,12 +175,11 @@ def select_slider(
     what = name or label
     spec: links.Choice | links.Words
     if all(_numeric_text(o, show(o)) for o in options):  # numbers written as numbers: read as numbers
-        spec = links.Choice(
-            [float(o) for o in options], float(value), lambda v: show(_match(options, v)), what
-        )  # type: ignore[arg-type]
+        numbers = [float(o) for o in options]  # type: ignore[arg-type]  # checked just above
+        spec = links.Choice(numbers, float(value), lambda v: show(_match(options, v)), what)  # type: ignore[arg-type]
     else:
         spec = links.Words([show(o) for o in options], show(value), "values offered")
-    link_control(key, spec, what)
+    link_control(key, spec, what, where)
     extra = {"format_func": format_func} if format_func else {}
     result: T = where.select_slider(label, list(options), value=value, key=key, **_BOUND, **extra, **kw)
     return result
@@ -217,15 +216,19 @@ def choice(
     _check(key)
     _keep_option(key, options)
     show = format_func or str
-    link_control(key, links.Words([show(o) for o in options], show(options[index]), "choices"), name or label)
+    link_control(
+        key, links.Words([show(o) for o in options], show(options[index]), "choices"), name or label, where
+    )
     extra = {"format_func": format_func} if format_func else {}
     if kind == "segmented_control":
         result = where.segmented_control(
             label, list(options), default=options[index], key=key, **_BOUND, **extra, **kw
         )
-        return options[index] if result is None else result  # type: ignore[no-any-return]
+        chosen: T = options[index] if result is None else result
+        return chosen
     widget = getattr(where, kind)
-    return widget(label, list(options), index=index, key=key, **_BOUND, **extra, **kw)  # type: ignore[no-any-return]
+    picked: T = widget(label, list(options), index=index, key=key, **_BOUND, **extra, **kw)
+    return picked
 
 
 def flag(
@@ -233,7 +236,7 @@ def flag(
 ) -> bool:
     """A ``checkbox`` or ``toggle`` (``kind``): the link says true or false."""
     _check(key)
-    link_control(key, links.Flag(value, name or label), name or label)
+    link_control(key, links.Flag(value, name or label), name or label, where)
     return bool(getattr(where, kind)(label, value=value, key=key, **_BOUND, **kw))
 
 
@@ -250,6 +253,6 @@ def text(
 ) -> str:
     """A ``text_input`` or ``text_area`` (``kind``): the link carries the text, at most ``max_chars``."""
     _check(key)
-    link_control(key, links.Text(value, max_chars, name or label), name or label)
+    link_control(key, links.Text(value, max_chars, name or label), name or label, where)
     widget = getattr(where, kind)
     return str(widget(label, value, max_chars=max_chars, key=key, **_BOUND, **kw))

@@ -51,7 +51,12 @@ def predict_then_reveal(
     with st.container(border=True):
         st.markdown(f"**Predict, then check.** {question}")
         choice = st.radio(
-            "Your prediction", list(options), index=None, key=f"{key}_guess", label_visibility="collapsed"
+            "Your prediction",
+            list(options),
+            index=None,
+            key=f"{key}_guess",
+            label_visibility="collapsed",
+            persist_state="session",  # a student's answer is theirs: kept across pages, never in the link
         )
         st.button(
             "Reveal",

@@ -12,6 +12,7 @@ which value the lab uses for any it had to change.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -423,7 +424,7 @@ def _rerun_for_link() -> None:
 def _report_link(report: LinkReport) -> None:
     """Say which link values the lab changed (and to what), which it ignored, which it does not know."""
     if report.notes:
-        st.warning("\n\n".join(report.notes), icon="🔗")
+        st.warning("\n\n".join(report.notes), icon=":material/link:")
     if report.unused:
         keys = ", ".join(f"`{k}`" for k in report.unused)  # the lab's own key names: safe as code
         one = len(report.unused) == 1
@@ -431,13 +432,18 @@ def _report_link(report: LinkReport) -> None:
             f"The link's {keys} {'does' if one else 'do'} not apply to the chosen input, so "
             f"{'it is' if one else 'they are'} not used now (kept for when you switch to an input "
             f"that uses {'it' if one else 'them'}).",
-            icon="🔗",
+            icon=":material/link:",
         )
     if report.unknown:
-        st.info(report.unknown, icon="🔗")
+        st.info(report.unknown, icon=":material/link:")
 
 
-def link_control(key: str, widget: links.Choice | links.Range | links.Words, name: str | None = None) -> None:
+def link_control(
+    key: str,
+    widget: links.Choice | links.Range | links.Words | links.Flag | links.Text,
+    name: str | None = None,
+    where: Any = st,
+) -> None:
     """Read a page's own URL-bound control from the link: call it right before the widget.
 
     The sidebar's keys are read by :func:`_read_link`; a page that binds its own widget
@@ -469,7 +475,7 @@ def link_control(key: str, widget: links.Choice | links.Range | links.Words, nam
                 return
             _rerun_for_link()  # before the widget exists: it seeds itself from the canonical text
     if key in notes:  # shown until the user's next action, like the sidebar's link messages
-        st.warning(notes[key], icon="🔗")
+        where.warning(notes[key], icon=":material/link:")  # right above the control (its column)
 
 
 def sidebar(*, own_data: bool = False) -> LabInput | None:
