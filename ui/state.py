@@ -276,10 +276,21 @@ def _token_input() -> tuple[np.ndarray, str, dict[str, object]]:
     return rec.token_vector(int(s), int(t), int(site)), label, extra
 
 
+def _keep_table_edits() -> None:
+    """The grid is hidden: its last edited table becomes the table it starts from next time.
+
+    The grid's pending edits (row numbers into the old table) are dropped with it, so they can
+    never be applied a second time to the table that already holds them.
+    """
+    st.session_state["table_seed"] = st.session_state.pop("table_last")
+    if "table" in st.session_state:
+        del st.session_state["table"]
+
+
 def _read_input(source: str) -> tuple[np.ndarray, str, str | None, dict[str, object]]:
     extra: dict[str, object] = {}
     if source != "Edit a table" and "table_last" in st.session_state:
-        st.session_state["table_seed"] = st.session_state.pop("table_last")  # keep the user's edits
+        _keep_table_edits()
     try:
         if source == "Preset":
             x, label = _preset_input()
@@ -495,7 +506,7 @@ def sidebar(*, own_data: bool = False) -> LabInput | None:
     report = st.session_state.get("link_report")
     if own_data:
         if "table_last" in st.session_state:  # the grid is not drawn here: keep the user's edits
-            st.session_state["table_seed"] = st.session_state.pop("table_last")
+            _keep_table_edits()
         with st.sidebar:
             st.caption(
                 "This page makes its own data, so the vector controls are hidden here. "

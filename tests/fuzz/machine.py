@@ -310,7 +310,13 @@ class LabSession(RuleBasedStateMachine):
         w = self._widget("selectbox", "src")
         return str(w.value) if w is not None else "?"
 
+    def _ensure_vector_page(self) -> None:
+        """The sidebar's vector controls show on the lesson pages only: go to one first."""
+        if self.page not in LESSON_PAGES:
+            self._go("1_mean")
+
     def _ensure_source(self, source: str) -> None:
+        self._ensure_vector_page()
         if self._source() != source:
             w = self._widget("selectbox", "src")
             assert w is not None, "the sidebar has no input selector"
@@ -327,6 +333,10 @@ class LabSession(RuleBasedStateMachine):
                 # A browser sends the sidebar grid's edits with every rerun, page switches included;
                 # AppTest does not (it has no data_editor widget), so send them as the browser would.
                 self.at.session_state["table"] = self.table_edit.state("x")
+                if page not in LESSON_PAGES:  # the grid is hidden there: the app keeps the edited
+                    # table as the grid's starting table, and later edits count from it
+                    self.table_base = self.table_edit.apply(self.table_base)
+                    self.table_edit = None
             self._run()
             self._check()
 
@@ -445,6 +455,7 @@ class LabSession(RuleBasedStateMachine):
 
         (Named to sort first: Hypothesis favours the first rule, and this is a cheap, telling one.)
         """
+        self._ensure_vector_page()
         which = data.draw(st.sampled_from(["affine_mode", "eps", "gamma", "beta"]), label="parameter")
         if which == "affine_mode":
             self._set(
@@ -544,6 +555,21 @@ class LabSession(RuleBasedStateMachine):
         for line in LOGS.drain():
             v.append(Violation("streamlit logged a warning", line))
         took, self.took = self.took, []
+        if self.page not in LESSON_PAGES:  # a page that makes its own data: no vector in the sidebar
+            if not at.exception:
+                self._check_widgets(v, took)
+                shown = [
+                    el.key
+                    for kind in ("selectbox", "select_slider", "slider")
+                    for el in getattr(at.sidebar, kind)
+                ]
+                if shown:
+                    v.append(Violation("vector controls on an own-data page", f"{self.page} shows {shown}"))
+                self._check_markdown(v)
+                if link is not None:
+                    self._check_link(v, link)
+            self._report(v)
+            return
         lab = self._lab()
         if at.exception or lab is None:
             # After a crash the page and lab_input are leftovers of an earlier run: the crash is the fault.
@@ -892,6 +918,8 @@ class LabSession(RuleBasedStateMachine):
         for p in link:
             if p.kind == "page":
                 continue  # a page's own key: checked (no crash, values in range) when that page opens
+            if p.kind != "unknown" and self.page not in LESSON_PAGES:
+                continue  # a sidebar key on a page that hides the vector: kept for the step pages
             if p.kind == "unknown":
                 if not oracle.mentions(texts, p.key):
                     v.append(
