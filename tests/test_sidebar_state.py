@@ -142,3 +142,15 @@ def test_home_links_every_lesson_page() -> None:
     pages = sorted(p.stem.split("_", 1)[1] for p in files if not p.name.startswith("0_"))  # url paths
     linked = sorted({link.proto.page for link in at.get("page_link")})  # lesson links repeat some pages
     assert linked == pages
+
+
+def test_a_long_typed_vector_is_read_whole_not_cut() -> None:
+    """Found by the fuzzer: a character limit on the text box kept the old text for a long paste
+    (a browser would cut it silently); the parser reads every character and names what is wrong."""
+    at = _open()
+    _switch(at, "Type numbers")
+    text = ", ".join(["1.2345678"] * 3000)  # 32,997 characters, 3000 numbers
+    at.text_area(key="typed").input(text).run()
+    assert not at.exception and at.text_area(key="typed").value == text
+    assert _mu(at) == "1.235" or _mu(at).startswith("1.2345678")
+    assert next(m.value for m in at.metric if m.label.startswith("d")) == "3000"

@@ -62,7 +62,9 @@ AFFINE_MODES = [
 DEFAULT_TEXT = "1, 2, 3, 4"
 URL_KEYS = ("src", "preset", "d", "seed", "eps", "gamma", "beta", "typed", "affine_mode")
 TOKEN_KEYS = ("tok_sentence", "tok_index", "tok_site")  # options from the recording: read in _link_keys
-MAX_TYPED = 20_000  # characters of typed numbers a link may carry (about 2,000 numbers)
+# Characters of typed numbers a link may carry: far more than the longest vector the lab reads
+# (ln.MAX_VALUES numbers), so a longer link is cut (and says so) only where it could not be valid.
+MAX_TYPED = 200_000
 GAMMA_BETA_SLIDER = (-3.0, 3.0, 0.05)  # min, max, step of the shared γ and β sliders
 
 
@@ -175,8 +177,7 @@ def _typed_input() -> tuple[np.ndarray, str]:
         "Numbers (commas, spaces or new lines)",
         value=DEFAULT_TEXT,
         key="typed",
-        height=110,
-        max_chars=MAX_TYPED,
+        height=110,  # no max_chars: a browser would cut a long paste silently; the parser says what is wrong
         bind="query-params",
         persist_state="session",
         help="Brackets and scientific notation are fine: [1, -2.5, 3e-2]. Commas separate numbers, "
