@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.presentation import presentation_toggle
 from ui.state import sidebar
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon="📐", layout="wide")
@@ -53,4 +54,5 @@ own_data = {
     p.url_path for section in ("Layer versus batch", "Why normalize", "Test yourself") for p in pages[section]
 }
 sidebar(own_data=nav.url_path in own_data)
+presentation_toggle()
 nav.run()

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from layernorm.labs.lenses import DisplayGrid, LensGroup
 from ui.text import fmt
-from ui.theme import COLORS, FONT_SIZE, base_layout
+from ui.theme import BACKGROUND, COLORS, FONT_SIZE, HALO, INK, base_layout, finish
 
 # One colour per lens, taken from the app palette (LayerNorm = normalized green,
 # BatchNorm = the palette's BatchNorm brown).
@@ -57,8 +57,8 @@ def axes_heatmap(
         )
     )
     if group is not None:  # spotlight: fade every cell outside the group, outline the group
-        x_lo, x_hi = -0.5, float(grid.col_centers[-1] + grid.col_step)
-        y_lo, y_hi = -0.5, float(grid.row_centers[-1] + grid.row_step)
+        x_lo, x_hi = -0.5, _far_edge(grid.col_centers)
+        y_lo, y_hi = -0.5, _far_edge(grid.row_centers)
         gx0, gx1 = group.cols[0] - 0.5, group.cols[1] - 0.5
         gy0, gy1 = group.rows[0] - 0.5, group.rows[1] - 0.5
         for x0, x1, y0, y1 in (
@@ -74,7 +74,7 @@ def axes_heatmap(
                     x1=x1,
                     y0=y0,
                     y1=y1,
-                    fillcolor="white",
+                    fillcolor=BACKGROUND,  # fades towards the page: white in light, dark in dark theme
                     opacity=0.72,
                     line_width=0,
                     layer="above",
@@ -85,22 +85,26 @@ def axes_heatmap(
             x1=gx1,
             y0=gy0,
             y1=gy1,
-            line={"color": LENS_COLORS.get(group.lens, "black"), "width": 5},
+            line={"color": LENS_COLORS.get(group.lens, INK), "width": 5},
         )
-    fig.add_trace(
-        go.Scatter(
-            x=[cell_col],
-            y=[cell_row],
-            mode="markers",
-            name="your cell",
-            showlegend=False,
-            marker={"symbol": "circle-open", "size": 22, "color": "black", "line": {"width": 4}},
-            hoverinfo="skip",
+    # Marks on the cells are drawn twice, ink over a wider halo of background: one of the two stands
+    # out on any cell colour, in either theme.
+    for color, width in ((BACKGROUND, 8), (INK, 4)):
+        fig.add_trace(
+            go.Scatter(
+                x=[cell_col],
+                y=[cell_row],
+                mode="markers",
+                name="your cell",
+                showlegend=False,
+                marker={"symbol": "circle-open", "size": 22, "color": color, "line": {"width": width}},
+                hoverinfo="skip",
+            )
         )
-    )
     if 1 < n_seq <= 32:
         for b in range(1, n_seq):
-            fig.add_hline(y=b * seq_len - 0.5, line={"color": "black", "width": 2})
+            for color, width in ((BACKGROUND, 5), (INK, 2)):
+                fig.add_hline(y=b * seq_len - 0.5, line={"color": color, "width": width})
     for r in pad_rows:  # a grey tab left of the plot marks each padding token's row
         fig.add_shape(
             type="rect",
@@ -127,7 +131,13 @@ def axes_heatmap(
         fig, title, x_title="feature i  (columns)", y_title="tokens (rows), grouped by sequence", height=560
     )
     fig.update_layout(showlegend=False, margin={"l": 110, "r": 20, "t": 80, "b": 60})
-    return fig
+    return finish(fig)
+
+
+def _far_edge(centers: np.ndarray) -> float:
+    """Where Plotly ends a heatmap whose cells are centred at ``centers``: half a spacing past the last."""
+    spacing = float(centers[-1] - centers[-2]) if centers.size > 1 else 1.0
+    return float(centers[-1]) + spacing / 2
 
 
 def lens_value_bars(
@@ -154,12 +164,14 @@ def lens_value_bars(
             cliponaxis=False,
         )
     )
-    fig.add_hline(y=0.0, line={"color": "black", "width": 1})
-    return base_layout(
-        fig,
-        f"One cell (x = {fmt(value, value_digits)}), five normalized values",
-        y_title="normalized value x̂",
-        height=400,
+    fig.add_hline(y=0.0, line={"color": INK, "width": 1})
+    return finish(
+        base_layout(
+            fig,
+            f"One cell (x = {fmt(value, value_digits)}), five normalized values",
+            y_title="normalized value x̂",
+            height=400,
+        )
     )
 
 
@@ -183,7 +195,7 @@ def stat_count_bars(lenses: Sequence[str], totals: Sequence[int], captions: Sequ
         fig, "Statistics computed per forward pass", x_title="number of statistics (log scale)", height=380
     )
     fig.update_layout(margin={"l": 130, "r": 260, "t": 70, "b": 60})
-    return fig
+    return finish(fig)
 
 
 def padding_bars(labels: Sequence[str], bn_change: np.ndarray, ln_change: np.ndarray) -> go.Figure:
@@ -198,12 +210,14 @@ def padding_bars(labels: Sequence[str], bn_change: np.ndarray, ln_change: np.nda
         )
     )
     fig.update_xaxes(showticklabels=len(labels) <= 40, tickangle=-60)
-    return base_layout(
-        fig,
-        "Padding moves BatchNorm's output for every real token; LayerNorm's not at all",
-        x_title="real token",
-        y_title="largest change of its output",
-        height=440,
+    return finish(
+        base_layout(
+            fig,
+            "Padding moves BatchNorm's output for every real token; LayerNorm's not at all",
+            x_title="real token",
+            y_title="largest change of its output",
+            height=440,
+        )
     )
 
 
@@ -227,7 +241,7 @@ def running_chart(
             y=batch_values,
             mode="markers",
             name=f"this batch's {what}",
-            marker={"color": COLORS["batch"], "size": 8, "opacity": 0.6},
+            marker={"color": COLORS["batch"], "size": 7},  # opaque: 3:1 on either background
         )
     )
     fig.add_trace(
@@ -237,17 +251,19 @@ def running_chart(
     )
     fig.add_hline(
         y=true_value,
-        line={"color": "black", "width": 2, "dash": "dash"},
+        line={"color": INK, "width": 2, "dash": "dash"},
         annotation_text=f"true {what} = {fmt(true_value, digits)}",
         annotation_position="bottom right",
-        annotation_font={"size": FONT_SIZE},
+        annotation_font={"size": FONT_SIZE, "shadow": HALO},  # the theme's ink, haloed over markers
     )
-    return base_layout(
-        fig,
-        f"Running {what} of the feature you follow, step by step",
-        x_title="training step",
-        y_title=what,
-        height=380,
+    return finish(
+        base_layout(
+            fig,
+            f"Running {what} of the feature you follow, step by step",
+            x_title="training step",
+            y_title=what,
+            height=380,
+        )
     )
 
 
@@ -258,8 +274,7 @@ def redraw_chart(bn_values: np.ndarray, ln_value: float, batch_size: int) -> go.
             x=bn_values,
             nbinsx=30,
             name="BatchNorm (training)",
-            marker_color=LENS_COLORS["BatchNorm"],
-            opacity=0.85,
+            marker={"color": LENS_COLORS["BatchNorm"], "line": {"color": BACKGROUND, "width": 1}},
         )
     )
     fig.add_vline(
@@ -267,14 +282,16 @@ def redraw_chart(bn_values: np.ndarray, ln_value: float, batch_size: int) -> go.
         line={"color": LENS_COLORS["LayerNorm"], "width": 5},
         annotation_text=f"LayerNorm: {fmt(ln_value)} every time",  # as the page's LayerNorm metric
         annotation_position="top",
-        annotation_font={"size": FONT_SIZE, "color": LENS_COLORS["LayerNorm"]},
+        annotation_font={"size": FONT_SIZE, "shadow": HALO},  # the theme's ink, haloed over the bars
     )
-    return base_layout(
-        fig,
-        f"Same example, {bn_values.size} different batches of {batch_size}",
-        x_title="output of the feature you follow",
-        y_title="how many batches",
-        height=380,
+    return finish(
+        base_layout(
+            fig,
+            f"Same example, {bn_values.size} different batches of {batch_size}",
+            x_title="output of the feature you follow",
+            y_title="how many batches",
+            height=380,
+        )
     )
 
 
@@ -304,11 +321,9 @@ def shift_chart(
                 cliponaxis=False,
             )
         )
-    fig.add_shape(
-        type="line", x0=-0.45, x1=0.45, y0=0, y1=0, line={"color": "black", "dash": "dash", "width": 3}
-    )
-    fig.add_shape(
-        type="line", x0=0.55, x1=1.45, y0=1, y1=1, line={"color": "black", "dash": "dash", "width": 3}
-    )
+    fig.add_shape(type="line", x0=-0.45, x1=0.45, y0=0, y1=0, line={"color": INK, "dash": "dash", "width": 3})
+    fig.add_shape(type="line", x0=0.55, x1=1.45, y0=1, y1=1, line={"color": INK, "dash": "dash", "width": 3})
     fig.update_layout(barmode="group")
-    return base_layout(fig, "Test outputs: target mean 0 and std 1 (dashed)", y_title="value", height=400)
+    return finish(
+        base_layout(fig, "Test outputs: target mean 0 and std 1 (dashed)", y_title="value", height=400)
+    )

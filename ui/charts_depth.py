@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import plotly.colors as pc
 import plotly.graph_objects as go
 
 from ui.text import digits_to_separate
-from ui.theme import COLORS, base_layout
+from ui.theme import BACKGROUND, COLORS, FONT_SIZE, HALO, INK, PANEL, base_layout, finish, ink_on
 
 NORM_COLORS = {
     "none": COLORS["centered"],
@@ -44,7 +45,7 @@ def _threshold_bands(fig: go.Figure, hi: float, lo: float) -> None:
             showarrow=False,
             xanchor="left",
             yanchor="bottom" if edge == hi else "top",
-            font={"color": COLORS["warn"], "size": 14},
+            font={"size": FONT_SIZE - 2},  # the theme's ink; the red line and band say which zone
         )
 
 
@@ -84,7 +85,7 @@ def per_layer_figure(
         )
     base_layout(fig, title, x_title=x_title, y_title=y_title, height=height)
     fig.update_yaxes(type="log", range=_log_range([s[2] for s in series], hi, lo), exponentformat="power")
-    return fig
+    return finish(fig)
 
 
 def histogram_figure(counts: np.ndarray, edges: np.ndarray, title: str, color: str) -> go.Figure:
@@ -93,7 +94,7 @@ def histogram_figure(counts: np.ndarray, edges: np.ndarray, title: str, color: s
     fig = go.Figure(go.Bar(x=centres, y=counts, width=np.diff(edges), marker_color=color, name="activations"))
     base_layout(fig, title, x_title="activation value", y_title="fraction of values", height=360)
     fig.update_layout(showlegend=False, bargap=0.02)
-    return fig
+    return finish(fig)
 
 
 def ridgeline_figure(counts: np.ndarray, edges: np.ndarray, layers: Sequence[int], title: str) -> go.Figure:
@@ -121,16 +122,17 @@ def ridgeline_figure(counts: np.ndarray, edges: np.ndarray, layers: Sequence[int
                 fill="tonexty",
                 name=f"layer {layer}",
                 line={"color": COLORS["x"], "width": 2},
-                fillcolor="rgba(0,114,178,0.25)",
+                fillcolor="rgba(0,114,178,0.25)",  # COLORS["x"], translucent: an area, not a line
                 showlegend=False,
             )
         )
     base_layout(fig, title, x_title="activation value (shared axis)", y_title="layer", height=420)
     fig.update_yaxes(tickvals=list(range(len(layers))), ticktext=[str(v) for v in layers])
-    return fig
+    return finish(fig)
 
 
 def _box(fig: go.Figure, x: float, y: float, text: str, color: str, *, strong: bool) -> None:
+    """A block: solid with black or white text when ``strong``, else a faint tint with the theme's ink."""
     fig.add_shape(
         type="rect",
         x0=x - 0.8,
@@ -139,14 +141,15 @@ def _box(fig: go.Figure, x: float, y: float, text: str, color: str, *, strong: b
         y1=y + 0.32,
         line={"color": color, "width": 3 if strong else 1.5},
         fillcolor=color,
-        opacity=0.9 if strong else 0.25,
+        opacity=1.0 if strong else 0.25,
     )
     fig.add_annotation(
         x=x,
         y=y,
         text=f"<b>{text}</b>" if strong else text,
         showarrow=False,
-        font={"size": 15, "color": "white" if strong else "#222"},
+        font={"size": FONT_SIZE - 1, "color": ink_on(color)} if strong else {"size": FONT_SIZE - 1},
+        bgcolor=color if strong else None,  # the text's own background: the box's colour
     )
 
 
@@ -164,7 +167,7 @@ def _arrow(fig: go.Figure, x0: float, y0: float, x1: float, y1: float) -> None:
         showarrow=True,
         arrowhead=2,
         arrowwidth=1.5,
-        arrowcolor="#444",
+        arrowcolor=INK,
     )
 
 
@@ -192,7 +195,9 @@ def block_diagram(selected: str) -> go.Figure:
         strong = key == selected
         ys = [6 - i for i in range(len(boxes))]
         _arrow(fig, x, 7.2, x, ys[0] + 0.34)
-        fig.add_annotation(x=x, y=7.45, text="x (residual stream in)", showarrow=False, font={"size": 13})
+        fig.add_annotation(
+            x=x, y=7.45, text="x (residual stream in)", showarrow=False, font={"size": FONT_SIZE - 2}
+        )
         for i, (name, y) in enumerate(zip(boxes, ys, strict=True)):
             color = ln_c if name == "LayerNorm" else add_c if name == "Add" else sub_c
             _box(fig, x, y, "+ (add)" if name == "Add" else name, color, strong=strong)
@@ -214,20 +219,20 @@ def block_diagram(selected: str) -> go.Figure:
             text="skip",
             showarrow=False,
             textangle=-90,
-            font={"size": 12, "color": add_c},
+            font={"size": FONT_SIZE - 3},
         )
         fig.add_annotation(
             x=x,
             y=-0.35,
-            text=caption,
+            text=f"<b>{caption}</b>" if strong else caption,  # the theme's ink; the chosen one bold
             showarrow=False,
-            font={"size": 14, "color": "#111" if strong else "#888"},
+            font={"size": FONT_SIZE - 2},
         )
     fig.update_xaxes(visible=False, range=[-0.2, 8.3])
     fig.update_yaxes(visible=False, range=[-1.0, 7.8])
     base_layout(fig, "Where the LayerNorms sit in one transformer block", height=560)
     fig.update_layout(showlegend=False, margin={"l": 10, "r": 10, "t": 60, "b": 10})
-    return fig
+    return finish(fig)
 
 
 def loss_curves_figure(
@@ -269,12 +274,51 @@ def loss_curves_figure(
         legend={"orientation": "v", "y": 1.0, "x": 1.02, "xanchor": "left", "yanchor": "top"},
         margin={"r": 190},
     )
-    return fig
+    return finish(fig)
 
 
 def _g(value: float, digits: int) -> str:
     """``%.<digits>g``: the compact style of the heatmap's cells."""
     return f"{float(value):.{digits}g}"
+
+
+LOSS_SCALE = pc.sequential.Viridis_r  # log10 of the final loss: yellow 0.001 … purple 1
+LOSS_RANGE = (-3.0, 0.0)
+
+
+def _cell_labels(
+    xs: Sequence[str], ys: Sequence[str], text: Sequence[Sequence[str]], z: np.ndarray
+) -> go.Scatter:
+    """The cells' texts, each in black or white, whichever reads on its cell (Plotly's own automatic
+    choice falls to 2.9:1 on Viridis' greens); on an empty cell, the theme's ink on the panel.
+
+    ``customdata`` holds each label's background, for the tests.
+    """
+    behind, ink, where, words = [], [], [], []
+    for k, y in enumerate(ys):
+        for m, x in enumerate(xs):
+            if np.isfinite(z[k, m]):
+                t = float(np.clip((z[k, m] - LOSS_RANGE[0]) / (LOSS_RANGE[1] - LOSS_RANGE[0]), 0.0, 1.0))
+                r, g, b = pc.unlabel_rgb(pc.sample_colorscale(LOSS_SCALE, [t], colortype="rgb")[0])
+                cell = f"#{round(r):02X}{round(g):02X}{round(b):02X}"
+                behind.append(cell)
+                ink.append(ink_on(cell))
+            else:
+                behind.append(PANEL)
+                ink.append(INK)
+            where.append((x, y))
+            words.append(text[k][m])
+    return go.Scatter(
+        x=[w[0] for w in where],
+        y=[w[1] for w in where],
+        text=words,
+        mode="text",
+        textfont={"size": FONT_SIZE - 1, "color": ink},
+        customdata=behind,
+        hoverinfo="skip",
+        showlegend=False,
+        name="cell labels",
+    )
 
 
 def divergence_map(
@@ -307,13 +351,10 @@ def divergence_map(
             z=z,
             x=x_labels,
             y=list(norm_names),
-            text=text,
-            texttemplate="%{text}",
-            textfont={"size": 15},
-            colorscale="Viridis",
-            reversescale=True,
-            zmin=-3,
-            zmax=0,
+            text=text,  # shown on hover; drawn on the cells by the labels below
+            colorscale=LOSS_SCALE,
+            zmin=LOSS_RANGE[0],
+            zmax=LOSS_RANGE[1],
             colorbar={
                 "title": {"text": "final loss"},
                 "tickvals": [-3, -2, -1, 0],
@@ -324,14 +365,16 @@ def divergence_map(
             ygap=3,
         )
     )
+    fig.add_trace(_cell_labels(x_labels, list(norm_names), text, z))
     base_layout(
         fig,
         "Final loss by learning rate (median over seeds; ✗ = diverged)",
         x_title="learning rate",
         height=330,
     )
-    fig.update_layout(plot_bgcolor="#d9d9d9")
-    return fig
+    fig.update_xaxes(type="category")  # "0.01", "0.1": labels of columns, not positions on a number line
+    fig.update_layout(plot_bgcolor=PANEL)  # cells where every seed diverged: the theme's raised panel
+    return finish(fig)
 
 
 def site_scale_figure(
@@ -357,7 +400,7 @@ def site_scale_figure(
         legend={"orientation": "h", "y": -0.45, "x": 0.0, "xanchor": "left", "yanchor": "top"},
         margin={"b": 120},
     )
-    return fig
+    return finish(fig)
 
 
 def dimension_figure(
@@ -380,7 +423,8 @@ def dimension_figure(
             showarrow=True,
             arrowhead=2,
             ay=-30,
-            font={"size": 14, "color": COLORS["warn"]},
+            font={"size": FONT_SIZE - 2, "shadow": HALO},  # the theme's ink
+            arrowcolor=INK,
         )
     base_layout(
         fig,
@@ -390,7 +434,7 @@ def dimension_figure(
         height=420,
     )
     fig.update_layout(barmode="overlay", bargap=0.0)
-    return fig
+    return finish(fig)
 
 
 def parameter_heatmap(
@@ -403,20 +447,22 @@ def parameter_heatmap(
     centres = (edges[:-1] + edges[1:]) / 2
     fig = go.Figure(
         go.Heatmap(
-            z=counts,
+            z=np.where(counts > 0, counts, np.nan),  # empty bins show the background, in either theme
             x=centres,
             y=list(labels),
             colorscale="Purples",
+            hoverongaps=False,
             colorbar={"title": {"text": "features"}},
             hovertemplate="%{y}<br>" + name + " ≈ %{x:.3g}: %{z} features<extra></extra>",
         )
     )
+    # On the cells: ink over a wider halo of background, one of which stands out on any purple.
+    fig.add_vline(x=marker, line={"color": BACKGROUND, "width": 5})
     fig.add_vline(
         x=marker,
-        line={"color": COLORS["warn"], "dash": "dash", "width": 2},
+        line={"color": INK, "dash": "dash", "width": 2},
         annotation_text=f"initial {name} = {marker:g}",
-        annotation_font={"color": COLORS["warn"]},
     )
     base_layout(fig, f"Learned {name} of each LayerNorm (384 features per row)", x_title=name, height=500)
     fig.update_yaxes(autorange="reversed")
-    return fig
+    return finish(fig)

@@ -14,11 +14,12 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ui.text import fmt
-from ui.theme import COLORS, FONT_SIZE, base_layout
+from ui.theme import BACKGROUND, COLORS, FONT_SIZE, GUIDE, HALO, INK, base_layout, finish
 
 RMS_COLOR = COLORS["batch"]  # "the other normalization" when compared with LayerNorm
-GUIDE_COLOR = "#7F7F7F"  # sphere, plane, circle: drawing aids, not data
-DIVERGING = [[0.0, COLORS["x"]], [0.5, "#FFFFFF"], [1.0, COLORS["y"]]]  # blue - white - vermillion
+GUIDE_COLOR = GUIDE  # sphere, plane, circle: drawing aids, not data
+# blue - the page's background - vermillion: a zero entry looks empty, in the light and the dark theme
+DIVERGING = [[0.0, COLORS["x"]], [0.5, BACKGROUND], [1.0, COLORS["y"]]]
 CAMERAS: dict[str, dict[str, float]] = {  # where the eye sits for the 3-D views (unit: half the box)
     "At an angle": {"x": 1.55, "y": -1.25, "z": 0.85},
     "Along (1, 1, 1)": {"x": 1.3, "y": 1.3, "z": 1.3},
@@ -30,7 +31,10 @@ MANY_FEATURES = 64  # above this, per-feature bars become markers
 def _feature_traces(values: np.ndarray, name: str, color: str, *, dash: bool = False) -> go.BaseTraceType:
     idx = np.arange(1, values.size + 1)
     if values.size <= MANY_FEATURES:
-        pattern = {"shape": "/", "fgcolor": "white"} if dash else None
+        # hatched: stripes of the page's colour cut across the bar (overlay: the bar keeps its colour)
+        pattern = (
+            {"shape": "/", "fgcolor": BACKGROUND, "fillmode": "overlay", "solidity": 0.3} if dash else None
+        )
         return go.Bar(x=idx, y=values, name=name, marker={"color": color, "pattern": pattern})
     return go.Scattergl(
         x=idx, y=values, name=name, mode="markers", marker={"color": color, "size": 6 if not dash else 4}
@@ -60,8 +64,8 @@ def outputs_before_after(
     fig.update_layout(barmode="group")
     fig = base_layout(fig, f"Outputs for x and for {moved_label}", y_title="output", height=420)
     fig.update_xaxes(title_text="feature i")  # after base_layout, which titles only the first axis
-    fig.update_layout(legend={"y": 1.12})
-    return fig
+    fig.update_layout(legend={"y": 1.12}, margin={"t": 110})  # legend between the title and subplot titles
+    return finish(fig)
 
 
 def invariance_curve_chart(
@@ -126,7 +130,7 @@ def invariance_curve_chart(
                 y=[gap_now],
                 mode="markers",
                 name="your c (LayerNorm)",
-                marker={"color": COLORS["y"], "size": 16, "line": {"color": "white", "width": 2}},
+                marker={"color": COLORS["y"], "size": 16, "line": {"color": BACKGROUND, "width": 2}},
             )
         )
     fig.update_xaxes(type="log", exponentformat="power")
@@ -138,8 +142,9 @@ def invariance_curve_chart(
         y_title="max |N(c·x + b) − N(x)|",
         height=440,
     )
-    fig.update_layout(legend={"y": 1.02, "font": {"size": FONT_SIZE - 2}})
-    return fig
+    # a legend of two rows under the title: room for both in the top margin
+    fig.update_layout(legend={"y": 1.02, "font": {"size": FONT_SIZE - 2}}, margin={"t": 100})
+    return finish(fig)
 
 
 def _equal_range(*arrays: np.ndarray, pad: float = 1.12) -> list[float]:
@@ -158,7 +163,7 @@ def _user_point(
         "color": color,
         "size": 12 if three_d else 20,
         "symbol": symbol,
-        "line": {"color": "black", "width": 2},
+        "line": {"color": INK, "width": 2},
     }
     if three_d:
         return [
@@ -248,11 +253,11 @@ def cloud_2d(
         margin={"t": 60, "b": 140},
         legend={"orientation": "h", "y": -0.14, "yanchor": "top", "x": 0.0, "xanchor": "left"},
     )
-    return fig
+    return finish(fig)
 
 
 def _scene(rng: list[float], camera: dict[str, float]) -> dict[str, object]:
-    axis = {"range": rng, "autorange": False, "tickfont": {"size": 13}}
+    axis = {"range": rng, "autorange": False, "nticks": 5, "tickfont": {"size": 13}}  # few ticks: no overlap
     font = {"size": FONT_SIZE}
     return {
         "xaxis": {**axis, "title": {"text": "x₁", "font": font}},
@@ -309,7 +314,7 @@ def cloud_3d(
                          name="direction (1, 1, 1)", line={"color": GUIDE_COLOR, "width": 6, "dash": "dash"})
         )  # fmt: skip
     if circle is not None:
-        color = COLORS["y"] if kind == "y" else "#333333"
+        color = COLORS["y"] if kind == "y" else INK
         label = "γ⊙(circle) + β" if kind == "y" else "circle: plane ∩ sphere"
         fig.add_trace(
             go.Scatter3d(x=circle[:, 0], y=circle[:, 1], z=circle[:, 2], mode="lines", name=label,
@@ -330,20 +335,27 @@ def cloud_3d(
     fig.update_layout(
         scene=_scene(rng, camera),
         title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": FONT_SIZE + 2}},
-        font={"size": FONT_SIZE},
+        font={"size": FONT_SIZE, "color": INK},
         height=height,
         margin={"l": 40, "r": 10, "t": 50, "b": 0},
-        legend={"orientation": "h", "y": -0.02, "x": 0.0, "xanchor": "left", "yanchor": "top"},
+        legend={
+            "orientation": "h",
+            "y": -0.02,
+            "x": 0.0,
+            "xanchor": "left",
+            "yanchor": "top",
+            "font": {"size": FONT_SIZE - 2, "color": INK},
+        },
         uirevision=title,  # keep a student's own rotation across reruns of the same view
     )
-    return fig
+    return finish(fig)
 
 
 # --- gradients --------------------------------------------------------------------------------------
 
 
 def jacobian_heatmap(jac: np.ndarray, *, annotate: bool, digits: int = 2) -> go.Figure:
-    """J[i, j] = ∂yᵢ/∂xⱼ as a heatmap, white at 0, symmetric colour range."""
+    """J[i, j] = ∂yᵢ/∂xⱼ as a heatmap, the page's background at 0, symmetric colour range."""
     d = jac.shape[0]
     lim = float(np.max(np.abs(jac))) or 1.0
     idx = np.arange(1, d + 1)
@@ -358,7 +370,8 @@ def jacobian_heatmap(jac: np.ndarray, *, annotate: bool, digits: int = 2) -> go.
             colorscale=DIVERGING,
             text=text,
             texttemplate="%{text}" if annotate else None,
-            textfont={"size": 15 if d <= 6 else 12},
+            # the theme's ink with a halo: the cells' colours follow the theme (0 is the page's background)
+            textfont={"size": 15 if d <= 6 else 12, "color": INK, "shadow": HALO},
             hovertemplate="∂y_%{y}/∂x_%{x} = %{z:.6g}<extra></extra>",
             colorbar={"title": {"text": "∂yᵢ/∂xⱼ"}},
         )
@@ -374,8 +387,8 @@ def jacobian_heatmap(jac: np.ndarray, *, annotate: bool, digits: int = 2) -> go.
         y_title="output feature i",
         height=520,
     )
-    fig.update_layout(margin={"t": 110})
-    return fig
+    fig.update_layout(margin={"t": 130})  # room for the title above the top axis and its title
+    return finish(fig)
 
 
 def backward_terms_chart(
@@ -395,8 +408,9 @@ def backward_terms_chart(
     fig = base_layout(
         fig, "The backward pass, term by term", x_title="feature i", y_title="value", height=440
     )
-    fig.update_layout(legend={"y": 1.02, "font": {"size": FONT_SIZE - 2}})
-    return fig
+    # a legend of two rows under the title: room for both in the top margin
+    fig.update_layout(legend={"y": 1.02, "font": {"size": FONT_SIZE - 2}}, margin={"t": 100})
+    return finish(fig)
 
 
 def jacobian_norm_curve(
@@ -424,7 +438,7 @@ def jacobian_norm_curve(
         if value is not None and value > 0:
             fig.add_trace(
                 go.Scatter(x=[eps_now], y=[value], mode="markers", showlegend=False, name=f"{name} at your ε",
-                           marker={"color": COLORS[key], "size": 15, "line": {"color": "black", "width": 2}})
+                           marker={"color": COLORS[key], "size": 15, "line": {"color": INK, "width": 2}})
             )  # fmt: skip
     fig.update_xaxes(type="log", exponentformat="power")
     fig.update_yaxes(type="log", exponentformat="power")
@@ -435,5 +449,6 @@ def jacobian_norm_curve(
         y_title="‖J‖ (largest stretch)",
         height=440,
     )
-    fig.update_layout(legend={"y": 1.02, "font": {"size": FONT_SIZE - 2}})
-    return fig
+    # a legend of two rows under the title: room for both in the top margin
+    fig.update_layout(legend={"y": 1.02, "font": {"size": FONT_SIZE - 2}}, margin={"t": 100})
+    return finish(fig)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.theme import COLORS, base_layout
+from ui.theme import COLORS, FONT_SIZE, HALO, INK, base_layout, finish
 
 
 def token_statistics_figure(
@@ -30,7 +30,7 @@ def token_statistics_figure(
     fig.add_vline(x=picked, line={"color": COLORS["warn"], "dash": "dot", "width": 2})
     base_layout(fig, "This token's μ and σ entering each LayerNorm", y_title="activation units", height=420)
     fig.update_xaxes(tickangle=-35)
-    return fig
+    return finish(fig)
 
 
 def residual_figure(
@@ -60,7 +60,7 @@ def residual_figure(
     )
     fig.update_yaxes(type="log", exponentformat="power")
     fig.update_xaxes(tickangle=-35)
-    return fig
+    return finish(fig)
 
 
 def before_after_figure(x: np.ndarray, y: np.ndarray, marks: Sequence[int], title: str) -> go.Figure:
@@ -78,7 +78,7 @@ def before_after_figure(x: np.ndarray, y: np.ndarray, marks: Sequence[int], titl
     for dim in marks:
         fig.add_annotation(
             x=int(dim), y=float(x[dim]), text=f"dim {int(dim)}", showarrow=True, arrowhead=2, ay=-30,
-            font={"size": 14, "color": COLORS["warn"]},
+            font={"size": FONT_SIZE - 2, "shadow": HALO}, arrowcolor=INK,  # the theme's ink
         )  # fmt: skip
     base_layout(fig, title, x_title="feature index (0 … 383)", y_title="value", height=420)
-    return fig
+    return finish(fig)

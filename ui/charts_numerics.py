@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ui.text import fmt
-from ui.theme import COLORS, FONT_SIZE, base_layout
+from ui.theme import COLORS, FONT_SIZE, INK, base_layout, finish
 
 BAR_LIMIT = 128  # above this many features, bars become lines
 METHOD_STYLE: dict[str, tuple[str, str, str]] = {  # method -> (colour, dash, legend name)
@@ -64,7 +64,7 @@ def recipe_figure(
     fig.update_yaxes(title_text="x̂ᵢ", row=1, col=1)
     fig.update_yaxes(title_text="Δ", row=2, col=1)
     fig.update_annotations(font_size=FONT_SIZE)
-    return fig
+    return finish(fig)
 
 
 def rms_figure(series: Sequence[tuple[str, np.ndarray, str]], title: str) -> go.Figure:
@@ -74,7 +74,7 @@ def rms_figure(series: Sequence[tuple[str, np.ndarray, str]], title: str) -> go.
         fig.add_trace(_trace(np.asarray(values), name, color))
     base_layout(fig, title, x_title="feature i", y_title="output", height=420)
     fig.update_layout(barmode="group", margin={"t": 110})
-    return fig
+    return finish(fig)
 
 
 def _log10(v: float) -> float:
@@ -143,7 +143,7 @@ def precision_figure(
         if current_offset is not None and current_offset > 0:
             fig.add_vline(
                 x=current_offset,  # shapes take data values on a log axis (annotations take log10)
-                line={"color": "black", "width": 1.5, "dash": "dot"},
+                line={"color": INK, "width": 1.5, "dash": "dot"},
                 row=row,
                 col=col,
             )
@@ -158,9 +158,9 @@ def precision_figure(
         ref = "" if n == 0 else str(n + 1)
         fig.add_annotation(
             x=0.01, y=_log10(FAIL_Y), xref=f"x{ref} domain", yref=f"y{ref}", text="✕ failed", showarrow=False,
-            xanchor="left", yanchor="bottom", font={"size": 13, "color": COLORS["warn"]},
+            xanchor="left", yanchor="bottom", font={"size": FONT_SIZE - 3},  # the theme's ink
         )  # fmt: skip
-    return fig
+    return finish(fig)
 
 
 def fmt_error(value: float) -> str:

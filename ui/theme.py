@@ -1,24 +1,59 @@
-"""One palette for the whole app: each quantity keeps its colour on every page.
+"""One palette for the whole app, legible in the light and the dark theme, and presentation mode.
 
-Okabe & Ito's colour-blind-safe palette; the names are the quantities, not the hues.
+Each quantity keeps its colour on every page; the names are the quantities, not the hues. The palette
+is Okabe & Ito's colour-blind-safe one. Three of its hues are moved just enough that every line and
+marker has at least 3:1 contrast (WCAG 2.2, 1.4.11) on both chart backgrounds, Streamlit's light
+(#FFFFFF) and dark (#171614; #0E1117 in earlier releases) theme; the output's vermillion is a shade
+darker so that it stays apart from the darker orange of the mean for deuteranopes. tests/test_theme.py
+measures both:
+
+=============  =========  ========================  =========  ========================
+quantity       Okabe-Ito  contrast white / #171614  now        contrast white / #171614
+=============  =========  ========================  =========  ========================
+μ (mean)       #E69F00    2.25 / 8.03               #C48A00    3.01 / 6.01
+μ ± σ band     #56B4E9    2.31 / 7.84               #1E9CE7    3.02 / 6.00
+y (output)     #D55E00    3.87 / 4.68               #CC5A00    4.18 / 4.33
+warning red    #C00000    6.48 / 2.79               #CA0000    5.98 / 3.02
+=============  =========  ========================  =========  ========================
+
+Charts use Streamlit's own Plotly template ("streamlit"): the browser fills in the active theme's
+background, grid and text colours, so a chart follows the light/dark choice without a rerun. Text
+on the chart background never gets a fixed colour (no single colour reaches 4.5:1 on both
+backgrounds): it is :data:`INK`, a placeholder the browser replaces with the theme's strongest text
+colour. :data:`BACKGROUND` is the theme's background (for gaps, halos and veils); text on a filled
+box takes :func:`ink_on` the box's colour.
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
 import plotly.graph_objects as go
 import plotly.io as pio
+from streamlit.elements.lib import streamlit_plotly_theme as _st_plotly
 
+OKABE_ITO: dict[str, str] = {  # the published hues, for the record and the tests
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
 COLORS: dict[str, str] = {
     "x": "#0072B2",  # input vector: blue
-    "mu": "#E69F00",  # mean: orange
-    "sigma_band": "#56B4E9",  # ±σ band: sky blue (drawn translucent)
+    "mu": "#C48A00",  # mean: orange, darkened to 3:1 on white
+    "sigma_band": "#1E9CE7",  # ±σ band: sky blue, darkened to 3:1 on white (drawn translucent)
     "centered": "#7F7F7F",  # x − μ: grey
     "x_hat": "#009E73",  # normalized x̂: bluish green
-    "y": "#D55E00",  # output y: vermillion
+    "y": "#CC5A00",  # output y: vermillion, a shade darker to stay apart from the darker orange
     "gamma": "#CC79A7",  # γ (and β, dashed): reddish purple
     "beta": "#CC79A7",
     "batch": "#8C564B",  # BatchNorm, when compared with LayerNorm: brown
-    "warn": "#C00000",
+    "warn": "#CA0000",  # lightened to 3:1 on the dark background
 }
 # Names of the quantities as shown in legends and tables.
 LABELS: dict[str, str] = {
@@ -32,22 +67,189 @@ LABELS: dict[str, str] = {
     "beta": "β (shift)",
 }
 FONT_SIZE = 16  # readable from the back row when projected
-# Set once: passing template= to every figure makes Plotly re-validate it each time (~10 ms a chart).
-pio.templates.default = "plotly_white"
+
+# Theme-following colours: placeholders of Streamlit's Plotly template that the browser replaces, in
+# the whole figure, with the active theme's colour (st.plotly_chart's default theme="streamlit").
+INK = _st_plotly.GRAY_90  # the theme's strongest chart text: #262730 (light), #FAFAFA (dark)
+BACKGROUND = _st_plotly.BG_COLOR  # the chart's background: #FFFFFF (light), #171614 (dark)
+PANEL = _st_plotly.BG_MIX  # a faintly raised background: #FCFCFB (light), #22211E (dark)
+# What those placeholders become in Streamlit 1.67 (measured in Chromium; tests/test_theme.py checks
+# every chart colour on them, tests/e2e/test_presentation_browser.py that the browser draws them).
+THEMES: dict[str, dict[str, str]] = {
+    "light": {INK: "#262730", BACKGROUND: "#FFFFFF", PANEL: "#FCFCFB"},
+    "dark": {INK: "#FAFAFA", BACKGROUND: "#171614", PANEL: "#22211E"},
+}
+HALO = "auto"  # font shadow: Plotly outlines text in the contrasting colour, legible where it crosses data
+GUIDE = "#7F7F7F"  # drawing aids and neutral reference lines: 4.0:1 on white, 4.5:1 on #171614
+
+# Streamlit's template, also when this module is imported before Streamlit has registered it. Set once:
+# passing template= to every figure makes Plotly re-validate it each time (~10 ms a chart).
+_st_plotly.configure_streamlit_plotly_theme()
+pio.templates.default = "streamlit"
+
+
+# --- contrast -----------------------------------------------------------------------------------
+
+
+def relative_luminance(color: str) -> float:
+    """WCAG 2.2 relative luminance of a ``#RRGGBB`` colour."""
+    channels = [int(color.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two ``#RRGGBB`` colours, 1 … 21."""
+    hi, lo = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def ink_on(fill: str) -> str:
+    """Black or white, whichever reads better on ``fill`` (≥ 4.5:1 on every palette colour)."""
+    return "#000000" if contrast("#000000", fill) >= contrast("#FFFFFF", fill) else "#FFFFFF"
+
+
+# --- presentation mode ----------------------------------------------------------------------------
+
+PRESENT_KEY = "present"  # the sidebar toggle's key (ui.presentation), which is also its URL key
+PRESENT_FONT = 22 / FONT_SIZE  # fonts: 16 px -> 22 px on a projector
+PRESENT_LINE = 1.5  # line widths
+PRESENT_MARKER = 1.25  # marker sizes
+_forced = threading.local()
+
+
+@contextlib.contextmanager
+def presenting_as(on: bool) -> Iterator[None]:
+    """Build figures as if presentation mode were ``on`` (tests; the app reads the toggle)."""
+    before = getattr(_forced, "on", None)
+    _forced.on = on
+    try:
+        yield
+    finally:
+        _forced.on = before
+
+
+def presenting() -> bool:
+    """Is presentation mode on for the session running this script (its toggle, ``present``)?
+
+    Read from the session, not from a module flag: the server runs many students' sessions at once,
+    and a fragment's rerun does not pass through ``app.py``.
+    """
+    forced = getattr(_forced, "on", None)
+    if forced is not None:
+        return bool(forced)
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return False
+    with contextlib.suppress(KeyError, AttributeError):
+        return bool(ctx.session_state[PRESENT_KEY])
+    return False
+
+
+def scale() -> float:
+    """The font scale of the figures built now: 1, or :data:`PRESENT_FONT` in presentation mode.
+
+    A page that caches a figure puts this in the cache key (a cached figure keeps its sizes).
+    """
+    return PRESENT_FONT if presenting() else 1.0
+
+
+def _scaled(node: Any, parent: str, font: float, line: float, marker: float) -> Any:
+    """The sizes inside a figure's JSON ``node``, scaled; None where nothing changes (sparse update)."""
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if key == "template":
+                continue
+            new = None
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                if key == "size" and parent.endswith("font"):
+                    new = value * font
+                elif key == "size" and parent == "marker":
+                    new = value * marker
+                elif (key == "width" and parent.endswith("line")) or key == "arrowwidth":
+                    new = value * line
+                elif parent == "margin" and key in "lrtb":
+                    new = round(value * font)
+            elif isinstance(value, (dict, list)):
+                new = _scaled(value, key, font, line, marker)
+            if new is not None:
+                out[key] = new
+        return out or None
+    if isinstance(node, list) and node and all(isinstance(v, dict) for v in node):
+        items = [_scaled(v, parent, font, line, marker) for v in node]
+        return items if any(items) else None
+    return None
+
+
+def finish(fig: go.Figure) -> go.Figure:
+    """The last step of every figure builder: presentation mode's larger fonts and thicker lines.
+
+    Fonts grow by :data:`PRESENT_FONT` (16 px → 22 px), line widths by :data:`PRESENT_LINE` and
+    marker sizes by :data:`PRESENT_MARKER`; margins grow with the fonts. Only sizes the figure sets
+    are touched, so every builder sets its text sizes (``base_layout`` does for axes and legend).
+    A figure is scaled once, however often this runs on it. Outside presentation mode: unchanged.
+    """
+    if not presenting() or getattr(fig, "_presentation_scaled", False):
+        return fig
+    fig._presentation_scaled = True
+    k = (PRESENT_FONT, PRESENT_LINE, PRESENT_MARKER)
+    layout = _scaled(fig.layout.to_plotly_json(), "layout", *k)
+    if layout:
+        for name in ("annotations", "shapes"):  # lists: update item by item, keep the rest
+            for item, new in zip(getattr(fig.layout, name), layout.pop(name, None) or [], strict=False):
+                if new:
+                    item.update(new)
+        fig.update_layout(layout)
+    for trace in fig.data:
+        new = _scaled(trace.to_plotly_json(), "trace", *k)
+        if new:
+            trace.update(new)
+    return fig
+
+
+# --- the common layout ------------------------------------------------------------------------------
 
 
 def base_layout(
     fig: go.Figure, title: str, *, x_title: str = "", y_title: str = "", height: int = 380
 ) -> go.Figure:
-    """Apply the app's common layout (font, margins, legend on top) and return ``fig``."""
+    """Apply the app's common layout (font, margins, legend on top) and return ``fig``.
+
+    Streamlit's template gives tick labels, axis titles and legend 12-14 px in a pale grey (3.8:1 on
+    white); they are set here to the app's sizes and to :data:`INK`.
+    """
     fig.update_layout(
-        title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": FONT_SIZE + 2}},
-        font={"size": FONT_SIZE},
+        title={  # pinned to the top, so a legend that wraps to two rows grows under it, not over it
+            "text": title,
+            "x": 0.0,
+            "xanchor": "left",
+            "y": 1.0,
+            "yanchor": "top",
+            "pad": {"t": 12},
+            "font": {"size": FONT_SIZE + 2},
+        },
+        font={"size": FONT_SIZE, "color": INK},
         height=height,
         margin={"l": 60, "r": 20, "t": 70, "b": 50},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        legend={
+            "orientation": "h",
+            "yanchor": "bottom",
+            "y": 1.0,
+            "xanchor": "right",
+            "x": 1.0,
+            "font": {"size": FONT_SIZE - 2, "color": INK},
+        },
         xaxis_title=x_title,
         yaxis_title=y_title,
         bargap=0.15,
     )
+    axes = {
+        "tickfont": {"size": FONT_SIZE - 2, "color": INK},
+        "title_font": {"size": FONT_SIZE, "color": INK},
+    }
+    fig.update_xaxes(**axes)
+    fig.update_yaxes(**axes)
     return fig

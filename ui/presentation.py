@@ -1,0 +1,64 @@
+"""Presentation mode: the lab on a 1280×720 projector, read from the back row.
+
+One toggle in the sidebar, "Presentation mode (projector)", kept across pages and carried by the
+link as ``present=true`` (:func:`ui.controls.flag`). When it is on:
+
+- text, widget labels and metric values are larger (the page's root font goes from 16 to 20 px, so
+  everything Streamlit sizes in rem grows with it; metric values grow a little more);
+- charts get 22 px fonts and lines 1.5 times as thick (:func:`ui.theme.finish` reads the toggle);
+- the code expander at the end of a page ("The code behind these numbers") and the small print
+  (captions) are folded away, and a long paragraph shows three lines until the pointer rests on it.
+
+Only CSS changes, and it hides no control: every widget stays where it was and keeps its place in
+the keyboard's Tab order. The style sheet is a constant: no user text ever reaches it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import controls
+from ui.theme import PRESENT_KEY
+
+LABEL = "Presentation mode (projector)"
+
+# The code expander: `.st-key-code_expander` once ui/page.py's show_source wraps its expander in
+# st.container(key="code_expander"); until then, the expander that ends a page (show_source is always
+# a page's last element).
+_CODE = (
+    ".st-key-code_expander",
+    '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'
+    ' > :last-child:has(> [data-testid="stExpander"])',
+)
+# Prose at the top level of a page (not in alerts, columns, boxes or expanders).
+_PROSE = (
+    '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'
+    ' > [data-testid="stElementContainer"]:not(:has([data-testid="stAlert"]))'
+    ' [data-testid="stMarkdownContainer"] > p'
+)
+STYLE = f"""<style>
+html {{ font-size: 20px; }}
+[data-testid="stMainBlockContainer"] {{ padding: 4rem 2rem 4rem 2rem; }}
+[data-testid="stMain"] h1 {{ font-size: 2.4rem; }}
+[data-testid="stMetricValue"] {{ font-size: 2.6rem; }}
+[data-testid="stMetricLabel"] p {{ font-size: 1rem; }}
+{", ".join(_CODE)} {{ display: none; }}
+[data-testid="stMain"] [data-testid="stCaptionContainer"] {{ display: none; }}
+{_PROSE} {{
+  display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 3; line-clamp: 3;
+  overflow: hidden;
+}}
+{_PROSE}:hover {{ display: block; -webkit-line-clamp: unset; line-clamp: none; }}
+</style>"""
+
+
+def presentation_toggle() -> bool:
+    """The sidebar toggle (URL key ``present``); when on, restyle the page for a projector.
+
+    ``app.py`` calls this on every run, right after the sidebar. Charts read the same toggle when
+    they are built (:func:`ui.theme.presenting`), so they need nothing from here.
+    """
+    on = controls.flag("toggle", LABEL, False, key=PRESENT_KEY, where=st.sidebar, name="presentation mode")
+    if on:
+        st.html(STYLE)  # a <style> alone: Streamlit adds it without taking room on the page
+    return on
