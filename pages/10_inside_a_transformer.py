@@ -10,7 +10,7 @@ import streamlit as st
 
 from layernorm.labs.transformer_stats import SiteStats, dimension_profile, parameter_histograms, site_stats
 from ui import charts_depth as cd
-from ui import controls, page
+from ui import controls, page, theme
 from ui.state import recording
 from ui.text import digits_to_separate, fmt
 from ui.theme import COLORS
@@ -28,7 +28,7 @@ def profile(site: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @st.cache_data(show_spinner=False)
-def block_figure(placement: str) -> go.Figure:
+def block_figure(placement: str, scale: float) -> go.Figure:  # scale: presentation mode, the cache key
     """The block diagram takes ~0.2 s to build (dozens of shapes); it only depends on the placement."""
     return cd.block_diagram(placement)
 
@@ -144,7 +144,7 @@ st.dataframe(  # per column, enough digits that two sites' different values neve
 
 st.subheader("Where the LayerNorms sit in the block")
 placement = placement_control("Placement (shared with the Depth and drift page)")
-st.plotly_chart(block_figure(placement), key="tf_block")
+st.plotly_chart(block_figure(placement, theme.scale()), key="tf_block")
 st.caption(
     "MiniLM is post-LN: its 13 sites are the embeddings LayerNorm plus, in each of 6 layers, one after the "
     "attention add and one after the feed-forward add. Try both placements on the Depth and drift page "

@@ -9,7 +9,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import geometry as geo
 from ui import charts_geometry as cg
-from ui import controls, page
+from ui import controls, page, theme
 from ui.state import LabInput, lab_input
 from ui.text import (
     digits_to_separate,
@@ -29,10 +29,15 @@ CLOUD_POINTS, CLOUD_SEED = 300, 0
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def figure(builder: str, *args: Any, **kwargs: Any) -> go.Figure:
-    """``ui.charts_geometry.<builder>(...)``, cached: building a 3-D figure costs more than its data."""
+def _figure(builder: str, scale: float, *args: Any, **kwargs: Any) -> go.Figure:
+    """``ui.charts_geometry.<builder>(...)``, cached per presentation scale (shared by every session)."""
     made: go.Figure = getattr(cg, builder)(*args, **kwargs)
     return made
+
+
+def figure(builder: str, *args: Any, **kwargs: Any) -> go.Figure:
+    """A cached 3-D figure (building one costs more than its data) at this session's font scale."""
+    return _figure(builder, theme.scale(), *args, **kwargs)
 
 
 def c_text(c: float) -> str:

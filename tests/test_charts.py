@@ -84,9 +84,9 @@ def test_feature_chart_hlines_and_their_labels() -> None:
     assert s0.line.color == COLORS["mu"] and s0.line.dash == "dash" and s0.line.width == 3
     assert s1.y0 == -1.0 and s1.line.color == COLORS["warn"]
     a0, a1 = fig.layout.annotations
-    assert a0.text == "μ = 0.352" and a0.font.color == COLORS["mu"] and a0.y == 0.352
+    assert a0.text == "μ = 0.352" and a0.font.color is None and a0.y == 0.352  # text in the theme's ink
     assert (a0.x, a0.xanchor) == (0, "left")  # "top left", as asked
-    assert a1.text == "low" and a1.font.color == COLORS["warn"]
+    assert a1.text == "low" and a1.font.color is None
     assert (a1.x, a1.xanchor) == (1, "right")  # default "top right" when no position is given
 
 
@@ -163,7 +163,7 @@ def test_eps_curve_marks_sigma_squared_with_its_label_on_the_line(current_var: f
     assert tuple(mark.y) == (0.0, 1.05)  # spans the curve, inside the fixed y range
     assert tuple(mark.text) == ("", "ε = σ²")  # label at the top end of the same line
     assert mark.line.color == COLORS["mu"] and mark.line.dash == "dot"
-    assert mark.textfont.color == COLORS["mu"]
+    assert mark.textfont.color is None  # the label in the theme's ink, the line in the colour
     assert fig.layout.annotations == () and fig.layout.shapes == ()
 
 

@@ -73,6 +73,9 @@ def predict_then_reveal(
 
 def show_source(*funcs: Callable[..., Any]) -> None:
     """An expander with the source of the core functions that computed this page's numbers."""
-    with st.expander("The code behind these numbers (from `layernorm/`, the tested core)"):
+    with (
+        st.container(key="code_expander"),  # presentation mode folds it away (ui/presentation.py)
+        st.expander("The code behind these numbers (from `layernorm/`, the tested core)"),
+    ):
         for func in funcs:
             st.code(inspect.getsource(func), language="python")
