@@ -249,6 +249,11 @@ class LabSession(RuleBasedStateMachine):
         for p in link:
             at.query_params[p.key] = list(p.raw) if isinstance(p.raw, tuple) else p.raw
             self.user_strings += [p.key, *([p.raw] if isinstance(p.raw, str) else p.raw)]
+            if p.key == "typed":  # the link's typed numbers fill the text box (read as typed text)
+                from ui.state import MAX_TYPED
+
+                text = p.raw[-1] if isinstance(p.raw, tuple) else p.raw
+                self.typed = TypedCase(text[:MAX_TYPED], Either("typed numbers from a link"))
         self.at = at
         self.page = "0_home"
         self._run()
