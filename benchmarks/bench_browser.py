@@ -43,12 +43,9 @@ import os
 import re
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,7 +57,7 @@ from playwright.sync_api import BrowserContext, Locator, Page, sync_playwright  
 from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
-from scripts.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, free_port, streamlit_server  # noqa: E402
+from scripts.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server  # noqa: E402
 
 TRIVIAL_APP = ROOT / "benchmarks" / "trivial_app.py"
 TRIVIAL_KEY = "k"
@@ -202,49 +199,6 @@ FIRST_CHART_JS = "(sel) => document.querySelector(sel) ? performance.now() : nul
 
 
 # --- servers --------------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def trivial_server(log: Path, *, timeout: float = 60.0) -> Iterator[str]:
-    """`streamlit run benchmarks/trivial_app.py` with the flags of scripts/browser.streamlit_server."""
-    port = free_port()
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", str(TRIVIAL_APP),
-        "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-        "--logger.messageFormat", "%(asctime)s %(levelname)s %(name)s: %(message)s",
-    ]  # fmt: skip
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            cmd,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"streamlit not healthy after {timeout:.0f} s:\n{log.read_text()[-3000:]}")
-            time.sleep(0.2)
-        yield url
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=15)
 
 
 # --- measuring ------------------------------------------------------------------------------------
@@ -629,7 +583,7 @@ def main() -> None:
     oddities: list[str] = []
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench_browser_")))
-        triv_url = stack.enter_context(trivial_server(tmp / "trivial.log"))
+        _, triv_url = stack.enter_context(streamlit_server(tmp / "trivial.log", script=TRIVIAL_APP))
         _, app_url = stack.enter_context(streamlit_server(tmp / "app.log"))
         pw = stack.enter_context(sync_playwright())
         ctx = pw.chromium.launch_persistent_context(

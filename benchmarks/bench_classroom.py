@@ -57,7 +57,6 @@ import textwrap
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar
 from pathlib import Path
@@ -65,7 +64,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from scripts.browser import free_port, streamlit_server  # noqa: E402
+from scripts.browser import streamlit_server  # noqa: E402
 
 # Same as bench_pages.py's trivial page: one slider, one 16-point Plotly line that depends on it.
 TRIVIAL_PAGE = textwrap.dedent(
@@ -85,54 +84,6 @@ WS_MAX_SIZE = 64 * 2**20
 
 
 # --- servers -------------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def script_server(
-    script: Path, log: Path, *, timeout: float = 60.0
-) -> Iterator[tuple[subprocess.Popen, str]]:
-    """``streamlit run <script>`` with ``scripts.browser.streamlit_server``'s flags (which only runs app.py).
-
-    Run from the repository root, so the app's ``.streamlit/config.toml`` applies to it too.
-    """
-    port = free_port()
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", str(script),
-        "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-        "--logger.messageFormat", "%(asctime)s %(levelname)s %(name)s: %(message)s",
-    ]  # fmt: skip
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            cmd,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"streamlit not healthy after {timeout:.0f} s:\n{log.read_text()[-3000:]}")
-            time.sleep(0.2)
-        yield proc, url
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=15)
 
 
 def log_problems(log: Path, limit: int = 3) -> tuple[int, list[str]]:
@@ -675,7 +626,7 @@ def run_app(name: str, page: str, args: argparse.Namespace, tmp: Path) -> tuple[
         else:
             script = tmp / "trivial_app.py"
             script.write_text(TRIVIAL_PAGE)
-            server = script_server(script, log)
+            server = streamlit_server(log, script=script)
         with server as (proc, url):
             row = asyncio.run(measure(proc, url, page, n, args))
         row.log_count, row.log_first = log_problems(log)

@@ -37,11 +37,17 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(log: Path, *, timeout: float = 60.0) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """Start a fresh `streamlit run app.py` on loopback; yield ``(process, base URL)``; stop it by PID."""
+def streamlit_server(
+    log: Path, *, timeout: float = 60.0, script: Path = ROOT / "app.py"
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """Start a fresh `streamlit run <script>` on loopback; yield ``(process, base URL)``; stop it by PID.
+
+    Run from the repository root, so ``.streamlit/config.toml`` applies to any ``script`` (the
+    benchmarks' trivial app too).
+    """
     port = free_port()
     cmd = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        sys.executable, "-m", "streamlit", "run", str(script),
         "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
         # Name each record's level (Streamlit's default format has none), so a test can find warnings.
