@@ -712,6 +712,7 @@ def _page_link_keys() -> list[str]:
 
 
 PAGE_LINK_KEYS = _page_link_keys()
+KNOWN_KEYS = frozenset(LINK_KEYS) | frozenset(PAGE_LINK_KEYS)  # an "unknown" key must be none of these
 page_link_values = st.one_of(
     st.integers(-5, 5000).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
@@ -744,13 +745,13 @@ def link_params(draw: st.DrawFn) -> tuple[LinkParam, ...]:
                 st.sampled_from(["seeed", "gama", "D", "Src", "page", "x", "vector", "ε", "gamma ", "eps[]"]),
                 st.text(
                     alphabet=st.characters(exclude_categories=("Cs", "Cc")), min_size=1, max_size=30
-                ).filter(lambda k: k.strip() and k not in LINK_KEYS and not k.startswith("embed")),
+                ).filter(lambda k: k.strip() and k not in KNOWN_KEYS and not k.startswith("embed")),
             ),
             unique=True,
             max_size=2,
         )
     ):
-        if key not in LINK_KEYS:
+        if key not in KNOWN_KEYS:  # Hypothesis also draws the code's own constants ("tf_param")
             out.append(
                 LinkParam(key, draw(st.text(max_size=10).filter(lambda v: "\x00" not in v)), "unknown")
             )
