@@ -16,6 +16,7 @@ PAGE_FILES = {
     "/which_axis": "pages/6_which_axis.py",
     "/train_vs_inference": "pages/7_train_vs_inference.py",
     "/depth_and_drift": "pages/8_depth_and_drift.py",
+    "/invariances": "pages/14_invariances.py",
 }
 
 

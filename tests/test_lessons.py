@@ -78,3 +78,34 @@ def test_the_learning_rate_lesson_is_one_only_layernorm_survives() -> None:
     i = [f"{v:.3g}" for v in res.lrs].index(lesson.params["lr_pick"])
     none, layer = res.norms.index("none"), res.norms.index("layernorm")
     assert res.diverged[none, i].all() and not res.diverged[layer, i].any()
+
+
+QUIZ_PAGES = {  # a link's path -> its page file
+    "/" + p.stem.split("_", 1)[1]: f"pages/{p.name}"
+    for p in (ROOT / "pages").glob("*.py")
+    if not p.stem.startswith("0_")
+}
+
+
+def _quiz_links() -> list[tuple[str, str]]:
+    from layernorm.labs.quiz import make_quiz
+
+    return [(f"{q.key} (seed {seed})", q.link) for seed in (0, 1) for q in make_quiz(seed)]
+
+
+@pytest.mark.parametrize(("name", "link"), _quiz_links(), ids=[n for n, _ in _quiz_links()])
+def test_a_quiz_answers_link_opens_the_state_that_shows_it(name: str, link: str) -> None:
+    """The quiz's "Open the page that shows it": its settings are ones the page offers, said nowhere."""
+    import urllib.parse
+
+    path, _, query = link.partition("?")
+    params = dict(urllib.parse.parse_qsl(query))
+    assert path in QUIZ_PAGES, link
+    assert f'"{path}": "{QUIZ_PAGES[path]}"' in (ROOT / "pages/16_quiz.py").read_text("utf-8"), (
+        f"pages/16_quiz.py's PAGE_FILES has no {path}: its link would open Home"
+    )
+    at = _open(Lesson(name, QUIZ_PAGES[path], params, ""))
+    notes = [w.value for w in [*at.warning, *at.info] if "link" in str(w.value)]
+    assert notes == [], (link, notes)
+    for key, text in params.items():
+        assert at.query_params.get(key, [text]) == [text] or at.query_params.get(key) == text, (link, key)

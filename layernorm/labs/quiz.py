@@ -12,6 +12,7 @@ Ioffe & Szegedy (2015), Zhang & Sennrich (2019), Xiong et al. (2020) and the PyT
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -97,6 +98,16 @@ def _ask(
     return Question(key, topic, prompt, shuffled, int(np.flatnonzero(order == 0)[0]), why, link)
 
 
+def _link(path: str, **params: str) -> str:
+    """``path?query``: the lesson page with the settings that show the answer (its controls' URL keys)."""
+    return f"{path}?{urllib.parse.urlencode(params)}" if params else path
+
+
+def _typed(x: np.ndarray) -> dict[str, str]:
+    """Link settings that put the vector ``x`` into the sidebar as typed numbers."""
+    return {"src": "Type numbers", "typed": ", ".join(repr(float(v)) for v in x)}
+
+
 def _divide_by(rng: np.random.Generator) -> Question:
     x = rng.integers(-4, 9, size=4).astype(float)
     while np.ptp(x) == 0:
@@ -111,7 +122,7 @@ def _divide_by(rng: np.random.Generator) -> Question:
         f"LayerNorm (and BatchNorm when it normalizes) uses the population variance: the squared deviations "
         f"summed and divided by d = 4, giving {_g(pop)}. Dividing by d − 1 = 3 gives {_g(sample)}, the unbiased "
         "estimate, which PyTorch uses only for BatchNorm's running variance.",
-        "/variance",
+        _link("/variance", **_typed(x)),
     )  # fmt: skip
 
 
@@ -128,7 +139,7 @@ def _eps_near_constant(rng: np.random.Generator) -> Question:
         f"σ² = {_g(delta**2 / 4)} is smaller than ε = 1e−5, so √(σ² + ε) is dominated by ε and x̂ = "
         f"{_g(delta / 2)} / √({_g(delta**2 / 4)} + 1e−5) = {_g(y)}: ε keeps near-constant vectors from being "
         "blown up to ±1.",
-        "/standardize",
+        _link("/standardize", **_typed(x)),
     )  # fmt: skip
 
 
@@ -146,7 +157,7 @@ def _which_axis(rng: np.random.Generator) -> Question:
         pools[lens], [v for k, v in pools.items() if k != lens],
         f"{lens} pools over {pools[lens]}. Only LayerNorm (and RMSNorm) stays inside one token, which is why "
         "a token's output does not depend on the rest of the batch.",
-        "/which_axis",
+        _link("/which_axis", axes_lens=lens),
     )  # fmt: skip
 
 
@@ -163,7 +174,7 @@ def _how_many_stats(rng: np.random.Generator) -> Question:
         [f"{ln_count:,} (a mean and a variance per token)", "2 (one mean, one variance)", f"{2 * b * t * d:,}"],
         f"BatchNorm keeps 2 numbers per feature: 2·d = {bn_count:,}, whatever B and T are. LayerNorm keeps 2 per "
         f"token: 2·B·T = {ln_count:,}.",
-        "/which_axis",
+        _link("/which_axis", axes_B=str(b), axes_T=str(t), axes_d=str(d), axes_lens="BatchNorm"),
     )  # fmt: skip
 
 
@@ -191,7 +202,7 @@ def _keras_momentum(rng: np.random.Generator) -> Question:
         f"{1 - m:g}", [f"{m:g}", f"{1 / m:g}"],
         f"Keras weights the old value: new = momentum·old + (1 − momentum)·batch. PyTorch weights the batch. "
         f"So PyTorch {m:g} is Keras {1 - m:g} (Keras' default 0.99 is PyTorch's 0.01).",
-        "/train_vs_inference",
+        _link("/train_vs_inference", tvi_momentum=f"{m:g}"),
     )  # fmt: skip
 
 
@@ -205,7 +216,7 @@ def _batch_of_one(rng: np.random.Generator) -> Question:
         "BatchNorm's statistics come from the batch: with one value per feature the variance is 0/0 and PyTorch "
         "raises an error in training. LayerNorm's statistics come from the token's own features, so it is the "
         "same with 1 example or 1,000.",
-        "/train_vs_inference",
+        _link("/train_vs_inference", tvi_n="1", tvi_d=str(d)),
     )  # fmt: skip
 
 
@@ -220,7 +231,7 @@ def _train_vs_eval(rng: np.random.Generator) -> Question:
         f"{_vec(y)}, the same", ["Something else: it now uses running statistics", "x itself: LayerNorm is off in eval"],
         "LayerNorm keeps no running statistics: it always normalizes with the token's own μ and σ, so training "
         "and inference compute exactly the same function. BatchNorm is the one that switches.",
-        "/train_vs_inference",
+        _link("/train_vs_inference", tvi_mode="Inference"),
     )  # fmt: skip
 
 
@@ -236,7 +247,7 @@ def _invariance(rng: np.random.Generator) -> Question:
         f"{_vec(y)}, unchanged", [_vec(c * y + b), _vec(c * y), _vec(-y)],
         f"Adding {_g(b)} moves μ by the same amount, and multiplying by {_g(c)} > 0 multiplies σ too: x̂ cannot see "
         "either. (A negative factor would flip the signs; with ε > 0 the scale invariance is only approximate.)",
-        "/mean",
+        _link("/invariances", **_typed(x)),
     )  # fmt: skip
 
 
@@ -249,7 +260,7 @@ def _gamma_zero(rng: np.random.Generator) -> Question:
         ["0 in every feature", "The normalized x̂", "The input x"],
         f"y = γ·x̂ + β = 0·x̂ + {_g(beta)}: the input no longer matters. (So a trained γ near 0 switches a "
         "feature off — MiniLM's last LayerNorm does that to feature 223.)",
-        "/scale_shift",
+        _link("/scale_shift", gamma="0", beta=f"{beta:g}"),
     )  # fmt: skip
 
 
@@ -265,7 +276,7 @@ def _rms_centring(rng: np.random.Generator) -> Question:
         _g(m), ["0, like LayerNorm", "1", _g(float(mean(x)))],
         f"RMSNorm divides by √(mean of x²) and never subtracts μ, so an all-positive input stays all-positive: "
         f"{_vec(r)}, mean {_g(m)}. Only LayerNorm's output has mean 0.",
-        "/which_axis",
+        _link("/which_axis", axes_lens="RMSNorm"),
     )  # fmt: skip
 
 
@@ -281,7 +292,7 @@ def _undo(rng: np.random.Generator) -> Question:
         f"{_vec(x)}, x itself", [_vec(s.x_hat), _vec(s.centered), "[0, 0, 0, 0]"],
         "y = σ·(x − μ)/σ + μ = x: the learned scale and shift can undo the normalization completely, so "
         "normalizing never limits what the layer can represent.",
-        "/scale_shift",
+        _link("/scale_shift", **_typed(x), affine_mode="Undo the normalization: γ = σ, β = μ", eps="1e-12"),
     )  # fmt: skip
 
 
@@ -298,7 +309,12 @@ def _pre_post(rng: np.random.Generator) -> Question:
         "Post-LN (BERT, the original transformer) normalizes the sum after each add. Pre-LN normalizes only the "
         "input of each branch, so the residual stream is an unnormalized sum that grows with depth — one reason a "
         "final LayerNorm is added at the end — and gradients flow well without warm-up (Xiong et al. 2020).",
-        "/depth_and_drift",
+        _link(
+            "/depth_and_drift",
+            depth_norm="LayerNorm",
+            depth_residual="true",
+            ln_placement="pre-LN: before the sublayer (GPT-2, LLaMA)",
+        ),
     )  # fmt: skip
 
 
