@@ -11,12 +11,15 @@ its key as the CSS class ``st-key-<key>`` (Streamlit 1.67), which is how the tes
 
 from __future__ import annotations
 
+import contextlib
 import re
+import time
 import urllib.parse
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Locator, Playwright, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from e2e.support import PAGES, AppPage, Lab, page_by_url
 from scripts.browser import CHROMIUM, CHROMIUM_ARGS
@@ -63,7 +66,27 @@ def _read(box: Locator) -> str:
     return box.inner_text()
 
 
+def _settle(lab: Lab) -> None:
+    """Until the rerun an action caused has finished: on a loaded machine it can start late, and a
+    fast one can come and go between two looks, so wait a little for it to start, then for idle."""
+    with contextlib.suppress(PlaywrightTimeoutError):
+        lab.page.locator('[data-testid="stApp"][data-test-script-state="running"]').wait_for(timeout=3000)
+    lab.wait_idle()
+
+
 def _view(lab: Lab, keys: tuple[str, ...]) -> dict[str, str]:
+    """What the view shows once it stops changing (two reads 0.4 s apart agree; at most ~8 s)."""
+    seen = _read_view(lab, keys)
+    for _ in range(20):
+        time.sleep(0.4)
+        again = _read_view(lab, keys)
+        if again == seen:
+            return again
+        seen = again
+    return seen
+
+
+def _read_view(lab: Lab, keys: tuple[str, ...]) -> dict[str, str]:
     """Everything the view shows that a control decides: each visible control and every metric."""
     lab.wait_idle()
     view = {
@@ -87,10 +110,10 @@ def _change(lab: Lab, key: str) -> bool:
         before = thumb.get_attribute("aria-valuetext")
         thumb.focus()
         thumb.press("ArrowRight")
-        lab.wait_idle()
+        _settle(lab)
         if thumb.get_attribute("aria-valuetext") == before:  # at its maximum: go down instead
             thumb.press("ArrowLeft")
-            lab.wait_idle()
+            _settle(lab)
         return True
     radios = box.locator("label:has(input[type=radio])")
     if radios.count():
@@ -100,26 +123,26 @@ def _change(lab: Lab, key: str) -> bool:
         if not free:
             return False
         free[-1].click()
-        lab.wait_idle()
+        _settle(lab)
         return True
     toggle = box.locator('input[type="checkbox"]')
     if toggle.count():
         if toggle.first.is_disabled():
             return False
         box.locator("label").first.click()
-        lab.wait_idle()
+        _settle(lab)
         return True
     buttons = box.locator("button")
     if box.locator('[data-testid="stButtonGroup"]').count() and buttons.count() > 1:
         buttons.last.click()
-        lab.wait_idle()
+        _settle(lab)
         return True
     number = box.locator('input[type="number"]')
     if number.count() and number.first.is_enabled():
         value = number.first.input_value()
         number.first.fill(str(int(float(value)) + 1))
         number.first.press("Enter")
-        lab.wait_idle()
+        _settle(lab)
         return True
     return False
 
@@ -181,7 +204,7 @@ def test_step_pages_without_own_controls_keep_the_sidebars_view(
     eps.focus()
     eps.press("ArrowLeft")
     expect(eps).to_have_attribute("aria-valuetext", "5e-06")
-    lab.wait_idle()
+    _settle(lab)
     view = _view(lab, ())
     url = lab.page.url
     assert "eps=5e-06" in url
