@@ -42,14 +42,7 @@ var_digits = digits_to_separate(
 c3.metric("variance of x̂", fmt(xhat_var, var_digits))
 c4.metric("σ² / (σ² + ε)", fmt(xhat_var_expected, var_digits), help="What the variance of x̂ must be.")
 st.plotly_chart(
-    charts.feature_chart(
-        [("x_hat", steps.x_hat)],
-        "The standardized vector x̂",
-        band=(-1.0, 1.0),
-        band_label="±1: unit spread",
-        hlines=[("mu", 0.0, "mean 0")],
-        y_title="x̂",
-    ),
+    charts.standardized_chart(steps.x_hat),
     key="std_chart_xhat",
 )
 

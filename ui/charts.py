@@ -226,3 +226,15 @@ def affine_map(x_hat: np.ndarray, y: np.ndarray) -> go.Figure:
         )
     )
     return finish(base_layout(fig, "The learned map x̂ → y, feature by feature", x_title="x̂ᵢ", y_title="yᵢ"))
+
+
+def standardized_chart(x_hat: np.ndarray) -> go.Figure:
+    """The Standardize page's x̂ bars with the ±1 band and the mean-0 line (also on its worksheet)."""
+    return feature_chart(
+        [("x_hat", x_hat)],
+        "The standardized vector x̂",
+        band=(-1.0, 1.0),
+        band_label="±1: unit spread",
+        hlines=[("mu", 0.0, "mean 0")],
+        y_title="x̂",
+    )

@@ -638,14 +638,7 @@ def _page_figures(page: str, steps: LayerNormSteps) -> list[go.Figure]:
     if spec.slug == "standardize":
         eps_grid = np.logspace(-12, 0, 61)
         return [
-            charts.feature_chart(
-                [("x_hat", steps.x_hat)],
-                "The standardized vector x̂",
-                band=(-1.0, 1.0),
-                band_label="±1: unit spread",
-                hlines=[("mu", 0.0, "mean 0")],
-                y_title="x̂",
-            ),
+            charts.standardized_chart(steps.x_hat),
             charts.eps_curve(
                 eps_grid,
                 steps.x_hat_var_at(eps_grid),
