@@ -214,6 +214,7 @@ def _builders() -> dict[str, Callable[[], go.Figure | list[go.Figure]]]:
             charts.before_after(x200, x200 / 2, 0.1, 0.0),
         ],
         "charts.affine_map": lambda: charts.affine_map(x8, 2 * x8 + 1),
+        "charts.standardized_chart": lambda: charts.standardized_chart(x8),
         "charts_axes.axes_heatmap": lambda: charts_axes.axes_heatmap(
             grid,
             lens_group((2, 4, 8), (0, 1, 2), "LayerNorm"),
