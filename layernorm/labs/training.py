@@ -22,6 +22,7 @@ stops at the step before (later entries are NaN, ``diverged_at`` says where).
 
 from __future__ import annotations
 
+import concurrent.futures
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ import numpy as np
 
 from layernorm._checks import F64
 from layernorm.backward import layer_norm_backward_from_steps
-from layernorm.core import layer_norm_steps
+from layernorm.core import LayerNormSteps, layer_norm_steps
 
 NORMS = ("none", "layernorm")
 D_IN = 8
@@ -154,9 +155,12 @@ def _init(seeds: np.ndarray, n_lr: int, depth: int, width: int, gain: float) -> 
 
 
 def _bad_runs(arr: F64) -> np.ndarray:
-    """Runs (leading axis) holding a non-finite or astronomically large value."""
+    """Runs (leading axis) holding a non-finite or astronomically large value.
+
+    ``max |value| < _HUGE`` per run: a NaN makes the maximum NaN and the comparison false.
+    """
     with np.errstate(invalid="ignore"):
-        return np.asarray(~np.all(np.abs(arr) < _HUGE, axis=tuple(range(1, arr.ndim))))
+        return np.asarray(~(np.max(np.abs(arr), axis=tuple(range(1, arr.ndim))) < _HUGE))
 
 
 def _train_group(
@@ -171,38 +175,62 @@ def _train_group(
     gain: float,
     report: Callable[[int], None],
 ) -> tuple[F64, np.ndarray]:
-    """Train every (seed, lr) run of one norm setting at once; returns (loss (R, T+1), diverged_at (R,))."""
+    """Train every (seed, lr) run of one norm setting at once; returns (loss (R, T+1), diverged_at (R,)).
+
+    A run that diverges is dropped from the batch (its parameters with it), so the others
+    train on without it; each run's arithmetic does not depend on which others share the batch.
+    """
     n_runs = len(seeds) * len(lrs)
     params = _init(seeds, len(lrs), depth, width, gain)
     lr = np.tile(lrs, len(seeds))[:, None, None]  # (R, 1, 1), run r = seed * M + lr index
     loss = np.full((n_runs, steps + 1), np.nan)
     diverged_at = np.full(n_runs, -1)
-    alive = np.ones(n_runs, dtype=bool)
+    runs = np.arange(n_runs)  # the original index of every run still in the batch
     limit = np.full(n_runs, DIVERGE_FACTOR * 0.5 * float(np.mean(y**2)))  # raised to 1e3 x own start
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        for step in range(steps + 1):
-            h, cache = np.broadcast_to(x, (n_runs, *x.shape)), []
+
+    def drop(bad: np.ndarray, step: int) -> None:
+        """Record where the runs flagged in ``bad`` diverged and remove them from the batch."""
+        nonlocal runs, lr, limit, params
+        diverged_at[runs[bad]] = step
+        keep = ~bad
+        runs, lr, limit = runs[keep], lr[keep], limit[keep]
+        params = [p[keep] for p in params]
+
+    def forward(step: int) -> tuple[F64, list[tuple[F64, LayerNormSteps | None, F64]]]:
+        """The forward pass of the runs in the batch; a run whose activations blow up is dropped."""
+        while True:
+            h, cache = np.broadcast_to(x, (runs.size, *x.shape)), []
             for layer in range(depth):
                 a = h @ params[2 * layer] + params[2 * layer + 1]  # (R, N, width)
-                bad = _bad_runs(a) & alive
-                alive &= ~bad
-                diverged_at[bad] = step
-                a = np.where(alive[:, None, None], a, 0.0)
+                bad = _bad_runs(a)
+                if bad.any():
+                    break
                 steps_ln = layer_norm_steps(a, eps=EPS) if norm == "layernorm" else None
                 n = a if steps_ln is None else steps_ln.y
                 cache.append((h, steps_ln, n))
                 h = np.maximum(n, 0.0)
+            else:
+                return h, cache
+            drop(bad, step)  # then the same step again without them (rare: once per divergence)
+
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        step = 0
+        while step <= steps and runs.size:
+            h, cache = forward(step)
+            if not runs.size:
+                break
             err = h @ params[-2] + params[-1] - y  # (R, N, 1)
             run_loss = 0.5 * np.mean(err**2, axis=(1, 2))
             if step == 0:
                 limit = np.maximum(limit, DIVERGE_FACTOR * np.nan_to_num(run_loss, nan=0.0, posinf=0.0))
-            bad = alive & ~(run_loss < limit)  # catches NaN too
-            diverged_at[bad] = step
-            alive &= ~bad
-            loss[alive, step] = run_loss[alive]
+            bad = ~(run_loss < limit)  # catches NaN too
+            if bad.any():
+                drop(bad, step)
+                continue  # this step's forward again, without the dropped runs
+            loss[runs, step] = run_loss
             if step == steps:
                 break
-            d_out = np.where(alive[:, None, None], err, 0.0) / x.shape[0]
+            d_out = err / x.shape[0]
             grads = [np.swapaxes(h, 1, 2) @ d_out, d_out.sum(axis=1, keepdims=True)]
             dh = d_out @ np.swapaxes(params[-2], 1, 2)
             for layer in range(depth - 1, -1, -1):
@@ -214,9 +242,9 @@ def _train_group(
                     dh = da @ np.swapaxes(params[2 * layer], 1, 2)
             for p, g in zip(params, grads, strict=True):
                 p -= lr * g
-                p[~alive] = 0.0
             if step % 10 == 0:
                 report(step)
+            step += 1
     return loss, diverged_at
 
 
@@ -230,6 +258,7 @@ def run_sweep(
     n_seeds: int = 3,
     norms: tuple[str, ...] = NORMS,
     progress: Progress | None = None,
+    workers: int = 2,
 ) -> Sweep:
     """Train the MLP for every norm x learning rate x seed; seeded and deterministic.
 
@@ -250,7 +279,10 @@ def run_sweep(
     norms : tuple of str
         Subset of ``("none", "layernorm")``.
     progress : callable(fraction, message), optional
-        Called as training goes, for a progress bar.
+        Called as training goes, for a progress bar (always from the calling thread).
+    workers : int, default 2
+        Threads that train independent groups of runs at once (NumPy releases the GIL in
+        its kernels); the results are the same bits for any number of workers.
 
     Returns
     -------
@@ -284,15 +316,41 @@ def run_sweep(
         raise ValueError(f"norms must be taken from {NORMS}, got {norms}")
     x, y = make_task()
     seeds = np.arange(n_seeds)
+    # Independent pieces of work: each norm, LayerNorm's seeds in two halves (it costs ~5x more).
+    # A run's numbers do not depend on which runs share its batch, so the split changes no bit.
+    tasks = [
+        (norm, chunk)
+        for norm in norms
+        for chunk in (np.array_split(seeds, 2) if norm == "layernorm" and n_seeds > 1 else [seeds])
+    ]
+    total = sum(chunk.size * lr_arr.size for _, chunk in tasks) * steps
+    done = [0] * len(tasks)  # steps reached per task (written by the workers, read here)
+
+    def work(i: int) -> tuple[F64, np.ndarray]:
+        norm, chunk = tasks[i]
+
+        def report(step: int) -> None:
+            done[i] = step
+
+        return _train_group(norm, x, y, lr_arr, chunk, depth, width, steps, init_gain, report)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = [pool.submit(work, i) for i in range(len(tasks))]
+        pending = set(futures)
+        while pending:  # progress is reported from this (the caller's) thread only
+            _, pending = concurrent.futures.wait(pending, timeout=0.1)
+            if progress is not None and pending:
+                runs_done = sum(d * c.size * lr_arr.size for d, (_, c) in zip(done, tasks, strict=True))
+                progress(
+                    runs_done / total,
+                    f"training {len(norms) * n_seeds * lr_arr.size} runs, with and without LayerNorm",
+                )
+        results = [f.result() for f in futures]
     losses, divs = [], []
-    for k, norm in enumerate(norms):
-
-        def report(step: int, k: int = k, norm: str = norm) -> None:
-            if progress is not None:
-                done = (k + step / steps) / len(norms)
-                progress(done, f"training {len(seeds) * lr_arr.size} runs with norm = {norm}: step {step}")
-
-        loss, div = _train_group(norm, x, y, lr_arr, seeds, depth, width, steps, init_gain, report)
+    for norm in norms:
+        parts = [(r, chunk) for r, (n, chunk) in zip(results, tasks, strict=True) if n == norm]
+        loss = np.concatenate([r[0] for r, _ in parts])
+        div = np.concatenate([r[1] for r, _ in parts])
         losses.append(loss.reshape(n_seeds, lr_arr.size, steps + 1).transpose(1, 0, 2))
         divs.append(div.reshape(n_seeds, lr_arr.size).T)
     if progress is not None:

@@ -19,6 +19,19 @@ def test_sweep_is_deterministic_and_shaped() -> None:
     np.testing.assert_array_equal(a.diverged_at, b.diverged_at)
 
 
+def test_a_run_does_not_depend_on_the_runs_beside_it() -> None:
+    """Diverged runs leave the batch and the work is split over threads: no run may change by a bit."""
+    settings = {"depth": 5, "width": 16, "steps": 40, "n_seeds": 3, "init_gain": 2.0}
+    one, two = run_sweep(**settings, workers=1), run_sweep(**settings, workers=2)
+    np.testing.assert_array_equal(one.loss, two.loss)
+    np.testing.assert_array_equal(one.diverged_at, two.diverged_at)
+    assert np.any(one.diverged_at >= 0) and np.any(one.diverged_at < 0)  # some leave the batch, some stay
+    for m, lr in enumerate(one.lrs):  # each learning rate alone, each seed alone
+        alone = run_sweep(**{**settings, "n_seeds": 1}, lrs=(float(lr),))
+        np.testing.assert_array_equal(alone.loss[:, 0, 0], one.loss[:, m, 0])
+        np.testing.assert_array_equal(alone.diverged_at[:, 0, 0], one.diverged_at[:, m, 0])
+
+
 def test_loss_starts_at_the_same_value_with_and_without_layernorm_only_if_init_matches() -> None:
     res = run_sweep(**SMALL)
     # same seed -> same initial weights, so all learning rates start from the same loss within a norm
