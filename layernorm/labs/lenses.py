@@ -129,7 +129,10 @@ def random_batch(b: int, t: int, d: int, *, seed: int = 0) -> F64:
     rng = np.random.default_rng(seed)
     feature_mean = rng.normal(0.0, 2.0, size=d)  # (d,)
     token_scale = rng.uniform(0.5, 2.0, size=(b, t, 1))  # (B, T, 1)
-    return feature_mean + token_scale * rng.standard_normal((b, t, d))
+    x = rng.standard_normal((b, t, d))
+    x *= token_scale  # in place: the same bits as feature_mean + token_scale * z, without two temporaries
+    x += feature_mean
+    return x
 
 
 @dataclass(frozen=True)
