@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -531,3 +532,59 @@ def test_presentation_style_is_constant_css() -> None:
     assert style.startswith("<style>") and style.endswith("</style>") and style.count("<") == 2
     assert ".st-key-code_expander" in style and "stMetricValue" in style
     assert "display: none" in style
+
+
+# --- building figures in one pass gives what Plotly's update methods give -----------------------------
+
+
+def _slow_base_layout(fig: go.Figure, title: str, x_title: str, y_title: str) -> go.Figure:
+    """The common layout the way Plotly's own update methods apply it (what base_layout replaced)."""
+    fig.update_layout(
+        title={"text": title, "x": 0.0, "xanchor": "left", "y": 1.0, "yanchor": "top", "pad": {"t": 12}},
+        title_font_size=FONT_SIZE + 2,
+        font={"size": FONT_SIZE, "color": INK},
+        height=380,
+        margin={"l": 60, "r": 20, "t": 70, "b": 50},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        legend_font={"size": FONT_SIZE - 2, "color": INK},
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+        bargap=0.15,
+    )
+    axes = {"tickfont": {"size": FONT_SIZE - 2, "color": INK}, "title_font": {"size": FONT_SIZE, "color": INK}}
+    fig.update_xaxes(**axes)
+    fig.update_yaxes(**axes)
+    return fig
+
+
+@pytest.mark.parametrize("subplots", [False, True])
+def test_base_layout_equals_plotly_update_methods(subplots: bool) -> None:
+    from plotly.subplots import make_subplots
+
+    def made() -> go.Figure:
+        fig = make_subplots(rows=2, cols=2) if subplots else go.Figure()
+        kw = {"row": 2, "col": 2} if subplots else {}
+        fig.add_trace(go.Bar(x=np.arange(1, 5), y=np.array([1.0, -2.0, 3.5, 0.25])), **kw)
+        fig.update_yaxes(type="log")
+        return fig
+
+    fast = theme.base_layout(made(), "t", x_title="a", y_title="b")
+    slow = _slow_base_layout(made(), "t", "a", "b")
+    assert json.loads(fast.to_json()) == json.loads(slow.to_json())
+    assert list(fast.data[0].x) == [1, 2, 3, 4]  # arrays stay arrays, not base64 dicts
+    if subplots:  # the subplot grid survives: row/col still address the axes
+        fast.update_xaxes(title_text="late", row=2, col=2)
+        assert fast.layout.xaxis4.title.text == "late"
+
+
+@pytest.mark.parametrize("where", ["top left", "top right", "bottom left", "bottom right"])
+def test_hline_items_equal_add_hline(where: str) -> None:
+    line = {"color": COLORS["mu"], "dash": "dash", "width": 3}
+    font = {"size": FONT_SIZE - 1, "shadow": "auto"}
+    slow = go.Figure(go.Bar(x=[1, 2], y=[1.0, 2.0]))
+    slow.add_hline(y=0.5, line=line, annotation_text="μ", annotation_position=where, annotation_font=font)
+    shape, note = theme.hline(0.5, line, "μ", where, **font)
+    fast = go.Figure(go.Bar(x=[1, 2], y=[1.0, 2.0]), layout={"shapes": [shape], "annotations": [note]})
+    assert json.loads(fast.to_json()) == json.loads(slow.to_json())
+    with pytest.raises(ValueError, match="where must be one of"):
+        theme.hline(0.5, line, "μ", "middle")

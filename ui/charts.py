@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ui.text import fmt
-from ui.theme import BACKGROUND, COLORS, FONT_SIZE, HALO, LABELS, base_layout, finish
+from ui.theme import BACKGROUND, COLORS, FONT_SIZE, HALO, LABELS, base_layout, finish, hline
 
 BAR_LIMIT = 128  # above this many features, bars become a line with markers
 
@@ -54,33 +54,27 @@ def feature_chart(
     ``series`` is ``[(colour key, values), ...]``; ``hlines`` is
     ``[(colour key, y, label), ...]``; ``band`` is ``(low, high)`` for μ ± σ.
     """
-    fig = go.Figure()
+    fig = go.Figure([_feature_trace(key, np.asarray(values, dtype=float)) for key, values in series])
+    shapes: list[dict[str, object]] = []
+    notes: list[dict[str, object]] = []
     if band is not None:
-        fig.add_hrect(
-            y0=band[0],
-            y1=band[1],
-            fillcolor=COLORS["sigma_band"],
-            opacity=0.18,
-            line_width=0,
-            annotation_text=band_label,
-            annotation_position="top left",
+        shapes.append(
+            {"type": "rect", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": band[0], "y1": band[1]}
+            | {"fillcolor": COLORS["sigma_band"], "opacity": 0.18, "line": {"width": 0}}
         )
-    for key, values in series:
-        fig.add_trace(_feature_trace(key, np.asarray(values, dtype=float)))
+        notes.append(
+            {"showarrow": False, "text": band_label, "xref": "x domain", "x": 0, "xanchor": "left"}
+            | {"yref": "y", "y": band[1], "yanchor": "top"}
+        )
     for n, (key, y, label) in enumerate(hlines):
         where = label_positions[n] if n < len(label_positions) else "top right"
-        fig.add_hline(
-            y=y,
-            line_color=COLORS[key],
-            line_width=3,
-            line_dash="dash",
-            annotation_text=label,
-            annotation_position=where,
-            # the theme's ink (4.5:1 on either background), with a halo where it crosses a bar
-            annotation_font={"size": FONT_SIZE - 1, "shadow": HALO},
-        )
-    fig.update_layout(barmode="group")
-    return finish(base_layout(fig, title, x_title="feature i", y_title=y_title, height=height))
+        # the label in the theme's ink (4.5:1 on either background), with a halo where it crosses a bar
+        shape, note = hline(y, {"color": COLORS[key], "dash": "dash", "width": 3}, label, where, shadow=HALO)
+        note["font"]["size"] = FONT_SIZE - 1
+        shapes.append(shape)
+        notes.append(note)
+    extra = {"barmode": "group", "shapes": shapes, "annotations": notes}
+    return finish(base_layout(fig, title, x_title="feature i", y_title=y_title, height=height, extra=extra))
 
 
 def variance_chart(squared: np.ndarray, var_pop: float, var_sample: float, *, digits: int = 4) -> go.Figure:

@@ -127,7 +127,7 @@ def axes_heatmap(
         ticklabelstandoff=16,  # room for the padding tabs
     )
     fig.update_xaxes(showgrid=False, zeroline=False)
-    base_layout(
+    fig = base_layout(
         fig, title, x_title="feature i  (columns)", y_title="tokens (rows), grouped by sequence", height=560
     )
     fig.update_layout(showlegend=False, margin={"l": 110, "r": 20, "t": 80, "b": 60})
@@ -191,7 +191,7 @@ def stat_count_bars(lenses: Sequence[str], totals: Sequence[int], captions: Sequ
     )
     fig.update_xaxes(type="log")
     fig.update_yaxes(autorange="reversed")
-    base_layout(
+    fig = base_layout(
         fig, "Statistics computed per forward pass", x_title="number of statistics (log scale)", height=380
     )
     fig.update_layout(margin={"l": 130, "r": 260, "t": 70, "b": 60})

@@ -83,7 +83,7 @@ def per_layer_figure(
                 marker={"size": 5},
             )
         )
-    base_layout(fig, title, x_title=x_title, y_title=y_title, height=height)
+    fig = base_layout(fig, title, x_title=x_title, y_title=y_title, height=height)
     fig.update_yaxes(type="log", range=_log_range([s[2] for s in series], hi, lo), exponentformat="power")
     return finish(fig)
 
@@ -92,7 +92,7 @@ def histogram_figure(counts: np.ndarray, edges: np.ndarray, title: str, color: s
     """Bars of one precomputed histogram (fractions) between ``edges``."""
     centres = (edges[:-1] + edges[1:]) / 2
     fig = go.Figure(go.Bar(x=centres, y=counts, width=np.diff(edges), marker_color=color, name="activations"))
-    base_layout(fig, title, x_title="activation value", y_title="fraction of values", height=360)
+    fig = base_layout(fig, title, x_title="activation value", y_title="fraction of values", height=360)
     fig.update_layout(showlegend=False, bargap=0.02)
     return finish(fig)
 
@@ -126,7 +126,7 @@ def ridgeline_figure(counts: np.ndarray, edges: np.ndarray, layers: Sequence[int
                 showlegend=False,
             )
         )
-    base_layout(fig, title, x_title="activation value (shared axis)", y_title="layer", height=420)
+    fig = base_layout(fig, title, x_title="activation value (shared axis)", y_title="layer", height=420)
     fig.update_yaxes(tickvals=list(range(len(layers))), ticktext=[str(v) for v in layers])
     return finish(fig)
 
@@ -230,7 +230,7 @@ def block_diagram(selected: str) -> go.Figure:
         )
     fig.update_xaxes(visible=False, range=[-0.2, 8.3])
     fig.update_yaxes(visible=False, range=[-1.0, 7.8])
-    base_layout(fig, "Where the LayerNorms sit in one transformer block", height=560)
+    fig = base_layout(fig, "Where the LayerNorms sit in one transformer block", height=560)
     fig.update_layout(showlegend=False, margin={"l": 10, "r": 10, "t": 60, "b": 10})
     return finish(fig)
 
@@ -268,7 +268,7 @@ def loss_curves_figure(
                 hovertemplate="%{text}: diverged at step %{x}",
             )
         )
-    base_layout(fig, title, x_title="gradient-descent step", y_title="training loss (log)", height=420)
+    fig = base_layout(fig, title, x_title="gradient-descent step", y_title="training loss (log)", height=420)
     fig.update_yaxes(type="log", exponentformat="power")
     fig.update_layout(
         legend={"orientation": "v", "y": 1.0, "x": 1.02, "xanchor": "left", "yanchor": "top"},
@@ -366,7 +366,7 @@ def divergence_map(
         )
     )
     fig.add_trace(_cell_labels(x_labels, list(norm_names), text, z))
-    base_layout(
+    fig = base_layout(
         fig,
         "Final loss by learning rate (median over seeds; ✗ = diverged)",
         x_title="learning rate",
@@ -393,7 +393,7 @@ def site_scale_figure(
                 marker={"size": 8},
             )
         )
-    base_layout(fig, title, y_title="size (log scale)", height=560)
+    fig = base_layout(fig, title, y_title="size (log scale)", height=560)
     fig.update_yaxes(type="log", exponentformat="power")
     fig.update_xaxes(tickangle=-35)
     fig.update_layout(
@@ -426,7 +426,7 @@ def dimension_figure(
             font={"size": FONT_SIZE - 2, "shadow": HALO},  # the theme's ink
             arrowcolor=INK,
         )
-    base_layout(
+    fig = base_layout(
         fig,
         f"Every feature at {site_label}",
         x_title="feature index (0 … d−1)",
@@ -463,6 +463,8 @@ def parameter_heatmap(
         line={"color": INK, "dash": "dash", "width": 2},
         annotation_text=f"initial {name} = {marker:g}",
     )
-    base_layout(fig, f"Learned {name} of each LayerNorm (384 features per row)", x_title=name, height=500)
+    fig = base_layout(
+        fig, f"Learned {name} of each LayerNorm (384 features per row)", x_title=name, height=500
+    )
     fig.update_yaxes(autorange="reversed")
     return finish(fig)

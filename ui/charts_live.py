@@ -28,7 +28,9 @@ def token_statistics_figure(
         )
     )  # fmt: skip
     fig.add_vline(x=picked, line={"color": COLORS["warn"], "dash": "dot", "width": 2})
-    base_layout(fig, "This token's μ and σ entering each LayerNorm", y_title="activation units", height=420)
+    fig = base_layout(
+        fig, "This token's μ and σ entering each LayerNorm", y_title="activation units", height=420
+    )
     fig.update_xaxes(tickangle=-35)
     return finish(fig)
 
@@ -52,7 +54,7 @@ def residual_figure(
                 marker={"size": 8, "symbol": "square"},
             )
         )  # fmt: skip
-    base_layout(
+    fig = base_layout(
         fig,
         "How big the residual stream is when it reaches each LayerNorm",
         y_title="RMS of x, mean over your tokens (log)",
@@ -80,5 +82,5 @@ def before_after_figure(x: np.ndarray, y: np.ndarray, marks: Sequence[int], titl
             x=int(dim), y=float(x[dim]), text=f"dim {int(dim)}", showarrow=True, arrowhead=2, ay=-30,
             font={"size": FONT_SIZE - 2, "shadow": HALO}, arrowcolor=INK,  # the theme's ink
         )  # fmt: skip
-    base_layout(fig, title, x_title="feature index (0 … 383)", y_title="value", height=420)
+    fig = base_layout(fig, title, x_title="feature index (0 … 383)", y_title="value", height=420)
     return finish(fig)

@@ -58,7 +58,7 @@ def recipe_figure(
     diff = _trace(np.asarray(difference), "difference", COLORS["warn"])
     diff.showlegend = False
     fig.add_trace(diff, row=2, col=1)
-    base_layout(fig, title, height=560)
+    fig = base_layout(fig, title, height=560)
     fig.update_layout(barmode="group", margin={"t": 110})
     fig.update_xaxes(title_text="feature i", row=2, col=1)
     fig.update_yaxes(title_text="x̂ᵢ", row=1, col=1)
@@ -72,7 +72,7 @@ def rms_figure(series: Sequence[tuple[str, np.ndarray, str]], title: str) -> go.
     fig = go.Figure()
     for name, values, color in series:
         fig.add_trace(_trace(np.asarray(values), name, color))
-    base_layout(fig, title, x_title="feature i", y_title="output", height=420)
+    fig = base_layout(fig, title, x_title="feature i", y_title="output", height=420)
     fig.update_layout(barmode="group", margin={"t": 110})
     return finish(fig)
 
@@ -147,7 +147,7 @@ def precision_figure(
                 row=row,
                 col=col,
             )
-    base_layout(fig, title, height=820)
+    fig = base_layout(fig, title, height=820)
     fig.update_xaxes(type="log", dtick=1, exponentformat="power")
     fig.update_yaxes(type="log", range=[-17.5, 3.6], dtick=4, exponentformat="power")
     fig.update_xaxes(title_text="offset added to every feature", row=2)
