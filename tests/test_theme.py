@@ -551,7 +551,10 @@ def _slow_base_layout(fig: go.Figure, title: str, x_title: str, y_title: str) ->
         yaxis_title=y_title,
         bargap=0.15,
     )
-    axes = {"tickfont": {"size": FONT_SIZE - 2, "color": INK}, "title_font": {"size": FONT_SIZE, "color": INK}}
+    axes = {
+        "tickfont": {"size": FONT_SIZE - 2, "color": INK},
+        "title_font": {"size": FONT_SIZE, "color": INK},
+    }
     fig.update_xaxes(**axes)
     fig.update_yaxes(**axes)
     return fig
