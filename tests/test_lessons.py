@@ -80,6 +80,17 @@ def test_the_learning_rate_lesson_is_one_only_layernorm_survives() -> None:
     assert res.diverged[none, i].all() and not res.diverged[layer, i].any()
 
 
+def test_the_hundred_layers_lesson_explodes_without_normalization_and_not_with_layernorm() -> None:
+    lesson = next(x for x in LESSONS if "100 layers" in x.title)
+    at = _open(lesson)
+    shown = " ".join(str(e.value) for e in [*at.error, *at.warning, *at.info, *at.success, *at.markdown])
+    assert "explod" in shown.lower(), shown[:500]
+    at.radio(key="depth_norm").set_value("layernorm").run()
+    assert not at.exception
+    shown = " ".join(str(e.value) for e in [*at.error, *at.warning, *at.info, *at.success])
+    assert "exploded" not in shown.lower() and "stable" in shown.lower(), shown[:500]
+
+
 QUIZ_PAGES = {  # a link's path -> its page file
     "/" + p.stem.split("_", 1)[1]: f"pages/{p.name}"
     for p in (ROOT / "pages").glob("*.py")

@@ -49,9 +49,9 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "100 layers without normalization",
         "pages/8_depth_and_drift.py",
-        {"depth_layers": "100", "depth_gain": "1.2", "depth_norm": "no normalization"},
-        "A gain of 1.2 compounds over 100 layers: the activations explode; "
-        "switch on LayerNorm and they stay put.",
+        {"depth_layers": "100", "depth_gain": "1.2", "depth_act": "linear (none)", "depth_norm": "no normalization"},
+        "Linear layers with a gain of 1.2: the scale compounds to 1.2¹⁰⁰ ≈ 10⁸ and the activations "
+        "explode; switch on LayerNorm and they stay put.",
     ),
     Lesson(
         "A learning rate only LayerNorm survives",
