@@ -91,6 +91,27 @@ def test_the_hundred_layers_lesson_explodes_without_normalization_and_not_with_l
     assert "exploded" not in shown.lower() and "stable" in shown.lower(), shown[:500]
 
 
+def _metric(at: AppTest, label: str) -> str:
+    return next(str(m.value) for m in at.metric if m.label == label)
+
+
+def test_the_batch_of_one_lesson_says_batchnorm_is_undefined() -> None:
+    at = _open(next(x for x in LESSONS if "Batch size 1" in x.title))
+    assert any("undefined for BatchNorm" in str(e.value) for e in at.error)
+    assert _metric(at, "LayerNorm output std") == "1"
+
+
+def test_the_estimators_lesson_differs_from_pytorch() -> None:
+    at = _open(next(x for x in LESSONS if "÷d or" in x.title))
+    assert float(_metric(at, "largest |difference|")) > 0.1
+
+
+def test_the_undo_lesson_gives_the_input_back() -> None:
+    at = _open(next(x for x in LESSONS if "undoes" in x.title))
+    gap = _metric(at, "largest |y − x|").replace("−", "-")
+    assert float(gap) < 1e-9, gap
+
+
 QUIZ_PAGES = {  # a link's path -> its page file
     "/" + p.stem.split("_", 1)[1]: f"pages/{p.name}"
     for p in (ROOT / "pages").glob("*.py")

@@ -49,7 +49,12 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "100 layers without normalization",
         "pages/8_depth_and_drift.py",
-        {"depth_layers": "100", "depth_gain": "1.2", "depth_act": "linear (none)", "depth_norm": "no normalization"},
+        {
+            "depth_layers": "100",
+            "depth_gain": "1.2",
+            "depth_act": "linear (none)",
+            "depth_norm": "no normalization",
+        },
         "Linear layers with a gain of 1.2: the scale compounds to 1.2¹⁰⁰ ≈ 10⁸ and the activations "
         "explode; switch on LayerNorm and they stay put.",
     ),
