@@ -7,13 +7,26 @@ No Streamlit calls and no statistics: every number drawn was computed by
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import plotly.colors as pc
 import plotly.graph_objects as go
 
 from ui.text import digits_to_separate
-from ui.theme import BACKGROUND, COLORS, FONT_SIZE, HALO, INK, PANEL, base_layout, finish, ink_on
+from ui.theme import (
+    BACKGROUND,
+    COLORS,
+    FONT_SIZE,
+    HALO,
+    INK,
+    PANEL,
+    base_layout,
+    finish,
+    hline,
+    hrect,
+    ink_on,
+)
 
 NORM_COLORS = {
     "none": COLORS["centered"],
@@ -30,23 +43,27 @@ NORM_NAMES = {
 DASHES = ("solid", "dash", "dot", "dashdot")
 
 
-def _threshold_bands(fig: go.Figure, hi: float, lo: float) -> None:
-    """Shade the 'exploded' (above ``hi``) and 'vanished' (below ``lo``) zones of a log axis."""
+def _threshold_bands(hi: float, lo: float) -> dict[str, list[dict[str, Any]]]:
+    """Layout items shading the exploded (above ``hi``) and vanished (below ``lo``) zones of a log axis."""
+    shapes: list[dict[str, Any]] = []
+    notes: list[dict[str, Any]] = []
     for y0, y1, text, edge in ((hi, 1e300, "exploded zone", hi), (1e-300, lo, "vanished zone", lo)):
-        fig.add_hrect(y0=y0, y1=y1, fillcolor=COLORS["warn"], opacity=0.07, line_width=0, layer="below")
-        fig.add_hline(y=edge, line={"color": COLORS["warn"], "dash": "dot", "width": 1})
+        shapes.append(hrect(y0, y1, fillcolor=COLORS["warn"], opacity=0.07, line={"width": 0}, layer="below"))
+        shapes.append(hline(edge, {"color": COLORS["warn"], "dash": "dot", "width": 1})[0])
         # annotations on a log axis take log10 of the value (a Plotly convention)
-        fig.add_annotation(
-            x=0,
-            xref="paper",
-            y=float(np.log10(edge)),
-            yref="y",
-            text=text,
-            showarrow=False,
-            xanchor="left",
-            yanchor="bottom" if edge == hi else "top",
-            font={"size": FONT_SIZE - 2},  # the theme's ink; the red line and band say which zone
+        notes.append(
+            {
+                "x": 0,
+                "xref": "paper",
+                "y": float(np.log10(edge)),
+                "yref": "y",
+                "text": text,
+                "showarrow": False,
+            }
+            | {"xanchor": "left", "yanchor": "bottom" if edge == hi else "top"}
+            | {"font": {"size": FONT_SIZE - 2}}  # the theme's ink; the red line and band say which zone
         )
+    return {"shapes": shapes, "annotations": notes}
 
 
 def _log_range(values: Sequence[np.ndarray], hi: float, lo: float) -> list[float]:
@@ -69,11 +86,10 @@ def per_layer_figure(
     ``hi`` / ``lo`` are the thresholds above / below which values count as exploded / vanished.
     Zeros cannot be drawn on a log axis and are left out.
     """
-    fig = go.Figure()
-    _threshold_bands(fig, hi, lo)
+    traces = []
     for name, layers, values, color, dash in series:
         keep = values > 0
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=layers[keep],
                 y=values[keep],
@@ -83,8 +99,14 @@ def per_layer_figure(
                 marker={"size": 5},
             )
         )
-    fig = base_layout(fig, title, x_title=x_title, y_title=y_title, height=height)
-    fig.update_yaxes(type="log", range=_log_range([s[2] for s in series], hi, lo), exponentformat="power")
+    extra = _threshold_bands(hi, lo) | {
+        "yaxis": {
+            "type": "log",
+            "range": _log_range([s[2] for s in series], hi, lo),
+            "exponentformat": "power",
+        }
+    }
+    fig = base_layout(go.Figure(traces), title, x_title=x_title, y_title=y_title, height=height, extra=extra)
     return finish(fig)
 
 

@@ -301,6 +301,11 @@ _LABEL_PLACES = {  # annotation_position of add_hline -> where the label sits on
 }
 
 
+def hrect(y0: float, y1: float, **props: Any) -> dict[str, Any]:
+    """The shape ``fig.add_hrect(y0=y0, y1=y1, **props)`` would add (full width), as a plain dict."""
+    return {"type": "rect", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": y0, "y1": y1, **props}
+
+
 def hline(
     y: float, line: dict[str, Any], label: str = "", where: str = "top right", **font: Any
 ) -> list[Any]:
