@@ -333,6 +333,15 @@ def _builders() -> dict[str, Callable[[], go.Figure | list[go.Figure]]]:
         "charts_numerics.rms_figure": lambda: charts_numerics.rms_figure(
             [("LayerNorm", x8, COLORS["x_hat"]), ("RMSNorm", x200, COLORS["x"])], "t"
         ),
+        "charts_numerics.precision_base": lambda: charts_numerics.precision_base(
+            offsets, err, words, {t: np.full(offsets.size, 1e-10) for t in dtypes}
+        ),
+        "charts_numerics.mark_offset": lambda: charts_numerics.mark_offset(
+            charts_numerics.precision_base(
+                offsets, err, words, {t: np.full(offsets.size, 1e-10) for t in dtypes}
+            ),
+            1e4,
+        ),
         "charts_numerics.precision_figure": lambda: charts_numerics.precision_figure(
             offsets, err, words, {t: np.full(offsets.size, 1e-10) for t in dtypes}, current_offset=1e4
         ),

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ui.text import fmt
-from ui.theme import COLORS, FONT_SIZE, INK, base_layout, finish
+from ui.theme import COLORS, FONT_SIZE, INK, PRESENT_LINE, base_layout, finish, presenting, relayout
 
 BAR_LIMIT = 128  # above this many features, bars become lines
 METHOD_STYLE: dict[str, tuple[str, str, str]] = {  # method -> (colour, dash, legend name)
@@ -81,16 +81,15 @@ def _log10(v: float) -> float:
     return float(np.log10(v))
 
 
-def precision_figure(
+def precision_base(
     offsets: np.ndarray,
     error: Mapping[str, Mapping[str, np.ndarray]],
     status_words: Mapping[str, Mapping[str, Sequence[str]]],
     input_error: Mapping[str, np.ndarray],
     *,
-    current_offset: float | None = None,
     title: str = "Error of x̂ against the exact core, as the offset grows",
 ) -> go.Figure:
-    """One log–log panel per dtype: each method's error against the offset; failures as ✕ on top.
+    """:func:`precision_figure` without the current offset's line (the part worth caching).
 
     ``error[dtype][method]`` is ``(m,)`` with NaN where the method failed; ``status_words`` the
     reason per offset (shown on hover for the ✕ marks); ``input_error[dtype]`` the exact core's
@@ -140,13 +139,6 @@ def precision_figure(
                     ),
                     row=row, col=col,
                 )  # fmt: skip
-        if current_offset is not None and current_offset > 0:
-            fig.add_vline(
-                x=current_offset,  # shapes take data values on a log axis (annotations take log10)
-                line={"color": INK, "width": 1.5, "dash": "dot"},
-                row=row,
-                col=col,
-            )
     fig = base_layout(fig, title, height=820)
     fig.update_xaxes(type="log", dtick=1, exponentformat="power")
     fig.update_yaxes(type="log", range=[-17.5, 3.6], dtick=4, exponentformat="power")
@@ -161,6 +153,40 @@ def precision_figure(
             xanchor="left", yanchor="bottom", font={"size": FONT_SIZE - 3},  # the theme's ink
         )  # fmt: skip
     return finish(fig)
+
+
+def mark_offset(fig: go.Figure, current_offset: float | None) -> go.Figure:
+    """:func:`precision_base`'s figure with a dotted line at ``current_offset`` in each panel (new figure)."""
+    if current_offset is None or not current_offset > 0:
+        return fig
+    # the base figure is scaled for presentation mode already (finish); this line is scaled here
+    line = {"color": INK, "width": 1.5 * (PRESENT_LINE if presenting() else 1.0), "dash": "dot"}
+    shapes = [  # shapes take data values on a log axis (annotations take log10)
+        {"type": "line", "xref": f"x{ref}", "x0": current_offset, "x1": current_offset}
+        | {"yref": f"y{ref} domain", "y0": 0, "y1": 1, "line": line}
+        for ref in ["", *(str(n + 1) for n in range(1, len(PANEL_ORDER)))]
+    ]
+    return relayout(fig, {"shapes": shapes})
+
+
+def precision_figure(
+    offsets: np.ndarray,
+    error: Mapping[str, Mapping[str, np.ndarray]],
+    status_words: Mapping[str, Mapping[str, Sequence[str]]],
+    input_error: Mapping[str, np.ndarray],
+    *,
+    current_offset: float | None = None,
+    title: str = "Error of x̂ against the exact core, as the offset grows",
+) -> go.Figure:
+    """One log–log panel per dtype: each method's error against the offset; failures as ✕ on top.
+
+    ``error[dtype][method]`` is ``(m,)`` with NaN where the method failed; ``status_words`` the
+    reason per offset (shown on hover for the ✕ marks); ``input_error[dtype]`` the exact core's
+    error on the rounded input. Errors of exactly 0 are drawn at :data:`ERROR_FLOOR`; a dotted
+    line marks ``current_offset``.
+    """
+    base = precision_base(offsets, error, status_words, input_error, title=title)
+    return mark_offset(base, current_offset)
 
 
 def fmt_error(value: float) -> str:
