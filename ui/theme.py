@@ -176,7 +176,7 @@ def _scaled(node: Any, parent: str, font: float, line: float, marker: float) -> 
                     new = round(value * font)
             elif isinstance(value, (dict, list)):
                 new = _scaled(value, key, font, line, marker)
-            if new is not None:
+            if new is not None and new is not value and new != value:  # 0 × k is no change
                 out[key] = new
         return out or None
     if isinstance(node, list) and node and all(isinstance(v, dict) for v in node):
@@ -195,20 +195,23 @@ def finish(fig: go.Figure) -> go.Figure:
     """
     if not presenting() or getattr(fig, "_presentation_scaled", False):
         return fig
-    fig._presentation_scaled = True
     k = (PRESENT_FONT, PRESENT_LINE, PRESENT_MARKER)
-    layout = _scaled(fig.layout.to_plotly_json(), "layout", *k)
-    if layout:
-        for name in ("annotations", "shapes"):  # lists: update item by item, keep the rest
-            for item, new in zip(getattr(fig.layout, name), layout.pop(name, None) or [], strict=False):
-                if new:
-                    item.update(new)
-        fig.update_layout(layout)
+    base = fig.layout.to_plotly_json()
+    base.pop("template", None)
+    update = _scaled(base, "layout", *k) or {}
+    for name in ("annotations", "shapes"):  # lists: merge item by item, keep the rest
+        items = update.pop(name, None)
+        if items:
+            update[name] = [_merge(old, new or {}) for old, new in zip(base[name], items, strict=True)]
+    data = []
     for trace in fig.data:
-        new = _scaled(trace.to_plotly_json(), "trace", *k)
-        if new:
-            trace.update(new)
-    return fig
+        spec = trace.to_plotly_json()
+        data.append(_merge(spec, _scaled(spec, "trace", *k) or {}))
+    frames = [f.to_plotly_json() for f in fig.frames]
+    out = go.Figure({"data": data, "layout": _merge(base, update), "frames": frames})
+    _keep_marks(fig, out)
+    out._presentation_scaled = True
+    return out
 
 
 # --- the common layout ------------------------------------------------------------------------------
@@ -240,10 +243,15 @@ def relayout(fig: go.Figure, layout: dict[str, Any], *, axes: dict[str, Any] | N
             merged[name] = _merge(merged.get(name, {}), axes)
     frames = [f.to_plotly_json() for f in fig.frames]
     out = go.Figure({"data": [t.to_plotly_json() for t in fig.data], "layout": merged, "frames": frames})
-    for attr in ("_grid_ref", "_grid_str", "_presentation_scaled"):  # make_subplots' grid; finish()'s mark
-        if attr in fig.__dict__:
-            out.__dict__[attr] = fig.__dict__[attr]
+    _keep_marks(fig, out)
     return out
+
+
+def _keep_marks(old: go.Figure, new: go.Figure) -> None:
+    """Copy make_subplots' grid (row/col addressing) and finish()'s mark from ``old`` to ``new``."""
+    for attr in ("_grid_ref", "_grid_str", "_presentation_scaled"):
+        if attr in old.__dict__:
+            new.__dict__[attr] = old.__dict__[attr]
 
 
 def base_layout(
