@@ -121,9 +121,13 @@ def _raw_option(formatted: str, fmt: Any) -> Any:
             raw = cast(formatted)
             if str(fmt(raw)) == formatted:
                 return raw
-    for candidate in (formatted,):
-        if str(fmt(candidate)) == formatted:
-            return candidate
+    with contextlib.suppress(Exception):  # a format_func that only takes its own option type
+        if str(fmt(formatted)) == formatted:
+            return formatted
+    for index in range(4096):  # options that are positions (e.g. a site number shown as its name)
+        with contextlib.suppress(Exception):
+            if str(fmt(index)) == formatted:
+                return index
     raise ValueError(f"cannot find the value behind option {formatted!r}")
 
 

@@ -27,7 +27,7 @@ def profile(site: int) -> tuple[np.ndarray, np.ndarray]:
     return dimension_profile(recording(), site)
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_resource(show_spinner=False)  # one shared object: unpickling a Figure re-validates it
 def block_figure(placement: str, scale: float) -> go.Figure:  # scale: presentation mode, the cache key
     """The block diagram takes ~0.2 s to build (dozens of shapes); it only depends on the placement."""
     return cd.block_diagram(placement)

@@ -33,7 +33,7 @@ def sweep(x: np.ndarray, eps: float) -> P.PrecisionSweep:
     return ln.precision_sweep(x, SWEEP, eps=eps)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=16)  # shared, never changed: see mark_offset
 def sweep_figure(x: np.ndarray, eps: float, scale: float) -> go.Figure:  # scale: presentation mode
     """The four panels without the offset line: they change only with the vector and ε (~0.2 s to build)."""
     sw = sweep(x, eps)

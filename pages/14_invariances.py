@@ -28,9 +28,14 @@ GEO_SLIDER = (-2.0, 2.0, 0.1)  # per-axis γ and β on the geometry section
 CLOUD_POINTS, CLOUD_SEED = 300, 0
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_resource(show_spinner=False, max_entries=64)
 def _figure(builder: str, scale: float, *args: Any, **kwargs: Any) -> go.Figure:
-    """``ui.charts_geometry.<builder>(...)``, cached per presentation scale (shared by every session)."""
+    """``ui.charts_geometry.<builder>(...)``, cached per presentation scale (shared by every session).
+
+    ``cache_resource``: every session gets the same Figure object, which nothing changes after it is
+    built (``st.plotly_chart`` only reads it); ``cache_data`` would unpickle a copy per rerun, and a
+    Figure re-validates itself and its template when unpickled (~40 ms a figure).
+    """
     made: go.Figure = getattr(cg, builder)(*args, **kwargs)
     return made
 

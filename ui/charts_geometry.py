@@ -60,11 +60,16 @@ def outputs_before_after(
         fig.add_trace(first, row=1, col=col)
         name = ("LayerNorm" if col == 1 else "RMSNorm") + f" of {moved_label}"
         fig.add_trace(_feature_traces(after, name, color, dash=True), row=1, col=col)
-    fig.update_annotations(font_size=FONT_SIZE + 1)
-    fig.update_layout(barmode="group")
-    fig = base_layout(fig, f"Outputs for x and for {moved_label}", y_title="output", height=420)
-    fig.update_xaxes(title_text="feature i")  # after base_layout, which titles only the first axis
-    fig.update_layout(legend={"y": 1.12}, margin={"t": 110})  # legend between the title and subplot titles
+    titles = [a.to_plotly_json() | {"font": {"size": FONT_SIZE + 1}} for a in fig.layout.annotations]
+    extra = {
+        "annotations": titles,
+        "barmode": "group",
+        "xaxis": {"title": {"text": "feature i"}},  # both axes (base_layout titles only the first)
+        "xaxis2": {"title": {"text": "feature i"}},
+        "legend": {"y": 1.12},  # the legend between the title and the subplot titles
+        "margin": {"t": 110},
+    }
+    fig = base_layout(fig, f"Outputs for x and for {moved_label}", y_title="output", height=420, extra=extra)
     return finish(fig)
 
 
@@ -133,17 +138,22 @@ def invariance_curve_chart(
                 marker={"color": COLORS["y"], "size": 16, "line": {"color": BACKGROUND, "width": 2}},
             )
         )
-    fig.update_xaxes(type="log", exponentformat="power")
-    fig.update_yaxes(type="log", exponentformat="power")
+    log = {"type": "log", "exponentformat": "power"}
+    extra = {
+        "xaxis": log,
+        "yaxis": log,
+        # a legend of two rows under the title: room for both in the top margin
+        "legend": {"y": 1.02, "font": {"size": FONT_SIZE - 2}},
+        "margin": {"t": 100},
+    }
     fig = base_layout(
         fig,
         "How far the output moves when x becomes c·x + b",
         x_title="scale c (log)",
         y_title="max |N(c·x + b) − N(x)|",
         height=440,
+        extra=extra,
     )
-    # a legend of two rows under the title: room for both in the top margin
-    fig.update_layout(legend={"y": 1.02, "font": {"size": FONT_SIZE - 2}}, margin={"t": 100})
     return finish(fig)
 
 
