@@ -116,63 +116,70 @@ else:
     sentences = tuple(str(s) for s in rec.sentences)
     pieces = [[str(t) for t in rec.tokens[i] if t != "[PAD]"] for i in range(rec.n_sentences)]
 
-# --- one token, one site ------------------------------------------------------------------------
-st.subheader("1 · One token through the 13 LayerNorms")
-c1, c2, c3 = st.columns([2, 2, 3])
-s_idx = int(
-    controls.choice(
-        "selectbox",
-        "Sentence",
-        list(range(len(sentences))),
-        format_func=lambda i: f"{i + 1}: {sentences[i][:60]}",
-        key="ys_sentence",
-        where=c1,
-    )
-    or 0
-)
-s_idx = min(s_idx, len(sentences) - 1)
-row = pieces[s_idx]
-t_idx = int(
-    controls.choice(
-        "selectbox",
-        "Token",
-        list(range(len(row))),
-        format_func=lambda i: f"{i}: {row[i]}",
-        key="ys_token",
-        where=c2,
-    )
-    or 0
-)
-t_idx = min(t_idx, len(row) - 1)
-site = int(
-    controls.select_slider(
-        "LayerNorm site", SITES, 2, format_func=bert.site_label, key="ys_site", where=c3, name="site"
-    )
-)
-st.code("  ".join(f"{i}:{p}" for i, p in enumerate(row)), language=None, wrap_lines=True)
 
-x_in = base.site_inputs[site, s_idx, t_idx]
-y_out = base.site_outputs[site, s_idx, t_idx]
-mu, sigma = bert.token_statistics(base, s_idx, t_idx)
-marks, values = bert.top_features(x_in, 3)
+# --- one token, one site ------------------------------------------------------------------------
+# Picking a sentence, a token or a site only changes this section: a fragment reruns it alone.
+@st.fragment
+def token_section(sentences: tuple[str, ...], pieces: list[list[str]], base: bert.ForwardResult) -> None:
+    st.subheader("1 · One token through the 13 LayerNorms")
+    c1, c2, c3 = st.columns([2, 2, 3])
+    s_idx = int(
+        controls.choice(
+            "selectbox",
+            "Sentence",
+            list(range(len(sentences))),
+            format_func=lambda i: f"{i + 1}: {sentences[i][:60]}",
+            key="ys_sentence",
+            where=c1,
+        )
+        or 0
+    )
+    s_idx = min(s_idx, len(sentences) - 1)
+    row = pieces[s_idx]
+    t_idx = int(
+        controls.choice(
+            "selectbox",
+            "Token",
+            list(range(len(row))),
+            format_func=lambda i: f"{i}: {row[i]}",
+            key="ys_token",
+            where=c2,
+        )
+        or 0
+    )
+    t_idx = min(t_idx, len(row) - 1)
+    site = int(
+        controls.select_slider(
+            "LayerNorm site", SITES, 2, format_func=bert.site_label, key="ys_site", where=c3, name="site"
+        )
+    )
+    st.code("  ".join(f"{i}:{p}" for i, p in enumerate(row)), language=None, wrap_lines=True)
+
+    x_in = base.site_inputs[site, s_idx, t_idx]
+    y_out = base.site_outputs[site, s_idx, t_idx]
+    mu, sigma = bert.token_statistics(base, s_idx, t_idx)
+    marks, values = bert.top_features(x_in, 3)
+    token_text = html.escape(row[t_idx])  # Plotly titles understand some HTML
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("μ entering this site", fmt(mu[site]))
+    m2.metric("σ entering this site", fmt(sigma[site]))
+    m3.metric(
+        "largest |x| (its outlier feature)",
+        fmt(abs(values[0])),
+        help=f"feature {int(marks[0])}: {fmt(values[0])}",
+    )
+    m4.metric("largest |y| after LayerNorm", fmt(float(np.max(np.abs(y_out)))))
+    st.plotly_chart(
+        charts_live.before_after_figure(
+            x_in, y_out, marks, f"'{token_text}' at {labels[site]}: before and after"
+        ),
+        key="ys_chart_token",
+    )
+    st.plotly_chart(charts_live.token_statistics_figure(labels, mu, sigma, site), key="ys_chart_stats")
+
+
 labels = [bert.site_label(s) for s in SITES]
-token_text = html.escape(row[t_idx])  # Plotly titles understand some HTML
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("μ entering this site", fmt(mu[site]))
-m2.metric("σ entering this site", fmt(sigma[site]))
-m3.metric(
-    "largest |x| (its outlier feature)",
-    fmt(abs(values[0])),
-    help=f"feature {int(marks[0])}: {fmt(values[0])}",
-)
-m4.metric("largest |y| after LayerNorm", fmt(float(np.max(np.abs(y_out)))))
-st.plotly_chart(
-    charts_live.before_after_figure(
-        x_in, y_out, marks, f"'{token_text}' at {labels[site]}: before and after"
-    ),
-    key="ys_chart_token",
-)
-st.plotly_chart(charts_live.token_statistics_figure(labels, mu, sigma, site), key="ys_chart_stats")
+token_section(sentences, pieces, base)
 
 # --- interventions ------------------------------------------------------------------------------
 st.subheader("2 · Change the LayerNorms, see what happens")

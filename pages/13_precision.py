@@ -11,7 +11,7 @@ import layernorm as ln
 from layernorm.labs import precision as P
 from ui import charts_numerics as cn
 from ui import controls, page, theme
-from ui.state import lab_input
+from ui.state import LabInput, lab_input
 from ui.text import digits_to_separate, fmt, tex_num
 
 OFFSETS = [0.0] + [float(f"{m}e{k}") for k in range(0, 8) for m in (1, 2, 5)] + [1e8]
@@ -65,98 +65,110 @@ st.latex(
     r"\text{Welford: } \mu_k = \mu_{k-1} + \tfrac{x_k - \mu_{k-1}}{k}"
 )
 st.latex(r"M_k = M_{k-1} + (x_k - \mu_{k-1})(x_k - \mu_k),\quad \sigma^2 = M_d / d")
-c1, c2 = st.columns([3, 2])
-offset = float(
-    controls.select_slider(
-        "Offset added to every feature",
-        OFFSETS,
-        1e4,
-        format_func=offset_text,
-        key="prec_offset",
-        where=c1,
-        name="offset",
-    )
-)
-dtype = str(
-    controls.choice(
-        "radio",
-        "Formula below in",
-        list(P.DTYPES),
-        index=2,
-        horizontal=True,
-        key="prec_dtype",
-        where=c2,
-        name="dtype",
-    )
-    or "float32"
-)
-x = lab.x + offset  # the input: the sidebar's vector, shifted (added in float64)
-st.caption(f"Vector: {lab.d} features from the sidebar, ε = {fmt(lab.eps, 1)} (sidebar), γ = 1, β = 0.")
 
-runs = {m: ln.layer_norm_in_dtype(x, dtype=dtype, method=m, eps=lab.eps) for m in P.METHODS}
-exact_var = float(ln.variance(x))
-one = runs["one_pass"]
-shown = [float(one.mean_sq[0]), float(one.mu_sq[0]), float(one.var[0]), exact_var]
-n = digits_to_separate(shown, DIGITS[dtype])
-if one.status[0] != "ok" and one.status[0] != "negative_variance":
-    one_tex = rf"\text{{undefined: {P.STATUS_WORDS[str(one.status[0])]}}}"
-else:
-    one_tex = rf"{tex_num(shown[0], n)} - {tex_num(shown[1], n)} = {tex_num(shown[2], n)}"
-st.latex(
-    rf"\text{{{dtype}, offset {offset_text(offset)}:}}\quad \sigma^2_{{\text{{one-pass}}}} = {one_tex}"
-    rf"\qquad \sigma^2_{{\text{{exact}}}} = {tex_num(exact_var, n)}"
-)
-verdicts = []
-for m in P.METHODS:
-    r = runs[m]
-    status = str(r.status[0])
-    value = (
-        P.STATUS_WORDS[status]
-        if status in ("input_overflow", "sum_overflow", "square_overflow")
-        else fmt(float(r.var[0]), n)
-    )
-    verdicts.append(
-        f"{METHOD_NAMES[m]}: σ² = {value}" + ("" if status == "ok" else f" — {P.STATUS_WORDS[status]}")
-    )
-st.markdown(f"In **{dtype}** at this offset: " + "; ".join(verdicts) + f". Exact: σ² = {fmt(exact_var, n)}.")
-if one.status[0] == "negative_variance":
-    st.error(
-        f"The one-pass variance in {dtype} is negative ({fmt(float(one.var[0]), n)}): two numbers of about "
-        f"{fmt(shown[0], 3)} that should differ by {fmt(exact_var, 3)} were subtracted, and {dtype} cannot hold "
-        "that many digits. √(σ² + ε) of a negative number is undefined, so the output is NaN (not a number) "
-        "in every feature.",
-        icon="⚠️",
-    )
-elif one.status[0] == "ok" and float(one.var[0]) == 0 and exact_var > 0:
-    st.warning(
-        f"The one-pass variance in {dtype} came out exactly 0 (the exact value is {fmt(exact_var, 4)}): "
-        "the spread was lost to rounding, x − μ is divided by √ε alone, and x̂ is far too large.",
-        icon="⚠️",
-    )
 
-now = ln.precision_sweep(lab.x, [offset], eps=lab.eps)
-rows = []
-for dt in P.DTYPES:
-    row = {"dtype": dt}
-    changed = bool(now.input_changed[dt][0])
-    core_err = float(now.input_error[dt][0])
-    if np.isnan(core_err):
-        row["input after rounding"] = "overflows to ∞"
+# Everything the offset and the dtype change, in a fragment: moving them reruns only this part.
+@st.fragment
+def offset_section(lab: LabInput) -> None:
+    c1, c2 = st.columns([3, 2])
+    offset = float(
+        controls.select_slider(
+            "Offset added to every feature",
+            OFFSETS,
+            1e4,
+            format_func=offset_text,
+            key="prec_offset",
+            where=c1,
+            name="offset",
+        )
+    )
+    dtype = str(
+        controls.choice(
+            "radio",
+            "Formula below in",
+            list(P.DTYPES),
+            index=2,
+            horizontal=True,
+            key="prec_dtype",
+            where=c2,
+            name="dtype",
+        )
+        or "float32"
+    )
+    x = lab.x + offset  # the input: the sidebar's vector, shifted (added in float64)
+    st.caption(f"Vector: {lab.d} features from the sidebar, ε = {fmt(lab.eps, 1)} (sidebar), γ = 1, β = 0.")
+
+    runs = {m: ln.layer_norm_in_dtype(x, dtype=dtype, method=m, eps=lab.eps) for m in P.METHODS}
+    exact_var = float(ln.variance(x))
+    one = runs["one_pass"]
+    shown = [float(one.mean_sq[0]), float(one.mu_sq[0]), float(one.var[0]), exact_var]
+    n = digits_to_separate(shown, DIGITS[dtype])
+    if one.status[0] != "ok" and one.status[0] != "negative_variance":
+        one_tex = rf"\text{{undefined: {P.STATUS_WORDS[str(one.status[0])]}}}"
     else:
-        row["input after rounding"] = ("changed: error " + cn.fmt_error(core_err)) if changed else "unchanged"
+        one_tex = rf"{tex_num(shown[0], n)} - {tex_num(shown[1], n)} = {tex_num(shown[2], n)}"
+    st.latex(
+        rf"\text{{{dtype}, offset {offset_text(offset)}:}}\quad \sigma^2_{{\text{{one-pass}}}} = {one_tex}"
+        rf"\qquad \sigma^2_{{\text{{exact}}}} = {tex_num(exact_var, n)}"
+    )
+    verdicts = []
     for m in P.METHODS:
-        status = str(now.status[dt][m][0])
-        err = float(now.error[dt][m][0])
-        row[METHOD_NAMES[m]] = cn.fmt_error(err) if status == "ok" else SHORT[status]
-    rows.append(row)
-st.markdown(
-    f"**Largest error of x̂ at offset {offset_text(offset)}**, per dtype and method (x̂ is about ±1, "
-    "so an error of 0.01 is already visible; ✕ means there is no usable output):"
-)
-st.table(pd.DataFrame(rows).set_index("dtype"))
+        r = runs[m]
+        status = str(r.status[0])
+        value = (
+            P.STATUS_WORDS[status]
+            if status in ("input_overflow", "sum_overflow", "square_overflow")
+            else fmt(float(r.var[0]), n)
+        )
+        verdicts.append(
+            f"{METHOD_NAMES[m]}: σ² = {value}" + ("" if status == "ok" else f" — {P.STATUS_WORDS[status]}")
+        )
+    st.markdown(
+        f"In **{dtype}** at this offset: " + "; ".join(verdicts) + f". Exact: σ² = {fmt(exact_var, n)}."
+    )
+    if one.status[0] == "negative_variance":
+        st.error(
+            f"The one-pass variance in {dtype} is negative ({fmt(float(one.var[0]), n)}): two numbers of about "
+            f"{fmt(shown[0], 3)} that should differ by {fmt(exact_var, 3)} were subtracted, and {dtype} cannot hold "
+            "that many digits. √(σ² + ε) of a negative number is undefined, so the output is NaN (not a number) "
+            "in every feature.",
+            icon="⚠️",
+        )
+    elif one.status[0] == "ok" and float(one.var[0]) == 0 and exact_var > 0:
+        st.warning(
+            f"The one-pass variance in {dtype} came out exactly 0 (the exact value is {fmt(exact_var, 4)}): "
+            "the spread was lost to rounding, x − μ is divided by √ε alone, and x̂ is far too large.",
+            icon="⚠️",
+        )
 
+    now = ln.precision_sweep(lab.x, [offset], eps=lab.eps)
+    rows = []
+    for dt in P.DTYPES:
+        row = {"dtype": dt}
+        changed = bool(now.input_changed[dt][0])
+        core_err = float(now.input_error[dt][0])
+        if np.isnan(core_err):
+            row["input after rounding"] = "overflows to ∞"
+        else:
+            row["input after rounding"] = (
+                ("changed: error " + cn.fmt_error(core_err)) if changed else "unchanged"
+            )
+        for m in P.METHODS:
+            status = str(now.status[dt][m][0])
+            err = float(now.error[dt][m][0])
+            row[METHOD_NAMES[m]] = cn.fmt_error(err) if status == "ok" else SHORT[status]
+        rows.append(row)
+    st.markdown(
+        f"**Largest error of x̂ at offset {offset_text(offset)}**, per dtype and method (x̂ is about ±1, "
+        "so an error of 0.01 is already visible; ✕ means there is no usable output):"
+    )
+    st.table(pd.DataFrame(rows).set_index("dtype"))
+
+    st.plotly_chart(cn.mark_offset(sweep_figure(lab.x, lab.eps, theme.scale()), offset), key="prec_chart")
+
+
+offset_section(lab)
 sw = sweep(lab.x, lab.eps)
-st.plotly_chart(cn.mark_offset(sweep_figure(lab.x, lab.eps, theme.scale()), offset), key="prec_chart")
 facts = []
 for dt in P.DTYPES:
     for m in P.METHODS:
