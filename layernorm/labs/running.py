@@ -421,11 +421,22 @@ def redraw_spread(
     """
     if int(n_redraws) < 2:
         raise ValueError(f"need at least 2 redraws to see a spread, got {n_redraws}")
-    runs = [
-        batch_mates(pop, batch_size, fixed_seed=fixed_seed, mates_seed=r, eps=eps)[1:]
-        for r in range(int(n_redraws))
-    ]
-    return RedrawSpread(np.array([r[0] for r in runs]), np.array([r[1] for r in runs]))
+    if not 2 <= int(batch_size) <= MAX_BATCH:  # as batch_mates; a batch of 1 has no mates to redraw
+        batch_mates(pop, batch_size, fixed_seed=fixed_seed, mates_seed=0, eps=eps)  # raises its error
+    n, r_count = int(batch_size), int(n_redraws)
+    x = draw_batch(pop, 1, seed=(fixed_seed, 0))  # (1, d): the example that stays
+    # Every redraw's batch at once: (N, R, d) -> channels (R·d) of one BatchNorm, each pooled over
+    # its own batch's N examples -- the same numbers as R separate calls of batch_mates.
+    batches = np.empty((n, r_count, pop.d))
+    batches[0] = x
+    for r in range(r_count):
+        batches[1:, r] = draw_batch(pop, n - 1, seed=(fixed_seed, 1, r))
+    channels = r_count * pop.d
+    zeros, ones = np.zeros(channels), np.ones(channels)
+    y = batch_norm_train(batches.reshape(n, channels), None, None, zeros, ones, eps=eps)[0]
+    bn_y = y[0].reshape(r_count, pop.d)
+    ln_y = np.tile(layer_norm(x, eps=eps)[0], (r_count, 1))  # LayerNorm sees only the example itself
+    return RedrawSpread(bn_y, ln_y)
 
 
 @dataclass(frozen=True)

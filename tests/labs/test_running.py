@@ -113,3 +113,14 @@ def test_make_population_limits() -> None:
         R.make_population(0)
     with pytest.raises(ValueError, match="at least 1 example"):
         R.draw_batch(R.make_population(2), 0, seed=0)
+
+
+@pytest.mark.parametrize(("d", "n", "redraws"), [(8, 16, 30), (4, 2, 5), (16, 5, 7)])
+def test_redraw_spread_is_batch_mates_redrawn_one_by_one(d: int, n: int, redraws: int) -> None:
+    """All redraws run as one BatchNorm over R·d channels: the same bits as R separate batches."""
+    pop = R.make_population(d, seed=3)
+    spread = R.redraw_spread(pop, n, n_redraws=redraws, fixed_seed=3)
+    for r in range(redraws):
+        _, bn_y, ln_y = R.batch_mates(pop, n, fixed_seed=3, mates_seed=r)
+        np.testing.assert_array_equal(spread.bn_y[r], bn_y)
+        np.testing.assert_array_equal(spread.ln_y[r], ln_y)
