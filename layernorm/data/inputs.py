@@ -16,6 +16,7 @@ import re
 import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,7 @@ from layernorm._checks import F64
 
 MAX_VALUES = 4096
 MAX_ABS = 1e150  # squares of larger numbers leave float64's range
+MIN_ABS = float(np.finfo(np.float64).tiny)  # 2.2e-308: below it (subnormal) float64 keeps fewer digits
 _SEPARATORS = re.compile(r"[,;\s\uff0c\uff1b]+")  # full-width comma and semicolon too
 _BRACKETS = str.maketrans({c: " " for c in "[](){}\uff3b\uff3d\uff08\uff09\uff5b\uff5d"})
 # What people write in numbers that float() does not read: the typographic minus (−), en and em
@@ -34,6 +36,7 @@ _NUMBER_SPELLINGS = str.maketrans(
     {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u3000": " "}
     | {chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)}
 )
+_INTEGER = re.compile(r"[+-]?\d[\d_]*")  # written as an integer: digits only (any script's)
 _SHOWN_CHARS = 40  # a cell or token quoted in a message is cut to this many characters
 _NAME = re.compile(r"[^\W\d][\w .()/-]*")  # a column name: starts with a letter or "_"
 
@@ -45,6 +48,19 @@ class InputError(ValueError):
 
     Source: this project (teaching simulation).
     """
+
+
+class NumberRangeError(InputError):
+    """Text that spells a number float64 would silently change (out of range, or an inexact integer).
+
+    ``reason`` completes a sentence whose subject is the text: "is too small for a float64, …".
+
+    Source: this project.
+    """
+
+    def __init__(self, shown: str, reason: str) -> None:
+        super().__init__(f"'{shown}' {reason}")
+        self.reason = reason
 
 
 def _finish(values: list[float] | F64, source: str) -> F64:
@@ -62,6 +78,13 @@ def _finish(values: list[float] | F64, source: str) -> F64:
         raise InputError(
             f"Value {bad[0] + 1} of the {source} is {arr[bad[0]]}: NaN and infinity "
             "have no mean or variance. Use finite numbers."
+        )
+    small = np.flatnonzero((arr != 0) & (np.abs(arr) < MIN_ABS))
+    if small.size:
+        raise InputError(
+            f"Value {small[0] + 1} of the {source} is {arr[small[0]]:.3g}: below float64's normal range "
+            f"(about {MIN_ABS:.1e}), where numbers keep fewer digits and the sums shown would not add "
+            "up. Use 0 or a size of at least 1e-300."
         )
     big = np.flatnonzero(np.abs(arr) > MAX_ABS)
     if big.size:
@@ -128,9 +151,42 @@ def parse_number(cell: object) -> float:
     if not text:
         raise InputError("The cell is empty.")
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise InputError(f"'{_shown(cell.strip())}' is not a number.") from None
+    _check_representable(text, value, cell.strip())
+    return value
+
+
+def _check_representable(text: str, value: float, shown: str) -> None:
+    """Refuse text whose number float64 would silently change: out of range, or an inexact integer.
+
+    ``1e309`` would become infinity and ``1e-400`` zero; an integer above 2**53 such as
+    ``9007199254740993`` would become a neighbouring integer. Ordinary decimals (``0.1``) are rounded
+    to the nearest float64, as everywhere, and pass.
+    """
+    try:
+        exact = Decimal(text)
+    except InvalidOperation:  # "inf", "nan" and the like: reported where they are used
+        return
+    if not exact.is_finite():
+        return
+    if math.isinf(value):
+        raise NumberRangeError(
+            _shown(shown), "is beyond float64's range (its largest number is about 1.8e308)."
+        )
+    if value == 0.0 and exact != 0:
+        raise NumberRangeError(
+            _shown(shown),
+            f"is too small for a float64, which would read it as 0 (float64 holds sizes down to about "
+            f"{MIN_ABS:.1e}).",
+        )
+    if _INTEGER.fullmatch(text) and Decimal(value) != exact:
+        raise NumberRangeError(
+            _shown(shown),
+            f"is an integer of more than 53 bits that float64 cannot hold exactly: it would become "
+            f"{int(value)}. Subtract a common offset first (LayerNorm ignores it).",
+        )
 
 
 def number_text(value: float) -> str:
@@ -188,6 +244,10 @@ def parse_vector_text(text: str) -> F64:
                 continue
             try:
                 value = parse_number(token)
+            except NumberRangeError as exc:
+                raise InputError(
+                    f"'{_shown(token)}' (item {len(values) + 1}, line {line_no}) {exc.reason}"
+                ) from None
             except InputError:
                 raise InputError(
                     f"'{_shown(token)}' (item {len(values) + 1}, line {line_no}) is not a number. "
@@ -236,6 +296,10 @@ def vector_from_table(column: Iterable[object], name: str = "table") -> F64:
             raise InputError(f"Row {row} of the {name} is empty: type a number into it.")
         try:
             value = parse_number(cell)
+        except NumberRangeError as exc:
+            raise InputError(
+                f"Row {row} of the {name}, '{_shown(str(cell).strip())}', {exc.reason}"
+            ) from None
         except InputError:
             raise InputError(
                 f"Row {row} of the {name} is '{_shown(str(cell).strip())}', which is not a number. "
@@ -322,6 +386,8 @@ class VectorFromFile:
 def _reads_as_number(cell: str) -> bool:
     try:
         parse_number(cell)
+    except NumberRangeError:  # a number, just not one float64 holds: data, refused with its reason
+        return True
     except InputError:
         return False
     return True
@@ -425,6 +491,8 @@ def read_csv_file(data: bytes) -> VectorFromFile:
             raise InputError(f"The cell at {where} is empty: every cell must hold a number.")
         try:
             values[r, c] = parse_number(cell)
+        except NumberRangeError as exc:
+            raise InputError(f"Cell '{_shown(cell)}' ({where}) {exc.reason}") from None
         except InputError:
             raise InputError(f"Cell '{_shown(cell)}' ({where}) is not a number.") from None
     return VectorFromFile(_finish(_as_vector(values, values.shape, "file"), "file"), tuple(notes))
@@ -511,6 +579,17 @@ def read_npy_vector(data: bytes) -> F64:
         raise InputError("Upload a single .npy array, not an .npz archive.")
     if arr.dtype.kind not in "biuf":
         raise InputError(f"The array has dtype {arr.dtype}; the lab needs numbers (int or float).")
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8:  # int64/uint64 beyond 2**53 would be rounded
+        flat = arr.ravel()
+        outside = flat > 2**53 if arr.dtype.kind == "u" else (flat > 2**53) | (flat < -(2**53))
+        inexact = [i for i in np.flatnonzero(outside) if int(float(int(flat[i]))) != int(flat[i])]
+        if inexact:
+            v = int(flat[inexact[0]])
+            raise InputError(
+                f"Value {inexact[0] + 1} of the file is {v}, an integer of more than 53 bits that float64 "
+                f"cannot hold exactly (it would become {int(float(v))}). Subtract a common offset before "
+                "saving (LayerNorm ignores it), or save floats."
+            )
     return _finish(_as_vector(arr.astype(np.float64), arr.shape, "file"), "file")
 
 

@@ -22,6 +22,7 @@ import layernorm as ln
 
 MAX_VALUES = 4096
 MAX_ABS = 1e150
+MIN_ABS = float(np.finfo(np.float64).tiny)  # below it (subnormal, not 0) the readers refuse
 
 
 # --- expectations ----------------------------------------------------------------------------------
@@ -56,11 +57,15 @@ Expect = Accept | Reject | Either
 
 # --- numbers and their spellings -------------------------------------------------------------------
 
-finite_floats = st.floats(min_value=-MAX_ABS, max_value=MAX_ABS, allow_nan=False, allow_infinity=False)
+finite_floats = st.floats(
+    min_value=-MAX_ABS, max_value=MAX_ABS, allow_nan=False, allow_infinity=False, allow_subnormal=False
+)
 nice_floats = st.one_of(
     st.integers(-1000, 1000).map(float),
     st.integers(-(10**6), 10**6).map(lambda k: k / 100),
-    st.sampled_from([0.0, -0.0, 1e-8, -1e-8, 0.1, 0.5, 1e-300, 5e-324, 1e150, -1e150, 1e8 + 0.5, 2.0**53]),
+    st.sampled_from(
+        [0.0, -0.0, 1e-8, -1e-8, 0.1, 0.5, 1e-300, MIN_ABS, -MIN_ABS, 1e150, -1e150, 1e8 + 0.5, 2.0**53]
+    ),
 )
 values = st.one_of(nice_floats, nice_floats, finite_floats)
 
@@ -221,7 +226,7 @@ def typed_valid(draw: st.DrawFn) -> TypedCase:
 
 @st.composite
 def typed_invalid(draw: st.DrawFn) -> TypedCase:
-    kind = draw(st.sampled_from(["bad token", "bad token", "empty", "too many", "too large"]))
+    kind = draw(st.sampled_from(["bad token", "bad token", "empty", "too many", "too large", "too small"]))
     if kind == "empty":
         return TypedCase(draw(st.sampled_from(["", " ", "\n\n", "[]", ",,,", " ; ", "()"])), Reject("empty"))
     if kind == "too many":
@@ -233,6 +238,10 @@ def typed_invalid(draw: st.DrawFn) -> TypedCase:
         big = draw(st.floats(min_value=1.0001e150, max_value=1e300)) * draw(st.sampled_from([1, -1]))
         tokens.insert(draw(st.integers(0, len(tokens))), repr(big))
         return TypedCase(_join(draw, tokens), Reject("|x| above 1e150"))
+    if kind == "too small":  # a subnormal, a literal that underflows to 0, an integer float64 rounds
+        tiny = draw(st.sampled_from(["5e-324", "-1e-310", "2e-320", "1e-400", "-3E-999", "9007199254740993"]))
+        tokens.insert(draw(st.integers(0, len(tokens))), tiny)
+        return TypedCase(_join(draw, tokens), Reject(f"{tiny}: float64 would change it"))
     bad = draw(bad_tokens)
     tokens.insert(draw(st.integers(0, len(tokens))), bad)
     # brackets are ignored in typed text, so the app sees the token without them
@@ -357,6 +366,8 @@ def expect_from_cells(rows: list[Cell]) -> Expect:
         assert isinstance(c.expect, float)
         if abs(c.expect) > MAX_ABS:
             return Reject("|x| above 1e150")
+        if c.expect != 0 and abs(c.expect) < MIN_ABS:
+            return Reject("subnormal")
         out.append(c.expect)
     return Accept(tuple(out))
 

@@ -58,6 +58,7 @@ def usable(x: np.ndarray) -> bool:
         and 1 <= x.size <= ln.MAX_VALUES
         and bool(np.all(np.isfinite(x)))
         and bool(np.all(np.abs(x) <= 1e150))
+        and bool(np.all((x == 0) | (np.abs(x) >= np.finfo(np.float64).tiny)))  # no subnormals
     )
 
 

@@ -543,3 +543,52 @@ def test_a_huge_csv_is_refused_before_it_is_parsed() -> None:
     for text, says in cases.items():
         with pytest.raises(InputError, match=says):
             read_uploaded_vector("big.csv", text.encode())
+
+
+# --- numbers float64 would silently change: refused, with the reason, from every source ----------------
+
+CHANGED_BY_FLOAT64 = [
+    ("1e-400", "too small for a float64"),  # underflows to 0
+    ("-3E-999", "too small for a float64"),
+    ("1e309", "beyond float64's range"),  # overflows to infinity
+    ("9007199254740993", "more than 53 bits"),  # 2**53 + 1 becomes 2**53
+    ("5e-324", "below float64's normal range"),  # subnormal: fewer digits, sums that do not add up
+    ("-1e-310", "below float64's normal range"),
+]
+
+
+@pytest.mark.parametrize(("token", "reason"), CHANGED_BY_FLOAT64)
+def test_a_number_float64_would_change_is_refused_from_every_source(token: str, reason: str) -> None:
+    with pytest.raises(InputError, match=reason):
+        parse_vector_text(f"1, {token}, 2")
+    with pytest.raises(InputError, match=reason):
+        vector_from_table(["1", token, "2"])
+    with pytest.raises(InputError, match=reason):
+        read_csv_vector(f"x\n1\n{token}\n2\n".encode())
+    with pytest.raises(InputError, match=reason):  # a first row that is such a number is data, not a header
+        read_csv_vector(f"{token}\n1\n2\n".encode())
+
+
+@pytest.mark.parametrize(
+    "text", ["9007199254740992, 1", "1e150, 2", "2.2250738585072014e-308, 1", "0e-999, 1", "1e16"]
+)
+def test_numbers_float64_holds_as_written_are_read(text: str) -> None:
+    assert parse_vector_text(text)[0] == float(text.split(",")[0])
+
+
+@pytest.mark.parametrize(
+    ("arr", "ok"),
+    [
+        (np.array([2**53 + 1, 2**53, 2**53 + 3, 2**53], dtype=np.int64), False),  # σ² 1.5 would read as 3
+        (np.array([2**64 - 1, 1], dtype=np.uint64), False),
+        (np.array([-(2**63), 0], dtype=np.int64), True),  # a power of two: exact
+        (np.array([2**53, -(2**53)], dtype=np.int64), True),
+        (np.array([5e-324, 1.0]), False),
+    ],
+)
+def test_npy_values_float64_would_change_are_refused(arr: np.ndarray, ok: bool) -> None:
+    if ok:
+        np.testing.assert_array_equal(read_npy_vector(_npy(arr)), arr.astype(np.float64))
+    else:
+        with pytest.raises(InputError, match=r"53 bits|normal range"):
+            read_npy_vector(_npy(arr))
