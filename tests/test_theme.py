@@ -600,3 +600,10 @@ def test_hline_items_equal_add_hline(where: str) -> None:
     assert json.loads(fast.to_json()) == json.loads(slow.to_json())
     with pytest.raises(ValueError, match="where must be one of"):
         theme.hline(0.5, line, "μ", "middle")
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_no_2d_chart_uses_webgl(name: str) -> None:
+    """WebGL (scattergl) costs a new GL context on every remount, and browsers cap their number."""
+    for fig in _figures(name):
+        assert not [t.type for t in fig.data if t.type in ("scattergl", "heatmapgl", "pointcloud")], name

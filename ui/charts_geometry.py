@@ -36,7 +36,7 @@ def _feature_traces(values: np.ndarray, name: str, color: str, *, dash: bool = F
             {"shape": "/", "fgcolor": BACKGROUND, "fillmode": "overlay", "solidity": 0.3} if dash else None
         )
         return go.Bar(x=idx, y=values, name=name, marker={"color": color, "pattern": pattern})
-    return go.Scattergl(
+    return go.Scatter(
         x=idx, y=values, name=name, mode="markers", marker={"color": color, "size": 6 if not dash else 4}
     )
 

@@ -70,12 +70,12 @@ def before_after_figure(x: np.ndarray, y: np.ndarray, marks: Sequence[int], titl
     idx = np.arange(x.size)
     fig = go.Figure()
     fig.add_trace(
-        go.Scattergl(
+        go.Scatter(
             x=idx, y=x, name="x entering the site", mode="lines", line={"color": COLORS["x"], "width": 1.5}
         )
     )
     fig.add_trace(
-        go.Scattergl(x=idx, y=y, name="y leaving it", mode="lines", line={"color": COLORS["y"], "width": 1.5})
+        go.Scatter(x=idx, y=y, name="y leaving it", mode="lines", line={"color": COLORS["y"], "width": 1.5})
     )
     for dim in marks:
         fig.add_annotation(

@@ -33,7 +33,7 @@ def _trace(
     idx = np.arange(1, values.size + 1)
     if values.size <= BAR_LIMIT:
         return go.Bar(x=idx, y=values, name=name, marker_color=color, legendgroup=group or name)
-    return go.Scattergl(
+    return go.Scatter(
         x=idx, y=values, name=name, mode="lines", line={"color": color, "width": 1.5, "dash": dash}
     )
 
