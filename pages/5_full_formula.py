@@ -23,13 +23,16 @@ mu, var = float(steps.mu), float(steps.var)
 # μ never looks like an x it differs from (so the x's get at least as many digits); σ² never looks like ε
 mu_digits = digits_to_separate([mu], against=steps.x, same_within=rounding_noise(steps.x))
 var_digits = digits_to_separate([var], against=[lab.eps], same_within=rounding_noise(var))
+# β never reads like an x or μ it differs from (β = μ undoes the normalization: 40001.5, not 40002)
+beta_digits = digits_to_separate(steps.beta, against=[*steps.x, mu], same_within=rounding_noise(steps.x))
 st.latex(  # the two halves on their own lines, so a projected screen shows all of each
     rf"\hat{{\mathbf{{x}}}} = \frac{{{tex_vector(steps.x, head=2, digits=mu_digits)} {tex_minus(mu, mu_digits)}}}"
     rf"{{\sqrt{{{tex_num(var, var_digits)} + {tex_num(lab.eps)}}}}} = {tex_vector(steps.x_hat, head=2)}"
 )
 st.latex(
     rf"\mathbf{{y}} = \underbrace{{{tex_vector(steps.gamma, head=2)}}}_{{\gamma}} \odot \hat{{\mathbf{{x}}}}"
-    rf" + \underbrace{{{tex_vector(steps.beta, head=2)}}}_{{\beta}} = {tex_vector(steps.y, head=2)}"
+    rf" + \underbrace{{{tex_vector(steps.beta, head=2, digits=beta_digits)}}}_{{\beta}}"
+    rf" = {tex_vector(steps.y, head=2)}"
 )
 c1, c2, c3, c4 = st.columns(4)
 if float(steps.var) == 0 and float(steps.sigma) > 0:

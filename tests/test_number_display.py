@@ -32,6 +32,7 @@ MEAN, VAR, STD, SS, FULL = (
     "pages/5_full_formula.py",
 )
 AXES, TVI = "pages/6_which_axis.py", "pages/7_train_vs_inference.py"
+UNDO = "Undo the normalization: γ = σ, β = μ"
 ISSUE = "40000, 40001, 40002, 40003"  # μ = 40001.5, which 4 significant digits turn into x₃ = 40002
 
 
@@ -215,3 +216,12 @@ def test_standardize_mean_of_x_hat_is_zero_to_rounding() -> None:
     at = open_page(STD, "0.1, 0.2, 0.3")
     assert float(ln.mean(ln.standardize([0.1, 0.2, 0.3]))) != 0
     says_zero_to_rounding(at, "mean of x̂")
+
+
+def test_undo_on_full_formula_shows_beta_as_mu_not_as_an_x() -> None:
+    """γ = σ, β = μ: the formula's β is 40001.5 (the helper's report: it printed 40002, like x₃)."""
+    at = open_page(FULL, ISSUE)
+    ok(at.radio(key="affine_mode").set_value(UNDO).run())
+    (y_line,) = [f for f in latex(at) if r"_{\beta}" in f]
+    assert r"\left[40001.5,\ 40001.5" in y_line, y_line
+    assert "40002,\\ 40002" not in y_line

@@ -13,6 +13,7 @@ import html
 import io
 import re
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
 from ui import worksheet as ws
-from ui.text import digits_to_separate, fmt, rounding_noise, tex_num
+from ui.text import digits_to_add_up, digits_to_separate, fmt, rounding_noise, tex_num
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 HOSTILE = (
@@ -187,8 +188,9 @@ def test_worksheet_numbers_are_the_cores_as_the_pages_format_them(name: str, pag
     level = ws.STEP_PAGES[page].level
     if level >= 3:
         assert f"= {shown(float(s.x_hat[feature]))} " in doc
-    if level >= 4:
-        assert f"= {shown(float(s.y[feature]))} " in doc
+    if level >= 4:  # y at the digits that make the printed γ · x̂ + β add up to it
+        g, xh, b, y = (float(v[feature]) for v in (s.gamma, s.x_hat, s.beta, s.y))
+        assert f"= {shown(y, digits_to_add_up([(g, xh, b, y)]))} " in doc
     # the table: ui.text.fmt of the core's values, first rows only
     rows = min(s.d, ws.TABLE_ROWS)
     x_digits = max(digits_to_separate(s.x[:rows]), mu_digits)
@@ -352,3 +354,38 @@ def test_standardize_writes_out_the_chosen_feature(deferred: dict[str, Callable[
     s = ln.layer_norm_steps([1.0, 2.0, 3.0, 10.0], eps=1e-5)
     assert f"<b>{tex_num(float(s.x_hat[3])).replace('-', '−')}</b>" in doc  # feature i = 4 written out
     assert '<tr class="here"><td>4</td>' in doc
+
+
+def _printed_numbers(html_text: str) -> list[str]:
+    """The numbers of one formula line as printed, as text (HTML minus and × 10<sup>k</sup> undone)."""
+    text = re.sub(r" × 10<sup>(−?\d+)</sup>", r"e\1", html_text)
+    text = re.sub(r"<[^>]+>", " ", text).replace("−", "-")
+    return re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", text)
+
+
+@pytest.mark.parametrize("feature", [0, 1, 3])
+@pytest.mark.parametrize(
+    "x", [[40000.0, 40001.0, 40002.0, 40003.0], [1.0, 2.0, 3.0, 4.0], [1e8, 1e8 + 1, 1e8 + 3, 1e8 - 7]]
+)
+def test_the_undo_worksheets_arithmetic_adds_up_and_beta_is_mu(x: list[float], feature: int) -> None:
+    """γ = σ, β = μ: the printed γ · x̂ + β rounds to the printed y; β = 40001.5 never prints as 40002."""
+    base = ln.layer_norm_steps(x, eps=1e-5)
+    s = ln.layer_norm_steps(x, np.full(4, float(base.sigma)), np.full(4, float(base.mu)), eps=1e-5)
+    (line,) = [text for step, text in ws._formula_lines("full_formula", s, feature) if step == 4]
+    written = line.split("&nbsp;")[1]
+    g, xh, b, y = (Decimal(t) for t in _printed_numbers(written)[-4:])
+    if " − " in written.split("·")[1]:
+        b = -b
+    half_unit = Decimal(5).scaleb(y.as_tuple().exponent - 1)  # half of y's last printed digit
+    assert abs(g * xh + b - y) <= half_unit, (written, g * xh + b, y)
+    doc = ws.worksheet_html("t", s, page="full_formula")
+    if x[0] == 40000.0:
+        assert doc.count("<td>40001.5</td>") == 4  # β = μ = 40001.5 in each row of the table, not 40002
+
+
+def test_digits_to_add_up() -> None:
+    assert digits_to_add_up([(1.0, 2.0, 3.0, 5.0)]) == 4
+    g, xh, b = 1.118033988749895, -1.3416346865494747, 40001.5
+    n = digits_to_add_up([(g, xh, b, g * xh + b)])
+    printed = [float(fmt(v, n).replace("−", "-")) for v in (g, xh, b)]
+    assert fmt(printed[0] * printed[1] + printed[2], n) == fmt(g * xh + b, n)

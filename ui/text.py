@@ -97,6 +97,31 @@ def digits_to_separate(
     return max(at_most, at_least)
 
 
+def digits_to_add_up(
+    rows: Iterable[tuple[float, float, float, float]], at_least: int = 4, *, at_most: int = MAX_DIGITS
+) -> int:
+    """The fewest significant digits at which ``a · b + c = r`` still holds for the numbers as printed.
+
+    ``rows`` are ``(a, b, c, r)`` written out as arithmetic (``y = γ · x̂ + β``): at the returned
+    digits, multiplying and adding the printed ``a``, ``b``, ``c`` gives a number that prints as the
+    printed ``r`` (:func:`fmt`), so a reader who checks the sum finds it right. Rows with a
+    non-finite number are skipped.
+    """
+    checked = [tuple(float(v) for v in row) for row in rows]
+    checked = [row for row in checked if all(math.isfinite(v) for v in row)]
+
+    def printed(v: float, digits: int) -> float:
+        return float(fmt(v, digits).replace("−", "-"))
+
+    for digits in range(at_least, max(at_most, at_least) + 1):
+        if all(
+            fmt(printed(a, digits) * printed(b, digits) + printed(c, digits), digits) == fmt(r, digits)
+            for a, b, c, r in checked
+        ):
+            return digits
+    return max(at_most, at_least)
+
+
 def rounding_noise(scale: float | ArrayLike, k: float = ROUNDING_K) -> float:
     """``k · 2⁻⁵² · max|scale|``: how far float64 rounding can move a result built from numbers this size.
 

@@ -31,7 +31,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm import LayerNormSteps
 from ui import charts
-from ui.text import LABEL_LIMIT, digits_to_separate, fmt, rounding_noise, shorten, tex_num
+from ui.text import LABEL_LIMIT, digits_to_add_up, digits_to_separate, fmt, rounding_noise, shorten, tex_num
 from ui.theme import COLORS
 
 if TYPE_CHECKING:
@@ -280,13 +280,15 @@ def _formula_lines(page: str, steps: LayerNormSteps, feature: int) -> list[tuple
         )
     if level >= 4:
         g, b = float(steps.gamma[feature]), float(steps.beta[feature])
+        xh, y = float(steps.x_hat[feature]), float(steps.y[feature])
+        n = digits_to_add_up([(g, xh, b, y)])  # the printed terms add up to the printed y
         sign = "−" if b < 0 else "+"
         lines.append(
             (
                 4,
                 f"y<sub>i</sub> = γ<sub>i</sub> x̂<sub>i</sub> + β<sub>i</sub>, &nbsp; y{_sub(k)} = "
-                f"{_num(g)} · {_paren(float(steps.x_hat[feature]), 4)} {sign} {_num(abs(b))}"
-                f" = <b>{_num(float(steps.y[feature]))}</b>",
+                f"{_num(g, n)} · {_paren(xh, n)} {sign} {_num(abs(b), n)}"
+                f" = <b>{_num(y, n)}</b>",
             )
         )
     return lines
@@ -322,6 +324,9 @@ def _table(page: str, steps: LayerNormSteps, feature: int) -> str:
         digits = digits_to_separate(shown)
         if c == "x":  # as many digits as μ, so no x reads like μ unless it equals it
             digits = max(digits, mu_digits)
+        if c in ("β", "γ"):  # β = μ, γ = σ (undoing the normalization) must not read as a rounded μ, σ
+            near = float(steps.mu) if c == "β" else float(steps.sigma)
+            digits = max(digits, digits_to_separate(shown, against=steps.x, same_within=rounding_noise(near)))
         text[c] = [fmt(v, digits) for v in shown.tolist()]
     here = feature if STEP_PAGES[page].level >= 3 else -1  # the row whose arithmetic is written out
     rows = "".join(
