@@ -402,6 +402,8 @@ def _print_figure(fig: go.Figure, width: int, height: int) -> go.Figure:
         legend={"font": {"size": 9}},
     )
     out.update_annotations(font_size=9)
+    out.update_xaxes(automargin=True)  # long tick labels ("before: x") widen the margin, not get cut
+    out.update_yaxes(automargin=True)
     return out
 
 
