@@ -100,6 +100,9 @@ b3.button(
     f"Auto-run {auto_steps} batches", key="tvi_auto", disabled=n == 1, on_click=_request, args=("auto",)
 )
 b4.button("Reset training", key="tvi_reset", on_click=_request, args=("reset",))
+st.caption(
+    "The page's link carries these settings, not the batches trained: opened elsewhere, it starts at batch 0."
+)
 request = st.session_state.pop("tvi_request", None)
 next_clicked, auto_clicked = request == "next", request == "auto"
 if request == "reset":
@@ -255,6 +258,10 @@ st.button(
     on_click=lambda: st.session_state.update(
         tvi_mates_draw=int(st.session_state.get("tvi_mates_draw", 0)) + 1
     ),
+)
+st.caption(
+    f"Draw {int(st.session_state.get('tvi_mates_draw', 0))} of the batch-mates. A link does not carry "
+    "redraws: opened elsewhere, the page starts at draw 0."
 )
 if n == 1:
     st.info("With n = 1 there are no batch-mates, and training BatchNorm is undefined.", icon="ℹ️")
