@@ -185,7 +185,7 @@ def _check_representable(text: str, value: float, shown: str) -> None:
         raise NumberRangeError(
             _shown(shown),
             f"is an integer of more than 53 bits that float64 cannot hold exactly: it would become "
-            f"{int(value)}. Subtract a common offset first (LayerNorm ignores it).",
+            f"{_shown(str(int(value)))}. Subtract a common offset first (LayerNorm ignores it).",
         )
 
 
