@@ -12,10 +12,9 @@ which value the lab uses for any it had to change.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
@@ -24,6 +23,9 @@ from layernorm.data.activations import MiniLMRecording, load_minilm_recording
 from ui import links
 from ui.page import ensure_app_shell
 from ui.text import LABEL_LIMIT, MESSAGE_LIMIT, plain
+
+if TYPE_CHECKING:  # pandas is imported where a table is used: Home and most pages never need it
+    import pandas as pd
 
 SOURCES = ["Preset", "Type numbers", "Edit a table", "Upload a file", "Real token (MiniLM)"]
 D_CHOICES = [
@@ -189,6 +191,8 @@ def _typed_input() -> tuple[np.ndarray, str]:
 def _table_input() -> tuple[np.ndarray, str]:
     # Text cells: the grid's own number editor rewrites what it cannot read (1e-8 became -18, −3 became
     # 3) before the app sees it, so the grid keeps the user's text and ln.parse_number reads every cell.
+    import pandas as pd  # here, not at the top: a first page that shows no table never imports pandas
+
     seed = st.session_state.get("table_seed")
     cells = ["1", "2", "3", "4"] if seed is None else ln.table_text(seed["x"])
     if seed is None or list(seed["x"]) != cells or not seed.index.equals(pd.RangeIndex(len(cells))):
@@ -317,6 +321,8 @@ def affine_table(d: int, *, as_text: bool = False) -> pd.DataFrame:
     Kept as the text the user wrote in the editor on Scale & shift (``as_text=True`` gives it,
     one str per cell); by default its numbers, read by ``ln.parse_number`` (float columns).
     """
+    import pandas as pd
+
     tables = st.session_state.setdefault("affine_tables", {})
     if d not in tables:
         tables[d] = pd.DataFrame({"γ": ["1"] * d, "β": ["0"] * d}, dtype=object)

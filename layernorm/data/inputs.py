@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 import numpy as np
-import pandas as pd
 
 from layernorm._checks import F64
 
@@ -459,6 +458,8 @@ def read_csv_file(data: bytes) -> VectorFromFile:
             f"The file has about {max(len(lines), widest):,} values; the lab handles at most {MAX_VALUES} "
             "(BERT-base has 768, LLaMA-7B 4096)."
         )
+    import pandas as pd  # here, not at import time: only an uploaded CSV needs it (~0.5 s to import)
+
     try:
         frame = pd.read_csv(
             io.StringIO(text),
