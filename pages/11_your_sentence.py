@@ -4,6 +4,7 @@ import html
 
 import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from threadpoolctl import threadpool_limits
 
 from layernorm.data.weights import (
@@ -117,37 +118,23 @@ else:
     pieces = [[str(t) for t in rec.tokens[i] if t != "[PAD]"] for i in range(rec.n_sentences)]
 
 
+def _pick(label: str, names: list[str], key: str, where: DeltaGenerator) -> int:
+    """A selectbox over positions shown by ``names``; a remembered position past the end moves to the last."""
+    picked = controls.choice(
+        "selectbox", label, list(range(len(names))), format_func=names.__getitem__, key=key, where=where
+    )
+    return min(int(picked or 0), len(names) - 1)
+
+
 # --- one token, one site ------------------------------------------------------------------------
 # Picking a sentence, a token or a site only changes this section: a fragment reruns it alone.
 @st.fragment
 def token_section(sentences: tuple[str, ...], pieces: list[list[str]], base: bert.ForwardResult) -> None:
     st.subheader("1 · One token through the 13 LayerNorms")
     c1, c2, c3 = st.columns([2, 2, 3])
-    s_idx = int(
-        controls.choice(
-            "selectbox",
-            "Sentence",
-            list(range(len(sentences))),
-            format_func=lambda i: f"{i + 1}: {sentences[i][:60]}",
-            key="ys_sentence",
-            where=c1,
-        )
-        or 0
-    )
-    s_idx = min(s_idx, len(sentences) - 1)
+    s_idx = _pick("Sentence", [f"{i + 1}: {s[:60]}" for i, s in enumerate(sentences)], "ys_sentence", c1)
     row = pieces[s_idx]
-    t_idx = int(
-        controls.choice(
-            "selectbox",
-            "Token",
-            list(range(len(row))),
-            format_func=lambda i: f"{i}: {row[i]}",
-            key="ys_token",
-            where=c2,
-        )
-        or 0
-    )
-    t_idx = min(t_idx, len(row) - 1)
+    t_idx = _pick("Token", [f"{i}: {p}" for i, p in enumerate(row)], "ys_token", c2)
     site = int(
         controls.select_slider(
             "LayerNorm site", SITES, 2, format_func=bert.site_label, key="ys_site", where=c3, name="site"

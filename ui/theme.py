@@ -207,9 +207,7 @@ def finish(fig: go.Figure) -> go.Figure:
     for trace in fig.data:
         spec = trace.to_plotly_json()
         data.append(_merge(spec, _scaled(spec, "trace", *k) or {}))
-    frames = [f.to_plotly_json() for f in fig.frames]
-    out = go.Figure({"data": data, "layout": _merge(base, update), "frames": frames})
-    _keep_marks(fig, out)
+    out = _rebuilt(fig, data, _merge(base, update))
     out._presentation_scaled = True
     return out
 
@@ -251,17 +249,19 @@ def relayout(fig: go.Figure, layout: dict[str, Any], *, axes: dict[str, Any] | N
         names = {"xaxis", "yaxis"} | {k for k in merged if re.fullmatch(r"[xy]axis\d*", k)}
         for name in names:
             merged[name] = _merge(merged.get(name, {}), axes)
-    frames = [f.to_plotly_json() for f in fig.frames]
-    out = go.Figure({"data": [t.to_plotly_json() for t in fig.data], "layout": merged, "frames": frames})
-    _keep_marks(fig, out)
-    return out
+    return _rebuilt(fig, [t.to_plotly_json() for t in fig.data], merged)
 
 
-def _keep_marks(old: go.Figure, new: go.Figure) -> None:
-    """Copy make_subplots' grid (row/col addressing) and finish()'s mark from ``old`` to ``new``."""
+def _rebuilt(fig: go.Figure, data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
+    """A new figure of ``data`` and ``layout`` with ``fig``'s frames, subplot grid and finish() mark.
+
+    Copied: make_subplots' grid (so row/col still address the axes) and ``_presentation_scaled``.
+    """
+    out = go.Figure({"data": data, "layout": layout, "frames": [f.to_plotly_json() for f in fig.frames]})
     for attr in ("_grid_ref", "_grid_str", "_presentation_scaled"):
-        if attr in old.__dict__:
-            new.__dict__[attr] = old.__dict__[attr]
+        if attr in fig.__dict__:
+            out.__dict__[attr] = fig.__dict__[attr]
+    return out
 
 
 def base_layout(

@@ -137,6 +137,10 @@ def parse_number(cell: object) -> float:
     InputError
         Empty or blank text, or text that is not one number (``1,5``, ``abc``,
         ``10²``); the message quotes the text, shortened to 40 characters.
+    NumberRangeError
+        (an :class:`InputError`) A number float64 would silently change: a literal that
+        underflows to 0 (``1e-400``) or overflows to infinity (``1e309``), or an integer
+        literal of more than 53 bits (``9007199254740993``); ``reason`` says which.
 
     Notes
     -----
@@ -229,8 +233,9 @@ def parse_vector_text(text: str) -> F64:
     Raises
     ------
     InputError
-        Empty text; a token that is not a number (named, with its position and
-        line); NaN or infinity; more than 4096 values; |x| above 1e150.
+        Empty text; a token that is not a number or that float64 would change (named,
+        with its position and line); NaN or infinity; more than 4096 values; |x| above
+        1e150; a subnormal value (nonzero, |x| below 2.2e-308).
 
     Notes
     -----
@@ -282,8 +287,9 @@ def vector_from_table(column: Iterable[object], name: str = "table") -> F64:
     Raises
     ------
     InputError
-        An empty cell, a cell that is not a number, NaN or infinity (its row is
-        named and its text quoted), no rows, too many rows, |x| above 1e150.
+        An empty cell, a cell that is not a number or that float64 would change, NaN or
+        infinity (its row is named and its text quoted), no rows, too many rows, |x| above
+        1e150, a subnormal value.
 
     Notes
     -----
@@ -428,8 +434,8 @@ def read_csv_file(data: bytes) -> VectorFromFile:
     ------
     InputError
         Not UTF-8 text, empty, only a header row, a table with several rows
-        *and* columns, an empty or non-numeric cell (named by row and column),
-        NaN/inf, too many values.
+        *and* columns, an empty or non-numeric cell or one float64 would change (named by
+        row and column), NaN/inf, too many values, |x| above 1e150, a subnormal value.
 
     Notes
     -----
@@ -541,7 +547,8 @@ def read_npy_vector(data: bytes) -> F64:
     InputError
         Not a ``.npy`` file, an object/pickled array (refused:
         ``allow_pickle=False``), non-numeric dtype, a true 2-D (or higher)
-        array, NaN/inf, too many values.
+        array, NaN/inf, too many values, |x| above 1e150, a subnormal value, or
+        an int64/uint64 value of more than 53 bits (float64 would round it).
 
     Notes
     -----
