@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 import streamlit as st
 
@@ -169,6 +168,8 @@ def worksheet_csv(
         ``steps`` holds a batch (``x`` not 1-D), or ``gamma``, ``beta``, ``eps`` are given and
         differ from those ``steps`` was computed with.
     """
+    import pandas as pd  # here, when a CSV is asked for: a page that only offers one never imports pandas
+
     _one_vector(steps, gamma, beta, eps)
     table = pd.DataFrame(
         {
