@@ -607,3 +607,15 @@ def test_no_2d_chart_uses_webgl(name: str) -> None:
     """WebGL (scattergl) costs a new GL context on every remount, and browsers cap their number."""
     for fig in _figures(name):
         assert not [t.type for t in fig.data if t.type in ("scattergl", "heatmapgl", "pointcloud")], name
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_mark_offset_unvalidated_equals_plotly_validated(present: bool) -> None:
+    """Precision's offset line skips Plotly's validation (speed): the figure must be what it validates to."""
+    base_of = BUILDERS["charts_numerics.precision_base"]
+    with theme.presenting_as(present):
+        base = base_of()
+        fast = charts_numerics.mark_offset(base, 1e4)
+        validated = go.Figure(fast.to_dict())  # Plotly checks every property on the way in (raises on a typo)
+    assert json.loads(fast.to_json()) == json.loads(validated.to_json())
+    assert [s["x0"] for s in fast.to_dict()["layout"]["shapes"]] == [1e4] * len(charts_numerics.PANEL_ORDER)

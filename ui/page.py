@@ -7,6 +7,7 @@ the core call, charts, :func:`notice` and :func:`predict_then_reveal`, and last
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -71,6 +72,12 @@ def predict_then_reveal(
                 st.warning(f"Not quite: the answer is {options[answer]}. {explanation}")
 
 
+@functools.lru_cache(maxsize=256)
+def _source(func: Callable[..., Any]) -> str:
+    """``inspect.getsource(func)``, read once per function object (it reads and tokenizes the file)."""
+    return inspect.getsource(func)
+
+
 def show_source(*funcs: Callable[..., Any]) -> None:
     """An expander with the source of the core functions that computed this page's numbers."""
     with (
@@ -78,4 +85,4 @@ def show_source(*funcs: Callable[..., Any]) -> None:
         st.expander("The code behind these numbers (from `layernorm/`, the tested core)"),
     ):
         for func in funcs:
-            st.code(inspect.getsource(func), language="python")
+            st.code(_source(func), language="python")
