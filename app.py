@@ -6,10 +6,12 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.heap import freeze_imports
 from ui.presentation import presentation_toggle
 from ui.state import sidebar
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon="📐", layout="wide")
+freeze_imports()  # once per server: imported modules leave Python's full collections (ui/heap.py)
 
 HERE = Path(__file__).parent
 SECTIONS: dict[str, list[tuple[str, str, str]]] = {

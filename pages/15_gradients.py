@@ -221,6 +221,22 @@ jacobian_section(lab)
 
 
 # --- what ε does -------------------------------------------------------------------------------------
+@st.cache_resource(show_spinner=False, max_entries=256)
+def norm_vs_eps(x: np.ndarray, eps: tuple[float, ...]) -> ln.JacobianNormCurve:
+    """``ln.layer_norm_jacobian_norm_vs_eps(x, eps)``, shared by every session (one SVD per ε).
+
+    The grid's 49 SVDs depend only on ``x``: moving the sidebar's ε, or a class moving the same
+    slider back and forth, finds the curve computed. The arrays are made read-only (shared).
+    """
+    curve = ln.layer_norm_jacobian_norm_vs_eps(x, np.array(eps))
+    for values in (curve.eps, curve.norm, curve.ceiling):
+        values.flags.writeable = False
+    return curve
+
+
+GRID = tuple(float(e) for e in EPS_GRID)
+
+
 @st.fragment
 def eps_section(lab: LabInput) -> None:
     st.subheader("What ε does to the gradient of a nearly constant vector")
@@ -238,13 +254,13 @@ def eps_section(lab: LabInput) -> None:
         format_func=lambda v: f"{v:.0e}",
     )
     near = NEAR_MEAN + float(spread) * ln.make_preset("standard normal", NEAR_D, seed=NEAR_SEED)
-    near_curve = ln.layer_norm_jacobian_norm_vs_eps(near, EPS_GRID)
-    near_now = ln.layer_norm_jacobian_norm_vs_eps(near, [lab.eps, 0.0])
+    near_curve = norm_vs_eps(near, GRID)
+    near_now = norm_vs_eps(near, (lab.eps, 0.0))
     curves = [(f"nearly constant (spread {float(spread):.0e})", near_curve.norm, "mu")]
     now = [float(near_now.norm[0])]
     if 2 <= lab.d <= MAX_CURVE_D:
-        curves.append(("your vector", ln.layer_norm_jacobian_norm_vs_eps(lab.x, EPS_GRID).norm, "x"))
-        now.append(float(ln.layer_norm_jacobian_norm_vs_eps(lab.x, [lab.eps]).norm[0]))
+        curves.append(("your vector", norm_vs_eps(lab.x, GRID).norm, "x"))
+        now.append(float(norm_vs_eps(lab.x, (lab.eps,)).norm[0]))
     else:
         st.caption(
             f"Your vector (d = {lab.d}) is left out of the curve: it is drawn for 2 ≤ d ≤ {MAX_CURVE_D}."

@@ -44,3 +44,22 @@ def test_the_worksheet_csv_still_imports_pandas_when_asked() -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("i,x,")
+
+
+def test_the_app_freezes_its_imports_once() -> None:
+    """After the first run the imported modules are in the permanent generation, and only once."""
+    code = (
+        "import gc\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        "assert gc.get_freeze_count() == 0\n"
+        "at = AppTest.from_file('app.py', default_timeout=120).run()\n"
+        "first = gc.get_freeze_count()\n"
+        "at.run()\n"
+        "assert not at.exception, at.exception\n"
+        "print(first, gc.get_freeze_count())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    first, again = (int(n) for n in done.stdout.split()[-2:])
+    assert first > 10_000  # numpy, plotly, streamlit, the lab: tens of thousands of objects
+    assert again <= first  # the second run froze nothing more (frozen objects freed by refcount leave it)
