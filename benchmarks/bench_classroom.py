@@ -24,7 +24,9 @@ No browsers. Each session does what the browser's own code does (Streamlit 1.67'
    (``double_array_value`` for ``st.slider``, ``string_array_value`` of option labels for
    ``st.select_slider``, ``double_value`` for ``st.number_input``) and ``cached_message_hashes`` (the
    browser's ForwardMsg cache: cacheable messages by hash, expired after ``max_cached_message_age``
-   finished runs; ``ref_hash`` messages are resolved from it).
+   finished runs; ``ref_hash`` messages are resolved from it). A widget drawn inside an ``st.fragment``
+   (its delta carries ``fragment_id``) is moved with that ``fragment_id`` in the ``ClientState``, as the
+   browser does: the server reruns only that fragment.
 
 Unlike the browser, a session sends only the moved widget's state, not every mounted widget's
 (the server keeps the others' previous values: same script work), and downloads no static assets.
@@ -184,11 +186,13 @@ class Control:
     values: tuple[Any, Any]
     param: str | None  # the URL parameter (query_param_key), if bound
     url_values: tuple[list[str] | None, list[str] | None]  # None: at the default, no parameter
+    fragment_id: str = ""  # the widget's st.fragment, if any: its moves rerun only that fragment
 
     def describe(self) -> str:
         a, b = self.values
         bound = f", URL ?{self.param}=" if self.param else ""
-        return f"{self.kind} {self.label!r} ({self.widget_id.rsplit('-', 1)[-1]}{bound}) {a} ↔ {b}"
+        where = ", in a fragment" if self.fragment_id else ""
+        return f"{self.kind} {self.label!r} ({self.widget_id.rsplit('-', 1)[-1]}{bound}{where}) {a} ↔ {b}"
 
     def state(self, i: int) -> Any:
         from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -204,12 +208,12 @@ class Control:
         return ws
 
 
-def pick_control(elements: list[tuple[list[int], str, Any]]) -> Control | None:
+def pick_control(elements: list[tuple[list[int], str, Any, str]]) -> Control | None:
     """The page's main slider: first st.slider in the main area, else select_slider, else number_input;
     then the same in the sidebar."""
     for area in (0, 1):
         for want in ("slider", "select_slider", "number_input"):
-            for path, kind, el in elements:
+            for path, kind, el, fragment_id in elements:
                 if not path or path[0] != area or not el.id or el.disabled:
                     continue
                 if kind == "slider":
@@ -222,13 +226,13 @@ def pick_control(elements: list[tuple[list[int], str, Any]]) -> Control | None:
                         continue
                 elif kind != want:
                     continue
-                control = _make_control(want, el)
+                control = _make_control(want, el, fragment_id)
                 if control is not None:
                     return control
     return None
 
 
-def _make_control(kind: str, el: Any) -> Control | None:
+def _make_control(kind: str, el: Any, fragment_id: str = "") -> Control | None:
     param = el.query_param_key if el.HasField("query_param_key") else None
     if kind == "slider":
         cur = el.value[0] if el.set_value and len(el.value) == 1 else el.default[0]
@@ -260,7 +264,7 @@ def _make_control(kind: str, el: Any) -> Control | None:
         urls = tuple(None if js_number(v) == js_number(el.default) else [js_number(v)] for v in (a, b))
     if a == b:
         return None
-    return Control(el.id, kind, el.label, (a, b), param, urls)  # type: ignore[arg-type]
+    return Control(el.id, kind, el.label, (a, b), param, urls, fragment_id)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -283,7 +287,7 @@ class Session:
         self.cache: dict[str, list[Any]] = {}  # hash -> [encoded ForwardMsg, run count when last used]
         self.run_count = 0
         self.max_age = 2
-        self.elements: list[tuple[list[int], str, Any]] = []
+        self.elements: list[tuple[list[int], str, Any, str]] = []
         self.control: Control | None = None
         self.undecodable = 0
         self.unknown_types: set[str] = set()
@@ -313,7 +317,7 @@ class Session:
             open_timeout=60,
         )
 
-    def _rerun_msg(self, widget: Any = None, first: bool = False) -> bytes:
+    def _rerun_msg(self, widget: Any = None, first: bool = False, fragment_id: str = "") -> bytes:
         from streamlit.proto.BackMsg_pb2 import BackMsg
 
         msg = BackMsg()
@@ -326,6 +330,8 @@ class Session:
             cs.page_script_hash = self.page_hash
         if widget is not None:
             cs.widget_states.widgets.append(widget)
+        if fragment_id:  # as the browser does for a widget inside an st.fragment
+            cs.fragment_id = fragment_id
         cs.cached_message_hashes.extend(self.cache)
         ci = cs.context_info
         ci.timezone, ci.timezone_offset, ci.locale = "UTC", 0, "en-US"
@@ -345,7 +351,7 @@ class Session:
         assert c is not None
         if c.param:
             self.query_string = with_param(self.query_string, c.param, c.url_values[i % 2])
-        return await self._run(self._rerun_msg(c.state(i)), timeout)
+        return await self._run(self._rerun_msg(c.state(i), fragment_id=c.fragment_id), timeout)
 
     async def _run(self, payload: bytes, timeout: float) -> RunOutcome:
         from google.protobuf.message import DecodeError
@@ -390,7 +396,8 @@ class Session:
                     if el_kind == "exception":
                         exceptions.append(f"{el.type}: {el.message}"[:200])
                     elif el_kind in ("slider", "number_input"):
-                        self.elements.append((list(msg.metadata.delta_path), el_kind, el))
+                        path = list(msg.metadata.delta_path)
+                        self.elements.append((path, el_kind, el, msg.delta.fragment_id))
                 elif kind == "page_info_changed":
                     self.query_string = msg.page_info_changed.query_string
                 elif kind == "page_not_found":

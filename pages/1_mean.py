@@ -6,7 +6,7 @@ import layernorm as ln
 import ui.worksheet
 from layernorm.core import _center_rows
 from ui import charts, controls, page
-from ui.state import lab_input
+from ui.state import LabInput, lab_input
 from ui.text import (
     LABEL_LIMIT,
     digits_to_separate,
@@ -27,61 +27,68 @@ page.header(
     "so the centred vector x − μ balances exactly at zero.",
 )
 
-shift = controls.slider(
-    "Add the same number c to every feature (try it: what happens to x − μ?)",
-    -10.0,
-    10.0,
-    0.0,
-    0.5,
-    key="mean_shift",
-    name="c",
-)
-x = lab.x + shift  # the input as the student modified it
-steps = ln.layer_norm_steps(x, eps=lab.eps)
-mu = float(steps.mu)
-# μ gets the digits that tell it apart from every x it differs from (40001.5 is not 40002)
-mu_digits = digits_to_separate([mu], against=steps.x, same_within=rounding_noise(steps.x))
-terms = tex_sum(x, digits=mu_digits)
-st.latex(
-    rf"\mu = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}} x_i = \frac{{1}}{{{lab.d}}}\left({terms}\right) = {tex_num(mu, mu_digits)}"
-)
 
-c1, c2, c3 = st.columns(3)
-c1.metric("d (features)", lab.d)
-c2.metric("μ (mean)", fmt(mu, mu_digits), delta=fmt(shift) if shift else None, delta_color="off")
-mean_centered = float(ln.mean(steps.centered))
-c3.metric("mean of x − μ", **zero_metric(mean_centered, steps.centered))  # 0 in exact arithmetic
+# The page's own controls rerun only this part (a fragment); the sidebar's rerun the whole page.
+@st.fragment
+def body(lab: LabInput) -> None:
+    shift = controls.slider(
+        "Add the same number c to every feature (try it: what happens to x − μ?)",
+        -10.0,
+        10.0,
+        0.0,
+        0.5,
+        key="mean_shift",
+        name="c",
+    )
+    x = lab.x + shift  # the input as the student modified it
+    steps = ln.layer_norm_steps(x, eps=lab.eps)
+    mu = float(steps.mu)
+    # μ gets the digits that tell it apart from every x it differs from (40001.5 is not 40002)
+    mu_digits = digits_to_separate([mu], against=steps.x, same_within=rounding_noise(steps.x))
+    terms = tex_sum(x, digits=mu_digits)
+    st.latex(
+        rf"\mu = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}} x_i = \frac{{1}}{{{lab.d}}}\left({terms}\right) = {tex_num(mu, mu_digits)}"
+    )
 
-st.plotly_chart(
-    charts.feature_chart(
-        [("x", steps.x)],
-        f"The input x ({plain_chart(lab.label, LABEL_LIMIT)}) and its mean",
-        hlines=[("mu", mu, f"μ = {fmt(mu, mu_digits)}")],
-    ),
-    key="mean_chart_x",
-)
-st.plotly_chart(
-    charts.feature_chart(
-        [("centered", steps.centered)],
-        "Centred: x − μ balances at zero",
-        hlines=[("mu", 0.0, "new mean = 0")],
-    ),
-    key="mean_chart_centered",
-)
-ui.worksheet.offer("mean", lab, steps)
-page.notice(
-    [
-        "The bars of x − μ have the same shape as x: centring moves the vector, it does not reshape it.",
-        "Move c: μ follows it exactly, and x − μ does not change at all (shift invariance).",
-        "Pick the *one large outlier* preset: a single big feature drags μ up and pushes every other "
-        "feature below zero after centring. Real MiniLM tokens have such a feature.",
-    ]
-)
-page.predict_then_reveal(
-    "mean_q",
-    "Every feature of a token gets +5 added. What happens to x − μ?",
-    ["Every entry grows by 5", "Nothing: it is unchanged", "It is multiplied by 5"],
-    1,
-    "μ grows by exactly 5 too, so the difference stays the same: LayerNorm cannot even see a shift.",
-)
-page.show_source(ln.mean, _center_rows)
+    c1, c2, c3 = st.columns(3)
+    c1.metric("d (features)", lab.d)
+    c2.metric("μ (mean)", fmt(mu, mu_digits), delta=fmt(shift) if shift else None, delta_color="off")
+    mean_centered = float(ln.mean(steps.centered))
+    c3.metric("mean of x − μ", **zero_metric(mean_centered, steps.centered))  # 0 in exact arithmetic
+
+    st.plotly_chart(
+        charts.feature_chart(
+            [("x", steps.x)],
+            f"The input x ({plain_chart(lab.label, LABEL_LIMIT)}) and its mean",
+            hlines=[("mu", mu, f"μ = {fmt(mu, mu_digits)}")],
+        ),
+        key="mean_chart_x",
+    )
+    st.plotly_chart(
+        charts.feature_chart(
+            [("centered", steps.centered)],
+            "Centred: x − μ balances at zero",
+            hlines=[("mu", 0.0, "new mean = 0")],
+        ),
+        key="mean_chart_centered",
+    )
+    ui.worksheet.offer("mean", lab, steps)
+    page.notice(
+        [
+            "The bars of x − μ have the same shape as x: centring moves the vector, it does not reshape it.",
+            "Move c: μ follows it exactly, and x − μ does not change at all (shift invariance).",
+            "Pick the *one large outlier* preset: a single big feature drags μ up and pushes every other "
+            "feature below zero after centring. Real MiniLM tokens have such a feature.",
+        ]
+    )
+    page.predict_then_reveal(
+        "mean_q",
+        "Every feature of a token gets +5 added. What happens to x − μ?",
+        ["Every entry grows by 5", "Nothing: it is unchanged", "It is multiplied by 5"],
+        1,
+        "μ grows by exactly 5 too, so the difference stays the same: LayerNorm cannot even see a shift.",
+    )
+    page.show_source(ln.mean, _center_rows)
+
+
+body(lab)

@@ -10,7 +10,7 @@ import ui.worksheet
 from layernorm.core import _spread_rows
 from layernorm.variants import layer_norm_unbiased, variance_one_pass
 from ui import charts, controls, page
-from ui.state import lab_input
+from ui.state import LabInput, lab_input
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
 
 lab = lab_input()
@@ -21,107 +21,117 @@ page.header(
     "Squaring makes distances above and below the mean count alike instead of cancelling, and it "
     "weighs far-away features heavily.",
 )
-scale = controls.select_slider(
-    "Stretch: multiply every feature by a",
-    [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0],
-    1.0,
-    key="var_scale",
-    name="a",
-)
-x = lab.x * scale
-steps = ln.layer_norm_steps(x, eps=lab.eps)
-var = float(steps.var)
-var_sample = float(ln.variance(x, ddof=1)) if lab.d > 1 else float("nan")
-# μ must not look like an x it differs from; σ² and the ÷(d−1) value must look different
-mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
-var_digits = digits_to_separate([var, var_sample], same_within=rounding_noise(var))
-st.latex(
-    rf"\sigma^2 = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}}(x_i-\mu)^2 = \frac{{1}}{{{lab.d}}}\sum_i (x_i {tex_minus(float(steps.mu), mu_digits)})^2"
-    rf" = {tex_num(var, var_digits)}"
-)
-c1, c2, c3 = st.columns(3)
-c1.metric("σ² (÷d, population)", fmt(var, var_digits))
-if var == 0 and float(steps.sigma) > 0:
-    st.caption(
-        "σ² is smaller than the smallest positive float64 (about 1e−308) and shows as 0; "
-        "σ itself is still exact, and so is everything LayerNorm computes from it."
-    )
-c2.metric("σ = √σ²", fmt(float(steps.sigma)))
-c3.metric("÷(d−1) would give", fmt(var_sample, var_digits) if lab.d > 1 else "undefined (d = 1)")
-st.plotly_chart(
-    charts.variance_chart(steps.squared_deviations, var, var_sample if lab.d > 1 else var, digits=var_digits),
-    key="var_chart",
-)
 
-st.subheader("Why divide by d, not d − 1?")
-st.markdown(
-    "In statistics, ÷(d−1) corrects for estimating a *population's* variance from a sample. LayerNorm "
-    "is not estimating anything: the d numbers in front of it are the whole population it wants to "
-    "rescale. Dividing by d gives their exact spread, so the normalized vector ends up with variance 1 "
-    "(just under 1, because of ε). Dividing by d − 1 would leave it at (d−1)/d: a small but "
-    "systematic shrink that matters most for small d."
-)
-if lab.d > 1:
-    xhat_right = ln.standardize(x, eps=lab.eps)
-    xhat_wrong = layer_norm_unbiased(x, eps=lab.eps)
+
+# The page's own controls rerun only this part (a fragment); the sidebar's rerun the whole page.
+@st.fragment
+def body(lab: LabInput) -> None:
+    scale = controls.select_slider(
+        "Stretch: multiply every feature by a",
+        [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0],
+        1.0,
+        key="var_scale",
+        name="a",
+    )
+    x = lab.x * scale
+    steps = ln.layer_norm_steps(x, eps=lab.eps)
+    var = float(steps.var)
+    var_sample = float(ln.variance(x, ddof=1)) if lab.d > 1 else float("nan")
+    # μ must not look like an x it differs from; σ² and the ÷(d−1) value must look different
+    mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
+    var_digits = digits_to_separate([var, var_sample], same_within=rounding_noise(var))
+    st.latex(
+        rf"\sigma^2 = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}}(x_i-\mu)^2 = \frac{{1}}{{{lab.d}}}\sum_i (x_i {tex_minus(float(steps.mu), mu_digits)})^2"
+        rf" = {tex_num(var, var_digits)}"
+    )
     c1, c2, c3 = st.columns(3)
-    shown = [float(ln.variance(xhat_right)), float(ln.variance(xhat_wrong)), (lab.d - 1) / lab.d]
-    # enough digits to tell them apart, and to show "just under 1" (ε) unless only rounding separates them
-    xhat_digits = digits_to_separate(shown, 6, against=[1.0], same_within=rounding_noise(1.0))
-    c1.metric("variance of x̂ with ÷d", fmt(shown[0], xhat_digits))
-    c2.metric("variance of x̂ with ÷(d−1)", fmt(shown[1], xhat_digits))
-    c3.metric("(d − 1)/d", fmt(shown[2], xhat_digits))
-else:
-    st.info("With d = 1 the sample variance ÷(d−1) is 0/0: one more reason LayerNorm uses ÷d.")
+    c1.metric("σ² (÷d, population)", fmt(var, var_digits))
+    if var == 0 and float(steps.sigma) > 0:
+        st.caption(
+            "σ² is smaller than the smallest positive float64 (about 1e−308) and shows as 0; "
+            "σ itself is still exact, and so is everything LayerNorm computes from it."
+        )
+    c2.metric("σ = √σ²", fmt(float(steps.sigma)))
+    c3.metric("÷(d−1) would give", fmt(var_sample, var_digits) if lab.d > 1 else "undefined (d = 1)")
+    st.plotly_chart(
+        charts.variance_chart(
+            steps.squared_deviations, var, var_sample if lab.d > 1 else var, digits=var_digits
+        ),
+        key="var_chart",
+    )
 
-st.subheader("Why two passes? A float32 trap")
-st.markdown(
-    "A tempting shortcut computes σ² = mean(x²) − μ² in one pass. When the values sit far from zero "
-    "compared with their spread, the two terms are huge and nearly equal, and float32 loses the "
-    "difference — sometimes giving a *negative* variance. The core subtracts μ first, in float64."
-)
-offset = controls.select_slider(
-    "Add a large offset to every feature",
-    [0.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8],
-    1e4,
-    key="var_offset",
-    name="offset",
-    format_func=lambda v: "0" if v == 0 else f"{v:.0e}",
-)
-shifted = x + offset
-exact = float(ln.variance(shifted))
-naive = float(variance_one_pass(shifted, dtype=np.float32))
-pass_digits = digits_to_separate([exact, naive], 6)  # the two recipes' answers never look alike
-c1, c2 = st.columns(2)
-c1.metric("two-pass, float64 (this lab)", fmt(exact, pass_digits))
-if math.isfinite(naive):
-    c2.metric(
-        "one-pass E[x²] − μ² in float32",
-        fmt(naive, pass_digits),
-        delta="negative: √ would give NaN" if naive < 0 else None,
-        delta_color="inverse",
+    st.subheader("Why divide by d, not d − 1?")
+    st.markdown(
+        "In statistics, ÷(d−1) corrects for estimating a *population's* variance from a sample. LayerNorm "
+        "is not estimating anything: the d numbers in front of it are the whole population it wants to "
+        "rescale. Dividing by d gives their exact spread, so the normalized vector ends up with variance 1 "
+        "(just under 1, because of ε). Dividing by d − 1 would leave it at (d−1)/d: a small but "
+        "systematic shrink that matters most for small d."
     )
-else:  # x² passed float32's largest number (3.4e38): the shortcut has no answer at all
-    c2.metric(
-        "one-pass E[x²] − μ² in float32",
-        "overflow",
-        delta="x² exceeds float32's 3.4e38",
-        delta_color="inverse",
+    if lab.d > 1:
+        xhat_right = ln.standardize(x, eps=lab.eps)
+        xhat_wrong = layer_norm_unbiased(x, eps=lab.eps)
+        c1, c2, c3 = st.columns(3)
+        shown = [float(ln.variance(xhat_right)), float(ln.variance(xhat_wrong)), (lab.d - 1) / lab.d]
+        # enough digits to tell them apart, and to show "just under 1" (ε) unless only rounding separates them
+        xhat_digits = digits_to_separate(shown, 6, against=[1.0], same_within=rounding_noise(1.0))
+        c1.metric("variance of x̂ with ÷d", fmt(shown[0], xhat_digits))
+        c2.metric("variance of x̂ with ÷(d−1)", fmt(shown[1], xhat_digits))
+        c3.metric("(d − 1)/d", fmt(shown[2], xhat_digits))
+    else:
+        st.info("With d = 1 the sample variance ÷(d−1) is 0/0: one more reason LayerNorm uses ÷d.")
+
+    st.subheader("Why two passes? A float32 trap")
+    st.markdown(
+        "A tempting shortcut computes σ² = mean(x²) − μ² in one pass. When the values sit far from zero "
+        "compared with their spread, the two terms are huge and nearly equal, and float32 loses the "
+        "difference — sometimes giving a *negative* variance. The core subtracts μ first, in float64."
     )
-ui.worksheet.offer("variance", lab, steps)
-page.notice(
-    [
-        "σ² is the average height of the squared-deviation bars: the dashed orange line.",
-        "Stretch x by a: σ² grows by a², σ by a.",
-        "The gap between ÷d and ÷(d−1) is large for d = 4 and vanishes for d = 768.",
-        "Push the offset to 1e4 or more: the one-pass float32 formula falls apart while the exact value stays put.",
-    ]
-)
-page.predict_then_reveal(
-    "var_q",
-    "Every feature is multiplied by 3. What happens to σ²?",
-    ["It triples", "It is multiplied by 9", "It stays the same"],
-    1,
-    "Every deviation triples, so every squared deviation is 9 times larger, and so is their mean.",
-)
-page.show_source(ln.variance, _spread_rows, variance_one_pass)
+    offset = controls.select_slider(
+        "Add a large offset to every feature",
+        [0.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8],
+        1e4,
+        key="var_offset",
+        name="offset",
+        format_func=lambda v: "0" if v == 0 else f"{v:.0e}",
+    )
+    shifted = x + offset
+    exact = float(ln.variance(shifted))
+    naive = float(variance_one_pass(shifted, dtype=np.float32))
+    pass_digits = digits_to_separate([exact, naive], 6)  # the two recipes' answers never look alike
+    c1, c2 = st.columns(2)
+    c1.metric("two-pass, float64 (this lab)", fmt(exact, pass_digits))
+    if math.isfinite(naive):
+        c2.metric(
+            "one-pass E[x²] − μ² in float32",
+            fmt(naive, pass_digits),
+            delta="negative: √ would give NaN" if naive < 0 else None,
+            delta_color="inverse",
+        )
+    else:  # x² passed float32's largest number (3.4e38): the shortcut has no answer at all
+        c2.metric(
+            "one-pass E[x²] − μ² in float32",
+            "overflow",
+            delta="x² exceeds float32's 3.4e38",
+            delta_color="inverse",
+        )
+    ui.worksheet.offer("variance", lab, steps)
+    page.notice(
+        [
+            "σ² is the average height of the squared-deviation bars: the dashed orange line.",
+            "Stretch x by a: σ² grows by a², σ by a.",
+            "The gap between ÷d and ÷(d−1) is large for d = 4 and vanishes for d = 768.",
+            "Push the offset to 1e4 or more: the one-pass float32 formula falls apart while the exact value stays put.",
+        ]
+    )
+    page.predict_then_reveal(
+        "var_q",
+        "Every feature is multiplied by 3. What happens to σ²?",
+        ["It triples", "It is multiplied by 9", "It stays the same"],
+        1,
+        "Every deviation triples, so every squared deviation is 9 times larger, and so is their mean.",
+    )
+    page.show_source(ln.variance, _spread_rows, variance_one_pass)
+
+
+body(lab)

@@ -6,7 +6,7 @@ import streamlit as st
 import layernorm as ln
 import ui.worksheet
 from ui import charts, controls, page
-from ui.state import lab_input
+from ui.state import LabInput, lab_input
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, zero_metric
 
 lab = lab_input()
@@ -18,89 +18,97 @@ page.header(
     "it, a vector whose features are all equal would divide zero by zero.",
 )
 steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
-i = controls.number_input(
-    "Show the arithmetic for feature i =", 1, lab.d, 1, key="std_feature", name="feature i"
-)
-i = int(min(max(i, 1), lab.d)) - 1
-# xᵢ and μ with the digits that tell μ apart from every x (so xᵢ − μ never reads as 0 − 0)
-mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
-st.latex(
-    rf"\hat{{x}}_{{{i + 1}}} = \frac{{x_{{{i + 1}}} - \mu}}{{\sqrt{{\sigma^2 + \epsilon}}}}"
-    rf" = \frac{{{tex_num(steps.x[i], mu_digits)} {tex_minus(float(steps.mu), mu_digits)}}}"
-    rf"{{\sqrt{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}}}} = {tex_num(steps.x_hat[i])}"
-)
-st.caption("ε is set in the sidebar (log scale, 1e-12 to 1), so it is the same on every page.")
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("ε", f"{lab.eps:.0e}")
-mean_xhat = float(ln.mean(steps.x_hat))
-c2.metric("mean of x̂", **zero_metric(mean_xhat, steps.x_hat))
-xhat_var, xhat_var_expected = float(ln.variance(steps.x_hat)), float(steps.x_hat_var_expected)
-# equal in exact arithmetic; enough digits to show how far below 1 they are (ε's effect)
-var_digits = digits_to_separate(
-    [xhat_var, xhat_var_expected], 6, against=[1.0], same_within=rounding_noise(1.0)
-)
-c3.metric("variance of x̂", fmt(xhat_var, var_digits))
-c4.metric("σ² / (σ² + ε)", fmt(xhat_var_expected, var_digits), help="What the variance of x̂ must be.")
-st.plotly_chart(
-    charts.standardized_chart(steps.x_hat),
-    key="std_chart_xhat",
-)
 
-eps_grid = np.logspace(-12, 0, 61)
-xhat_var = steps.x_hat_var_at(eps_grid)
-st.plotly_chart(
-    charts.eps_curve(eps_grid, xhat_var, lab.eps, float(steps.x_hat_var_expected), float(steps.var)),
-    key="std_chart_eps",
-)
 
-st.subheader("Where ε takes over: a nearly constant vector")
-st.markdown(
-    "ε only matters when σ² is tiny. Here is a vector of eight values all close to 3, with a spread "
-    "you choose. While σ² is much larger than ε, x̂ still has unit variance; once σ² falls below ε, "
-    "the division is by √ε instead and x̂ collapses towards zero — finite, never NaN."
-)
-spread = controls.select_slider(
-    "Spread of the nearly constant vector",
-    [10.0**k for k in range(-8, 1)],
-    1e-3,
-    key="std_spread",
-    name="spread",
-    format_func=lambda v: f"{v:.0e}",
-)
-near = 3.0 + spread * ln.make_preset("standard normal", 8, seed=1)
-near_steps = ln.layer_norm_steps(near, eps=lab.eps)
-c1, c2, c3 = st.columns(3)
-near_var_digits = digits_to_separate([float(near_steps.var)], against=[lab.eps])  # σ² never reads as ε
-c1.metric("σ² of this vector", fmt(float(near_steps.var), near_var_digits))
-c2.metric("ε", f"{lab.eps:.0e}")
-near_var = float(ln.variance(near_steps.x_hat))
-c3.metric(
-    "variance of x̂",
-    fmt(near_var, digits_to_separate([near_var], against=[1.0], same_within=rounding_noise(1.0))),
-)
-st.plotly_chart(
-    charts.feature_chart(
-        [("x_hat", near_steps.x_hat)],
-        "x̂ of the nearly constant vector",
-        band=(-1.0, 1.0),
-        band_label="±1: unit spread",
-        y_title="x̂",
-    ),
-    key="std_chart_near",
-)
-ui.worksheet.offer("standardize", lab, steps, feature=i)
-page.notice(
-    [
-        "x̂ has mean 0 and variance just below 1: exactly σ²/(σ² + ε).",
-        "Slide ε up in the sidebar: nothing visible happens until ε approaches σ², then x̂ shrinks.",
-        "Choose the *constant* preset: σ² = 0, and x̂ is exactly 0 everywhere thanks to ε.",
-    ]
-)
-page.predict_then_reveal(
-    "std_q",
-    "A token's features are all exactly 3 and ε = 1e-5. What is x̂?",
-    ["NaN, because of 0/0", "All zeros", "All ones"],
-    1,
-    "x − μ is 0 and the divisor is √ε ≈ 0.0032, so every entry is 0/0.0032 = 0. With ε = 0 it would be 0/0.",
-)
-page.show_source(ln.standardize, ln.layer_norm_steps)
+# The page's own controls rerun only this part (a fragment); the sidebar's rerun the whole page.
+@st.fragment
+def body(lab: LabInput) -> None:
+    i = controls.number_input(
+        "Show the arithmetic for feature i =", 1, lab.d, 1, key="std_feature", name="feature i"
+    )
+    i = int(min(max(i, 1), lab.d)) - 1
+    # xᵢ and μ with the digits that tell μ apart from every x (so xᵢ − μ never reads as 0 − 0)
+    mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
+    st.latex(
+        rf"\hat{{x}}_{{{i + 1}}} = \frac{{x_{{{i + 1}}} - \mu}}{{\sqrt{{\sigma^2 + \epsilon}}}}"
+        rf" = \frac{{{tex_num(steps.x[i], mu_digits)} {tex_minus(float(steps.mu), mu_digits)}}}"
+        rf"{{\sqrt{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}}}} = {tex_num(steps.x_hat[i])}"
+    )
+    st.caption("ε is set in the sidebar (log scale, 1e-12 to 1), so it is the same on every page.")
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("ε", f"{lab.eps:.0e}")
+    mean_xhat = float(ln.mean(steps.x_hat))
+    c2.metric("mean of x̂", **zero_metric(mean_xhat, steps.x_hat))
+    xhat_var, xhat_var_expected = float(ln.variance(steps.x_hat)), float(steps.x_hat_var_expected)
+    # equal in exact arithmetic; enough digits to show how far below 1 they are (ε's effect)
+    var_digits = digits_to_separate(
+        [xhat_var, xhat_var_expected], 6, against=[1.0], same_within=rounding_noise(1.0)
+    )
+    c3.metric("variance of x̂", fmt(xhat_var, var_digits))
+    c4.metric("σ² / (σ² + ε)", fmt(xhat_var_expected, var_digits), help="What the variance of x̂ must be.")
+    st.plotly_chart(
+        charts.standardized_chart(steps.x_hat),
+        key="std_chart_xhat",
+    )
+
+    eps_grid = np.logspace(-12, 0, 61)
+    xhat_var = steps.x_hat_var_at(eps_grid)
+    st.plotly_chart(
+        charts.eps_curve(eps_grid, xhat_var, lab.eps, float(steps.x_hat_var_expected), float(steps.var)),
+        key="std_chart_eps",
+    )
+
+    st.subheader("Where ε takes over: a nearly constant vector")
+    st.markdown(
+        "ε only matters when σ² is tiny. Here is a vector of eight values all close to 3, with a spread "
+        "you choose. While σ² is much larger than ε, x̂ still has unit variance; once σ² falls below ε, "
+        "the division is by √ε instead and x̂ collapses towards zero — finite, never NaN."
+    )
+    spread = controls.select_slider(
+        "Spread of the nearly constant vector",
+        [10.0**k for k in range(-8, 1)],
+        1e-3,
+        key="std_spread",
+        name="spread",
+        format_func=lambda v: f"{v:.0e}",
+    )
+    near = 3.0 + spread * ln.make_preset("standard normal", 8, seed=1)
+    near_steps = ln.layer_norm_steps(near, eps=lab.eps)
+    c1, c2, c3 = st.columns(3)
+    near_var_digits = digits_to_separate([float(near_steps.var)], against=[lab.eps])  # σ² never reads as ε
+    c1.metric("σ² of this vector", fmt(float(near_steps.var), near_var_digits))
+    c2.metric("ε", f"{lab.eps:.0e}")
+    near_var = float(ln.variance(near_steps.x_hat))
+    c3.metric(
+        "variance of x̂",
+        fmt(near_var, digits_to_separate([near_var], against=[1.0], same_within=rounding_noise(1.0))),
+    )
+    st.plotly_chart(
+        charts.feature_chart(
+            [("x_hat", near_steps.x_hat)],
+            "x̂ of the nearly constant vector",
+            band=(-1.0, 1.0),
+            band_label="±1: unit spread",
+            y_title="x̂",
+        ),
+        key="std_chart_near",
+    )
+    ui.worksheet.offer("standardize", lab, steps, feature=i)
+    page.notice(
+        [
+            "x̂ has mean 0 and variance just below 1: exactly σ²/(σ² + ε).",
+            "Slide ε up in the sidebar: nothing visible happens until ε approaches σ², then x̂ shrinks.",
+            "Choose the *constant* preset: σ² = 0, and x̂ is exactly 0 everywhere thanks to ε.",
+        ]
+    )
+    page.predict_then_reveal(
+        "std_q",
+        "A token's features are all exactly 3 and ε = 1e-5. What is x̂?",
+        ["NaN, because of 0/0", "All zeros", "All ones"],
+        1,
+        "x − μ is 0 and the divisor is √ε ≈ 0.0032, so every entry is 0/0.0032 = 0. With ε = 0 it would be 0/0.",
+    )
+    page.show_source(ln.standardize, ln.layer_norm_steps)
+
+
+body(lab)

@@ -609,13 +609,13 @@ def test_no_2d_chart_uses_webgl(name: str) -> None:
         assert not [t.type for t in fig.data if t.type in ("scattergl", "heatmapgl", "pointcloud")], name
 
 
-@pytest.mark.parametrize("present", [False, True])
-def test_mark_offset_unvalidated_equals_plotly_validated(present: bool) -> None:
-    """Precision's offset line skips Plotly's validation (speed): the figure must be what it validates to."""
-    base_of = BUILDERS["charts_numerics.precision_base"]
+@pytest.mark.parametrize("present", [False, True], ids=["normal", "presentation"])
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_every_figure_equals_its_validated_copy(name: str, present: bool) -> None:
+    """Figures are rebuilt without Plotly's validation (speed, ui.theme._rebuilt): each must be exactly
+    what Plotly makes of it when it validates every property (which raises on a misspelt one)."""
     with theme.presenting_as(present):
-        base = base_of()
-        fast = charts_numerics.mark_offset(base, 1e4)
-        validated = go.Figure(fast.to_dict())  # Plotly checks every property on the way in (raises on a typo)
-    assert json.loads(fast.to_json()) == json.loads(validated.to_json())
-    assert [s["x0"] for s in fast.to_dict()["layout"]["shapes"]] == [1e4] * len(charts_numerics.PANEL_ORDER)
+        made = BUILDERS[name]()
+        for fig in made if isinstance(made, list) else [made]:
+            validated = go.Figure(fig.to_dict())
+            assert json.loads(fig.to_json()) == json.loads(validated.to_json())

@@ -166,9 +166,7 @@ def mark_offset(fig: go.Figure, current_offset: float | None) -> go.Figure:
         | {"yref": f"y{ref} domain", "y0": 0, "y1": 1, "line": line}
         for ref in ["", *(str(n + 1) for n in range(1, len(PANEL_ORDER)))]
     ]
-    # not validated again: the sweep's traces were (precision_base), and four plain lines need not be
-    # (tests/test_charts_numerics.py compares this figure's JSON with Plotly's validated one)
-    return relayout(fig, {"shapes": shapes}, validate=False)
+    return relayout(fig, {"shapes": shapes})
 
 
 def precision_figure(

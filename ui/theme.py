@@ -236,37 +236,37 @@ def _layout_dict(fig: go.Figure) -> dict[str, Any]:
     return {k: copy.deepcopy(v) for k, v in raw.items() if k != "template"}
 
 
-def relayout(
-    fig: go.Figure, layout: dict[str, Any], *, axes: dict[str, Any] | None = None, validate: bool = True
-) -> go.Figure:
+def relayout(fig: go.Figure, layout: dict[str, Any], *, axes: dict[str, Any] | None = None) -> go.Figure:
     """A new figure: ``fig`` with ``layout`` merged into its layout and ``axes`` into every 2-D axis.
 
     The same result as ``fig.update_layout(layout)`` followed by ``fig.update_xaxes(**axes)`` and
     ``fig.update_yaxes(**axes)``, but built in one pass: Plotly's ``update_*`` methods validate
     property by property and cost ~10 ms a call, a fresh figure from a dict ~3 ms for all of it.
     The template is left out of the dict and filled in again by the constructor (the default).
-    ``validate=False`` skips Plotly's validation of the new figure: for adding plain items (a line)
-    to a large figure Plotly has validated already, whose traces would otherwise be checked again
-    point by point (the Precision sweep: ~60 ms a rerun). A misspelt property is then not caught
-    here, so callers' figures are checked against their validated JSON in the tests.
+    The new figure is not validated again (see :func:`_rebuilt`).
     """
     merged = _merge(_layout_dict(fig), layout)
     if axes:
         names = {"xaxis", "yaxis"} | {k for k in merged if re.fullmatch(r"[xy]axis\d*", k)}
         for name in names:
             merged[name] = _merge(merged.get(name, {}), axes)
-    return _rebuilt(fig, [t.to_plotly_json() for t in fig.data], merged, validate=validate)
+    return _rebuilt(fig, [t.to_plotly_json() for t in fig.data], merged)
 
 
-def _rebuilt(
-    fig: go.Figure, data: list[dict[str, Any]], layout: dict[str, Any], *, validate: bool = True
-) -> go.Figure:
+def _rebuilt(fig: go.Figure, data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
     """A new figure of ``data`` and ``layout`` with ``fig``'s frames, subplot grid and finish() mark.
 
     Copied: make_subplots' grid (so row/col still address the axes) and ``_presentation_scaled``.
+    Not validated again: ``data`` comes from traces Plotly validated when the builder made them,
+    and validating the whole figure once more was the largest part of a step page's rerun (~40 % of
+    Mean's server CPU, measured with py-spy). What validation would still catch — a misspelt layout
+    property, a value Plotly would coerce — is checked for every figure builder in
+    ``tests/test_theme.py`` (each figure's JSON equals the JSON of its validated copy). Empty
+    ``shapes``/``annotations`` lists are dropped, as validation drops them.
     """
+    layout = {k: v for k, v in layout.items() if not (k in ("shapes", "annotations") and len(v) == 0)}
     spec = {"data": data, "layout": layout, "frames": [f.to_plotly_json() for f in fig.frames]}
-    out = go.Figure(spec) if validate else go.Figure(spec, _validate=False)
+    out = go.Figure(spec, _validate=False)
     for attr in ("_grid_ref", "_grid_str", "_presentation_scaled"):
         if attr in fig.__dict__:
             out.__dict__[attr] = fig.__dict__[attr]
