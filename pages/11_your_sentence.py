@@ -264,6 +264,7 @@ else:
             fmt(cmp.pair_changed, 4),
             delta=f"was {fmt(cmp.pair_base, 4)}",
             delta_color="off",
+            delta_arrow="off",  # a text, not a signed change
         )
     else:
         cols[-1].caption("Add a second sentence to see how their similarity moves.")

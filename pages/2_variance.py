@@ -107,6 +107,7 @@ def body(lab: LabInput) -> None:
             fmt(naive, pass_digits),
             delta="negative: √ would give NaN" if naive < 0 else None,
             delta_color="inverse",
+            delta_arrow="off",  # a warning in words, not a signed change
         )
     else:  # x² passed float32's largest number (3.4e38): the shortcut has no answer at all
         c2.metric(
@@ -114,6 +115,7 @@ def body(lab: LabInput) -> None:
             "overflow",
             delta="x² exceeds float32's 3.4e38",
             delta_color="inverse",
+            delta_arrow="off",  # a warning in words, not a signed change
         )
     ui.worksheet.offer("variance", lab, steps)
     page.notice(

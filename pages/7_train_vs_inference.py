@@ -13,6 +13,7 @@ from layernorm.labs import running as R
 from ui import charts_axes, controls, page
 from ui.text import (
     MESSAGE_LIMIT,
+    delta_arrow,
     digits_to_separate,
     fmt,
     fmt_zero,
@@ -276,12 +277,14 @@ else:
         fmt(bn_now[k]),
         delta=fmt(bn_now[k] - bn_before[k]) if mates_draw else None,
         delta_color="off",
+        delta_arrow=delta_arrow(bn_now[k] - bn_before[k]),
     )
     t2.metric(
         f"LayerNorm, feature {k} (draw {mates_draw})",
         fmt(ln_now[k]),
         delta=fmt(ln_now[k] - ln_before[k]) if mates_draw else None,
         delta_color="off",
+        delta_arrow=delta_arrow(ln_now[k] - ln_before[k]),
     )
     st.caption("Your example stays the same; only the other rows of the batch are redrawn.")
 

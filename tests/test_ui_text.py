@@ -380,3 +380,10 @@ def test_zero_metric_reads_0_with_a_grey_note_while_only_rounding_is_left() -> N
         "value": "−0.0123456",
         "help": "h",
     }  # real: the value
+
+
+def test_delta_arrow_follows_the_sign_fmt_writes_as_a_true_minus() -> None:
+    from ui.text import delta_arrow, fmt
+
+    assert fmt(-10.0).startswith("−")  # U+2212: st.metric would read "−10" as positive
+    assert [delta_arrow(v) for v in (-10.0, -1e-300, 0.0, -0.0, 2.5)] == ["down", "down", "off", "off", "up"]

@@ -456,6 +456,19 @@ def _report_link(report: LinkReport) -> None:
         st.info(report.unknown, icon=":material/link:")
 
 
+def _fragment_only_run() -> bool:
+    """Is this run a fragment's own rerun (a control inside an ``st.fragment`` moved), not a full run?
+
+    Such a run starts from the user's action (the lab's fragments have no timers, and a link's rerun
+    is a full one), but it skips ``app.py`` and so :func:`sidebar`, where a full run clears the
+    link's messages.
+    """
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
 def link_control(
     key: str,
     widget: links.Choice | links.Range | links.Words | links.Flag | links.Text,
@@ -475,6 +488,8 @@ def link_control(
     user's next action. Needs :func:`sidebar` to run first (``app.py`` does).
     """
     notes: dict[str, str] = st.session_state.setdefault("link_notes", {})
+    if _fragment_only_run():  # the user moved a control of this fragment: the link's news is old
+        notes.clear()  # (a full run clears them in sidebar(), which a fragment's rerun skips)
     checked: set[str] = st.session_state.setdefault("link_checked", set())
     values = st.query_params.get_all(key) if key not in checked else []
     checked.add(key)

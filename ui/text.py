@@ -45,6 +45,16 @@ TO_ROUNDING = "to rounding"
 ZERO_TO_ROUNDING = f"0 ({TO_ROUNDING})"
 
 
+def delta_arrow(value: float) -> str:
+    """``st.metric``'s ``delta_arrow`` for a delta written with :func:`fmt`: "down", "up" or "off".
+
+    ``st.metric`` reads a text delta's direction from a leading ASCII "-", and :func:`fmt` writes the
+    true minus sign "−": without this, c = −10 showed "↑ −10". Give it with every numeric text delta.
+    """
+    v = float(value)
+    return "down" if v < 0 else "up" if v > 0 else "off"
+
+
 def _finite_floats(values: ArrayLike | Iterable[float]) -> np.ndarray:
     vals = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float).ravel()
     return np.unique(vals[np.isfinite(vals)])  # sorted; -0.0 and 0.0 are one value

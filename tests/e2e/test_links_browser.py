@@ -145,3 +145,40 @@ def test_typed_text_quoted_in_an_error_is_plain(lab: Lab) -> None:
     assert error.locator(MARKUP).count() == 0
     assert _text(error).startswith(f"'{token}' (item 3, line 1) is not a number.")
     lab.assert_clean()
+
+
+def _main_alerts(lab: Lab) -> Locator:
+    return lab.page.locator('[data-testid="stMain"] [data-testid="stAlert"]')
+
+
+@pytest.mark.parametrize(
+    ("url", "query", "label", "key", "after"),
+    [
+        ("/mean", "?mean_shift=99", "Add the same number c", "Home", "mean_shift=-10"),
+        ("/variance", "?var_scale=2&var_scale=5", "Stretch", "Home", "var_scale=0.1"),
+    ],
+)
+def test_a_page_controls_link_warning_goes_once_the_student_moves_it(
+    lab: Lab, url: str, query: str, label: str, key: str, after: str
+) -> None:
+    """QA: the control sits in a fragment; its rerun skipped the sidebar, which cleared the warning,
+    so "the lab uses c = 10" stayed on screen next to c = −10."""
+    lab.open(page_by_url(url), query)
+    expect(_main_alerts(lab)).to_have_count(1)
+    thumb = lab.page.locator('[data-testid="stMain"] [data-testid="stSlider"]').filter(has_text=label)
+    thumb.get_by_role("slider").press(key)
+    expect(lab.page).to_have_url(re.compile(re.escape(after)))
+    lab.wait_idle()
+    expect(_main_alerts(lab)).to_have_count(0)
+    lab.assert_clean()
+
+
+def test_a_negative_shift_points_down(lab: Lab) -> None:
+    """QA: the μ metric's delta "−10" (a true minus) showed an up arrow; Streamlit reads only "-"."""
+    lab.open(MEAN, "?mean_shift=-10")
+    delta = lab.page.locator('[data-testid="stMetric"]').filter(has_text="μ (mean)").locator(
+        '[data-testid="stMetricDelta"]'
+    )
+    expect(delta).to_contain_text("−10")
+    expect(delta.locator("svg")).to_have_attribute("data-testid", re.compile("Down"))
+    lab.assert_clean()
