@@ -176,8 +176,10 @@ def test_a_page_controls_link_warning_goes_once_the_student_moves_it(
 def test_a_negative_shift_points_down(lab: Lab) -> None:
     """QA: the μ metric's delta "−10" (a true minus) showed an up arrow; Streamlit reads only "-"."""
     lab.open(MEAN, "?mean_shift=-10")
-    delta = lab.page.locator('[data-testid="stMetric"]').filter(has_text="μ (mean)").locator(
-        '[data-testid="stMetricDelta"]'
+    delta = (
+        lab.page.locator('[data-testid="stMetric"]')
+        .filter(has_text="μ (mean)")
+        .locator('[data-testid="stMetricDelta"]')
     )
     expect(delta).to_contain_text("−10")
     expect(delta.locator("svg")).to_have_attribute("data-testid", re.compile("Down"))
