@@ -46,7 +46,7 @@ from layernorm.data.inputs import (
     table_text,
     vector_from_table,
 )
-from layernorm.data.presets import PRESETS, make_preset
+from layernorm.data.presets import PRESETS, make_near_constant, make_preset
 from layernorm.family import group_norm, instance_norm, rms_norm
 from layernorm.labs.geometry import (
     InvarianceCheck,
@@ -110,6 +110,7 @@ __all__ = [
     "layer_norm_recipe",
     "layer_norm_steps",
     "load_minilm_recording",
+    "make_near_constant",
     "make_preset",
     "max_abs_diff",
     "mean",

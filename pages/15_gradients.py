@@ -20,6 +20,7 @@ from ui.text import (
     tex_num,
     tex_vector,
 )
+from ui.widgets import near_constant_control
 
 MAX_JACOBIAN_D = 16  # a 16 × 16 grid is the most a projected heatmap shows readably
 MAX_CURVE_D = 64  # one SVD per ε: fine up to here
@@ -245,18 +246,10 @@ def eps_section(lab: LabInput) -> None:
         f"almost equal would get an enormous gradient. Here {NEAR_D} values close to {NEAR_MEAN:g} with a "
         "spread you choose, next to your own vector (γ = 1). ε caps the stretch at 1/√ε."
     )
-    spread = controls.select_slider(
-        "Spread of the nearly constant vector",
-        [10.0**p for p in range(-8, 1)],
-        1e-4,
-        key="grad_spread",
-        name="spread",
-        format_func=lambda v: f"{v:.0e}",
-    )
-    near = NEAR_MEAN + float(spread) * ln.make_preset("standard normal", NEAR_D, seed=NEAR_SEED)
+    spread, near = near_constant_control("grad_spread", 1e-4, d=NEAR_D, mean=NEAR_MEAN, seed=NEAR_SEED)
     near_curve = norm_vs_eps(near, GRID)
     near_now = norm_vs_eps(near, (lab.eps, 0.0))
-    curves = [(f"nearly constant (spread {float(spread):.0e})", near_curve.norm, "mu")]
+    curves = [(f"nearly constant (spread {spread:.0e})", near_curve.norm, "mu")]
     now = [float(near_now.norm[0])]
     if 2 <= lab.d <= MAX_CURVE_D:
         curves.append(("your vector", norm_vs_eps(lab.x, GRID).norm, "x"))

@@ -9,7 +9,7 @@ from ui import charts, controls, page
 from ui.state import LabInput, lab_input
 from ui.text import (
     LABEL_LIMIT,
-    delta_arrow,
+    change_metric,
     digits_to_separate,
     fmt,
     plain_chart,
@@ -53,13 +53,7 @@ def body(lab: LabInput) -> None:
 
     c1, c2, c3 = st.columns(3)
     c1.metric("d (features)", lab.d)
-    c2.metric(
-        "μ (mean)",
-        fmt(mu, mu_digits),
-        delta=fmt(shift) if shift else None,
-        delta_color="off",
-        delta_arrow=delta_arrow(shift),
-    )
+    c2.metric("μ (mean)", fmt(mu, mu_digits), **(change_metric(shift) if shift else {}))
     mean_centered = float(ln.mean(steps.centered))
     c3.metric("mean of x − μ", **zero_metric(mean_centered, steps.centered))  # 0 in exact arithmetic
 

@@ -8,6 +8,7 @@ import ui.worksheet
 from ui import charts, controls, page
 from ui.state import LabInput, lab_input
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, zero_metric
+from ui.widgets import near_constant_control
 
 lab = lab_input()
 page.header(
@@ -64,15 +65,7 @@ def body(lab: LabInput) -> None:
         "you choose. While σ² is much larger than ε, x̂ still has unit variance; once σ² falls below ε, "
         "the division is by √ε instead and x̂ collapses towards zero — finite, never NaN."
     )
-    spread = controls.select_slider(
-        "Spread of the nearly constant vector",
-        [10.0**k for k in range(-8, 1)],
-        1e-3,
-        key="std_spread",
-        name="spread",
-        format_func=lambda v: f"{v:.0e}",
-    )
-    near = 3.0 + spread * ln.make_preset("standard normal", 8, seed=1)
+    _, near = near_constant_control("std_spread", 1e-3, d=8, mean=3.0, seed=1)
     near_steps = ln.layer_norm_steps(near, eps=lab.eps)
     c1, c2, c3 = st.columns(3)
     near_var_digits = digits_to_separate([float(near_steps.var)], against=[lab.eps])  # σ² never reads as ε

@@ -13,7 +13,7 @@ from layernorm.labs import running as R
 from ui import charts_axes, controls, page
 from ui.text import (
     MESSAGE_LIMIT,
-    delta_arrow,
+    change_metric,
     digits_to_separate,
     fmt,
     fmt_zero,
@@ -272,20 +272,15 @@ else:
         pop, n, fixed_seed=seed, mates_seed=max(mates_draw - 1, 0), eps=EPS
     )
     t1, t2 = st.columns(2)
-    t1.metric(
-        f"BatchNorm, feature {k} (draw {mates_draw})",
-        fmt(bn_now[k]),
-        delta=fmt(bn_now[k] - bn_before[k]) if mates_draw else None,
-        delta_color="off",
-        delta_arrow=delta_arrow(bn_now[k] - bn_before[k]),
-    )
-    t2.metric(
-        f"LayerNorm, feature {k} (draw {mates_draw})",
-        fmt(ln_now[k]),
-        delta=fmt(ln_now[k] - ln_before[k]) if mates_draw else None,
-        delta_color="off",
-        delta_arrow=delta_arrow(ln_now[k] - ln_before[k]),
-    )
+    for col, name, now, before in (
+        (t1, "BatchNorm", bn_now, bn_before),
+        (t2, "LayerNorm", ln_now, ln_before),
+    ):
+        col.metric(
+            f"{name}, feature {k} (draw {mates_draw})",
+            fmt(now[k]),
+            **(change_metric(now[k] - before[k]) if mates_draw else {}),
+        )
     st.caption("Your example stays the same; only the other rows of the batch are redrawn.")
 
 # --- distribution shift ---------------------------------------------------------------------------

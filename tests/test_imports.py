@@ -10,6 +10,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
+def run_python(code: str, timeout: float = 120) -> str:
+    """Run ``code`` in a fresh interpreter from the repository root; its stdout (fails on an error)."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
 IMPORT_ALL = """
 import importlib, pkgutil, sys
 import ui, layernorm
@@ -24,11 +34,7 @@ print("imported", len([m for m in sys.modules if m.startswith(("ui.", "layernorm
 
 
 def test_no_module_of_the_app_imports_pandas_when_imported() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", IMPORT_ALL], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "imported" in done.stdout
+    assert "imported" in run_python(IMPORT_ALL)
 
 
 def test_the_worksheet_csv_still_imports_pandas_when_asked() -> None:
@@ -41,9 +47,7 @@ def test_the_worksheet_csv_still_imports_pandas_when_asked() -> None:
         "assert 'pandas' in sys.modules\n"
         "print(data.decode('utf-8-sig').splitlines()[0])\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.startswith("i,x,")
+    assert run_python(code).startswith("i,x,")
 
 
 def test_the_app_freezes_its_imports_once() -> None:
@@ -58,8 +62,6 @@ def test_the_app_freezes_its_imports_once() -> None:
         "assert not at.exception, at.exception\n"
         "print(first, gc.get_freeze_count())\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0, done.stdout + done.stderr
-    first, again = (int(n) for n in done.stdout.split()[-2:])
+    first, again = (int(n) for n in run_python(code, timeout=180).split()[-2:])
     assert first > 10_000  # numpy, plotly, streamlit, the lab: tens of thousands of objects
     assert again <= first  # the second run froze nothing more (frozen objects freed by refcount leave it)

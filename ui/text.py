@@ -55,6 +55,14 @@ def delta_arrow(value: float) -> str:
     return "down" if v < 0 else "up" if v > 0 else "off"
 
 
+def change_metric(change: float, digits: int = 4) -> dict[str, Any]:
+    """``st.metric(label, value, **change_metric(c))``: a signed change ``c`` as a grey delta.
+
+    The text is ``fmt(c, digits)`` and the arrow follows its sign (:func:`delta_arrow`); 0 has none.
+    """
+    return {"delta": fmt(change, digits), "delta_color": "off", "delta_arrow": delta_arrow(change)}
+
+
 def _finite_floats(values: ArrayLike | Iterable[float]) -> np.ndarray:
     vals = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float).ravel()
     return np.unique(vals[np.isfinite(vals)])  # sorted; -0.0 and 0.0 are one value

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+import layernorm as ln
+
 PLACEMENT_NAMES = {
     "post": "post-LN: after the add (BERT)",
     "pre": "pre-LN: before the sublayer (GPT-2, LLaMA)",
@@ -24,3 +28,29 @@ def placement_control(label: str, *, disabled: bool = False, help: str | None = 
         help=help,
     )
     return str(choice or "post")
+
+
+SPREADS = [10.0**k for k in range(-8, 1)]  # the nearly constant vector's spreads: 1e-8 … 1
+
+
+def near_constant_control(
+    key: str, default: float, *, d: int, mean: float, seed: int
+) -> tuple[float, np.ndarray]:
+    """The "Spread of the nearly constant vector" slider, and that vector (``ln.make_near_constant``).
+
+    Returns ``(spread, x)``. Standardize and Gradients show ε taking over such a vector; each page
+    keeps its own key and default spread.
+    """
+    from ui import controls
+
+    spread = float(
+        controls.select_slider(
+            "Spread of the nearly constant vector",
+            SPREADS,
+            default,
+            key=key,
+            name="spread",
+            format_func=lambda v: f"{v:.0e}",
+        )
+    )
+    return spread, ln.make_near_constant(d, mean, spread, seed=seed)

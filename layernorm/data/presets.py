@@ -66,3 +66,36 @@ def make_preset(name: str, d: int, seed: int = 0) -> F64:
     one_hot = np.zeros(d)
     one_hot[0] = 1.0
     return one_hot
+
+
+def make_near_constant(d: int, mean: float, spread: float, seed: int = 0) -> F64:
+    """A nearly constant vector: ``mean + spread * make_preset("standard normal", d, seed)``.
+
+    The case where ε decides the result: its variance is about ``spread**2``, so once that falls
+    below ε, LayerNorm divides by √ε instead of σ.
+
+    Parameters
+    ----------
+    d : int
+        Number of features, 1 to 4096.
+    mean : float
+        The value every feature is close to (units of x).
+    spread : float
+        Standard deviation of the random part (units of x); 0 gives a constant vector.
+    seed : int, default 0
+        Seed of the standard normal part (as :func:`make_preset`).
+
+    Returns
+    -------
+    x : (d,) ndarray of float64
+
+    Raises
+    ------
+    ValueError
+        ``d`` outside 1 to 4096.
+
+    Notes
+    -----
+    Source: this project (teaching example for ε).
+    """
+    return float(mean) + float(spread) * make_preset("standard normal", d, seed=seed)

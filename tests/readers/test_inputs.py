@@ -16,6 +16,7 @@ from layernorm import (
     PRESETS,
     InputError,
     VectorFromFile,
+    make_near_constant,
     make_preset,
     number_text,
     parse_number,
@@ -592,3 +593,12 @@ def test_npy_values_float64_would_change_are_refused(arr: np.ndarray, ok: bool) 
     else:
         with pytest.raises(InputError, match=r"53 bits|normal range"):
             read_npy_vector(_npy(arr))
+
+
+def test_make_near_constant_is_mean_plus_spread_times_the_standard_normal_preset() -> None:
+    z = make_preset("standard normal", 8, seed=1)
+    x = make_near_constant(8, 3.0, 1e-3, seed=1)
+    assert np.array_equal(x, 3.0 + 1e-3 * z)  # the same bits the two pages computed by hand before
+    assert np.array_equal(make_near_constant(5, 2.0, 0.0), np.full(5, 2.0))
+    with pytest.raises(ValueError, match="d must be between 1 and 4096"):
+        make_near_constant(0, 3.0, 1e-3)
