@@ -48,126 +48,134 @@ page.header(
     "are. Below: how big the residual stream gets at each LayerNorm, which features are to blame, "
     "what LayerNorm turns them into, and what training did to γ and β.",
 )
-st.latex(
-    r"y = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta,\qquad "
-    r"\varepsilon = 10^{-12}\ \text{(BERT family)},\quad d = 384"
-)
 
-rec = recording()
-s = stats()
-worst = int(np.argmax(s.in_absmax))
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("typical |x| (median, all sites)", f"{s.typical_abs:.2f}")
-m2.metric(
-    "largest |x|", f"{s.in_absmax[worst]:.1f}", help=f"{s.labels[worst]}, token {s.outlier_token[worst]}"
-)
-m3.metric("outlier feature", f"dim {s.outlier_dim[worst]}", help=f"on the token {s.outlier_token[worst]}")
-m4.metric(
-    "our formula vs PyTorch",
-    f"{s.worst_formula_error:.1e}",
-    help="Largest |y_ours − y_PyTorch| over every site and real token: the recomputation matches.",
-)
 
-st.plotly_chart(
-    cd.site_scale_figure(
-        s.labels,
-        [
-            ("max |x| (input)", s.in_absmax, COLORS["x"], "solid"),
-            ("median token std (input)", s.in_std_median, COLORS["x"], "dot"),
-            ("median |x| (input)", s.in_abs_median, COLORS["centered"], "dash"),
-            ("max |x̂| (normalized)", s.x_hat_absmax, COLORS["x_hat"], "solid"),
-            ("max |y| (output)", s.out_absmax, COLORS["y"], "solid"),
-        ],
-        "The residual stream entering each LayerNorm, and what comes out",
-    ),
-    key="tf_sites",
-)
-
-site = int(
-    controls.choice(
-        "selectbox",
-        "Look at one site",
-        list(range(rec.n_sites)),
-        index=2,
-        format_func=lambda i: str(s.labels[i]),
-        key="tf_site",
-        name="site",
+# The page's controls rerun only this part (a fragment), not app.py and the sidebar.
+@st.fragment
+def body() -> None:
+    st.latex(
+        r"y = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta,\qquad "
+        r"\varepsilon = 10^{-12}\ \text{(BERT family)},\quad d = 384"
     )
-)
-site = int(np.clip(site, 0, rec.n_sites - 1))
-x_max, y_max = profile(site)
-marks = sorted({99, 223, int(s.outlier_dim[site])})
-st.plotly_chart(cd.dimension_figure(x_max, y_max, s.labels[site], marks), key="tf_dims")
-ceiling = math.sqrt(383)  # |x̂| ≤ √(d − 1): enough digits that a value below it never reads as equal
-xhat_digits = digits_to_separate([s.x_hat_absmax[site]], against=[ceiling])
-st.caption(
-    f"At {s.labels[site]} the largest input is {s.in_absmax[site]:.3g} (feature {s.outlier_dim[site]}, token "
-    f"{s.outlier_token[site]}), while the median |x| is {s.in_abs_median[site]:.2f}. After normalizing, "
-    f"that feature's x̂ is {fmt(s.x_hat_absmax[site], xhat_digits)}; the ceiling for d = 384 is "
-    f"√383 = {fmt(ceiling, xhat_digits)}, reached when "
-    f"one feature carries the whole variance of its row. γ[99] = {rec.gamma[site, 99]:.3g}, "
-    f"γ[223] = {rec.gamma[site, 223]:.3g} here."
-)
 
-which = controls.choice(
-    "radio",
-    "Learned parameter",
-    ["gamma", "beta"],
-    format_func={"gamma": "γ (scale)", "beta": "β (shift)"}.__getitem__,
-    key="tf_param",
-    name="parameter",
-    horizontal=True,
-)
-counts, edges = param_hist(str(which))
-name = "γ" if which == "gamma" else "β"
-st.plotly_chart(
-    cd.parameter_heatmap(counts, edges, s.labels, name, 1.0 if which == "gamma" else 0.0), key="tf_params"
-)
-params = pd.DataFrame(
-    {
-        "site": s.labels,
-        "median γ": s.gamma_median,
-        "min γ": s.gamma_min,
-        "max γ": s.gamma_max,
-        "median β": s.beta_median,
-        "max |β|": s.beta_absmax,
-    }
-)
-st.dataframe(  # per column, enough digits that two sites' different values never print alike
-    params.style.format(
-        {c: partial(fmt, digits=digits_to_separate(params[c], 3)) for c in params.columns if c != "site"}
-    ),
-    hide_index=True,
-    width="stretch",
-    key="tf_table",
-)
+    rec = recording()
+    s = stats()
+    worst = int(np.argmax(s.in_absmax))
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("typical |x| (median, all sites)", f"{s.typical_abs:.2f}")
+    m2.metric(
+        "largest |x|", f"{s.in_absmax[worst]:.1f}", help=f"{s.labels[worst]}, token {s.outlier_token[worst]}"
+    )
+    m3.metric("outlier feature", f"dim {s.outlier_dim[worst]}", help=f"on the token {s.outlier_token[worst]}")
+    m4.metric(
+        "our formula vs PyTorch",
+        f"{s.worst_formula_error:.1e}",
+        help="Largest |y_ours − y_PyTorch| over every site and real token: the recomputation matches.",
+    )
 
-st.subheader("Where the LayerNorms sit in the block")
-placement = placement_control("Placement (shared with the Depth and drift page)")
-st.plotly_chart(block_figure(placement, theme.scale()), key="tf_block")
-st.caption(
-    "MiniLM is post-LN: its 13 sites are the embeddings LayerNorm plus, in each of 6 layers, one after the "
-    "attention add and one after the feed-forward add. Try both placements on the Depth and drift page "
-    "with residual connections switched on."
-)
+    st.plotly_chart(
+        cd.site_scale_figure(
+            s.labels,
+            [
+                ("max |x| (input)", s.in_absmax, COLORS["x"], "solid"),
+                ("median token std (input)", s.in_std_median, COLORS["x"], "dot"),
+                ("median |x| (input)", s.in_abs_median, COLORS["centered"], "dash"),
+                ("max |x̂| (normalized)", s.x_hat_absmax, COLORS["x_hat"], "solid"),
+                ("max |y| (output)", s.out_absmax, COLORS["y"], "solid"),
+            ],
+            "The residual stream entering each LayerNorm, and what comes out",
+        ),
+        key="tf_sites",
+    )
 
-page.notice(
-    [
-        "Typical entries stay near ±0.4 at every site, yet feature 99 of the [CLS] token reaches 222 after layer "
-        "0's feed-forward block: one number 500× the median.",
-        "LayerNorm divides the whole row by its std, which the outlier inflates: the outlier becomes ≈19.6 and "
-        "every other feature of that token is squeezed toward 0. Normalization bounds the scale, it does not "
-        "make the features equal.",
-        "γ is not 1 any more: at most sites its median is about 0.6, so training *shrinks* most features after "
-        "normalizing; at the final LayerNorm γ[223] is 0, switching feature 223 off entirely.",
-    ]
-)
-page.predict_then_reveal(
-    "tf_q",
-    "A row of 384 numbers has one entry of 220 and the rest around ±0.4. After LayerNorm, that entry is about…",
-    ["1", "220 / 0.4 ≈ 550", "√383 ≈ 19.6"],
-    2,
-    "The outlier supplies almost all of the variance, so σ ≈ 220/√384 and (220 − μ)/σ ≈ √383. "
-    "Look at 'max |x̂|' at Layer 0 · after FFN: 19.56.",
-)
-page.show_source(site_stats, dimension_profile)
+    site = int(
+        controls.choice(
+            "selectbox",
+            "Look at one site",
+            list(range(rec.n_sites)),
+            index=2,
+            format_func=lambda i: str(s.labels[i]),
+            key="tf_site",
+            name="site",
+        )
+    )
+    site = int(np.clip(site, 0, rec.n_sites - 1))
+    x_max, y_max = profile(site)
+    marks = sorted({99, 223, int(s.outlier_dim[site])})
+    st.plotly_chart(cd.dimension_figure(x_max, y_max, s.labels[site], marks), key="tf_dims")
+    ceiling = math.sqrt(383)  # |x̂| ≤ √(d − 1): enough digits that a value below it never reads as equal
+    xhat_digits = digits_to_separate([s.x_hat_absmax[site]], against=[ceiling])
+    st.caption(
+        f"At {s.labels[site]} the largest input is {s.in_absmax[site]:.3g} (feature {s.outlier_dim[site]}, token "
+        f"{s.outlier_token[site]}), while the median |x| is {s.in_abs_median[site]:.2f}. After normalizing, "
+        f"that feature's x̂ is {fmt(s.x_hat_absmax[site], xhat_digits)}; the ceiling for d = 384 is "
+        f"√383 = {fmt(ceiling, xhat_digits)}, reached when "
+        f"one feature carries the whole variance of its row. γ[99] = {rec.gamma[site, 99]:.3g}, "
+        f"γ[223] = {rec.gamma[site, 223]:.3g} here."
+    )
+
+    which = controls.choice(
+        "radio",
+        "Learned parameter",
+        ["gamma", "beta"],
+        format_func={"gamma": "γ (scale)", "beta": "β (shift)"}.__getitem__,
+        key="tf_param",
+        name="parameter",
+        horizontal=True,
+    )
+    counts, edges = param_hist(str(which))
+    name = "γ" if which == "gamma" else "β"
+    st.plotly_chart(
+        cd.parameter_heatmap(counts, edges, s.labels, name, 1.0 if which == "gamma" else 0.0), key="tf_params"
+    )
+    params = pd.DataFrame(
+        {
+            "site": s.labels,
+            "median γ": s.gamma_median,
+            "min γ": s.gamma_min,
+            "max γ": s.gamma_max,
+            "median β": s.beta_median,
+            "max |β|": s.beta_absmax,
+        }
+    )
+    st.dataframe(  # per column, enough digits that two sites' different values never print alike
+        params.style.format(
+            {c: partial(fmt, digits=digits_to_separate(params[c], 3)) for c in params.columns if c != "site"}
+        ),
+        hide_index=True,
+        width="stretch",
+        key="tf_table",
+    )
+
+    st.subheader("Where the LayerNorms sit in the block")
+    placement = placement_control("Placement (shared with the Depth and drift page)")
+    st.plotly_chart(block_figure(placement, theme.scale()), key="tf_block")
+    st.caption(
+        "MiniLM is post-LN: its 13 sites are the embeddings LayerNorm plus, in each of 6 layers, one after the "
+        "attention add and one after the feed-forward add. Try both placements on the Depth and drift page "
+        "with residual connections switched on."
+    )
+
+    page.notice(
+        [
+            "Typical entries stay near ±0.4 at every site, yet feature 99 of the [CLS] token reaches 222 after layer "
+            "0's feed-forward block: one number 500× the median.",
+            "LayerNorm divides the whole row by its std, which the outlier inflates: the outlier becomes ≈19.6 and "
+            "every other feature of that token is squeezed toward 0. Normalization bounds the scale, it does not "
+            "make the features equal.",
+            "γ is not 1 any more: at most sites its median is about 0.6, so training *shrinks* most features after "
+            "normalizing; at the final LayerNorm γ[223] is 0, switching feature 223 off entirely.",
+        ]
+    )
+    page.predict_then_reveal(
+        "tf_q",
+        "A row of 384 numbers has one entry of 220 and the rest around ±0.4. After LayerNorm, that entry is about…",
+        ["1", "220 / 0.4 ≈ 550", "√383 ≈ 19.6"],
+        2,
+        "The outlier supplies almost all of the variance, so σ ≈ 220/√384 and (220 − μ)/σ ≈ √383. "
+        "Look at 'max |x̂|' at Layer 0 · after FFN: 19.56.",
+    )
+    page.show_source(site_stats, dimension_profile)
+
+
+body()

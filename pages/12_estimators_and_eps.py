@@ -42,177 +42,186 @@ page.header(
     "(÷d, ε inside, as in PyTorch and the paper).",
 )
 
-b1, b2 = st.columns(2)
-b1.button(
-    "Load the tutorial case: [1, 0, 0, 0], ÷(d−1), ε outside",
-    key="est_load_tutorial",
-    on_click=load,
-    args=("one_hot", "d-1", "outside", TORCH),
-    width="stretch",
-)
-b2.button(
-    "Load the Keras case: a tiny spread, ε = 1e-3",
-    key="est_load_keras",
-    on_click=load,
-    args=("tiny_pair", "d", "inside", KERAS),
-    width="stretch",
-)
-c1, c2, c3, c4 = st.columns([1.3, 1, 1.2, 1.5])
-vector = controls.choice(
-    "radio", "Vector", list(VECTORS), format_func=VECTORS.__getitem__, key="est_vector", where=c1
-)
-divisor = controls.choice(
-    "radio",
-    "Variance divides by",
-    list(DIVISORS),
-    format_func=DIVISORS.__getitem__,
-    key="est_divisor",
-    where=c2,
-)
-place = controls.choice(
-    "radio", "ε goes", list(PLACES), format_func=PLACES.__getitem__, key="est_place", where=c3
-)
-eps_choice = controls.choice(
-    "selectbox",
-    "ε",
-    ["sidebar", *PRESETS],
-    format_func=lambda k: "the sidebar's ε" if k == "sidebar" else f"{k}: {eps_str(PRESETS[k].eps)}",
-    key="est_eps",
-    where=c4,
-)
-vector, divisor, place = vector or "sidebar", divisor or "d", place or "inside"
-eps = lab.eps if eps_choice in (None, "sidebar") else PRESETS[str(eps_choice)].eps
-x = lab.x if vector == "sidebar" else CASE_VECTORS[vector]
-ddof, inside = (1 if divisor == "d-1" else 0), place == "inside"
-variant_name = f"÷{'(d−1)' if ddof else 'd'}, ε {place}, ε = {eps_str(eps)}"
-shown_x = ", ".join(fmt(v, 8) for v in x[:6]) + (", …" if x.size > 6 else "")
-where = "built in; the sidebar's input is kept for the other pages" if vector != "sidebar" else lab.label
-st.caption(
-    f"x = [{shown_x}] (d = {x.size}; {plain(where, LABEL_LIMIT)}). ε = {eps_str(eps)}: "
-    + ("the sidebar's" if eps_choice in (None, "sidebar") else PRESETS[str(eps_choice)].source)
-    + ". The standard recipe always uses PyTorch's ε = 1e-5."
-)
 
-try:
-    cmp = ln.compare_recipe(x, ddof=ddof, eps_inside=inside, eps=eps, standard_eps=ln.DEFAULT_EPS)
-except ValueError as exc:  # d = 1 with ÷(d−1); never a traceback
-    st.error(f"{exc}. Choose 'd (population)' or a longer vector.", icon="⚠️")
-    cmp = ln.compare_recipe(x, ddof=0, eps_inside=inside, eps=eps, standard_eps=ln.DEFAULT_EPS)
-    ddof, variant_name = 0, f"÷d, ε {place}, ε = {eps_str(eps)}"
+# The page's controls rerun only this part (a fragment), not app.py and the sidebar.
+@st.fragment
+def body() -> None:
+    b1, b2 = st.columns(2)
+    b1.button(
+        "Load the tutorial case: [1, 0, 0, 0], ÷(d−1), ε outside",
+        key="est_load_tutorial",
+        on_click=load,
+        args=("one_hot", "d-1", "outside", TORCH),
+        width="stretch",
+    )
+    b2.button(
+        "Load the Keras case: a tiny spread, ε = 1e-3",
+        key="est_load_keras",
+        on_click=load,
+        args=("tiny_pair", "d", "inside", KERAS),
+        width="stretch",
+    )
+    c1, c2, c3, c4 = st.columns([1.3, 1, 1.2, 1.5])
+    vector = controls.choice(
+        "radio", "Vector", list(VECTORS), format_func=VECTORS.__getitem__, key="est_vector", where=c1
+    )
+    divisor = controls.choice(
+        "radio",
+        "Variance divides by",
+        list(DIVISORS),
+        format_func=DIVISORS.__getitem__,
+        key="est_divisor",
+        where=c2,
+    )
+    place = controls.choice(
+        "radio", "ε goes", list(PLACES), format_func=PLACES.__getitem__, key="est_place", where=c3
+    )
+    eps_choice = controls.choice(
+        "selectbox",
+        "ε",
+        ["sidebar", *PRESETS],
+        format_func=lambda k: "the sidebar's ε" if k == "sidebar" else f"{k}: {eps_str(PRESETS[k].eps)}",
+        key="est_eps",
+        where=c4,
+    )
+    vector, divisor, place = vector or "sidebar", divisor or "d", place or "inside"
+    eps = lab.eps if eps_choice in (None, "sidebar") else PRESETS[str(eps_choice)].eps
+    x = lab.x if vector == "sidebar" else CASE_VECTORS[vector]
+    ddof, inside = (1 if divisor == "d-1" else 0), place == "inside"
+    variant_name = f"÷{'(d−1)' if ddof else 'd'}, ε {place}, ε = {eps_str(eps)}"
+    shown_x = ", ".join(fmt(v, 8) for v in x[:6]) + (", …" if x.size > 6 else "")
+    where = "built in; the sidebar's input is kept for the other pages" if vector != "sidebar" else lab.label
+    st.caption(
+        f"x = [{shown_x}] (d = {x.size}; {plain(where, LABEL_LIMIT)}). ε = {eps_str(eps)}: "
+        + ("the sidebar's" if eps_choice in (None, "sidebar") else PRESETS[str(eps_choice)].source)
+        + ". The standard recipe always uses PyTorch's ε = 1e-5."
+    )
 
-mu = float(ln.mean(x))
-spread = float(ln.variance(x, ddof=ddof))  # σ² (÷d) or s² (÷(d−1)), the recipe's own
-val = [float(x[0]), float(cmp.standard[0]), float(cmp.variant[0])]
-k = digits_to_separate(val[1:], 4, same_within=rounding_noise(val[1:]))
-sq = r"s^2" if ddof else r"\sigma^2"
-den = (
-    rf"\sqrt{{{tex_num(spread, 4)} + {tex_num(eps, 3)}}}"
-    if inside
-    else rf"\sqrt{{{tex_num(spread, 4)}}} + {tex_num(eps, 3)}"
-)
-sym = rf"\sqrt{{{sq} + \varepsilon}}" if inside else rf"\sqrt{{{sq}}} + \varepsilon"
-st.latex(
-    rf"\hat x_1 = \frac{{x_1 - \mu}}{{{sym}}} = \frac{{{tex_num(val[0], 4)} {tex_minus(mu, 4)}}}{{{den}}}"
-    rf" = {tex_num(val[2], k)} \quad\text{{(standard, }}\varepsilon = 10^{{-5}}\text{{: }} {tex_num(val[1], k)}\text{{)}}"
-)
-st.caption(
-    f"{'s² = Σ(xᵢ − μ)²/(d − 1)' if ddof else 'σ² = Σ(xᵢ − μ)²/d'}; d = {x.size}. γ = 1 and β = 0 here: "
-    "the recipes differ only in x̂, and γ, β act the same way on every one of them."
-)
-m = st.columns(4)
-m[0].metric("x̂₁, standard (÷d, ε = 1e-5 inside)", fmt(val[1], k))
-m[1].metric(f"x̂₁, yours ({variant_name})", fmt(val[2], k))
-m[2].metric("largest |difference|", fmt(cmp.max_abs_difference, 3))
-sd = digits_to_separate([cmp.standard_std, cmp.variant_std], 4, same_within=rounding_noise(1.0))
-m[3].metric(
-    "spread (std) of x̂: standard → yours", f"{fmt(cmp.standard_std, sd)} → {fmt(cmp.variant_std, sd)}"
-)
-st.plotly_chart(
-    cn.recipe_figure(
-        cmp.standard, cmp.variant, cmp.difference, variant_name=variant_name,
-        title=f"Standard (÷d, ε = 1e-5 inside) vs yours ({variant_name})",
-    ),
-    key="est_chart",
-)  # fmt: skip
-
-st.subheader(f"All four recipes on this vector, ε = {eps_str(eps)}")
-st.caption("The largest |difference| is against the standard recipe with PyTorch's ε = 1e-5.")
-rows = []
-RECIPES = [
-    (0, True, "standard (PyTorch, the paper)"),
-    (1, True, "torch.std's default ÷(d−1)"),
-    (0, False, "some hand-written code"),
-    (1, False, "Annotated Transformer tutorial"),
-]
-for dd, ins, seen in RECIPES:
-    name = f"÷{'(d−1)' if dd else 'd'}, ε {'inside √' if ins else 'outside'}"
-    row: dict[str, object] = {"recipe": name, "seen in": seen}
     try:
-        c = ln.compare_recipe(x, ddof=dd, eps_inside=ins, eps=eps, standard_eps=ln.DEFAULT_EPS)
-    except ValueError:
-        row.update({"x̂₁": "undefined for d = 1", "std of x̂": "–", "largest |diff|": "–"})
-    else:
-        row.update({"x̂₁": c.variant[0], "std of x̂": c.variant_std, "largest |diff|": c.max_abs_difference})
-    rows.append(row)
-table = pd.DataFrame(rows)
-nums = [r["x̂₁"] for r in rows if not isinstance(r["x̂₁"], str)]
-kk = digits_to_separate(nums, 4, same_within=rounding_noise(nums))
-for col, digits in (("x̂₁", kk), ("std of x̂", 6), ("largest |diff|", 3)):
-    table[col] = [v if isinstance(v, str) else fmt(v, digits) for v in table[col]]
-st.table(table.set_index("recipe"))
+        cmp = ln.compare_recipe(x, ddof=ddof, eps_inside=inside, eps=eps, standard_eps=ln.DEFAULT_EPS)
+    except ValueError as exc:  # d = 1 with ÷(d−1); never a traceback
+        st.error(f"{exc}. Choose 'd (population)' or a longer vector.", icon="⚠️")
+        cmp = ln.compare_recipe(x, ddof=0, eps_inside=inside, eps=eps, standard_eps=ln.DEFAULT_EPS)
+        ddof, variant_name = 0, f"÷d, ε {place}, ε = {eps_str(eps)}"
 
-st.subheader("RMSNorm beside LayerNorm")
-st.markdown(
-    "RMSNorm (T5, LLaMA) skips the centring: it divides x by the root mean square √(mean(x²) + ε), "
-    "so a vector whose mean is far from 0 keeps that offset in its output. The authors' reference code "
-    "put ε outside the root, as x / (rms + ε); PyTorch and Hugging Face put it inside."
-)
-rms = ln.compare_rms_placement(x, eps=eps)
-layer = ln.compare_recipe(x, ddof=0, eps_inside=True, eps=eps).standard  # LayerNorm with the same ε
-r = st.columns(3)
-rk = digits_to_separate(
-    [rms.standard[0], rms.variant[0], layer[0]], 4, same_within=rounding_noise(rms.standard)
-)
-r[0].metric("LayerNorm x̂₁", fmt(float(layer[0]), rk))
-r[1].metric("RMSNorm₁, ε inside √", fmt(float(rms.standard[0]), rk))
-r[2].metric("RMSNorm₁, ε outside", fmt(float(rms.variant[0]), rk))
-st.plotly_chart(
-    cn.rms_figure(
-        [("LayerNorm (÷d, ε inside)", layer, COLORS["x_hat"]),
-         ("RMSNorm, ε inside √", rms.standard, COLORS["x"]),
-         ("RMSNorm, ε outside", rms.variant, COLORS["y"])],
-        f"LayerNorm vs RMSNorm, ε = {eps_str(eps)}; largest |inside − outside| = {fmt(rms.max_abs_difference, 3)}",
-    ),
-    key="est_rms_chart",
-)  # fmt: skip
-
-with st.expander("ε in frameworks and released models"):
-    st.table(
-        pd.DataFrame(
-            [{"framework / model": p.name, "ε": eps_str(p.eps), "norm": p.norm,
-              "ε placement": "inside √" if p.eps_inside else "outside", "source": p.source}
-             for p in ln.EPS_PRESETS]
-        ).set_index("framework / model")
+    mu = float(ln.mean(x))
+    spread = float(ln.variance(x, ddof=ddof))  # σ² (÷d) or s² (÷(d−1)), the recipe's own
+    val = [float(x[0]), float(cmp.standard[0]), float(cmp.variant[0])]
+    k = digits_to_separate(val[1:], 4, same_within=rounding_noise(val[1:]))
+    sq = r"s^2" if ddof else r"\sigma^2"
+    den = (
+        rf"\sqrt{{{tex_num(spread, 4)} + {tex_num(eps, 3)}}}"
+        if inside
+        else rf"\sqrt{{{tex_num(spread, 4)}}} + {tex_num(eps, 3)}"
+    )
+    sym = rf"\sqrt{{{sq} + \varepsilon}}" if inside else rf"\sqrt{{{sq}}} + \varepsilon"
+    st.latex(
+        rf"\hat x_1 = \frac{{x_1 - \mu}}{{{sym}}} = \frac{{{tex_num(val[0], 4)} {tex_minus(mu, 4)}}}{{{den}}}"
+        rf" = {tex_num(val[2], k)} \quad\text{{(standard, }}\varepsilon = 10^{{-5}}\text{{: }} {tex_num(val[1], k)}\text{{)}}"
+    )
+    st.caption(
+        f"{'s² = Σ(xᵢ − μ)²/(d − 1)' if ddof else 'σ² = Σ(xᵢ − μ)²/d'}; d = {x.size}. γ = 1 and β = 0 here: "
+        "the recipes differ only in x̂, and γ, β act the same way on every one of them."
+    )
+    m = st.columns(4)
+    m[0].metric("x̂₁, standard (÷d, ε = 1e-5 inside)", fmt(val[1], k))
+    m[1].metric(f"x̂₁, yours ({variant_name})", fmt(val[2], k))
+    m[2].metric("largest |difference|", fmt(cmp.max_abs_difference, 3))
+    sd = digits_to_separate([cmp.standard_std, cmp.variant_std], 4, same_within=rounding_noise(1.0))
+    m[3].metric(
+        "spread (std) of x̂: standard → yours", f"{fmt(cmp.standard_std, sd)} → {fmt(cmp.variant_std, sd)}"
+    )
+    st.plotly_chart(
+        cn.recipe_figure(
+            cmp.standard, cmp.variant, cmp.difference, variant_name=variant_name,
+            title=f"Standard (÷d, ε = 1e-5 inside) vs yours ({variant_name})",
+        ),
+        key="est_chart",
     )  # fmt: skip
 
-page.notice(
-    [
-        "Load the tutorial case: the standard recipe gives x̂₁ = 1.732 (√3), the tutorial recipe 1.5. "
-        "÷(d−1) alone shrinks x̂ by √((d−1)/d) = 0.866 for d = 4.",
-        "Load the Keras case: ε = 1e-3 is about as large as σ² (0.0012), so the outputs are ±0.74 instead "
-        "of ±1. Switch ε to PyTorch's 1e-5 and they return to ±0.996.",
-        "With ε outside the root the same ε hurts much less on that vector: it is compared with σ (0.035), "
-        "not with σ² (0.0012).",
-        "On the sidebar's d = 768 vectors, ÷d and ÷(d−1) differ in the 4th digit: the choice matters for short vectors.",
+    st.subheader(f"All four recipes on this vector, ε = {eps_str(eps)}")
+    st.caption("The largest |difference| is against the standard recipe with PyTorch's ε = 1e-5.")
+    rows = []
+    RECIPES = [
+        (0, True, "standard (PyTorch, the paper)"),
+        (1, True, "torch.std's default ÷(d−1)"),
+        (0, False, "some hand-written code"),
+        (1, False, "Annotated Transformer tutorial"),
     ]
-)
-page.predict_then_reveal(
-    "est_q",
-    "Keras uses ε = 1e-3. A two-value vector has σ = 0.035 (σ² = 0.0012). What does Keras' LayerNorm output?",
-    ["±1, like any LayerNorm", "about ±0.74", "about ±0.035"],
-    1,
-    "x̂ = (x − μ)/√(σ² + ε) = 0.035/√(0.0012 + 0.001) ≈ 0.74: with ε comparable to σ², ε "
-    "takes over the denominator. PyTorch's 1e-5 gives ±0.996.",
-)
-page.show_source(ln.compare_recipe, ln.layer_norm_eps_outside, layer_norm_unbiased, layer_norm_std_plus_eps,
-                 ln.rms_norm_eps_outside)  # fmt: skip
+    for dd, ins, seen in RECIPES:
+        name = f"÷{'(d−1)' if dd else 'd'}, ε {'inside √' if ins else 'outside'}"
+        row: dict[str, object] = {"recipe": name, "seen in": seen}
+        try:
+            c = ln.compare_recipe(x, ddof=dd, eps_inside=ins, eps=eps, standard_eps=ln.DEFAULT_EPS)
+        except ValueError:
+            row.update({"x̂₁": "undefined for d = 1", "std of x̂": "–", "largest |diff|": "–"})
+        else:
+            row.update(
+                {"x̂₁": c.variant[0], "std of x̂": c.variant_std, "largest |diff|": c.max_abs_difference}
+            )
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    nums = [r["x̂₁"] for r in rows if not isinstance(r["x̂₁"], str)]
+    kk = digits_to_separate(nums, 4, same_within=rounding_noise(nums))
+    for col, digits in (("x̂₁", kk), ("std of x̂", 6), ("largest |diff|", 3)):
+        table[col] = [v if isinstance(v, str) else fmt(v, digits) for v in table[col]]
+    st.table(table.set_index("recipe"))
+
+    st.subheader("RMSNorm beside LayerNorm")
+    st.markdown(
+        "RMSNorm (T5, LLaMA) skips the centring: it divides x by the root mean square √(mean(x²) + ε), "
+        "so a vector whose mean is far from 0 keeps that offset in its output. The authors' reference code "
+        "put ε outside the root, as x / (rms + ε); PyTorch and Hugging Face put it inside."
+    )
+    rms = ln.compare_rms_placement(x, eps=eps)
+    layer = ln.compare_recipe(x, ddof=0, eps_inside=True, eps=eps).standard  # LayerNorm with the same ε
+    r = st.columns(3)
+    rk = digits_to_separate(
+        [rms.standard[0], rms.variant[0], layer[0]], 4, same_within=rounding_noise(rms.standard)
+    )
+    r[0].metric("LayerNorm x̂₁", fmt(float(layer[0]), rk))
+    r[1].metric("RMSNorm₁, ε inside √", fmt(float(rms.standard[0]), rk))
+    r[2].metric("RMSNorm₁, ε outside", fmt(float(rms.variant[0]), rk))
+    st.plotly_chart(
+        cn.rms_figure(
+            [("LayerNorm (÷d, ε inside)", layer, COLORS["x_hat"]),
+             ("RMSNorm, ε inside √", rms.standard, COLORS["x"]),
+             ("RMSNorm, ε outside", rms.variant, COLORS["y"])],
+            f"LayerNorm vs RMSNorm, ε = {eps_str(eps)}; largest |inside − outside| = {fmt(rms.max_abs_difference, 3)}",
+        ),
+        key="est_rms_chart",
+    )  # fmt: skip
+
+    with st.expander("ε in frameworks and released models"):
+        st.table(
+            pd.DataFrame(
+                [{"framework / model": p.name, "ε": eps_str(p.eps), "norm": p.norm,
+                  "ε placement": "inside √" if p.eps_inside else "outside", "source": p.source}
+                 for p in ln.EPS_PRESETS]
+            ).set_index("framework / model")
+        )  # fmt: skip
+
+    page.notice(
+        [
+            "Load the tutorial case: the standard recipe gives x̂₁ = 1.732 (√3), the tutorial recipe 1.5. "
+            "÷(d−1) alone shrinks x̂ by √((d−1)/d) = 0.866 for d = 4.",
+            "Load the Keras case: ε = 1e-3 is about as large as σ² (0.0012), so the outputs are ±0.74 instead "
+            "of ±1. Switch ε to PyTorch's 1e-5 and they return to ±0.996.",
+            "With ε outside the root the same ε hurts much less on that vector: it is compared with σ (0.035), "
+            "not with σ² (0.0012).",
+            "On the sidebar's d = 768 vectors, ÷d and ÷(d−1) differ in the 4th digit: the choice matters for short vectors.",
+        ]
+    )
+    page.predict_then_reveal(
+        "est_q",
+        "Keras uses ε = 1e-3. A two-value vector has σ = 0.035 (σ² = 0.0012). What does Keras' LayerNorm output?",
+        ["±1, like any LayerNorm", "about ±0.74", "about ±0.035"],
+        1,
+        "x̂ = (x − μ)/√(σ² + ε) = 0.035/√(0.0012 + 0.001) ≈ 0.74: with ε comparable to σ², ε "
+        "takes over the denominator. PyTorch's 1e-5 gives ±0.996.",
+    )
+    page.show_source(ln.compare_recipe, ln.layer_norm_eps_outside, layer_norm_unbiased, layer_norm_std_plus_eps,
+                     ln.rms_norm_eps_outside)  # fmt: skip
+
+
+body()

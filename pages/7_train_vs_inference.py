@@ -48,291 +48,316 @@ page.header(
     "differently depending on its batch-mates, on the batch size, and on whether the model is training. "
     "LayerNorm only ever looks at the example itself, so none of this applies to it.",
 )
-st.latex(
-    r"\text{train: }\hat{x} = \frac{x-\mu_B}{\sqrt{\sigma_B^2+\varepsilon}},\quad "
-    r"\sigma_B^2=\frac{1}{n}\sum (x-\mu_B)^2 \qquad "
-    r"\text{inference: }\hat{x} = \frac{x-\hat\mu}{\sqrt{\hat\sigma^2+\varepsilon}}"
-)
-st.latex(
-    r"\hat\mu \leftarrow (1-m)\,\hat\mu + m\,\mu_B,\qquad "
-    r"\hat\sigma^2 \leftarrow (1-m)\,\hat\sigma^2 + m\,\frac{n}{n-1}\,\sigma_B^2"
-)
 
-with st.container(border=True):
-    c1, c2, c3, c4, c5 = st.columns(5)
-    n = int(controls.slider("Batch size n", 1, R.MAX_BATCH, 16, 1, key="tvi_n", where=c1, name="n"))
-    m = float(
-        controls.slider("Momentum m (PyTorch)", 0.0, 1.0, 0.1, 0.01, key="tvi_momentum", where=c2, name="m")
+
+# The page's controls rerun only this part (a fragment), not app.py and the sidebar.
+@st.fragment
+def body() -> None:
+    st.latex(
+        r"\text{train: }\hat{x} = \frac{x-\mu_B}{\sqrt{\sigma_B^2+\varepsilon}},\quad "
+        r"\sigma_B^2=\frac{1}{n}\sum (x-\mu_B)^2 \qquad "
+        r"\text{inference: }\hat{x} = \frac{x-\hat\mu}{\sqrt{\hat\sigma^2+\varepsilon}}"
     )
-    c2.caption(f"Keras calls the same setting momentum = {1 - m:.2f} (it weights the old value).")
-    d = int(controls.select_slider("Features d", D_CHOICES, 8, key="tvi_d", where=c3, name="d"))
-    k = controls.number_input("Feature to follow", 0, d - 1, 0, key="tvi_feature", where=c4, name="feature")
-    seed = controls.number_input("Seed", 0, 9999, 0, key="tvi_seed", where=c5, name="seed")
+    st.latex(
+        r"\hat\mu \leftarrow (1-m)\,\hat\mu + m\,\mu_B,\qquad "
+        r"\hat\sigma^2 \leftarrow (1-m)\,\hat\sigma^2 + m\,\frac{n}{n-1}\,\sigma_B^2"
+    )
 
-pop = R.make_population(d, seed=seed)
-# The running state belongs to one population: a new d or seed starts training afresh.
-if st.session_state.get("tvi_config") != (d, seed) or "tvi_history" not in st.session_state:
-    if st.session_state.get("tvi_history"):
-        st.toast("New d or seed: a new population, so training starts again from μ̂ = 0, σ̂² = 1.", icon="🔄")
-    st.session_state["tvi_config"] = (d, seed)
-    st.session_state["tvi_history"] = []  # list of TrainStep, oldest first
-history: list[R.TrainStep] = st.session_state["tvi_history"]
-state = history[-1].after if history else R.initial_state(d)
+    with st.container(border=True):
+        c1, c2, c3, c4, c5 = st.columns(5)
+        n = int(controls.slider("Batch size n", 1, R.MAX_BATCH, 16, 1, key="tvi_n", where=c1, name="n"))
+        m = float(
+            controls.slider(
+                "Momentum m (PyTorch)", 0.0, 1.0, 0.1, 0.01, key="tvi_momentum", where=c2, name="m"
+            )
+        )
+        c2.caption(f"Keras calls the same setting momentum = {1 - m:.2f} (it weights the old value).")
+        d = int(controls.select_slider("Features d", D_CHOICES, 8, key="tvi_d", where=c3, name="d"))
+        k = controls.number_input(
+            "Feature to follow", 0, d - 1, 0, key="tvi_feature", where=c4, name="feature"
+        )
+        seed = controls.number_input("Seed", 0, 9999, 0, key="tvi_seed", where=c5, name="seed")
 
-# --- training ---------------------------------------------------------------------------------
-st.subheader("1 · Training: step through batches")
-if m == 0:
+    pop = R.make_population(d, seed=seed)
+    # The running state belongs to one population: a new d or seed starts training afresh.
+    if st.session_state.get("tvi_config") != (d, seed) or "tvi_history" not in st.session_state:
+        if st.session_state.get("tvi_history"):
+            st.toast(
+                "New d or seed: a new population, so training starts again from μ̂ = 0, σ̂² = 1.", icon="🔄"
+            )
+        st.session_state["tvi_config"] = (d, seed)
+        st.session_state["tvi_history"] = []  # list of TrainStep, oldest first
+    history: list[R.TrainStep] = st.session_state["tvi_history"]
+    state = history[-1].after if history else R.initial_state(d)
+
+    # --- training ---------------------------------------------------------------------------------
+    st.subheader("1 · Training: step through batches")
+    if m == 0:
+        st.caption(
+            "With momentum 0 the running statistics never move: they stay at 0 and 1 however long you train."
+        )
+    b1, b2, b3, b4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
+
+    def _request(what: str) -> None:
+        """Button callbacks record the request; the body below acts on it (callbacks survive reruns)."""
+        st.session_state["tvi_request"] = what
+
+    b1.button(
+        "Next batch", key="tvi_next", disabled=n == 1, type="primary", on_click=_request, args=("next",)
+    )
+    auto_steps = int(
+        controls.select_slider("Auto-run length", [10, 25, 50, 100, 200], 50, key="tvi_auto_steps", where=b2)
+    )
+    b3.button(
+        f"Auto-run {auto_steps} batches", key="tvi_auto", disabled=n == 1, on_click=_request, args=("auto",)
+    )
+    b4.button("Reset training", key="tvi_reset", on_click=_request, args=("reset",))
     st.caption(
-        "With momentum 0 the running statistics never move: they stay at 0 and 1 however long you train."
+        "The page's link carries these settings, not the batches trained: opened elsewhere, it starts at batch 0."
     )
-b1, b2, b3, b4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
-
-
-def _request(what: str) -> None:
-    """Button callbacks record the request; the body below acts on it (callbacks survive reruns)."""
-    st.session_state["tvi_request"] = what
-
-
-b1.button("Next batch", key="tvi_next", disabled=n == 1, type="primary", on_click=_request, args=("next",))
-auto_steps = int(
-    controls.select_slider("Auto-run length", [10, 25, 50, 100, 200], 50, key="tvi_auto_steps", where=b2)
-)
-b3.button(
-    f"Auto-run {auto_steps} batches", key="tvi_auto", disabled=n == 1, on_click=_request, args=("auto",)
-)
-b4.button("Reset training", key="tvi_reset", on_click=_request, args=("reset",))
-st.caption(
-    "The page's link carries these settings, not the batches trained: opened elsewhere, it starts at batch 0."
-)
-request = st.session_state.pop("tvi_request", None)
-next_clicked, auto_clicked = request == "next", request == "auto"
-if request == "reset":
-    history.clear()
-    state = R.initial_state(d)
-if n == 1:
-    st.error(BATCH_OF_ONE, icon="⚠️")
-    try:  # the core says the same thing; show its words too
-        R.train_step(state, pop, n, momentum=m, seed=seed, eps=EPS)
-    except ValueError as exc:
-        st.caption(f"The core's message: {plain(exc, MESSAGE_LIMIT)}")
-elif next_clicked or auto_clicked:
-    total = 1 if next_clicked else auto_steps
-    bar = st.progress(0.0, text="Training…") if auto_clicked else None
-    for j in range(total):
-        step = R.train_step(state, pop, n, momentum=m, seed=seed, eps=EPS)
-        if history:  # keep only the numbers the charts need from older batches (memory)
-            history[-1] = replace(history[-1], batch=history[-1].batch[:2], y=history[-1].y[:2])
-        history.append(step)
-        state = step.after
+    request = st.session_state.pop("tvi_request", None)
+    next_clicked, auto_clicked = request == "next", request == "auto"
+    if request == "reset":
+        history.clear()
+        state = R.initial_state(d)
+    if n == 1:
+        st.error(BATCH_OF_ONE, icon="⚠️")
+        try:  # the core says the same thing; show its words too
+            R.train_step(state, pop, n, momentum=m, seed=seed, eps=EPS)
+        except ValueError as exc:
+            st.caption(f"The core's message: {plain(exc, MESSAGE_LIMIT)}")
+    elif next_clicked or auto_clicked:
+        total = 1 if next_clicked else auto_steps
+        bar = st.progress(0.0, text="Training…") if auto_clicked else None
+        for j in range(total):
+            step = R.train_step(state, pop, n, momentum=m, seed=seed, eps=EPS)
+            if history:  # keep only the numbers the charts need from older batches (memory)
+                history[-1] = replace(history[-1], batch=history[-1].batch[:2], y=history[-1].y[:2])
+            history.append(step)
+            state = step.after
+            if bar is not None:
+                bar.progress((j + 1) / total, text=f"Training: batch {j + 1} of {total}")
+                time.sleep(0.01)  # slow enough to watch the bar move in class
         if bar is not None:
-            bar.progress((j + 1) / total, text=f"Training: batch {j + 1} of {total}")
-            time.sleep(0.01)  # slow enough to watch the bar move in class
-    if bar is not None:
-        bar.empty()
+            bar.empty()
 
-# The running statistics next to the true ones: enough digits that different values never look equal
-pairs = ((state.running_mean[k], pop.mean[k]), (state.running_var[k], pop.var[k]))
-mean_digits, var_digits = (digits_to_separate(p, same_within=rounding_noise(p)) for p in pairs)
-if history:
-    last = history[-1]
-    steps = np.array([h.after.step for h in history])
-    c1, c2 = st.columns(2)
-    c1.plotly_chart(
-        charts_axes.running_chart(
-            steps,
-            np.array([h.after.running_mean[k] for h in history]),
-            np.array([h.batch_mean[k] for h in history]),
-            float(pop.mean[k]),
-            what="mean",
-            digits=mean_digits,
-        ),
-        key="tvi_chart_mean",
-    )
-    c2.plotly_chart(
-        charts_axes.running_chart(
-            steps,
-            np.array([h.after.running_var[k] for h in history]),
-            np.array([h.batch_var_unbiased[k] for h in history]),
-            float(pop.var[k]),
-            what="variance",
-            digits=var_digits,
-        ),
-        key="tvi_chart_var",
-    )
-    n_last = last.batch.shape[0]
-    st.markdown(f"**The variance detail, feature {k}, batch {last.after.step}** (n = {n_last}):")
-    shown = [
-        last.batch_var[k],
-        last.batch_var_unbiased[k],
-        last.before.running_var[k],
-        last.after.running_var[k],
-    ]
-    dd = digits_to_separate(shown, same_within=rounding_noise(shown))  # ÷n vs ÷(n−1), old vs new
-    st.latex(
-        rf"\sigma_B^2 = \tfrac{{1}}{{n}}\textstyle\sum = {tex_num(last.batch_var[k], dd)}\ \text{{(normalizes)}}"
-        rf"\qquad \tfrac{{n}}{{n-1}}\sigma_B^2 = {tex_num(last.batch_var_unbiased[k], dd)}\ \text{{(is stored)}}"
-    )
-    st.latex(
-        rf"\hat\sigma^2 \leftarrow (1-{tex_num(last.momentum)})\cdot {tex_num(last.before.running_var[k], dd)}"
-        rf" + {tex_num(last.momentum)}\cdot {tex_num(last.batch_var_unbiased[k], dd)}"
-        rf" = {tex_num(last.after.running_var[k], dd)}"
-    )
-else:
-    st.info(
-        "No training yet: the running mean starts at 0 and the running variance at 1 (PyTorch's "
-        "initial values). Press **Next batch** or **Auto-run**.",
-        icon="ℹ️",
-    )
-m1, m2, m3 = st.columns(3)
-m1.metric("batches seen", state.step)
-m2.metric(f"running mean, feature {k}", fmt(state.running_mean[k], mean_digits))
-m3.metric(f"running variance, feature {k}", fmt(state.running_var[k], var_digits))
-st.caption(
-    f"The true values for feature {k}: mean {fmt(pop.mean[k], mean_digits)}, "
-    f"variance {fmt(pop.var[k], var_digits)}."
-)
-
-# --- the switch --------------------------------------------------------------------------------
-st.subheader("2 · Switch to inference")
-mode = controls.choice("segmented_control", "Mode", ["Training", "Inference"], key="tvi_mode")
-mates_draw = int(st.session_state.get("tvi_mates_draw", 0))
-if n == 1 and mode == "Training":
-    first = ln.layer_norm(R.draw_batch(pop, 1, seed=(seed, 0)))[0][:4]
-    first_digits = digits_to_separate(first, 3)
-    st.warning(
-        "Training mode needs a batch of at least 2 (see above). LayerNorm of the example: "
-        + ", ".join(fmt(v, first_digits) for v in first)
-        + " …",
-        icon="⚠️",
-    )
-else:
-    x0, bn_train, ln_y = R.batch_mates(pop, max(n, 2), fixed_seed=seed, mates_seed=mates_draw, eps=EPS)
-    bn_eval = ln.batch_norm_eval(x0[None, :], None, None, state.running_mean, state.running_var, eps=EPS)[0]
-    bn_y = bn_train if mode == "Training" else bn_eval
-    uses = "this batch's μ_B and σ²_B" if mode == "Training" else "the running μ̂ and σ̂² stored in training"
-    # the two modes' outputs never look alike (LayerNorm keeps its own 4 digits: it must not seem to move)
-    bn_pair = (bn_train[k], bn_eval[k])
-    bn_digits = digits_to_separate(bn_pair, same_within=rounding_noise(bn_pair))
-    c1, c2, c3 = st.columns(3)
-    c1.metric(f"input x, feature {k}", fmt(x0[k]))
-    c2.metric(f"BatchNorm ({mode.lower()})", fmt(bn_y[k], bn_digits), help=f"Uses {uses}.")
-    c3.metric("LayerNorm (both modes)", fmt(ln_y[k]))
-    if n == 1:  # inference on a single example: fine; its training value does not exist
-        st.markdown(
-            f"In **inference** mode BatchNorm uses {uses}, so a single example works: "
-            f"{fmt(bn_eval[k], bn_digits)}. In training mode the same example alone has no BatchNorm output "
-            f"(n = 1). LayerNorm gives {fmt(ln_y[k])} either way, because it has no mode."
+    # The running statistics next to the true ones: enough digits that different values never look equal
+    pairs = ((state.running_mean[k], pop.mean[k]), (state.running_var[k], pop.var[k]))
+    mean_digits, var_digits = (digits_to_separate(p, same_within=rounding_noise(p)) for p in pairs)
+    if history:
+        last = history[-1]
+        steps = np.array([h.after.step for h in history])
+        c1, c2 = st.columns(2)
+        c1.plotly_chart(
+            charts_axes.running_chart(
+                steps,
+                np.array([h.after.running_mean[k] for h in history]),
+                np.array([h.batch_mean[k] for h in history]),
+                float(pop.mean[k]),
+                what="mean",
+                digits=mean_digits,
+            ),
+            key="tvi_chart_mean",
+        )
+        c2.plotly_chart(
+            charts_axes.running_chart(
+                steps,
+                np.array([h.after.running_var[k] for h in history]),
+                np.array([h.batch_var_unbiased[k] for h in history]),
+                float(pop.var[k]),
+                what="variance",
+                digits=var_digits,
+            ),
+            key="tvi_chart_var",
+        )
+        n_last = last.batch.shape[0]
+        st.markdown(f"**The variance detail, feature {k}, batch {last.after.step}** (n = {n_last}):")
+        shown = [
+            last.batch_var[k],
+            last.batch_var_unbiased[k],
+            last.before.running_var[k],
+            last.after.running_var[k],
+        ]
+        dd = digits_to_separate(shown, same_within=rounding_noise(shown))  # ÷n vs ÷(n−1), old vs new
+        st.latex(
+            rf"\sigma_B^2 = \tfrac{{1}}{{n}}\textstyle\sum = {tex_num(last.batch_var[k], dd)}\ \text{{(normalizes)}}"
+            rf"\qquad \tfrac{{n}}{{n-1}}\sigma_B^2 = {tex_num(last.batch_var_unbiased[k], dd)}\ \text{{(is stored)}}"
+        )
+        st.latex(
+            rf"\hat\sigma^2 \leftarrow (1-{tex_num(last.momentum)})\cdot {tex_num(last.before.running_var[k], dd)}"
+            rf" + {tex_num(last.momentum)}\cdot {tex_num(last.batch_var_unbiased[k], dd)}"
+            rf" = {tex_num(last.after.running_var[k], dd)}"
         )
     else:
-        st.markdown(
-            f"In **{mode.lower()}** mode BatchNorm uses {uses}. Switching modes changes its output for this "
-            f"example from {fmt(bn_train[k], bn_digits)} (training) to {fmt(bn_eval[k], bn_digits)} (inference); LayerNorm gives "
-            f"{fmt(ln_y[k])} in both, because it has no mode."
+        st.info(
+            "No training yet: the running mean starts at 0 and the running variance at 1 (PyTorch's "
+            "initial values). Press **Next batch** or **Auto-run**.",
+            icon="ℹ️",
         )
-
-# --- noise from small batches --------------------------------------------------------------------
-st.subheader("3 · Small batches give noisy statistics")
-redraws = int(
-    controls.slider("Redraws of the batch-mates", 20, 500, 200, 10, key="tvi_redraws", name="redraws")
-)
-if n == 1:
-    st.error(BATCH_OF_ONE, icon="⚠️")
-else:
-    spread = _spread(d, seed, n, redraws)
-    st.plotly_chart(
-        charts_axes.redraw_chart(spread.bn_y[:, k], float(spread.ln_y[0, k]), n), key="tvi_chart_spread"
-    )
-    s1, s2 = st.columns(2)
-    s1.metric(f"spread (std) of BatchNorm's output, feature {k}", fmt(spread.bn_std[k]))
-    s2.metric("spread of LayerNorm's output", fmt(spread.ln_std[k]))
+    m1, m2, m3 = st.columns(3)
+    m1.metric("batches seen", state.step)
+    m2.metric(f"running mean, feature {k}", fmt(state.running_mean[k], mean_digits))
+    m3.metric(f"running variance, feature {k}", fmt(state.running_var[k], var_digits))
     st.caption(
-        "Raise n: the histogram narrows roughly like 1/√n. At n = 2 BatchNorm's output is about ±1 "
-        "whatever the values: two numbers always standardize to −1 and +1."
+        f"The true values for feature {k}: mean {fmt(pop.mean[k], mean_digits)}, "
+        f"variance {fmt(pop.var[k], var_digits)}."
     )
 
-# --- batch-mates ----------------------------------------------------------------------------------
-st.subheader("4 · Batch-mates")
-st.button(
-    "Redraw the other examples in the batch",
-    key="tvi_mates",
-    disabled=n == 1,
-    on_click=lambda: st.session_state.update(
-        tvi_mates_draw=int(st.session_state.get("tvi_mates_draw", 0)) + 1
-    ),
-)
-st.caption(
-    f"Draw {int(st.session_state.get('tvi_mates_draw', 0))} of the batch-mates. A link does not carry "
-    "redraws: opened elsewhere, the page starts at draw 0."
-)
-if n == 1:
-    st.info("With n = 1 there are no batch-mates, and training BatchNorm is undefined.", icon="ℹ️")
-else:
-    _, bn_now, ln_now = R.batch_mates(pop, n, fixed_seed=seed, mates_seed=mates_draw, eps=EPS)
-    _, bn_before, ln_before = R.batch_mates(
-        pop, n, fixed_seed=seed, mates_seed=max(mates_draw - 1, 0), eps=EPS
-    )
-    t1, t2 = st.columns(2)
-    for col, name, now, before in (
-        (t1, "BatchNorm", bn_now, bn_before),
-        (t2, "LayerNorm", ln_now, ln_before),
-    ):
-        col.metric(
-            f"{name}, feature {k} (draw {mates_draw})",
-            fmt(now[k]),
-            **(change_metric(now[k] - before[k]) if mates_draw else {}),
+    # --- the switch --------------------------------------------------------------------------------
+    st.subheader("2 · Switch to inference")
+    mode = controls.choice("segmented_control", "Mode", ["Training", "Inference"], key="tvi_mode")
+    mates_draw = int(st.session_state.get("tvi_mates_draw", 0))
+    if n == 1 and mode == "Training":
+        first = ln.layer_norm(R.draw_batch(pop, 1, seed=(seed, 0)))[0][:4]
+        first_digits = digits_to_separate(first, 3)
+        st.warning(
+            "Training mode needs a batch of at least 2 (see above). LayerNorm of the example: "
+            + ", ".join(fmt(v, first_digits) for v in first)
+            + " …",
+            icon="⚠️",
         )
-    st.caption("Your example stays the same; only the other rows of the batch are redrawn.")
+    else:
+        x0, bn_train, ln_y = R.batch_mates(pop, max(n, 2), fixed_seed=seed, mates_seed=mates_draw, eps=EPS)
+        bn_eval = ln.batch_norm_eval(x0[None, :], None, None, state.running_mean, state.running_var, eps=EPS)[
+            0
+        ]
+        bn_y = bn_train if mode == "Training" else bn_eval
+        uses = (
+            "this batch's μ_B and σ²_B" if mode == "Training" else "the running μ̂ and σ̂² stored in training"
+        )
+        # the two modes' outputs never look alike (LayerNorm keeps its own 4 digits: it must not seem to move)
+        bn_pair = (bn_train[k], bn_eval[k])
+        bn_digits = digits_to_separate(bn_pair, same_within=rounding_noise(bn_pair))
+        c1, c2, c3 = st.columns(3)
+        c1.metric(f"input x, feature {k}", fmt(x0[k]))
+        c2.metric(f"BatchNorm ({mode.lower()})", fmt(bn_y[k], bn_digits), help=f"Uses {uses}.")
+        c3.metric("LayerNorm (both modes)", fmt(ln_y[k]))
+        if n == 1:  # inference on a single example: fine; its training value does not exist
+            st.markdown(
+                f"In **inference** mode BatchNorm uses {uses}, so a single example works: "
+                f"{fmt(bn_eval[k], bn_digits)}. In training mode the same example alone has no BatchNorm output "
+                f"(n = 1). LayerNorm gives {fmt(ln_y[k])} either way, because it has no mode."
+            )
+        else:
+            st.markdown(
+                f"In **{mode.lower()}** mode BatchNorm uses {uses}. Switching modes changes its output for this "
+                f"example from {fmt(bn_train[k], bn_digits)} (training) to {fmt(bn_eval[k], bn_digits)} (inference); LayerNorm gives "
+                f"{fmt(ln_y[k])} in both, because it has no mode."
+            )
 
-# --- distribution shift ---------------------------------------------------------------------------
-st.subheader("5 · Distribution shift at test time")
-c1, c2 = st.columns(2)
-shift = float(
-    controls.slider(
-        "Shift every feature's mean by", -5.0, 5.0, 2.0, 0.5, key="tvi_shift", where=c1, name="shift"
+    # --- noise from small batches --------------------------------------------------------------------
+    st.subheader("3 · Small batches give noisy statistics")
+    redraws = int(
+        controls.slider("Redraws of the batch-mates", 20, 500, 200, 10, key="tvi_redraws", name="redraws")
     )
-)
-scale = float(
-    controls.slider(
-        "Multiply every feature's spread by", 0.25, 4.0, 1.0, 0.25, key="tvi_scale", where=c2, name="spread"
-    )
-)
-res = R.shift_test(state, pop, shift=shift, scale=scale, n=128, seed=seed, eps=EPS)
-if state.step == 0:
-    st.warning(
-        "BatchNorm has not been trained yet, so its running statistics are still 0 and 1: "
-        "train a few batches in section 1 first.",
-        icon="⚠️",
-    )
-# LayerNorm's output mean is 0 in exact arithmetic: what is left is rounding, and it says so
-shift_texts = [fmt(res.bn_mean), fmt(res.bn_std), fmt_zero(res.ln_mean, res.ln_y), fmt(res.ln_std)]
-st.plotly_chart(
-    charts_axes.shift_chart(res.bn_mean, res.bn_std, res.ln_mean, res.ln_std, labels=shift_texts),
-    key="tvi_chart_shift",
-)
-r1, r2, r3, r4 = st.columns(4)
-r1.metric("BatchNorm output mean", shift_texts[0])
-r2.metric("BatchNorm output std", shift_texts[1])
-r3.metric("LayerNorm output mean", **zero_metric(res.ln_mean, res.ln_y))  # "0", grey "to rounding"
-r4.metric("LayerNorm output std", shift_texts[3])
-st.caption(
-    "128 test examples from the shifted distribution. BatchNorm normalizes them with the running "
-    "statistics of the *training* data; LayerNorm with each example's own features."
-)
+    if n == 1:
+        st.error(BATCH_OF_ONE, icon="⚠️")
+    else:
+        spread = _spread(d, seed, n, redraws)
+        st.plotly_chart(
+            charts_axes.redraw_chart(spread.bn_y[:, k], float(spread.ln_y[0, k]), n), key="tvi_chart_spread"
+        )
+        s1, s2 = st.columns(2)
+        s1.metric(f"spread (std) of BatchNorm's output, feature {k}", fmt(spread.bn_std[k]))
+        s2.metric("spread of LayerNorm's output", fmt(spread.ln_std[k]))
+        st.caption(
+            "Raise n: the histogram narrows roughly like 1/√n. At n = 2 BatchNorm's output is about ±1 "
+            "whatever the values: two numbers always standardize to −1 and +1."
+        )
 
-page.notice(
-    [
-        "Small momentum: the running mean moves slowly and smoothly; momentum 1 copies the last batch, noise and all.",
-        "The running variance is stored with ÷(n−1) but each batch is normalized with ÷n — visible at small n.",
-        "Batch size 2: BatchNorm's training output is always about ±1, whatever the data.",
-        "Shift the test data: BatchNorm's outputs drift off mean 0 / std 1; LayerNorm's stay put.",
-    ]
-)
-page.predict_then_reveal(
-    "tvi_q",
-    "You serve a trained transformer one sentence at a time. Which normalization behaves exactly as in training?",
-    ["BatchNorm", "LayerNorm", "Both", "Neither"],
-    1,
-    "LayerNorm computes the same per-token statistics in training and inference; BatchNorm switches "
-    "from batch statistics to stored running ones.",
-)
-page.show_source(R.train_step, ln.batch_norm_train, ln.batch_norm_eval, R.shift_test)
+    # --- batch-mates ----------------------------------------------------------------------------------
+    st.subheader("4 · Batch-mates")
+    st.button(
+        "Redraw the other examples in the batch",
+        key="tvi_mates",
+        disabled=n == 1,
+        on_click=lambda: st.session_state.update(
+            tvi_mates_draw=int(st.session_state.get("tvi_mates_draw", 0)) + 1
+        ),
+    )
+    st.caption(
+        f"Draw {int(st.session_state.get('tvi_mates_draw', 0))} of the batch-mates. A link does not carry "
+        "redraws: opened elsewhere, the page starts at draw 0."
+    )
+    if n == 1:
+        st.info("With n = 1 there are no batch-mates, and training BatchNorm is undefined.", icon="ℹ️")
+    else:
+        _, bn_now, ln_now = R.batch_mates(pop, n, fixed_seed=seed, mates_seed=mates_draw, eps=EPS)
+        _, bn_before, ln_before = R.batch_mates(
+            pop, n, fixed_seed=seed, mates_seed=max(mates_draw - 1, 0), eps=EPS
+        )
+        t1, t2 = st.columns(2)
+        for col, name, now, before in (
+            (t1, "BatchNorm", bn_now, bn_before),
+            (t2, "LayerNorm", ln_now, ln_before),
+        ):
+            col.metric(
+                f"{name}, feature {k} (draw {mates_draw})",
+                fmt(now[k]),
+                **(change_metric(now[k] - before[k]) if mates_draw else {}),
+            )
+        st.caption("Your example stays the same; only the other rows of the batch are redrawn.")
+
+    # --- distribution shift ---------------------------------------------------------------------------
+    st.subheader("5 · Distribution shift at test time")
+    c1, c2 = st.columns(2)
+    shift = float(
+        controls.slider(
+            "Shift every feature's mean by", -5.0, 5.0, 2.0, 0.5, key="tvi_shift", where=c1, name="shift"
+        )
+    )
+    scale = float(
+        controls.slider(
+            "Multiply every feature's spread by",
+            0.25,
+            4.0,
+            1.0,
+            0.25,
+            key="tvi_scale",
+            where=c2,
+            name="spread",
+        )
+    )
+    res = R.shift_test(state, pop, shift=shift, scale=scale, n=128, seed=seed, eps=EPS)
+    if state.step == 0:
+        st.warning(
+            "BatchNorm has not been trained yet, so its running statistics are still 0 and 1: "
+            "train a few batches in section 1 first.",
+            icon="⚠️",
+        )
+    # LayerNorm's output mean is 0 in exact arithmetic: what is left is rounding, and it says so
+    shift_texts = [fmt(res.bn_mean), fmt(res.bn_std), fmt_zero(res.ln_mean, res.ln_y), fmt(res.ln_std)]
+    st.plotly_chart(
+        charts_axes.shift_chart(res.bn_mean, res.bn_std, res.ln_mean, res.ln_std, labels=shift_texts),
+        key="tvi_chart_shift",
+    )
+    r1, r2, r3, r4 = st.columns(4)
+    r1.metric("BatchNorm output mean", shift_texts[0])
+    r2.metric("BatchNorm output std", shift_texts[1])
+    r3.metric("LayerNorm output mean", **zero_metric(res.ln_mean, res.ln_y))  # "0", grey "to rounding"
+    r4.metric("LayerNorm output std", shift_texts[3])
+    st.caption(
+        "128 test examples from the shifted distribution. BatchNorm normalizes them with the running "
+        "statistics of the *training* data; LayerNorm with each example's own features."
+    )
+
+    page.notice(
+        [
+            "Small momentum: the running mean moves slowly and smoothly; momentum 1 copies the last batch, noise and all.",
+            "The running variance is stored with ÷(n−1) but each batch is normalized with ÷n — visible at small n.",
+            "Batch size 2: BatchNorm's training output is always about ±1, whatever the data.",
+            "Shift the test data: BatchNorm's outputs drift off mean 0 / std 1; LayerNorm's stay put.",
+        ]
+    )
+    page.predict_then_reveal(
+        "tvi_q",
+        "You serve a trained transformer one sentence at a time. Which normalization behaves exactly as in training?",
+        ["BatchNorm", "LayerNorm", "Both", "Neither"],
+        1,
+        "LayerNorm computes the same per-token statistics in training and inference; BatchNorm switches "
+        "from batch statistics to stored running ones.",
+    )
+    page.show_source(R.train_step, ln.batch_norm_train, ln.batch_norm_eval, R.shift_test)
+
+
+body()

@@ -34,107 +34,117 @@ page.header(
     "layer, for nine learning rates from 0.001 to 10 and several seeds. In the map, coloured cells "
     "trained (brighter = lower final loss); grey cells marked ✗ blew up.",
 )
-st.latex(
-    r"h_{l} = \mathrm{ReLU}\big(\mathrm{LN}(h_{l-1}W_l + b_l)\big) \quad\text{vs}\quad "
-    r"h_{l} = \mathrm{ReLU}(h_{l-1}W_l + b_l)"
-)
-st.latex(
-    r"\theta \leftarrow \theta - \eta\,\nabla_\theta\, \tfrac{1}{2}\,\mathrm{mean}\,(\hat y - y)^2"
-    r"\qquad \eta = \text{learning rate}"
-)
 
-c1, c2, c3, c4 = st.columns(4)
-gain = float(
-    controls.select_slider(
-        "Init scale (× He init)",
-        [0.5, 1.0, 1.5, 2.0, 3.0],
-        1.5,
-        key="lr_gain",
-        where=c1,
-        name="init scale",
-        help="1 is the carefully tuned He initialisation for ReLU; above 1 the "
-        "unnormalized network starts with activations that grow layer by layer.",
+
+# The page's controls rerun only this part (a fragment), not app.py and the sidebar.
+@st.fragment
+def body() -> None:
+    st.latex(
+        r"h_{l} = \mathrm{ReLU}\big(\mathrm{LN}(h_{l-1}W_l + b_l)\big) \quad\text{vs}\quad "
+        r"h_{l} = \mathrm{ReLU}(h_{l-1}W_l + b_l)"
     )
-)
-depth = int(controls.slider("Hidden layers", 4, 8, 6, 1, key="lr_depth", where=c2))
-width = int(controls.select_slider("Width", [16, 32, 64], 32, key="lr_width", where=c3))
-steps = int(controls.select_slider("Steps", [50, 100, 200], 100, key="lr_steps", where=c4))
-n_seeds = int(controls.slider("Seeds (different starting weights)", 1, 5, 3, 1, key="lr_seeds", name="seeds"))
-depth, n_seeds = int(np.clip(depth, 4, 8)), int(np.clip(n_seeds, 1, 5))
-
-res = sweep(depth, width, steps, n_seeds, gain)
-med = res.median_final_loss()
-n_div = res.diverged.sum(axis=-1)
-names = [cd.NORM_NAMES[n] for n in res.norms]
-
-st.plotly_chart(cd.divergence_map(res.lrs, names, med, n_div, n_seeds), key="lr_map")
-
-stable = [[bool(n_div[k, m] == 0) for m in range(res.lrs.size)] for k in range(len(res.norms))]
-largest = [
-    max((float(res.lrs[m]) for m in range(res.lrs.size) if stable[k][m]), default=None)
-    for k in range(len(res.norms))
-]
-m1, m2, m3 = st.columns(3)
-for col, name, lr in zip((m1, m2), names, largest, strict=True):
-    col.metric(
-        f"stable up to ({name})",
-        "none" if lr is None else f"{lr:.3g}",
-        help="Largest learning rate at which no seed diverged.",
-    )
-both_diverge = [
-    f"{float(v):.3g}" for m, v in enumerate(res.lrs) if n_div[0, m] == n_seeds and n_div[1, m] == n_seeds
-]
-m3.metric("rates where both diverge", len(both_diverge), help=", ".join(both_diverge) or "none")
-
-pick = controls.select_slider(
-    "Loss curves at learning rate",
-    [float(v) for v in DEFAULT_LRS],
-    0.01,
-    format_func=lambda v: f"{v:.3g}",
-    key="lr_pick",
-    name="learning rate",
-)
-m = int(np.argmin(np.abs(res.lrs - float(pick))))
-curves, crosses = [], []
-for k, norm in enumerate(res.norms):
-    for s in range(n_seeds):
-        name = f"{cd.NORM_NAMES[norm]}, seed {s}"
-        loss = res.loss[k, m, s]
-        curves.append((name, loss, cd.NORM_COLORS[norm], cd.DASHES[s % len(cd.DASHES)]))
-        at = int(res.diverged_at[k, m, s])
-        if at >= 0:
-            finite = loss[np.isfinite(loss)]
-            crosses.append(
-                (name, at, float(finite[-1]) if finite.size else res.initial_loss, cd.NORM_COLORS[norm])
-            )
-st.plotly_chart(
-    cd.loss_curves_figure(curves, f"Training loss at learning rate {res.lrs[m]:.3g}", diverged=crosses),
-    key="lr_curves",
-)
-if crosses:
-    st.warning(
-        f"{len(crosses)} of {2 * n_seeds} runs diverged at this learning rate (marked ✗): their loss "
-        "passed 1000× its starting value or overflowed, so training was stopped there.",
-        icon=":material/warning:",
+    st.latex(
+        r"\theta \leftarrow \theta - \eta\,\nabla_\theta\, \tfrac{1}{2}\,\mathrm{mean}\,(\hat y - y)^2"
+        r"\qquad \eta = \text{learning rate}"
     )
 
-page.notice(
-    [
-        "Init scale 1.5 or more: without LayerNorm the loss blows up already at small learning rates, because the "
-        "activations grow layer by layer before training even starts. LayerNorm trains the same network up to 0.1.",
-        "Where it does not help: at init scale 1 (a carefully tuned start) both networks diverge at the same "
-        "learning rate here; and above about 0.3 both diverge whatever the init, because the last layer is not "
-        "normalized. LayerNorm widens the safe range, it does not remove the limit.",
-        "At the smallest learning rates the unnormalized network can even be *ahead*: LayerNorm makes each layer "
-        "blind to the size of its weights, so large weights learn slowly.",
+    c1, c2, c3, c4 = st.columns(4)
+    gain = float(
+        controls.select_slider(
+            "Init scale (× He init)",
+            [0.5, 1.0, 1.5, 2.0, 3.0],
+            1.5,
+            key="lr_gain",
+            where=c1,
+            name="init scale",
+            help="1 is the carefully tuned He initialisation for ReLU; above 1 the "
+            "unnormalized network starts with activations that grow layer by layer.",
+        )
+    )
+    depth = int(controls.slider("Hidden layers", 4, 8, 6, 1, key="lr_depth", where=c2))
+    width = int(controls.select_slider("Width", [16, 32, 64], 32, key="lr_width", where=c3))
+    steps = int(controls.select_slider("Steps", [50, 100, 200], 100, key="lr_steps", where=c4))
+    n_seeds = int(
+        controls.slider("Seeds (different starting weights)", 1, 5, 3, 1, key="lr_seeds", name="seeds")
+    )
+    depth, n_seeds = int(np.clip(depth, 4, 8)), int(np.clip(n_seeds, 1, 5))
+
+    res = sweep(depth, width, steps, n_seeds, gain)
+    med = res.median_final_loss()
+    n_div = res.diverged.sum(axis=-1)
+    names = [cd.NORM_NAMES[n] for n in res.norms]
+
+    st.plotly_chart(cd.divergence_map(res.lrs, names, med, n_div, n_seeds), key="lr_map")
+
+    stable = [[bool(n_div[k, m] == 0) for m in range(res.lrs.size)] for k in range(len(res.norms))]
+    largest = [
+        max((float(res.lrs[m]) for m in range(res.lrs.size) if stable[k][m]), default=None)
+        for k in range(len(res.norms))
     ]
-)
-page.predict_then_reveal(
-    "lr_q",
-    "Set the init scale to 1 (He init). With LayerNorm, how much larger a learning rate survives?",
-    ["About 10× larger", "About the same", "Any learning rate"],
-    1,
-    "With a well-scaled start this small network diverges at the same learning rate either way: normalization "
-    "helps most when the scale is off, which in a real, deep, changing network it soon is.",
-)
-page.show_source(run_sweep, layer_norm_backward_from_steps)
+    m1, m2, m3 = st.columns(3)
+    for col, name, lr in zip((m1, m2), names, largest, strict=True):
+        col.metric(
+            f"stable up to ({name})",
+            "none" if lr is None else f"{lr:.3g}",
+            help="Largest learning rate at which no seed diverged.",
+        )
+    both_diverge = [
+        f"{float(v):.3g}" for m, v in enumerate(res.lrs) if n_div[0, m] == n_seeds and n_div[1, m] == n_seeds
+    ]
+    m3.metric("rates where both diverge", len(both_diverge), help=", ".join(both_diverge) or "none")
+
+    pick = controls.select_slider(
+        "Loss curves at learning rate",
+        [float(v) for v in DEFAULT_LRS],
+        0.01,
+        format_func=lambda v: f"{v:.3g}",
+        key="lr_pick",
+        name="learning rate",
+    )
+    m = int(np.argmin(np.abs(res.lrs - float(pick))))
+    curves, crosses = [], []
+    for k, norm in enumerate(res.norms):
+        for s in range(n_seeds):
+            name = f"{cd.NORM_NAMES[norm]}, seed {s}"
+            loss = res.loss[k, m, s]
+            curves.append((name, loss, cd.NORM_COLORS[norm], cd.DASHES[s % len(cd.DASHES)]))
+            at = int(res.diverged_at[k, m, s])
+            if at >= 0:
+                finite = loss[np.isfinite(loss)]
+                crosses.append(
+                    (name, at, float(finite[-1]) if finite.size else res.initial_loss, cd.NORM_COLORS[norm])
+                )
+    st.plotly_chart(
+        cd.loss_curves_figure(curves, f"Training loss at learning rate {res.lrs[m]:.3g}", diverged=crosses),
+        key="lr_curves",
+    )
+    if crosses:
+        st.warning(
+            f"{len(crosses)} of {2 * n_seeds} runs diverged at this learning rate (marked ✗): their loss "
+            "passed 1000× its starting value or overflowed, so training was stopped there.",
+            icon=":material/warning:",
+        )
+
+    page.notice(
+        [
+            "Init scale 1.5 or more: without LayerNorm the loss blows up already at small learning rates, because the "
+            "activations grow layer by layer before training even starts. LayerNorm trains the same network up to 0.1.",
+            "Where it does not help: at init scale 1 (a carefully tuned start) both networks diverge at the same "
+            "learning rate here; and above about 0.3 both diverge whatever the init, because the last layer is not "
+            "normalized. LayerNorm widens the safe range, it does not remove the limit.",
+            "At the smallest learning rates the unnormalized network can even be *ahead*: LayerNorm makes each layer "
+            "blind to the size of its weights, so large weights learn slowly.",
+        ]
+    )
+    page.predict_then_reveal(
+        "lr_q",
+        "Set the init scale to 1 (He init). With LayerNorm, how much larger a learning rate survives?",
+        ["About 10× larger", "About the same", "Any learning rate"],
+        1,
+        "With a well-scaled start this small network diverges at the same learning rate either way: normalization "
+        "helps most when the scale is off, which in a real, deep, changing network it soon is.",
+    )
+    page.show_source(run_sweep, layer_norm_backward_from_steps)
+
+
+body()
