@@ -55,6 +55,7 @@ nav = st.navigation({k: v for k, v in pages.items() if v})
 own_data = {
     p.url_path for section in ("Layer versus batch", "Why normalize", "Test yourself") for p in pages[section]
 }
-sidebar(own_data=nav.url_path in own_data)
+titles = {p.url_path: p.title for section in pages.values() for p in section}
+sidebar(own_data=nav.url_path in own_data, page=nav.url_path, titles=titles)
 presentation_toggle()
 nav.run()

@@ -225,14 +225,62 @@ def test_unknown_keys_are_said_once_and_left_alone() -> None:
 
 def test_a_pages_own_keys_are_not_called_unknown() -> None:
     at = _open(ys_text1="hello", est_eps="sidebar", geo_gamma1="2", zz="1")
-    assert _infos(at) == ["The link's zz\\=1 is not a setting of this lab and was ignored."]
+    assert _infos(at) == [
+        "The link's ys\\_text1\\=hello (Your sentence\\, live), est\\_eps\\=sidebar (Estimators and ε), "
+        "geo\\_gamma1\\=2 (Invariances and geometry) set controls of other pages, so they are not used on "
+        "this one. Open those pages to use them.",
+        "The link's zz\\=1 is not a setting of this lab and was ignored.",
+    ]
+
+
+def _open_page(page: str, **params: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page(page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_another_pages_key_is_named_with_its_page_and_left_in_the_link() -> None:
+    """Found in QA: /mean?depth_layers=100 said nothing, and Depth and drift then opened at L = 30."""
+    at = _open_page(MEAN, depth_layers="100", mean_shift="2")
+    assert _infos(at) == [
+        "The link's depth\\_layers\\=100 (Depth and drift) sets a control of another page, so it is not "
+        "used on this one. Open that page to use it."
+    ]
+    assert at.slider(key="mean_shift").value == 2.0  # this page's own key is used
+    assert at.query_params["depth_layers"] == "100"  # like an unknown key: not removed
+    at.slider(key="gamma").set_value(2.0).run()  # said once
+    assert _infos(at) == []
+
+
+def test_a_key_two_pages_share_names_both_and_is_quiet_on_either() -> None:
+    at = _open_page(MEAN, ln_placement="Pre-LN")
+    assert _infos(at) == [
+        "The link's ln\\_placement\\=Pre\\-LN (Depth and drift or Inside a real transformer) sets a control "
+        "of another page, so it is not used on this one. Open that page to use it."
+    ]
+    for page in ("pages/8_depth_and_drift.py", "pages/10_inside_a_transformer.py"):
+        at = _open_page(page, ln_placement="Pre-LN", depth_layers="40")
+        infos = _infos(at)
+        assert not any("ln\\_placement" in i for i in infos), infos
+        assert any("depth\\_layers" in i for i in infos) == page.endswith("10_inside_a_transformer.py")
+
+
+def test_presentation_mode_is_every_pages_key() -> None:
+    at = _open_page(MEAN, present="true")
+    assert _infos(at) == []
 
 
 def test_a_key_that_only_looks_like_a_pages_key_is_unknown() -> None:
     """Found by the fuzzer: ``prec_=`` passed as a page key because page keys were matched by prefix."""
     at = _open(prec_="", depth_foo="1", depth_layers="30")
     assert _infos(at) == [
-        "The link's prec\\_\\=, depth\\_foo\\=1 are not settings of this lab and were ignored."
+        "The link's depth\\_layers\\=30 (Depth and drift) sets a control of another page, so it is not "
+        "used on this one. Open that page to use it.",
+        "The link's prec\\_\\=, depth\\_foo\\=1 are not settings of this lab and were ignored.",
     ]
 
 

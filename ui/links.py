@@ -224,6 +224,33 @@ def resolve(key: str, values: Sequence[str], spec: LinkKey) -> Resolved:
     return Resolved(value=value, text=text, note=note)
 
 
+def other_pages_keys_note(
+    given: dict[str, list[str]], owners: dict[str, list[str]], *, show: int = 5
+) -> str | None:
+    """One sentence for the link's keys that set a control of another page (ignored here, not removed).
+
+    ``owners`` maps each key to the titles of the pages that have the control, e.g.
+    ``{"depth_layers": ["Depth and drift"]}``; keys and values are shown as plain text.
+    """
+    if not given:
+        return None
+    items = list(given.items())[:show]
+    pairs = [
+        f"{plain(k + '=' + (v[-1] if v else ''), 40)} ({plain(' or '.join(owners.get(k, [])), 80)})"
+        for k, v in items
+    ]
+    more = f" and {len(given) - show} more" if len(given) > show else ""
+    if len(given) == 1:
+        return (
+            f"The link's {pairs[0]} sets a control of another page, so it is not used on this one. "
+            "Open that page to use it."
+        )
+    return (
+        f"The link's {', '.join(pairs)}{more} set controls of other pages, so they are not used on "
+        "this one. Open those pages to use them."
+    )
+
+
 def unknown_keys_note(given: dict[str, list[str]], *, show: int = 5) -> str | None:
     """One sentence for the link's keys that are no setting of the lab (they are ignored, not removed)."""
     if not given:

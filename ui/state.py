@@ -11,6 +11,7 @@ which value the lab uses for any it had to change.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -390,17 +391,20 @@ class LinkReport:
     notes: tuple[str, ...] = ()  # values the lab had to change, each with the value it uses
     unused: tuple[str, ...] = ()  # known keys the chosen input does not use
     unknown: str | None = None  # keys that are no setting of the lab
+    elsewhere: str | None = None  # keys of another page's controls (not used on this page)
 
 
-def _read_link() -> LinkReport:
+def _read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkReport:
     """Resolve the link's settings on a session's first run, before any widget exists.
 
     Every known key is read by ``ui.links.resolve`` (numbers as numbers, within rounding); when
     the URL's text is not the canonical text of the value the lab uses, the URL is rewritten and
     the script reruns, so each bound widget seeds itself from the canonical text. Keys the chosen
     input does not use are resolved too (they count once the user switches to it) but only noted.
+    A key of another page's control (not of ``page``, the url path of the page opened) is named
+    with the page it belongs to (``titles``: url path to title) and left in the URL, like an unknown key.
     """
-    from ui.controls import ALL_PAGE_KEYS  # the pages' own keys: read by each page, not unknown
+    from ui.controls import ALL_PAGE_KEYS, PAGE_KEYS  # the pages' own keys: read by each page
 
     given = {k: st.query_params.get_all(k) for k in st.query_params}
     keys = _link_keys(given)
@@ -419,6 +423,19 @@ def _read_link() -> LinkReport:
         unused=tuple(k for k in resolved if k not in applies),
         unknown=links.unknown_keys_note(
             {k: v for k, v in given.items() if k not in keys and k not in ALL_PAGE_KEYS}
+        ),
+        elsewhere=links.other_pages_keys_note(
+            {
+                k: v
+                for k, v in given.items()
+                if k not in keys
+                and k in ALL_PAGE_KEYS
+                and k not in PAGE_KEYS.get(page, ()) + PAGE_KEYS["app"]
+            },
+            {
+                k: [(titles or {}).get(p, p.replace("_", " ")) for p, ks in PAGE_KEYS.items() if k in ks]
+                for k in given
+            },
         ),
     )
     canonical = {  # in the link's order; unknown keys stay as they are
@@ -452,6 +469,8 @@ def _report_link(report: LinkReport) -> None:
             f"that uses {'it' if one else 'them'}).",
             icon=":material/link:",
         )
+    if report.elsewhere:
+        st.info(report.elsewhere, icon=":material/link:")
     if report.unknown:
         st.info(report.unknown, icon=":material/link:")
 
@@ -511,8 +530,13 @@ def link_control(
         where.warning(notes[key], icon=":material/link:")  # right above the control (its column)
 
 
-def sidebar(*, own_data: bool = False) -> LabInput | None:
+def sidebar(
+    *, own_data: bool = False, page: str = "", titles: Mapping[str, str] | None = None
+) -> LabInput | None:
     """Draw the shared controls in the sidebar and return the validated input.
+
+    ``page`` is the url path of the page being opened and ``titles`` every page's title by url path:
+    a link that sets another page's control says so, by that page's title (see :func:`_read_link`).
 
     ``own_data`` says the current page builds its own data: the sidebar then shows only what acts
     on that page (the link's messages and a line saying the vector is kept for the step pages) and
@@ -521,7 +545,7 @@ def sidebar(*, own_data: bool = False) -> LabInput | None:
     """
     if "url_checked" not in st.session_state:
         st.session_state["url_checked"] = True
-        _read_link()
+        _read_link(page, titles)
     elif not st.session_state.pop("link_rerun", False):  # the user acted: the link's news is old
         st.session_state.pop("link_report", None)
         st.session_state.pop("link_notes", None)
