@@ -13,7 +13,7 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
-from ui.text import plain
+from ui.text import MESSAGE_LIMIT, plain
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 MEAN = "pages/1_mean.py"
@@ -44,6 +44,34 @@ def test_typed_text_survives_a_source_switch() -> None:
     _switch(at, "Type numbers")
     assert at.text_area(key="typed").value == "7 8 9"
     assert _mu(at) == "8"
+
+
+def _captions(at: AppTest) -> list[str]:
+    return [str(c.value) for c in at.sidebar.caption]
+
+
+def test_a_comma_between_digits_is_read_as_two_numbers_and_said() -> None:
+    """Found in QA: "1,5" (one and a half, in much of the world) became x = [1, 5] without a word."""
+    at = _open()
+    _switch(at, "Type numbers")
+    at.text_area(key="typed").input("1,5").run()
+    assert _mu(at) == "3"  # the reading does not change: a comma separates numbers
+    said = [c for c in _captions(at) if "comma" in c]
+    assert said == [
+        plain("Read as 2 numbers: a comma always separates numbers here, so 1,5 is 1 and 5. "
+              "For a decimal, write a point: 1.5.", MESSAGE_LIMIT)
+    ]  # fmt: skip
+    at.text_area(key="typed").input("0,25 2,5 -3").run()
+    assert [c for c in _captions(at) if "comma" in c] == [
+        plain("Read as 5 numbers: a comma always separates numbers here, so 0,25 is 0 and 25. "
+              "For a decimal, write a point: 0.25.", MESSAGE_LIMIT)
+    ]  # fmt: skip
+    at.text_area(key="typed").input("-1,5").run()
+    assert next(c for c in _captions(at) if "comma" in c).startswith(plain("Read as 2 numbers"))
+    # a space after the comma, or a side that is part of another number: nothing to say
+    for text in ("1, 5", "1.5, 2", "[1 , 5]", "1e3,5", "1e-3,5", "2.5,3"):
+        at.text_area(key="typed").input(text).run()
+        assert not [c for c in _captions(at) if "comma" in c], text
 
 
 def test_table_edits_survive_a_source_switch() -> None:

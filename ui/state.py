@@ -11,6 +11,7 @@ which value the lab uses for any it had to change.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -184,9 +185,24 @@ def _typed_input() -> tuple[np.ndarray, str]:
         bind="query-params",
         persist_state="session",
         help="Brackets and scientific notation are fine: [1, -2.5, 3e-2]. Commas separate numbers, "
-        "so write 1000, not 1,000.",
+        "so write 1000, not 1,000, and one and a half as 1.5, not 1,5.",
     )
-    return ln.parse_vector_text(text), "typed vector"
+    x = ln.parse_vector_text(text)
+    tight = _TIGHT_COMMA.search(text)
+    if tight:  # "1,5" is two numbers here; in much of the world it is one and a half
+        a, b = tight.group(1), tight.group(2)
+        st.caption(
+            plain(
+                f"Read as {x.size} numbers: a comma always separates numbers here, so {a},{b} is {a} and "
+                f"{b}. For a decimal, write a point: {a}.{b}.",
+                MESSAGE_LIMIT,
+            )
+        )
+    return x, "typed vector"
+
+
+# digits,digits with no space, not inside another number (2.5,3 and 1e-3,5 are plainly two numbers)
+_TIGHT_COMMA = re.compile(r"(?<![\d.eE])(?<![eE][+-])(\d{1,12}),(\d{1,12})(?![\d.eE])")
 
 
 def _table_input() -> tuple[np.ndarray, str]:
