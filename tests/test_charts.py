@@ -243,3 +243,35 @@ def test_palette_colours_are_distinct_per_quantity() -> None:
     shown = ["x", "mu", "sigma_band", "centered", "x_hat", "y", "gamma"]
     assert len({COLORS[k] for k in shown}) == len(shown)
     assert COLORS["gamma"] == COLORS["beta"]  # γ and β share a hue (β drawn dashed)
+
+
+# --- whole features on the x axis -------------------------------------------------------------------
+
+
+def _per_feature_figures(d: int) -> list[go.Figure]:
+    """Every builder that puts features 1..d along x, for a vector of size d."""
+    from ui import charts_geometry, charts_numerics
+
+    v = _vec(d)
+    return [
+        charts.feature_chart([("x", v)], "t"),
+        charts_geometry.outputs_before_after(v, v, v, v, moved_label="c·x"),
+        charts_geometry.backward_terms_chart(v, v, v, v),
+        charts_numerics.recipe_figure(v, v, v, variant_name="variant", title="t"),
+        charts_numerics.rms_figure([("LayerNorm", v, COLORS["x"])], "t"),
+    ]
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 12])
+def test_a_short_vector_has_a_tick_per_feature_and_no_half_features(d: int) -> None:
+    """Found in QA: x = [1, 5] had ticks 0.5, 1, 1.5, 2, 2.5, as if there were features between the bars."""
+    for fig in _per_feature_figures(d):
+        axes = [fig.layout[k] for k in fig.layout if k.startswith("xaxis")]
+        assert axes, fig.layout.title.text
+        for axis in axes:
+            assert (axis.dtick, axis.tick0) == (1, 1), (fig.layout.title.text, axis)
+
+
+def test_a_long_vector_keeps_plotlys_own_ticks() -> None:
+    for fig in _per_feature_figures(13):
+        assert all(fig.layout[k].dtick is None for k in fig.layout if k.startswith("xaxis"))

@@ -14,7 +14,17 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ui.text import fmt
-from ui.theme import BACKGROUND, COLORS, FONT_SIZE, HALO, LABELS, base_layout, finish, hline
+from ui.theme import (
+    BACKGROUND,
+    COLORS,
+    FONT_SIZE,
+    HALO,
+    LABELS,
+    base_layout,
+    finish,
+    hline,
+    whole_feature_ticks,
+)
 
 BAR_LIMIT = 128  # above this many features, bars become a line with markers
 
@@ -79,7 +89,8 @@ def feature_chart(
         shapes.append(shape)
         notes.append(note)
     extra = {"barmode": "group", "shapes": shapes, "annotations": notes}
-    return finish(base_layout(fig, title, x_title="feature i", y_title=y_title, height=height, extra=extra))
+    fig = base_layout(fig, title, x_title="feature i", y_title=y_title, height=height, extra=extra)
+    return finish(whole_feature_ticks(fig, max(np.size(values) for _, values in series)))
 
 
 def variance_chart(squared: np.ndarray, var_pop: float, var_sample: float, *, digits: int = 4) -> go.Figure:

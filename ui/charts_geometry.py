@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ui.text import fmt
-from ui.theme import BACKGROUND, COLORS, FONT_SIZE, GUIDE, HALO, INK, base_layout, finish
+from ui.theme import BACKGROUND, COLORS, FONT_SIZE, GUIDE, HALO, INK, base_layout, finish, whole_feature_ticks
 
 RMS_COLOR = COLORS["batch"]  # "the other normalization" when compared with LayerNorm
 GUIDE_COLOR = GUIDE  # sphere, plane, circle: drawing aids, not data
@@ -70,7 +70,7 @@ def outputs_before_after(
         "margin": {"t": 110},
     }
     fig = base_layout(fig, f"Outputs for x and for {moved_label}", y_title="output", height=420, extra=extra)
-    return finish(fig)
+    return finish(whole_feature_ticks(fig, np.size(ln_x)))
 
 
 def invariance_curve_chart(
@@ -420,7 +420,7 @@ def backward_terms_chart(
     )
     # a legend of two rows under the title: room for both in the top margin
     fig.update_layout(legend={"y": 1.02, "font": {"size": FONT_SIZE - 2}}, margin={"t": 100})
-    return finish(fig)
+    return finish(whole_feature_ticks(fig, np.size(dx)))
 
 
 def jacobian_norm_curve(

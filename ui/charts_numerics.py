@@ -13,7 +13,17 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ui.text import fmt
-from ui.theme import COLORS, FONT_SIZE, INK, PRESENT_LINE, base_layout, finish, presenting, relayout
+from ui.theme import (
+    COLORS,
+    FONT_SIZE,
+    INK,
+    PRESENT_LINE,
+    base_layout,
+    finish,
+    presenting,
+    relayout,
+    whole_feature_ticks,
+)
 
 BAR_LIMIT = 128  # above this many features, bars become lines
 METHOD_STYLE: dict[str, tuple[str, str, str]] = {  # method -> (colour, dash, legend name)
@@ -64,7 +74,7 @@ def recipe_figure(
     fig.update_yaxes(title_text="x̂ᵢ", row=1, col=1)
     fig.update_yaxes(title_text="Δ", row=2, col=1)
     fig.update_annotations(font_size=FONT_SIZE)
-    return finish(fig)
+    return finish(whole_feature_ticks(fig, np.size(standard)))
 
 
 def rms_figure(series: Sequence[tuple[str, np.ndarray, str]], title: str) -> go.Figure:
@@ -74,7 +84,7 @@ def rms_figure(series: Sequence[tuple[str, np.ndarray, str]], title: str) -> go.
         fig.add_trace(_trace(np.asarray(values), name, color))
     fig = base_layout(fig, title, x_title="feature i", y_title="output", height=420)
     fig.update_layout(barmode="group", margin={"t": 110})
-    return finish(fig)
+    return finish(whole_feature_ticks(fig, max(np.size(values) for _, values, _ in series)))
 
 
 def _log10(v: float) -> float:
