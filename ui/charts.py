@@ -21,9 +21,9 @@ from ui.theme import (
     HALO,
     LABELS,
     base_layout,
+    feature_ticks,
     finish,
     hline,
-    whole_feature_ticks,
 )
 
 BAR_LIMIT = 128  # above this many features, bars become a line with markers
@@ -88,9 +88,9 @@ def feature_chart(
         note["font"]["size"] = FONT_SIZE - 1
         shapes.append(shape)
         notes.append(note)
-    extra = {"barmode": "group", "shapes": shapes, "annotations": notes}
-    fig = base_layout(fig, title, x_title="feature i", y_title=y_title, height=height, extra=extra)
-    return finish(whole_feature_ticks(fig, max(np.size(values) for _, values in series)))
+    d = max(np.size(values) for _, values in series)
+    extra = {"barmode": "group", "shapes": shapes, "annotations": notes} | feature_ticks(d)
+    return finish(base_layout(fig, title, x_title="feature i", y_title=y_title, height=height, extra=extra))
 
 
 def variance_chart(squared: np.ndarray, var_pop: float, var_sample: float, *, digits: int = 4) -> go.Figure:

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ui.text import fmt
-from ui.theme import BACKGROUND, COLORS, FONT_SIZE, GUIDE, HALO, INK, base_layout, finish, whole_feature_ticks
+from ui.theme import BACKGROUND, COLORS, FONT_SIZE, GUIDE, HALO, INK, base_layout, feature_ticks, finish
 
 RMS_COLOR = COLORS["batch"]  # "the other normalization" when compared with LayerNorm
 GUIDE_COLOR = GUIDE  # sphere, plane, circle: drawing aids, not data
@@ -69,8 +69,10 @@ def outputs_before_after(
         "legend": {"y": 1.12},  # the legend between the title and the subplot titles
         "margin": {"t": 110},
     }
+    for axis, ticks in feature_ticks(np.size(ln_x), "xaxis", "xaxis2").items():
+        extra[axis] = extra[axis] | ticks
     fig = base_layout(fig, f"Outputs for x and for {moved_label}", y_title="output", height=420, extra=extra)
-    return finish(whole_feature_ticks(fig, np.size(ln_x)))
+    return finish(fig)
 
 
 def invariance_curve_chart(
@@ -416,11 +418,16 @@ def backward_terms_chart(
         fig.add_trace(_feature_traces(values, name, color))
     fig.update_layout(barmode="group")
     fig = base_layout(
-        fig, "The backward pass, term by term", x_title="feature i", y_title="value", height=440
+        fig,
+        "The backward pass, term by term",
+        x_title="feature i",
+        y_title="value",
+        height=440,
+        extra=feature_ticks(np.size(dx)),
     )
     # a legend of two rows under the title: room for both in the top margin
     fig.update_layout(legend={"y": 1.02, "font": {"size": FONT_SIZE - 2}}, margin={"t": 100})
-    return finish(whole_feature_ticks(fig, np.size(dx)))
+    return finish(fig)
 
 
 def jacobian_norm_curve(

@@ -19,10 +19,10 @@ from ui.theme import (
     INK,
     PRESENT_LINE,
     base_layout,
+    feature_ticks,
     finish,
     presenting,
     relayout,
-    whole_feature_ticks,
 )
 
 BAR_LIMIT = 128  # above this many features, bars become lines
@@ -68,13 +68,13 @@ def recipe_figure(
     diff = _trace(np.asarray(difference), "difference", COLORS["warn"])
     diff.showlegend = False
     fig.add_trace(diff, row=2, col=1)
-    fig = base_layout(fig, title, height=560)
+    fig = base_layout(fig, title, height=560, extra=feature_ticks(np.size(standard), "xaxis", "xaxis2"))
     fig.update_layout(barmode="group", margin={"t": 110})
     fig.update_xaxes(title_text="feature i", row=2, col=1)
     fig.update_yaxes(title_text="x̂ᵢ", row=1, col=1)
     fig.update_yaxes(title_text="Δ", row=2, col=1)
     fig.update_annotations(font_size=FONT_SIZE)
-    return finish(whole_feature_ticks(fig, np.size(standard)))
+    return finish(fig)
 
 
 def rms_figure(series: Sequence[tuple[str, np.ndarray, str]], title: str) -> go.Figure:
@@ -82,9 +82,10 @@ def rms_figure(series: Sequence[tuple[str, np.ndarray, str]], title: str) -> go.
     fig = go.Figure()
     for name, values, color in series:
         fig.add_trace(_trace(np.asarray(values), name, color))
-    fig = base_layout(fig, title, x_title="feature i", y_title="output", height=420)
+    d = max(np.size(values) for _, values, _ in series)
+    fig = base_layout(fig, title, x_title="feature i", y_title="output", height=420, extra=feature_ticks(d))
     fig.update_layout(barmode="group", margin={"t": 110})
-    return finish(whole_feature_ticks(fig, max(np.size(values) for _, values, _ in series)))
+    return finish(fig)
 
 
 def _log10(v: float) -> float:

@@ -189,15 +189,17 @@ def _scaled(node: Any, parent: str, font: float, line: float, marker: float) -> 
 FEW_FEATURES = 12  # up to this many features, every one gets its tick
 
 
-def whole_feature_ticks(fig: go.Figure, d: int, *, first: int = 1) -> go.Figure:
-    """Tick each feature (``first``, ``first + 1``, …) on every x axis when ``d`` is small; ``fig``, changed.
+def feature_ticks(d: int, *axes: str) -> dict[str, dict[str, int]]:
+    """Layout that ticks each feature (1, 2, …) on ``axes`` (default ``"xaxis"``) when ``d`` is small.
 
     Plotly's automatic ticks put half features on a short axis (0.5, 1, 1.5, 2 for d = 2), which
-    reads as if there were features between the bars. Past :data:`FEW_FEATURES` its steps are whole.
+    reads as if there were features between the bars; past :data:`FEW_FEATURES` its steps are
+    whole. Empty for a larger ``d``. Merge it into ``base_layout(..., extra=...)`` (a plain dict:
+    no validation pass).
     """
-    if d <= FEW_FEATURES:
-        fig.update_xaxes(dtick=1, tick0=first)
-    return fig
+    if d > FEW_FEATURES:
+        return {}
+    return {axis: {"dtick": 1, "tick0": 1} for axis in axes or ("xaxis",)}
 
 
 def finish(fig: go.Figure) -> go.Figure:
