@@ -228,7 +228,7 @@ def test_a_pages_own_keys_are_not_called_unknown() -> None:
     assert _infos(at) == [
         "The link's ys\\_text1\\=hello (Your sentence\\, live), est\\_eps\\=sidebar (Estimators and ε), "
         "geo\\_gamma1\\=2 (Invariances and geometry) set controls of other pages, so they are not used on "
-        "this one. Open those pages to use them.",
+        "this one (a link that opens their page uses them; the page menu does not carry them there).",
         "The link's zz\\=1 is not a setting of this lab and was ignored.",
     ]
 
@@ -248,7 +248,7 @@ def test_another_pages_key_is_named_with_its_page_and_left_in_the_link() -> None
     at = _open_page(MEAN, depth_layers="100", mean_shift="2")
     assert _infos(at) == [
         "The link's depth\\_layers\\=100 (Depth and drift) sets a control of another page, so it is not "
-        "used on this one. Open that page to use it."
+        "used on this one (a link that opens that page uses it; the page menu does not carry it there)."
     ]
     assert at.slider(key="mean_shift").value == 2.0  # this page's own key is used
     assert at.query_params["depth_layers"] == "100"  # like an unknown key: not removed
@@ -260,7 +260,8 @@ def test_a_key_two_pages_share_names_both_and_is_quiet_on_either() -> None:
     at = _open_page(MEAN, ln_placement="Pre-LN")
     assert _infos(at) == [
         "The link's ln\\_placement\\=Pre\\-LN (Depth and drift or Inside a real transformer) sets a control "
-        "of another page, so it is not used on this one. Open that page to use it."
+        "of another page, so it is not used on this one (a link that opens that page uses it; the page "
+        "menu does not carry it there)."
     ]
     for page in ("pages/8_depth_and_drift.py", "pages/10_inside_a_transformer.py"):
         at = _open_page(page, ln_placement="Pre-LN", depth_layers="40")
@@ -279,7 +280,7 @@ def test_a_key_that_only_looks_like_a_pages_key_is_unknown() -> None:
     at = _open(prec_="", depth_foo="1", depth_layers="30")
     assert _infos(at) == [
         "The link's depth\\_layers\\=30 (Depth and drift) sets a control of another page, so it is not "
-        "used on this one. Open that page to use it.",
+        "used on this one (a link that opens that page uses it; the page menu does not carry it there).",
         "The link's prec\\_\\=, depth\\_foo\\=1 are not settings of this lab and were ignored.",
     ]
 

@@ -242,12 +242,12 @@ def other_pages_keys_note(
     more = f" and {len(given) - show} more" if len(given) > show else ""
     if len(given) == 1:
         return (
-            f"The link's {pairs[0]} sets a control of another page, so it is not used on this one. "
-            "Open that page to use it."
+            f"The link's {pairs[0]} sets a control of another page, so it is not used on this one "
+            "(a link that opens that page uses it; the page menu does not carry it there)."
         )
     return (
         f"The link's {', '.join(pairs)}{more} set controls of other pages, so they are not used on "
-        "this one. Open those pages to use them."
+        "this one (a link that opens their page uses them; the page menu does not carry them there)."
     )
 
 
