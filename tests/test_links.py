@@ -227,8 +227,8 @@ def test_a_pages_own_keys_are_not_called_unknown() -> None:
     at = _open(ys_text1="hello", est_eps="sidebar", geo_gamma1="2", zz="1")
     assert _infos(at) == [
         "The link's ys\\_text1\\=hello (Your sentence\\, live), est\\_eps\\=sidebar (Estimators and ε), "
-        "geo\\_gamma1\\=2 (Invariances and geometry) set controls of other pages, so they are not used on "
-        "this one (a link that opens their page uses them; the page menu does not carry them there).",
+        "geo\\_gamma1\\=2 (Invariances and geometry) set controls of other pages: they are not used on "
+        "this one, and each is used when you open its page.",
         "The link's zz\\=1 is not a setting of this lab and was ignored.",
     ]
 
@@ -247,8 +247,8 @@ def test_another_pages_key_is_named_with_its_page_and_left_in_the_link() -> None
     """Found in QA: /mean?depth_layers=100 said nothing, and Depth and drift then opened at L = 30."""
     at = _open_page(MEAN, depth_layers="100", mean_shift="2")
     assert _infos(at) == [
-        "The link's depth\\_layers\\=100 (Depth and drift) sets a control of another page, so it is not "
-        "used on this one (a link that opens that page uses it; the page menu does not carry it there)."
+        "The link's depth\\_layers\\=100 (Depth and drift) sets a control of another page: it is not used on "
+        "this one, and it is used when you open that page."
     ]
     assert at.slider(key="mean_shift").value == 2.0  # this page's own key is used
     assert at.query_params["depth_layers"] == "100"  # like an unknown key: not removed
@@ -256,12 +256,36 @@ def test_another_pages_key_is_named_with_its_page_and_left_in_the_link() -> None
     assert _infos(at) == []
 
 
+DEPTH = "pages/8_depth_and_drift.py"
+
+
+def _menu_to(at: AppTest, page: str) -> None:
+    """Switch pages as the sidebar menu does in a browser: the URL's query goes."""
+    for key in list(at.query_params):
+        del at.query_params[key]
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_another_pages_key_counts_when_that_page_is_opened_once() -> None:
+    """QA: the note said to open that page, and the menu then opened it at the default (L = 30)."""
+    at = _open_page(MEAN, depth_layers="100", depth_gain="9")
+    _menu_to(at, DEPTH)
+    assert at.slider(key="depth_layers").value == 100
+    assert at.slider(key="depth_gain").value == 3.0  # out of range: clamped, and said above the control
+    said = [str(w.value) for w in at.main.warning]
+    assert "The link's depth_gain=9 is above the largest gain offered, 3; the lab uses gain = 3." in said
+    at.slider(key="depth_layers").set_value(50).run()  # the student's own choice from then on
+    _menu_to(at, MEAN)
+    _menu_to(at, DEPTH)
+    assert at.slider(key="depth_layers").value == 50
+
+
 def test_a_key_two_pages_share_names_both_and_is_quiet_on_either() -> None:
     at = _open_page(MEAN, ln_placement="Pre-LN")
     assert _infos(at) == [
         "The link's ln\\_placement\\=Pre\\-LN (Depth and drift or Inside a real transformer) sets a control "
-        "of another page, so it is not used on this one (a link that opens that page uses it; the page "
-        "menu does not carry it there)."
+        "of another page: it is not used on this one, and it is used when you open that page."
     ]
     for page in ("pages/8_depth_and_drift.py", "pages/10_inside_a_transformer.py"):
         at = _open_page(page, ln_placement="Pre-LN", depth_layers="40")
@@ -279,8 +303,8 @@ def test_a_key_that_only_looks_like_a_pages_key_is_unknown() -> None:
     """Found by the fuzzer: ``prec_=`` passed as a page key because page keys were matched by prefix."""
     at = _open(prec_="", depth_foo="1", depth_layers="30")
     assert _infos(at) == [
-        "The link's depth\\_layers\\=30 (Depth and drift) sets a control of another page, so it is not "
-        "used on this one (a link that opens that page uses it; the page menu does not carry it there).",
+        "The link's depth\\_layers\\=30 (Depth and drift) sets a control of another page: it is not used on "
+        "this one, and it is used when you open that page.",
         "The link's prec\\_\\=, depth\\_foo\\=1 are not settings of this lab and were ignored.",
     ]
 

@@ -227,7 +227,7 @@ def resolve(key: str, values: Sequence[str], spec: LinkKey) -> Resolved:
 def other_pages_keys_note(
     given: dict[str, list[str]], owners: dict[str, list[str]], *, show: int = 5
 ) -> str | None:
-    """One sentence for the link's keys that set a control of another page (ignored here, not removed).
+    """One sentence for the link's keys that set a control of another page (used when it is opened).
 
     ``owners`` maps each key to the titles of the pages that have the control, e.g.
     ``{"depth_layers": ["Depth and drift"]}``; keys and values are shown as plain text.
@@ -242,12 +242,12 @@ def other_pages_keys_note(
     more = f" and {len(given) - show} more" if len(given) > show else ""
     if len(given) == 1:
         return (
-            f"The link's {pairs[0]} sets a control of another page, so it is not used on this one "
-            "(a link that opens that page uses it; the page menu does not carry it there)."
+            f"The link's {pairs[0]} sets a control of another page: it is not used on this one, "
+            "and it is used when you open that page."
         )
     return (
-        f"The link's {', '.join(pairs)}{more} set controls of other pages, so they are not used on "
-        "this one (a link that opens their page uses them; the page menu does not carry them there)."
+        f"The link's {', '.join(pairs)}{more} set controls of other pages: they are not used on "
+        "this one, and each is used when you open its page."
     )
 
 

@@ -418,7 +418,8 @@ def _read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkR
     the script reruns, so each bound widget seeds itself from the canonical text. Keys the chosen
     input does not use are resolved too (they count once the user switches to it) but only noted.
     A key of another page's control (not of ``page``, the url path of the page opened) is named
-    with the page it belongs to (``titles``: url path to title) and left in the URL, like an unknown key.
+    with the page it belongs to (``titles``: url path to title), left in the URL like an unknown key,
+    and kept in the session: :func:`link_control` uses it when the student opens that page.
     """
     from ui.controls import ALL_PAGE_KEYS, PAGE_KEYS  # the pages' own keys: read by each page
 
@@ -434,6 +435,12 @@ def _read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkR
     mode = resolved["affine_mode"].value if "affine_mode" in resolved else AFFINE_MODES[0]
     if mode == AFFINE_MODES[0]:
         applies |= {"gamma", "beta"}
+    elsewhere = {
+        k: v
+        for k, v in given.items()
+        if k not in keys and k in ALL_PAGE_KEYS and k not in PAGE_KEYS.get(page, ()) + PAGE_KEYS["app"]
+    }
+    st.session_state["link_elsewhere"] = elsewhere  # read by link_control on the page that has them
     report = LinkReport(
         notes=tuple(r.note for k, r in resolved.items() if k in applies and r.note),
         unused=tuple(k for k in resolved if k not in applies),
@@ -441,13 +448,7 @@ def _read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkR
             {k: v for k, v in given.items() if k not in keys and k not in ALL_PAGE_KEYS}
         ),
         elsewhere=links.other_pages_keys_note(
-            {
-                k: v
-                for k, v in given.items()
-                if k not in keys
-                and k in ALL_PAGE_KEYS
-                and k not in PAGE_KEYS.get(page, ()) + PAGE_KEYS["app"]
-            },
+            elsewhere,
             {
                 k: [(titles or {}).get(p, p.replace("_", " ")) for p, ks in PAGE_KEYS.items() if k in ks]
                 for k in given
@@ -527,12 +528,15 @@ def link_control(
         notes.clear()  # (a full run clears them in sidebar(), which a fragment's rerun skips)
     checked: set[str] = st.session_state.setdefault("link_checked", set())
     values = st.query_params.get_all(key) if key not in checked else []
+    # The session's link was opened on another page: its value for this control counts here, once.
+    carried = st.session_state.get("link_elsewhere", {}).pop(key, []) if key not in checked else []
     checked.add(key)
+    values = values or carried
     if values:
         resolved = links.resolve(key, values, links.LinkKey(name or key, widget))
         if resolved.note:
             notes[key] = resolved.note
-        if ([resolved.text] if resolved.text is not None else []) != values:
+        if ([resolved.text] if resolved.text is not None else []) != st.query_params.get_all(key):
             try:
                 if resolved.text is None:
                     del st.query_params[key]

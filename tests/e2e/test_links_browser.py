@@ -184,3 +184,16 @@ def test_a_negative_shift_points_down(lab: Lab) -> None:
     expect(delta).to_contain_text("−10")
     expect(delta.locator("svg")).to_have_attribute("data-testid", re.compile("Down"))
     lab.assert_clean()
+
+
+def test_another_pages_link_value_counts_when_the_menu_opens_that_page(lab: Lab) -> None:
+    """QA: /mean?depth_layers=100 said nothing; then the menu opened Depth and drift at L = 30."""
+    lab.open(MEAN, "?depth_layers=100")
+    note = lab.sidebar.locator('[data-testid="stAlert"]').filter(has_text="Depth and drift")
+    expect(note).to_contain_text("it is used when you open that page")
+    lab.nav_to(page_by_url("/depth_and_drift"))  # the menu: the URL's query does not come along
+    layers = lab.page.locator('[data-testid="stMain"] [data-testid="stSlider"]').filter(has_text="Layers L")
+    expect(layers.get_by_role("slider")).to_have_value("100")
+    expect(lab.page).to_have_url(re.compile(r"depth_layers=100"))  # and the view's link says so
+    expect(lab.sidebar.locator('[data-testid="stAlert"]')).to_have_count(0)
+    lab.assert_clean()
