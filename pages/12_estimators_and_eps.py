@@ -123,9 +123,9 @@ def body() -> None:
         f"{'s² = Σ(xᵢ − μ)²/(d − 1)' if ddof else 'σ² = Σ(xᵢ − μ)²/d'}; d = {x.size}. γ = 1 and β = 0 here: "
         "the recipes differ only in x̂, and γ, β act the same way on every one of them."
     )
-    m = st.columns(4)
-    m[0].metric("x̂₁, standard (÷d, ε = 1e-5 inside)", fmt(val[1], k))
-    m[1].metric(f"x̂₁, yours ({variant_name})", fmt(val[2], k))
+    m = st.columns([1, 1, 0.8, 1.6])  # the last value is two numbers and an arrow: room for all of it
+    m[0].metric("x̂₁, standard", fmt(val[1], k), help="÷d, ε = 1e-5 inside the root (PyTorch, the paper)")
+    m[1].metric("x̂₁, yours", fmt(val[2], k), help=f"Your recipe: {variant_name}")
     m[2].metric("largest |difference|", fmt(cmp.max_abs_difference, 3))
     sd = digits_to_separate([cmp.standard_std, cmp.variant_std], 4, same_within=rounding_noise(1.0))
     m[3].metric(

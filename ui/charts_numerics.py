@@ -69,7 +69,8 @@ def recipe_figure(
     diff.showlegend = False
     fig.add_trace(diff, row=2, col=1)
     fig = base_layout(fig, title, height=560, extra=feature_ticks(np.size(standard), "xaxis", "xaxis2"))
-    fig.update_layout(barmode="group", margin={"t": 110})
+    # the legend above the subplot titles (at the same height it covered "output x̂ per feature")
+    fig.update_layout(barmode="group", margin={"t": 120}, legend={"y": 1.08})
     fig.update_xaxes(title_text="feature i", row=2, col=1)
     fig.update_yaxes(title_text="x̂ᵢ", row=1, col=1)
     fig.update_yaxes(title_text="Δ", row=2, col=1)
