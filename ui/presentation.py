@@ -4,7 +4,8 @@ One toggle in the sidebar, "Presentation mode (projector)", kept across pages an
 link as ``present=true`` (:func:`ui.controls.flag`). When it is on:
 
 - text, widget labels and metric values are larger (the page's root font goes from 16 to 20 px, so
-  everything Streamlit sizes in rem grows with it; metric values grow a little more);
+  everything Streamlit sizes in rem grows with it; metric values grow a little more, but never past
+  their column: a value shrinks to fit it and wraps at its spaces rather than end in an ellipsis);
 - charts get 22 px fonts and lines 1.5 times as thick (:func:`ui.theme.finish` reads the toggle);
 - the code expander at the end of a page ("The code behind these numbers") and the small print
   (captions) are folded away, and a long paragraph shows three lines until the pointer rests on it.
@@ -40,7 +41,9 @@ STYLE = f"""<style>
 html {{ font-size: 20px; }}
 [data-testid="stMainBlockContainer"] {{ padding: 4rem 2rem 4rem 2rem; }}
 [data-testid="stMain"] h1 {{ font-size: 2.4rem; }}
-[data-testid="stMetricValue"] {{ font-size: 2.6rem; }}
+[data-testid="stMetric"] {{ container-type: inline-size; }}
+[data-testid="stMetricValue"] {{ font-size: min(2.6rem, 19cqi); }}
+[data-testid="stMetricValue"] p {{ white-space: normal !important; }}
 [data-testid="stMetricLabel"] p {{ font-size: 1rem; }}
 {", ".join(_CODE)} {{ display: none; }}
 [data-testid="stMain"] [data-testid="stCaptionContainer"] {{ display: none; }}

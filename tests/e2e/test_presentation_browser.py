@@ -200,3 +200,25 @@ def test_chart_text_reads_at_4_5_to_1_in_the_systems_theme(
             low.append(f"{t['text']!r}: {seen} on {behind} = {contrast(seen, behind):.2f}:1")
     assert not low, "chart text below 4.5:1:\n" + "\n".join(low)
     lab.assert_clean()
+
+
+CUT_METRICS_JS = """() => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
+  .filter(v => [v, ...v.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1))
+  .map(v => v.innerText)"""
+
+
+def test_no_metric_value_is_cut_on_a_projector(lab: Lab) -> None:
+    """Found in a sweep of every page: on a 1280 px projector, presentation mode's larger metric values
+    were cut with an ellipsis ("2.070e−0…" on Invariances, "0 (to roun…" on Gradients). They now
+    shrink to their column and wrap at spaces."""
+    _projector(lab)
+    from e2e.support import PAGES
+
+    shown = 0
+    for app_page in PAGES:
+        lab.open(app_page, "?present=true")
+        expect(_toggle(lab)).to_be_checked()
+        shown += lab.page.locator('[data-testid="stMetricValue"]').count()
+        assert lab.page.evaluate(CUT_METRICS_JS) == [], app_page.url
+    assert shown > 40  # the sweep saw the metrics it is about
+    lab.assert_clean()
