@@ -14,7 +14,19 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ui.text import fmt
-from ui.theme import BACKGROUND, COLORS, FONT_SIZE, GUIDE, HALO, INK, base_layout, feature_ticks, finish
+from ui.theme import (
+    BACKGROUND,
+    COLORS,
+    FONT_SIZE,
+    GUIDE,
+    HALO,
+    INK,
+    PRESENT_FONT,
+    base_layout,
+    feature_ticks,
+    finish,
+    presenting,
+)
 
 RMS_COLOR = COLORS["batch"]  # "the other normalization" when compared with LayerNorm
 GUIDE_COLOR = GUIDE  # sphere, plane, circle: drawing aids, not data
@@ -397,7 +409,8 @@ def jacobian_heatmap(jac: np.ndarray, *, annotate: bool, digits: int = 2) -> go.
         "Jacobian ∂yᵢ/∂xⱼ: row i = output feature, column j = input feature",
         x_title="input feature j",
         y_title="output feature i",
-        height=520,
+        # on a projector the cell numbers grow with every font; the cells must grow with them
+        height=round(520 * PRESENT_FONT) if presenting() else 520,
     )
     fig.update_layout(margin={"t": 130})  # room for the title above the top axis and its title
     return finish(fig)
