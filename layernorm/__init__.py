@@ -44,6 +44,7 @@ from layernorm.data.inputs import (
     read_uploaded_file,
     read_uploaded_vector,
     table_text,
+    typed_text_note,
     vector_from_table,
 )
 from layernorm.data.presets import PRESETS, make_near_constant, make_preset
@@ -131,6 +132,7 @@ __all__ = [
     "standardize",
     "std",
     "table_text",
+    "typed_text_note",
     "variance",
     "vector_from_table",
     "x_hat_norm_squared",

@@ -224,6 +224,16 @@ def resolve(key: str, values: Sequence[str], spec: LinkKey) -> Resolved:
     return Resolved(value=value, text=text, note=note)
 
 
+def _listed(given: dict[str, list[str]], show: int, owners: dict[str, list[str]] | None = None) -> str:
+    """``k=v`` for the first ``show`` keys of ``given``, as plain text; with ``owners``, each key's pages."""
+    pairs = [plain(f"{k}={v[-1] if v else ''}", 40) for k, v in list(given.items())[:show]]
+    if owners is not None:
+        pages = [plain(" or ".join(owners.get(k, [])), 80) for k in list(given)[:show]]
+        pairs = [f"{pair} ({where})" for pair, where in zip(pairs, pages, strict=True)]
+    more = f" and {len(given) - show} more" if len(given) > show else ""
+    return ", ".join(pairs) + more
+
+
 def other_pages_keys_note(
     given: dict[str, list[str]], owners: dict[str, list[str]], *, show: int = 5
 ) -> str | None:
@@ -234,19 +244,13 @@ def other_pages_keys_note(
     """
     if not given:
         return None
-    items = list(given.items())[:show]
-    pairs = [
-        f"{plain(k + '=' + (v[-1] if v else ''), 40)} ({plain(' or '.join(owners.get(k, [])), 80)})"
-        for k, v in items
-    ]
-    more = f" and {len(given) - show} more" if len(given) > show else ""
     if len(given) == 1:
         return (
-            f"The link's {pairs[0]} sets a control of another page: it is not used on this one, "
-            "and it is used when you open that page."
+            f"The link's {_listed(given, show, owners)} sets a control of another page: it is not used on "
+            "this one, and it is used when you open that page."
         )
     return (
-        f"The link's {', '.join(pairs)}{more} set controls of other pages: they are not used on "
+        f"The link's {_listed(given, show, owners)} set controls of other pages: they are not used on "
         "this one, and each is used when you open its page."
     )
 
@@ -255,8 +259,6 @@ def unknown_keys_note(given: dict[str, list[str]], *, show: int = 5) -> str | No
     """One sentence for the link's keys that are no setting of the lab (they are ignored, not removed)."""
     if not given:
         return None
-    pairs = [plain(f"{k}={v[-1] if v else ''}", 40) for k, v in list(given.items())[:show]]
-    more = f" and {len(given) - show} more" if len(given) > show else ""
     if len(given) == 1:
-        return f"The link's {pairs[0]} is not a setting of this lab and was ignored."
-    return f"The link's {', '.join(pairs)}{more} are not settings of this lab and were ignored."
+        return f"The link's {_listed(given, show)} is not a setting of this lab and was ignored."
+    return f"The link's {_listed(given, show)} are not settings of this lab and were ignored."

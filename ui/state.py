@@ -11,7 +11,6 @@ which value the lab uses for any it had to change.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -188,21 +187,10 @@ def _typed_input() -> tuple[np.ndarray, str]:
         "so write 1000, not 1,000, and one and a half as 1.5, not 1,5.",
     )
     x = ln.parse_vector_text(text)
-    tight = _TIGHT_COMMA.search(text)
-    if tight:  # "1,5" is two numbers here; in much of the world it is one and a half
-        a, b = tight.group(1), tight.group(2)
-        st.caption(
-            plain(
-                f"Read as {x.size} numbers: a comma always separates numbers here, so {a},{b} is {a} and "
-                f"{b}. For a decimal, write a point: {a}.{b}.",
-                MESSAGE_LIMIT,
-            )
-        )
+    note = ln.typed_text_note(text, x.size)  # "1,5" is two numbers here: said
+    if note:
+        st.caption(plain(note, MESSAGE_LIMIT))
     return x, "typed vector"
-
-
-# digits,digits with no space, not inside another number (2.5,3 and 1e-3,5 are plainly two numbers)
-_TIGHT_COMMA = re.compile(r"(?<![\d.eE])(?<![eE][+-])(\d{1,12}),(\d{1,12})(?![\d.eE])")
 
 
 def _table_input() -> tuple[np.ndarray, str]:
@@ -451,7 +439,7 @@ def _read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkR
             elsewhere,
             {
                 k: [(titles or {}).get(p, p.replace("_", " ")) for p, ks in PAGE_KEYS.items() if k in ks]
-                for k in given
+                for k in elsewhere
             },
         ),
     )

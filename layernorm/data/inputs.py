@@ -266,6 +266,48 @@ def parse_vector_text(text: str) -> F64:
     return _finish(values, "typed vector")
 
 
+# digits,digits with no space, not inside another number (2.5,3 and 1e-3,5 are plainly two numbers)
+_TIGHT_COMMA = re.compile(r"(?<![\d.eE])(?<![eE][+-])(\d{1,12}),(\d{1,12})(?![\d.eE])")
+
+
+def typed_text_note(text: str, d: int) -> str | None:
+    """The note a reader of :func:`parse_vector_text` needs about how ``text`` was read, or None.
+
+    A comma always separates numbers, so ``1,5`` is two numbers, 1 and 5; in much of the world it
+    is one and a half. When a comma sits between digits with no space (and neither side belongs to
+    another number, as in ``2.5,3`` or ``1e-3,5``), the note says how the first such place was read
+    and how to write a decimal.
+
+    Parameters
+    ----------
+    text : str
+        The text :func:`parse_vector_text` read.
+    d : int
+        How many numbers it read.
+
+    Returns
+    -------
+    str or None
+        One sentence quoting the digits from ``text``, or None when there is nothing to say.
+
+    Raises
+    ------
+    Nothing: ``text`` is searched, not parsed again (call it after :func:`parse_vector_text`).
+
+    Notes
+    -----
+    Source: this project.
+    """
+    tight = _TIGHT_COMMA.search(text)
+    if tight is None:
+        return None
+    a, b = tight.group(1), tight.group(2)
+    return (
+        f"Read as {d} numbers: a comma always separates numbers here, so {a},{b} is {a} and {b}. "
+        f"For a decimal, write a point: {a}.{b}."
+    )
+
+
 def vector_from_table(column: Iterable[object], name: str = "table") -> F64:
     """Read one column of an edited table (one row per feature).
 

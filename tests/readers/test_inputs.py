@@ -27,6 +27,7 @@ from layernorm import (
     read_uploaded_file,
     read_uploaded_vector,
     table_text,
+    typed_text_note,
     vector_from_table,
 )
 
@@ -602,3 +603,23 @@ def test_make_near_constant_is_mean_plus_spread_times_the_standard_normal_preset
     assert np.array_equal(make_near_constant(5, 2.0, 0.0), np.full(5, 2.0))
     with pytest.raises(ValueError, match="d must be between 1 and 4096"):
         make_near_constant(0, 3.0, 1e-3)
+
+
+@pytest.mark.parametrize(
+    ("text", "d", "said"),
+    [
+        ("1,5", 2, "so 1,5 is 1 and 5. For a decimal, write a point: 1.5."),
+        ("0,25 2,5 -3", 5, "so 0,25 is 0 and 25. For a decimal, write a point: 0.25."),
+        ("-1,5", 2, "so 1,5 is 1 and 5."),
+    ],
+)
+def test_typed_text_note_says_how_a_comma_between_digits_was_read(text: str, d: int, said: str) -> None:
+    note = typed_text_note(text, d)
+    assert note is not None and note.startswith(f"Read as {d} numbers: a comma always separates numbers")
+    assert said in note
+    assert parse_vector_text(text).size == d  # the note describes the parser's own reading
+
+
+@pytest.mark.parametrize("text", ["1, 5", "1.5, 2", "[1 , 5]", "1e3,5", "1e-3,5", "2.5,3", "1 2 3"])
+def test_typed_text_note_is_silent_when_nothing_is_ambiguous(text: str) -> None:
+    assert typed_text_note(text, parse_vector_text(text).size) is None
