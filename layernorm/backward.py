@@ -58,11 +58,12 @@ def _feature_rows(x: ArrayLike, name: str) -> tuple[F64, tuple[int, ...]]:
 
 def _input_grad(g: F64, x_hat: F64, std: F64, *, centre: bool) -> F64:
     """``(g - <g> - x_hat <g x_hat>) / std`` with the means over axis 1 of (n, d) rows."""
-    proj = np.mean(g * x_hat, axis=1, keepdims=True)
+    d = g.shape[1]
+    proj = np.add.reduce(g * x_hat, axis=1, keepdims=True) / d  # np.mean's bits, without its wrapper
     inner = g - x_hat * proj
     if centre:
-        inner = inner - np.mean(g, axis=1, keepdims=True)
-    dx: F64 = inner / std
+        inner -= np.add.reduce(g, axis=1, keepdims=True) / d
+    dx: F64 = np.divide(inner, std, out=inner)
     return dx
 
 
@@ -153,6 +154,48 @@ def layer_norm_backward_from_steps(steps: LayerNormSteps, dy: ArrayLike) -> tupl
     x_hat = steps.x_hat.reshape(-1, d)
     dx = _input_grad(dy2 * steps.gamma, x_hat, steps.std.reshape(-1, 1), centre=True)
     return dx.reshape(shape), np.sum(dy2 * x_hat, axis=0), np.sum(dy2, axis=0)
+
+
+def layer_norm_input_grad(x_hat: F64, std: F64, dy: F64) -> F64:
+    """``dL/dx`` of a LayerNorm without ``gamma``/``beta``, from its forward's ``x_hat`` and divisor.
+
+    Parameters
+    ----------
+    x_hat : (..., d) ndarray of float64
+        The normalized rows, as :func:`layernorm.layer_norm_x_hat` returns them.
+    std : (..., 1) ndarray of float64
+        ``sqrt(var + eps)`` per row, as :func:`layernorm.layer_norm_x_hat` returns it.
+    dy : (..., d) ndarray of float64
+        Upstream gradient ``dL/dx_hat``, shaped like ``x_hat``.
+
+    Returns
+    -------
+    dx : (..., d) ndarray of float64
+        ``(dy - mean(dy) - x_hat * mean(dy * x_hat)) / std``, each row summing to 0 (to
+        rounding): bit for bit ``layer_norm_backward_from_steps(steps, dy)[0]`` for
+        ``steps = layer_norm_steps(x, eps=eps)`` with the default ``gamma`` of ones.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not match. ``dy`` is not checked for NaN or infinity (a training
+        loop checks its loss instead); a non-finite ``dy`` gives a non-finite ``dx``.
+
+    Notes
+    -----
+    For a training loop: no ``dgamma``/``dbeta`` and no copy of ``dy``, where
+    :func:`layer_norm_backward_from_steps` returns both. PyTorch's
+    ``torch.native_layer_norm_backward`` likewise takes the forward's saved row statistics.
+    Source: Ba, Kiros & Hinton (2016), "Layer Normalization", arXiv:1607.06450.
+    """
+    if x_hat.shape != dy.shape or std.shape != (*x_hat.shape[:-1], 1):
+        raise ValueError(
+            f"x_hat {x_hat.shape}, std {std.shape} and dy {dy.shape} do not match: "
+            "expected (..., d), (..., 1) and (..., d)"
+        )
+    d = x_hat.shape[-1]
+    dx = _input_grad(dy.reshape(-1, d), x_hat.reshape(-1, d), std.reshape(-1, 1), centre=True)
+    return dx.reshape(x_hat.shape)
 
 
 def rms_norm_backward(

@@ -746,6 +746,53 @@ def layer_norm_steps(
     return LayerNormSteps(**frozen, eps=eps, d=x2.shape[1])
 
 
+def layer_norm_x_hat(x: F64, *, eps: float = DEFAULT_EPS) -> tuple[F64, F64]:
+    """LayerNorm's forward for a training loop: ``x_hat`` and the divisor of each row.
+
+    Parameters
+    ----------
+    x : (..., d) ndarray of float64
+        Rows of ``d`` features, normalized over the last axis (no learned ``gamma``/``beta``).
+    eps : float, default 1e-5
+        Added to the variance inside the square root (units of ``x`` squared).
+
+    Returns
+    -------
+    x_hat : (..., d) ndarray of float64
+        ``(x - mu) / sqrt(var + eps)``: bit for bit ``layer_norm_steps(x, eps=eps).x_hat``.
+    std : (..., 1) ndarray of float64
+        ``sqrt(var + eps)`` per row, with a trailing axis of 1 so that it broadcasts against
+        ``x_hat`` (what :func:`layernorm.backward.layer_norm_input_grad` needs).
+
+    Raises
+    ------
+    ValueError
+        ``x`` not a float64 array of at least one axis, ``d = 0``, NaN or infinity in ``x``,
+        ``eps`` negative or not finite.
+    ZeroVarianceError
+        A row is constant and ``eps == 0`` (0/0).
+
+    Notes
+    -----
+    The operations of :func:`layer_norm_steps` (faithfully rounded mean, two-pass variance),
+    without what only a display needs: no copy of ``x``, no ``sigma``, no ``gamma * x_hat + beta``,
+    no read-only snapshot. A training step calls it once per layer, where those cost as much as
+    the statistics. PyTorch's ``torch.native_layer_norm`` likewise returns the output with the row
+    statistics its backward reuses. Source: Ba, Kiros & Hinton (2016), eqs. 4-5.
+    """
+    eps = check_eps(eps)
+    if not isinstance(x, np.ndarray) or x.dtype != np.float64 or x.ndim == 0:
+        raise ValueError("layer_norm_x_hat needs a float64 array of shape (..., d)")
+    d = x.shape[-1]
+    if d == 0:
+        raise ValueError("the normalized axes are empty (d = 0): there is nothing to average")
+    _, centered = _center_rows(x.reshape(-1, d))  # (n, d), a new array
+    _, std = _spread_rows(centered, eps)
+    _check_divisor(std)
+    x_hat = np.divide(centered, std, out=centered)  # the same bits as centered / std
+    return x_hat.reshape(x.shape), std.reshape(*x.shape[:-1], 1)
+
+
 def max_abs_diff(a: ArrayLike, b: ArrayLike) -> float:
     """Largest ``|a - b|`` over all elements, in float64 (how far two results disagree).
 

@@ -3,7 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from layernorm.backward import layer_norm_backward_from_steps
+from layernorm.backward import layer_norm_input_grad
+from layernorm.core import layer_norm_x_hat
 from layernorm.labs.training import DEFAULT_LRS, Sweep, run_sweep
 from ui import charts_depth as cd
 from ui import controls, page
@@ -144,7 +145,7 @@ def body() -> None:
         "With a well-scaled start this small network diverges at the same learning rate either way: normalization "
         "helps most when the scale is off, which in a real, deep, changing network it soon is.",
     )
-    page.show_source(run_sweep, layer_norm_backward_from_steps)
+    page.show_source(run_sweep, layer_norm_x_hat, layer_norm_input_grad)
 
 
 body()

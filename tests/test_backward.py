@@ -137,3 +137,37 @@ def test_bad_input_is_refused_with_a_clear_message(call, match) -> None:
 def test_constant_row_without_eps_is_refused() -> None:
     with pytest.raises(ln.ZeroVarianceError):
         layer_norm_backward([2.0, 2.0, 2.0], None, [1.0, 0.0, 0.0], eps=0.0)
+
+
+def test_the_training_backward_matches_finite_differences() -> None:
+    """ln.layer_norm_input_grad, fed ln.layer_norm_x_hat's outputs, is d/dx of sum(dy * x_hat)."""
+    rng = np.random.default_rng(11)
+    x, dy = rng.normal(1.0, 2.0, size=(2, 3, 5)), rng.normal(size=(2, 3, 5))
+    x_hat, std = ln.layer_norm_x_hat(x, eps=1e-5)
+    assert std.shape == (2, 3, 1)
+    dx = ln.layer_norm_input_grad(x_hat, std, dy)
+    assert _rel_err(dx, _numeric_grad(lambda a: ln.layer_norm_x_hat(a, eps=1e-5)[0], x, dy)) < 1e-6
+    np.testing.assert_allclose(dx.sum(axis=-1), 0.0, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: ln.layer_norm_x_hat([1.0, 2.0]), "float64 array"),
+        (lambda: ln.layer_norm_x_hat(np.arange(3)), "float64 array"),
+        (lambda: ln.layer_norm_x_hat(np.float64(2.0) * np.ones(())), "float64 array"),
+        (lambda: ln.layer_norm_x_hat(np.ones((2, 0))), "d = 0"),
+        (lambda: ln.layer_norm_x_hat(np.array([1.0, np.nan])), "NaN or infinity"),
+        (lambda: ln.layer_norm_x_hat(np.array([1.0, 2.0]), eps=-1.0), "eps must be"),
+        (lambda: ln.layer_norm_input_grad(np.ones((2, 3)), np.ones((2, 1)), np.ones((3, 2))), "do not match"),
+        (lambda: ln.layer_norm_input_grad(np.ones((2, 3)), np.ones(2), np.ones((2, 3))), "do not match"),
+    ],
+)
+def test_the_training_paths_refuse_bad_input_with_a_clear_message(call, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_the_training_forward_refuses_a_constant_row_without_eps() -> None:
+    with pytest.raises(ln.ZeroVarianceError):
+        ln.layer_norm_x_hat(np.array([[1.0, 2.0], [3.0, 3.0]]), eps=0.0)

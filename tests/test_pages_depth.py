@@ -128,12 +128,18 @@ def test_inspect_beyond_the_stack_is_clamped_with_a_note() -> None:
     assert any("so layer 5 is shown" in c.value for c in at.caption)
 
 
+SWEEP_CODE = ("run_sweep", "layer_norm_x_hat", "layer_norm_input_grad")
+
+
 def test_learning_rate_page_default_sweep() -> None:
     at = _open(LR)
     assert _metrics(at) == ["0.00316", "0.1", "4"]
     hm = _chart(at, 0)["data"][0]
     assert hm["type"] == "heatmap" and hm["y"] == ["no normalization", "LayerNorm"]
     assert "✗" in hm["text"][0][-1]
+    # the code shown is the code that trained: the sweep and the LayerNorm forward and backward it calls
+    shown = [c.value for c in at.code]
+    assert [next((c for c in shown if f"def {f}(" in c), None) is not None for f in SWEEP_CODE] == [True] * 3
 
 
 @pytest.mark.parametrize(

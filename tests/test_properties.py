@@ -26,7 +26,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from layernorm import ZeroVarianceError, layer_norm, layer_norm_steps, mean, variance
+from layernorm import (
+    ZeroVarianceError,
+    layer_norm,
+    layer_norm_input_grad,
+    layer_norm_steps,
+    layer_norm_x_hat,
+    mean,
+    variance,
+)
+from layernorm.backward import layer_norm_backward_from_steps
 
 EPS64 = float(np.finfo(np.float64).eps)
 SETTINGS = settings(
@@ -253,3 +262,26 @@ def test_steps_consistent_with_layer_norm(
     np.testing.assert_allclose(s.std[finite], np.sqrt(s.var[finite] + eps), rtol=4 * EPS64)
     # gamma = 1, beta = 0 gives x_hat exactly
     np.testing.assert_array_equal(layer_norm(x, eps=eps, axis=_axis(k)), s.x_hat)
+
+
+@SETTINGS
+@given(inputs(("float64",)), st.data())
+def test_the_training_forward_and_backward_are_the_display_paths_bit_for_bit(
+    case: tuple[npt.NDArray[Any], int, float], data: st.DataObject
+) -> None:
+    """layer_norm_x_hat / layer_norm_input_grad (the sweep's) = layer_norm_steps and its backward."""
+    x, _, eps = case
+    _, variances = reference(x, 1, 0.0)
+    if eps == 0 and any(v == 0 for v in variances):
+        with pytest.raises(ZeroVarianceError):
+            layer_norm_x_hat(x, eps=eps)
+        eps = 1e-3
+    before = x.copy()
+    x_hat, std = layer_norm_x_hat(x, eps=eps)
+    s = layer_norm_steps(x, eps=eps)
+    np.testing.assert_array_equal(x_hat, s.x_hat)
+    np.testing.assert_array_equal(std, s.std[..., None])
+    np.testing.assert_array_equal(x, before)  # x is never written
+    dy = data.draw(hnp.arrays(np.float64, x.shape, elements=st.floats(-1e3, 1e3)))
+    dx = layer_norm_input_grad(x_hat, std, dy)
+    np.testing.assert_array_equal(dx, layer_norm_backward_from_steps(s, dy)[0])

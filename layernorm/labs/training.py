@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from layernorm._checks import F64
-from layernorm.backward import layer_norm_backward_from_steps
-from layernorm.core import LayerNormSteps, layer_norm_steps
+from layernorm.backward import layer_norm_input_grad
+from layernorm.core import layer_norm_x_hat
 
 NORMS = ("none", "layernorm")
 D_IN = 8
@@ -158,8 +158,11 @@ def _bad_runs(arr: F64) -> np.ndarray:
     """Runs (leading axis) holding a non-finite or astronomically large value.
 
     ``max |value| < _HUGE`` per run: a NaN makes the maximum NaN and the comparison false.
+    The whole array's maximum and minimum are looked at first (no temporary, the common case).
     """
     with np.errstate(invalid="ignore"):
+        if np.maximum.reduce(arr, axis=None) < _HUGE and np.minimum.reduce(arr, axis=None) > -_HUGE:
+            return np.zeros(arr.shape[0], dtype=bool)
         return np.asarray(~(np.max(np.abs(arr), axis=tuple(range(1, arr.ndim))) < _HUGE))
 
 
@@ -196,7 +199,7 @@ def _train_group(
         runs, lr, limit = runs[keep], lr[keep], limit[keep]
         params = [p[keep] for p in params]
 
-    def forward(step: int) -> tuple[F64, list[tuple[F64, LayerNormSteps | None, F64]]]:
+    def forward(step: int) -> tuple[F64, list[tuple[F64, F64 | None, F64]]]:
         """The forward pass of the runs in the batch; a run whose activations blow up is dropped."""
         while True:
             h, cache = np.broadcast_to(x, (runs.size, *x.shape)), []
@@ -205,9 +208,8 @@ def _train_group(
                 bad = _bad_runs(a)
                 if bad.any():
                     break
-                steps_ln = layer_norm_steps(a, eps=EPS) if norm == "layernorm" else None
-                n = a if steps_ln is None else steps_ln.y
-                cache.append((h, steps_ln, n))
+                n, std = layer_norm_x_hat(a, eps=EPS) if norm == "layernorm" else (a, None)
+                cache.append((h, std, n))
                 h = np.maximum(n, 0.0)
             else:
                 return h, cache
@@ -234,9 +236,9 @@ def _train_group(
             grads = [np.swapaxes(h, 1, 2) @ d_out, d_out.sum(axis=1, keepdims=True)]
             dh = d_out @ np.swapaxes(params[-2], 1, 2)
             for layer in range(depth - 1, -1, -1):
-                h_in, steps_ln, n = cache[layer]
+                h_in, std, n = cache[layer]
                 dn = dh * (n > 0)
-                da = dn if steps_ln is None else layer_norm_backward_from_steps(steps_ln, dn)[0]
+                da = dn if std is None else layer_norm_input_grad(n, std, dn)
                 grads[:0] = [np.swapaxes(h_in, 1, 2) @ da, da.sum(axis=1, keepdims=True)]
                 if layer:
                     dh = da @ np.swapaxes(params[2 * layer], 1, 2)
@@ -298,7 +300,8 @@ def run_sweep(
     -----
     Source for the claim being tested: Ba, Kiros & Hinton (2016), section 6
     (faster, more stable training); Xiong et al. (2020) on learning-rate
-    sensitivity. LayerNorm backward: :func:`layernorm.backward.layer_norm_backward`.
+    sensitivity. LayerNorm forward and backward: :func:`layernorm.core.layer_norm_x_hat`,
+    :func:`layernorm.backward.layer_norm_input_grad`.
     """
     if not 1 <= depth <= 12:
         raise ValueError(f"depth must be between 1 and 12 hidden layers, got {depth}")

@@ -96,3 +96,18 @@ def test_task_target_is_standardized() -> None:
 def test_bad_settings_are_refused(kwargs: dict[str, object], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         run_sweep(**kwargs)  # type: ignore[arg-type]
+
+
+def test_the_sweep_gives_the_same_bits_as_when_it_kept_every_intermediate() -> None:
+    """Final losses pinned from the sweep as it was when each layer ran layer_norm_steps (f1f4d04).
+
+    The sweep now runs ln.layer_norm_x_hat and ln.layer_norm_input_grad, which skip what only a
+    display needs; the arithmetic must be the same to the last bit.
+    """
+    res = run_sweep(depth=4, width=16, steps=30, n_seeds=2, init_gain=1.0, lrs=(0.01, 0.1, 1.0))
+    assert res.diverged_at.tolist() == [[[-1, -1], [-1, -1], [-1, 7]], [[-1, -1], [-1, -1], [5, 4]]]
+    expected = [
+        ["0x1.f90f046221185p-3", "0x1.ba509f945a01ap-2"],
+        ["0x1.5d9e5c743f739p-5", "0x1.6ac320961c91cp-4"],
+    ]
+    assert [[float(v).hex() for v in row] for row in res.loss[1, :2, :, -1]] == expected
