@@ -208,13 +208,21 @@ class Control:
         return ws
 
 
-def pick_control(elements: list[tuple[list[int], str, Any, str]]) -> Control | None:
+def pick_control(
+    elements: list[tuple[list[int], str, Any, str]], *, in_fragment: bool = False
+) -> Control | None:
     """The page's main slider: first st.slider in the main area, else select_slider, else number_input;
-    then the same in the sidebar."""
+    then the same in the sidebar. ``in_fragment``: only a widget drawn inside an ``st.fragment``."""
     for area in (0, 1):
         for want in ("slider", "select_slider", "number_input"):
             for path, kind, el, fragment_id in elements:
-                if not path or path[0] != area or not el.id or el.disabled:
+                if (
+                    not path
+                    or path[0] != area
+                    or not el.id
+                    or el.disabled
+                    or (in_fragment and not fragment_id)
+                ):
                     continue
                 if kind == "slider":
                     is_select = el.type == el.SELECT_SLIDER
@@ -288,6 +296,7 @@ class Session:
         self.run_count = 0
         self.max_age = 2
         self.elements: list[tuple[list[int], str, Any, str]] = []
+        self.sent: list[tuple[str, Any]] = []  # the last run's new elements: (kind, element), in order
         self.control: Control | None = None
         self.undecodable = 0
         self.unknown_types: set[str] = set()
@@ -360,7 +369,7 @@ class Session:
         t0 = time.perf_counter()
         deadline = t0 + timeout
         exceptions: list[str] = []
-        self.elements = []
+        self.elements, self.sent = [], []
         try:
             await self.ws.send(payload)
             while True:
@@ -393,6 +402,7 @@ class Session:
                 elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                     el_kind = msg.delta.new_element.WhichOneof("type")
                     el = getattr(msg.delta.new_element, el_kind)
+                    self.sent.append((el_kind, el))
                     if el_kind == "exception":
                         exceptions.append(f"{el.type}: {el.message}"[:200])
                     elif el_kind in ("slider", "number_input"):

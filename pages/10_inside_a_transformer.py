@@ -156,26 +156,28 @@ def body() -> None:
         "with residual connections switched on."
     )
 
-    page.notice(
-        [
-            "Typical entries stay near ±0.4 at every site, yet feature 99 of the [CLS] token reaches 222 after layer "
-            "0's feed-forward block: one number 500× the median.",
-            "LayerNorm divides the whole row by its std, which the outlier inflates: the outlier becomes ≈19.6 and "
-            "every other feature of that token is squeezed toward 0. Normalization bounds the scale, it does not "
-            "make the features equal.",
-            "γ is not 1 any more: at most sites its median is about 0.6, so training *shrinks* most features after "
-            "normalizing; at the final LayerNorm γ[223] is 0, switching feature 223 off entirely.",
-        ]
-    )
-    page.predict_then_reveal(
-        "tf_q",
-        "A row of 384 numbers has one entry of 220 and the rest around ±0.4. After LayerNorm, that entry is about…",
-        ["1", "220 / 0.4 ≈ 550", "√383 ≈ 19.6"],
-        2,
-        "The outlier supplies almost all of the variance, so σ ≈ 220/√384 and (220 − μ)/σ ≈ √383. "
-        "Look at 'max |x̂|' at Layer 0 · after FFN: 19.56.",
-    )
-    page.show_source(site_stats, dimension_profile)
-
 
 body()
+
+# What does not change with the page's controls is drawn outside the fragment: a control's rerun
+# sends none of it again.
+page.notice(
+    [
+        "Typical entries stay near ±0.4 at every site, yet feature 99 of the [CLS] token reaches 222 after layer "
+        "0's feed-forward block: one number 500× the median.",
+        "LayerNorm divides the whole row by its std, which the outlier inflates: the outlier becomes ≈19.6 and "
+        "every other feature of that token is squeezed toward 0. Normalization bounds the scale, it does not "
+        "make the features equal.",
+        "γ is not 1 any more: at most sites its median is about 0.6, so training *shrinks* most features after "
+        "normalizing; at the final LayerNorm γ[223] is 0, switching feature 223 off entirely.",
+    ]
+)
+page.predict_then_reveal(
+    "tf_q",
+    "A row of 384 numbers has one entry of 220 and the rest around ±0.4. After LayerNorm, that entry is about…",
+    ["1", "220 / 0.4 ≈ 550", "√383 ≈ 19.6"],
+    2,
+    "The outlier supplies almost all of the variance, so σ ≈ 220/√384 and (220 − μ)/σ ≈ √383. "
+    "Look at 'max |x̂|' at Layer 0 · after FFN: 19.56.",
+)
+page.show_source(site_stats, dimension_profile)

@@ -201,27 +201,29 @@ def body() -> None:
             ).set_index("framework / model")
         )  # fmt: skip
 
-    page.notice(
-        [
-            "Load the tutorial case: the standard recipe gives x̂₁ = 1.732 (√3), the tutorial recipe 1.5. "
-            "÷(d−1) alone shrinks x̂ by √((d−1)/d) = 0.866 for d = 4.",
-            "Load the Keras case: ε = 1e-3 is about as large as σ² (0.0012), so the outputs are ±0.74 instead "
-            "of ±1. Switch ε to PyTorch's 1e-5 and they return to ±0.996.",
-            "With ε outside the root the same ε hurts much less on that vector: it is compared with σ (0.035), "
-            "not with σ² (0.0012).",
-            "On the sidebar's d = 768 vectors, ÷d and ÷(d−1) differ in the 4th digit: the choice matters for short vectors.",
-        ]
-    )
-    page.predict_then_reveal(
-        "est_q",
-        "Keras uses ε = 1e-3. A two-value vector has σ = 0.035 (σ² = 0.0012). What does Keras' LayerNorm output?",
-        ["±1, like any LayerNorm", "about ±0.74", "about ±0.035"],
-        1,
-        "x̂ = (x − μ)/√(σ² + ε) = 0.035/√(0.0012 + 0.001) ≈ 0.74: with ε comparable to σ², ε "
-        "takes over the denominator. PyTorch's 1e-5 gives ±0.996.",
-    )
-    page.show_source(ln.compare_recipe, ln.layer_norm_eps_outside, layer_norm_unbiased, layer_norm_std_plus_eps,
-                     ln.rms_norm_eps_outside)  # fmt: skip
-
 
 body()
+
+# What does not change with the page's controls is drawn outside the fragment: a control's rerun
+# sends none of it again.
+page.notice(
+    [
+        "Load the tutorial case: the standard recipe gives x̂₁ = 1.732 (√3), the tutorial recipe 1.5. "
+        "÷(d−1) alone shrinks x̂ by √((d−1)/d) = 0.866 for d = 4.",
+        "Load the Keras case: ε = 1e-3 is about as large as σ² (0.0012), so the outputs are ±0.74 instead "
+        "of ±1. Switch ε to PyTorch's 1e-5 and they return to ±0.996.",
+        "With ε outside the root the same ε hurts much less on that vector: it is compared with σ (0.035), "
+        "not with σ² (0.0012).",
+        "On the sidebar's d = 768 vectors, ÷d and ÷(d−1) differ in the 4th digit: the choice matters for short vectors.",
+    ]
+)
+page.predict_then_reveal(
+    "est_q",
+    "Keras uses ε = 1e-3. A two-value vector has σ = 0.035 (σ² = 0.0012). What does Keras' LayerNorm output?",
+    ["±1, like any LayerNorm", "about ±0.74", "about ±0.035"],
+    1,
+    "x̂ = (x − μ)/√(σ² + ε) = 0.035/√(0.0012 + 0.001) ≈ 0.74: with ε comparable to σ², ε "
+    "takes over the denominator. PyTorch's 1e-5 gives ±0.996.",
+)
+page.show_source(ln.compare_recipe, ln.layer_norm_eps_outside, layer_norm_unbiased, layer_norm_std_plus_eps,
+                 ln.rms_norm_eps_outside)  # fmt: skip

@@ -74,22 +74,25 @@ def body(lab: LabInput) -> None:
         key="mean_chart_centered",
     )
     ui.worksheet.offer("mean", lab, steps)
-    page.notice(
-        [
-            "The bars of x − μ have the same shape as x: centring moves the vector, it does not reshape it.",
-            "Move c: μ follows it exactly, and x − μ does not change at all (shift invariance).",
-            "Pick the *one large outlier* preset: a single big feature drags μ up and pushes every other "
-            "feature below zero after centring. Real MiniLM tokens have such a feature.",
-        ]
-    )
-    page.predict_then_reveal(
-        "mean_q",
-        "Every feature of a token gets +5 added. What happens to x − μ?",
-        ["Every entry grows by 5", "Nothing: it is unchanged", "It is multiplied by 5"],
-        1,
-        "μ grows by exactly 5 too, so the difference stays the same: LayerNorm cannot even see a shift.",
-    )
-    page.show_source(ln.mean, _center_rows)
 
 
 body(lab)
+
+# What does not change with the page's controls is drawn outside the fragment: a control's rerun
+# sends none of it again.
+page.notice(
+    [
+        "The bars of x − μ have the same shape as x: centring moves the vector, it does not reshape it.",
+        "Move c: μ follows it exactly, and x − μ does not change at all (shift invariance).",
+        "Pick the *one large outlier* preset: a single big feature drags μ up and pushes every other "
+        "feature below zero after centring. Real MiniLM tokens have such a feature.",
+    ]
+)
+page.predict_then_reveal(
+    "mean_q",
+    "Every feature of a token gets +5 added. What happens to x − μ?",
+    ["Every entry grows by 5", "Nothing: it is unchanged", "It is multiplied by 5"],
+    1,
+    "μ grows by exactly 5 too, so the difference stays the same: LayerNorm cannot even see a shift.",
+)
+page.show_source(ln.mean, _center_rows)

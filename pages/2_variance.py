@@ -118,22 +118,25 @@ def body(lab: LabInput) -> None:
             delta_arrow="off",  # a warning in words, not a signed change
         )
     ui.worksheet.offer("variance", lab, steps)
-    page.notice(
-        [
-            "σ² is the average height of the squared-deviation bars: the dashed orange line.",
-            "Stretch x by a: σ² grows by a², σ by a.",
-            "The gap between ÷d and ÷(d−1) is large for d = 4 and vanishes for d = 768.",
-            "Push the offset to 1e4 or more: the one-pass float32 formula falls apart while the exact value stays put.",
-        ]
-    )
-    page.predict_then_reveal(
-        "var_q",
-        "Every feature is multiplied by 3. What happens to σ²?",
-        ["It triples", "It is multiplied by 9", "It stays the same"],
-        1,
-        "Every deviation triples, so every squared deviation is 9 times larger, and so is their mean.",
-    )
-    page.show_source(ln.variance, _spread_rows, variance_one_pass)
 
 
 body(lab)
+
+# What does not change with the page's controls is drawn outside the fragment: a control's rerun
+# sends none of it again.
+page.notice(
+    [
+        "σ² is the average height of the squared-deviation bars: the dashed orange line.",
+        "Stretch x by a: σ² grows by a², σ by a.",
+        "The gap between ÷d and ÷(d−1) is large for d = 4 and vanishes for d = 768.",
+        "Push the offset to 1e4 or more: the one-pass float32 formula falls apart while the exact value stays put.",
+    ]
+)
+page.predict_then_reveal(
+    "var_q",
+    "Every feature is multiplied by 3. What happens to σ²?",
+    ["It triples", "It is multiplied by 9", "It stays the same"],
+    1,
+    "Every deviation triples, so every squared deviation is 9 times larger, and so is their mean.",
+)
+page.show_source(ln.variance, _spread_rows, variance_one_pass)

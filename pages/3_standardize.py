@@ -87,21 +87,24 @@ def body(lab: LabInput) -> None:
         key="std_chart_near",
     )
     ui.worksheet.offer("standardize", lab, steps, feature=i)
-    page.notice(
-        [
-            "x̂ has mean 0 and variance just below 1: exactly σ²/(σ² + ε).",
-            "Slide ε up in the sidebar: nothing visible happens until ε approaches σ², then x̂ shrinks.",
-            "Choose the *constant* preset: σ² = 0, and x̂ is exactly 0 everywhere thanks to ε.",
-        ]
-    )
-    page.predict_then_reveal(
-        "std_q",
-        "A token's features are all exactly 3 and ε = 1e-5. What is x̂?",
-        ["NaN, because of 0/0", "All zeros", "All ones"],
-        1,
-        "x − μ is 0 and the divisor is √ε ≈ 0.0032, so every entry is 0/0.0032 = 0. With ε = 0 it would be 0/0.",
-    )
-    page.show_source(ln.standardize, ln.layer_norm_steps)
 
 
 body(lab)
+
+# What does not change with the page's controls is drawn outside the fragment: a control's rerun
+# sends none of it again.
+page.notice(
+    [
+        "x̂ has mean 0 and variance just below 1: exactly σ²/(σ² + ε).",
+        "Slide ε up in the sidebar: nothing visible happens until ε approaches σ², then x̂ shrinks.",
+        "Choose the *constant* preset: σ² = 0, and x̂ is exactly 0 everywhere thanks to ε.",
+    ]
+)
+page.predict_then_reveal(
+    "std_q",
+    "A token's features are all exactly 3 and ε = 1e-5. What is x̂?",
+    ["NaN, because of 0/0", "All zeros", "All ones"],
+    1,
+    "x − μ is 0 and the divisor is √ε ≈ 0.0032, so every entry is 0/0.0032 = 0. With ε = 0 it would be 0/0.",
+)
+page.show_source(ln.standardize, ln.layer_norm_steps)

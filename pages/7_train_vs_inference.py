@@ -341,23 +341,25 @@ def body() -> None:
         "statistics of the *training* data; LayerNorm with each example's own features."
     )
 
-    page.notice(
-        [
-            "Small momentum: the running mean moves slowly and smoothly; momentum 1 copies the last batch, noise and all.",
-            "The running variance is stored with ÷(n−1) but each batch is normalized with ÷n — visible at small n.",
-            "Batch size 2: BatchNorm's training output is always about ±1, whatever the data.",
-            "Shift the test data: BatchNorm's outputs drift off mean 0 / std 1; LayerNorm's stay put.",
-        ]
-    )
-    page.predict_then_reveal(
-        "tvi_q",
-        "You serve a trained transformer one sentence at a time. Which normalization behaves exactly as in training?",
-        ["BatchNorm", "LayerNorm", "Both", "Neither"],
-        1,
-        "LayerNorm computes the same per-token statistics in training and inference; BatchNorm switches "
-        "from batch statistics to stored running ones.",
-    )
-    page.show_source(R.train_step, ln.batch_norm_train, ln.batch_norm_eval, R.shift_test)
-
 
 body()
+
+# What does not change with the page's controls is drawn outside the fragment: a control's rerun
+# sends none of it again.
+page.notice(
+    [
+        "Small momentum: the running mean moves slowly and smoothly; momentum 1 copies the last batch, noise and all.",
+        "The running variance is stored with ÷(n−1) but each batch is normalized with ÷n — visible at small n.",
+        "Batch size 2: BatchNorm's training output is always about ±1, whatever the data.",
+        "Shift the test data: BatchNorm's outputs drift off mean 0 / std 1; LayerNorm's stay put.",
+    ]
+)
+page.predict_then_reveal(
+    "tvi_q",
+    "You serve a trained transformer one sentence at a time. Which normalization behaves exactly as in training?",
+    ["BatchNorm", "LayerNorm", "Both", "Neither"],
+    1,
+    "LayerNorm computes the same per-token statistics in training and inference; BatchNorm switches "
+    "from batch statistics to stored running ones.",
+)
+page.show_source(R.train_step, ln.batch_norm_train, ln.batch_norm_eval, R.shift_test)

@@ -199,26 +199,28 @@ def body() -> None:
             key="depth_ridge",
         )
 
-    page.notice(
-        [
-            "No normalization, tanh, gain 1: the spread slowly shrinks. Gain 0.5: it vanishes. Linear or ReLU with "
-            "gain 3: it explodes within a few layers, and the gradients explode with it.",
-            "Switch on LayerNorm: the std is reset at every layer whatever the gain, so nothing accumulates.",
-            "Honest limits: with LayerNorm and ReLU at gain 3 the gradient still shrinks toward the input; "
-            "BatchNorm + ReLU keeps activations tidy but its gradients *explode* backwards (Yang et al. 2019).",
-            "Residual + pre-LN: the stream is never normalized itself, so its std still grows (about √L), "
-            "slowly instead of exponentially. Post-LN keeps the stream at std 1.",
-        ]
-    )
-    page.predict_then_reveal(
-        "depth_q",
-        "100 linear layers, gain 1.1, no normalization. Roughly how much larger is the std at the end?",
-        ["about 1.1 times", "about 110 times", "about 14 000 times"],
-        2,
-        "Each layer multiplies the scale by about 1.1, and 1.1¹⁰⁰ ≈ 13 800: small per-layer drift compounds. "
-        "Set L = 100, gain 1.1, linear, and look.",
-    )
-    page.show_source(simulate_depth)
-
 
 body()
+
+# What does not change with the page's controls is drawn outside the fragment: a control's rerun
+# sends none of it again.
+page.notice(
+    [
+        "No normalization, tanh, gain 1: the spread slowly shrinks. Gain 0.5: it vanishes. Linear or ReLU with "
+        "gain 3: it explodes within a few layers, and the gradients explode with it.",
+        "Switch on LayerNorm: the std is reset at every layer whatever the gain, so nothing accumulates.",
+        "Honest limits: with LayerNorm and ReLU at gain 3 the gradient still shrinks toward the input; "
+        "BatchNorm + ReLU keeps activations tidy but its gradients *explode* backwards (Yang et al. 2019).",
+        "Residual + pre-LN: the stream is never normalized itself, so its std still grows (about √L), "
+        "slowly instead of exponentially. Post-LN keeps the stream at std 1.",
+    ]
+)
+page.predict_then_reveal(
+    "depth_q",
+    "100 linear layers, gain 1.1, no normalization. Roughly how much larger is the std at the end?",
+    ["about 1.1 times", "about 110 times", "about 14 000 times"],
+    2,
+    "Each layer multiplies the scale by about 1.1, and 1.1¹⁰⁰ ≈ 13 800: small per-layer drift compounds. "
+    "Set L = 100, gain 1.1, linear, and look.",
+)
+page.show_source(simulate_depth)

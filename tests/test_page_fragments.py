@@ -1,0 +1,68 @@
+"""Every page keeps what its controls cannot change out of its fragments (read from the source).
+
+A fragment reruns, and sends again, everything drawn inside it whenever one of its controls moves.
+The lesson's notes (``page.notice``), the predict-then-reveal question and the code expander
+(``page.show_source``) never depend on those controls, so no page may draw them inside an
+``@st.fragment`` function. ``tests/e2e/test_fragment_reruns.py`` checks on a real server that a
+slider's rerun then carries none of them.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PAGES = sorted((Path(__file__).resolve().parent.parent / "pages").glob("*.py"))
+STATIC = {"notice", "predict_then_reveal", "show_source"}
+
+
+def _is_fragment(func: ast.FunctionDef) -> bool:
+    for dec in func.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        if isinstance(target, ast.Attribute) and target.attr == "fragment":
+            return True
+    return False
+
+
+def _static_calls_in_fragments(tree: ast.Module) -> list[str]:
+    found = []
+    for func in ast.walk(tree):
+        if isinstance(func, ast.FunctionDef) and _is_fragment(func):
+            for node in ast.walk(func):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == "page"
+                    and node.func.attr in STATIC
+                ):
+                    found.append(f"{func.name}() line {node.lineno}: page.{node.func.attr}")
+    return found
+
+
+@pytest.mark.parametrize("path", PAGES, ids=[p.stem for p in PAGES])
+def test_no_page_draws_its_notes_question_or_code_inside_a_fragment(path: Path) -> None:
+    assert _static_calls_in_fragments(ast.parse(path.read_text(encoding="utf-8"))) == []
+
+
+def test_the_check_finds_a_static_call_inside_a_fragment() -> None:
+    source = (
+        "@st.fragment\ndef body():\n    page.show_source(f)\n\n"
+        "@st.fragment()\ndef other():\n    page.notice([])\n\ndef plain():\n    page.notice([])\n"
+    )
+    assert _static_calls_in_fragments(ast.parse(source)) == [
+        "body() line 3: page.show_source",
+        "other() line 7: page.notice",
+    ]
+
+
+def test_the_pages_checked_include_twelve_with_fragments() -> None:
+    trees = {p.stem: ast.parse(p.read_text(encoding="utf-8")) for p in PAGES}
+    with_fragments = [
+        name
+        for name, tree in trees.items()
+        if any(isinstance(f, ast.FunctionDef) and _is_fragment(f) for f in ast.walk(tree))
+    ]
+    assert len(with_fragments) >= 12, with_fragments
