@@ -21,7 +21,15 @@ from benchmarks.bench_classroom import Session, pick_control
 # The pages with a slider in a fragment and notes, a question and code below it. (Inside a real
 # transformer and Estimators have only choices in theirs; tests/test_page_fragments.py checks every
 # page's source for the same layout.)
-PAGES = ["/mean", "/variance", "/standardize", "/train_vs_inference", "/depth_and_drift", "/learning_rate"]
+PAGES = [
+    "/mean",
+    "/variance",
+    "/standardize",
+    "/which_axis",
+    "/train_vs_inference",
+    "/depth_and_drift",
+    "/learning_rate",
+]
 
 
 async def _open_and_move(base: str, page: str) -> tuple[list[str], list[str], str]:
