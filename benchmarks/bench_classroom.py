@@ -17,7 +17,9 @@ No browsers. Each session does what the browser's own code does (Streamlit 1.67'
    ``query_string``, ``context_info``), then ForwardMsgs (``new_session``, ``delta``...,
    ``script_finished``) until ``script_finished`` is not ``FINISHED_EARLY_FOR_RERUN`` (the lab's first
    run ends early once, for the page switch ``st.navigation`` makes);
-4. a slider move: another ``rerun_script`` with the current ``page_script_hash`` (from ``new_session``),
+4. a slider move: another ``rerun_script`` with the current page's ``page_script_hash`` (from the
+   ``navigation`` message; ``new_session``'s is the main script's, and a full rerun sent with it runs
+   Home instead: measured that way before 2026-12-01, a control outside a fragment timed Home),
    ``page_name`` empty, the query string with the widget's URL parameter updated (the lab's controls are
    ``bind="query-params"``; the browser rewrites the URL before it sends the rerun, and drops the
    parameter at the widget's default), ``widget_states`` with the widget's id and value
@@ -408,6 +410,10 @@ class Session:
                     elif el_kind in ("slider", "number_input"):
                         path = list(msg.metadata.delta_path)
                         self.elements.append((path, el_kind, el, msg.delta.fragment_id))
+                elif kind == "navigation" and msg.navigation.page_script_hash:
+                    # With st.navigation the page is this hash, not new_session's (the main script's):
+                    # a full rerun sent with new_session's hash runs the default page (Home).
+                    self.page_hash = msg.navigation.page_script_hash
                 elif kind == "page_info_changed":
                     self.query_string = msg.page_info_changed.query_string
                 elif kind == "page_not_found":
