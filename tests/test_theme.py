@@ -155,7 +155,14 @@ def test_moved_colours_stay_apart_from_every_other_quantity(vision: str, floor: 
 
 
 def test_charts_use_streamlits_template_and_its_placeholders() -> None:
-    assert pio.templates.default == "streamlit"
+    assert pio.templates.default == "layernorm_lab"
+    ours, streamlits = pio.templates["layernorm_lab"], pio.templates["streamlit"]
+    assert ours.layout.to_plotly_json() == streamlits.layout.to_plotly_json()
+    for kind in theme.TRACE_TYPES:  # Streamlit's defaults for every type the charts draw
+        assert [t.to_plotly_json() for t in ours.data[kind]] == [
+            t.to_plotly_json() for t in streamlits.data[kind]
+        ]
+    assert len(ours.to_plotly_json()["data"]) < len(streamlits.to_plotly_json()["data"])  # and no others
     assert (INK, BACKGROUND, PANEL) == (st_plotly.GRAY_90, st_plotly.BG_COLOR, st_plotly.BG_MIX)
 
 
@@ -619,3 +626,11 @@ def test_every_figure_equals_its_validated_copy(name: str, present: bool) -> Non
         for fig in made if isinstance(made, list) else [made]:
             validated = go.Figure(fig.to_dict())
             assert json.loads(fig.to_json()) == json.loads(validated.to_json())
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_every_chart_draws_only_the_trace_types_its_template_covers(name: str) -> None:
+    made = BUILDERS[name]()
+    for fig in made if isinstance(made, list) else [made]:
+        assert {t.type for t in fig.data} <= set(theme.TRACE_TYPES), name
+        assert fig.to_dict()["layout"]["template"] == pio.templates["layernorm_lab"].to_plotly_json()

@@ -87,7 +87,19 @@ GUIDE = "#7F7F7F"  # drawing aids and neutral reference lines: 4.0:1 on white, 4
 # Streamlit's template, also when this module is imported before Streamlit has registered it. Set once:
 # passing template= to every figure makes Plotly re-validate it each time (~10 ms a chart).
 _st_plotly.configure_streamlit_plotly_theme()
-pio.templates.default = "streamlit"
+
+# The trace types this app draws. The default template is Streamlit's, keeping its layout (colourway,
+# colour scales) and its defaults for these types only: the same charts, but Streamlit's defaults for
+# candlesticks, contours, tables, waterfalls... (half its 3.7 kB) are no longer copied into every
+# figure, copied again by st.plotly_chart and sent on every rerun (tests/test_theme.py checks that
+# every builder draws only these types, with Streamlit's defaults for each).
+TRACE_TYPES = ("bar", "scatter", "scatter3d", "heatmap", "surface", "histogram")
+_streamlit_template = pio.templates["streamlit"]
+pio.templates["layernorm_lab"] = go.layout.Template(
+    layout=_streamlit_template.layout,
+    data={t: _streamlit_template.data[t] for t in TRACE_TYPES if _streamlit_template.data[t]},
+)
+pio.templates.default = "layernorm_lab"
 
 
 # --- contrast -----------------------------------------------------------------------------------
