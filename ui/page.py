@@ -48,28 +48,38 @@ def notice(points: Sequence[str]) -> None:
 def predict_then_reveal(
     key: str, question: str, options: Sequence[str], answer: int, explanation: str
 ) -> None:
-    """Ask the student to commit to a prediction, then reveal the answer and why."""
-    with st.container(border=True):
-        st.markdown(f"**Predict, then check.** {question}")
-        choice = st.radio(
-            "Your prediction",
-            list(options),
-            index=None,
-            key=f"{key}_guess",
-            label_visibility="collapsed",
-            persist_state="session",  # a student's answer is theirs: kept across pages, never in the link
-        )
-        st.button(
-            "Reveal",
-            key=f"{key}_reveal",
-            disabled=choice is None,
-            on_click=lambda: st.session_state.update({f"{key}_shown": True}),
-        )
-        if st.session_state.get(f"{key}_shown") and choice is not None:
-            if options.index(choice) == answer:
-                st.success(f"Right: {options[answer]}. {explanation}")
-            else:
-                st.warning(f"Not quite: the answer is {options[answer]}. {explanation}")
+    """Ask the student to commit to a prediction, then reveal the answer and why.
+
+    The box is a fragment of its own: choosing an answer or revealing it reruns the box only.
+    A full rerun would also cut short whatever the page is running (a learning-rate sweep,
+    an auto-run of training batches): a fragment's rerun waits for it instead.
+    """
+
+    @st.fragment
+    def box() -> None:
+        with st.container(border=True):
+            st.markdown(f"**Predict, then check.** {question}")
+            choice = st.radio(
+                "Your prediction",
+                list(options),
+                index=None,
+                key=f"{key}_guess",
+                label_visibility="collapsed",
+                persist_state="session",  # a student's answer is theirs: kept across pages, never in the link
+            )
+            st.button(
+                "Reveal",
+                key=f"{key}_reveal",
+                disabled=choice is None,
+                on_click=lambda: st.session_state.update({f"{key}_shown": True}),
+            )
+            if st.session_state.get(f"{key}_shown") and choice is not None:
+                if options.index(choice) == answer:
+                    st.success(f"Right: {options[answer]}. {explanation}")
+                else:
+                    st.warning(f"Not quite: the answer is {options[answer]}. {explanation}")
+
+    box()
 
 
 @functools.lru_cache(maxsize=256)

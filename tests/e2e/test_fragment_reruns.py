@@ -13,10 +13,13 @@ lives in a fragment and checks what that rerun sent.
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
+from playwright.sync_api import Locator, expect
 
 from benchmarks.bench_classroom import Session, pick_control
+from e2e.support import Lab, page_by_url, query
 
 # The pages with a slider in a fragment and notes, a question and code below it. (Inside a real
 # transformer and Estimators have only choices in theirs; tests/test_page_fragments.py checks every
@@ -58,3 +61,25 @@ def test_a_page_controls_rerun_sends_no_notes_question_or_code(server: str, page
     assert "code" not in rerun, f"{page}: moving {control} sent the source code again: {rerun}"
     assert "button" not in rerun or page == "/train_vs_inference", (page, rerun)  # the question's button
     assert len(rerun) < len(loaded), (page, len(rerun), len(loaded))
+
+
+# --- the question box is a fragment of its own -----------------------------------------------------
+
+
+def _question(lab: Lab) -> Locator:
+    return lab.page.locator('[data-testid="stVerticalBlock"]').filter(has_text="Predict, then check").last
+
+
+def test_answering_the_question_does_not_cut_short_an_auto_run(lab: Lab) -> None:
+    """A full rerun (the box before it was a fragment) stopped Auto-run at the batch it had reached."""
+    lab.open(page_by_url("/train_vs_inference"), query(tvi_auto_steps=200))
+    lab.page.get_by_role("button", name="Auto-run 200 batches").click()
+    running = lab.page.get_by_text(re.compile(r"Training: batch \d+ of 200"))
+    running.first.wait_for()
+    _question(lab).get_by_text("LayerNorm", exact=True).click()  # while the batches run
+    assert running.first.is_visible(), "the run ended before the answer was clicked: nothing was tested"
+    expect(lab.metric("batches seen")).to_have_text("200", timeout=60_000)
+    _question(lab).get_by_role("button", name="Reveal").click()
+    expect(_question(lab).get_by_text("Right: LayerNorm.", exact=False)).to_be_visible()
+    expect(lab.metric("batches seen")).to_have_text("200")
+    lab.assert_clean()
