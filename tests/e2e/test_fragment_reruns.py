@@ -13,6 +13,7 @@ lives in a fragment and checks what that rerun sent.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import re
 
 import pytest
@@ -53,9 +54,16 @@ async def _open_and_move(base: str, page: str) -> tuple[list[str], list[str], st
         await s.close()
 
 
+def _run(base: str, page: str) -> tuple[list[str], list[str], str]:
+    """:func:`_open_and_move` on a thread of its own: Playwright's sync API (the browser tests of this
+    process) keeps an event loop on the main thread, where ``asyncio.run`` may not start another."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(_open_and_move(base, page))).result(timeout=300)
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_a_page_controls_rerun_sends_no_notes_question_or_code(server: str, page: str) -> None:
-    loaded, rerun, control = asyncio.run(_open_and_move(server, page))
+    loaded, rerun, control = _run(server, page)
     assert "code" in loaded, f"{page}: the first run drew no code, so this test would prove nothing"
     assert rerun, f"{page}: moving {control} sent nothing"
     assert "code" not in rerun, f"{page}: moving {control} sent the source code again: {rerun}"
