@@ -298,7 +298,7 @@ class Session:
         self.run_count = 0
         self.max_age = 2
         self.elements: list[tuple[list[int], str, Any, str]] = []
-        self.sent: list[tuple[str, Any]] = []  # the last run's new elements: (kind, element), in order
+        self.sent: list[str] = []  # the kinds of the last run's new elements, in order
         self.control: Control | None = None
         self.undecodable = 0
         self.unknown_types: set[str] = set()
@@ -404,7 +404,7 @@ class Session:
                 elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                     el_kind = msg.delta.new_element.WhichOneof("type")
                     el = getattr(msg.delta.new_element, el_kind)
-                    self.sent.append((el_kind, el))
+                    self.sent.append(el_kind)
                     if el_kind == "exception":
                         exceptions.append(f"{el.type}: {el.message}"[:200])
                     elif el_kind in ("slider", "number_input"):

@@ -162,17 +162,18 @@ def layer_norm_input_grad(x_hat: F64, std: F64, dy: F64) -> F64:
     Parameters
     ----------
     x_hat : (..., d) ndarray of float64
-        The normalized rows, as :func:`layernorm.layer_norm_x_hat` returns them.
+        The normalized rows (dimensionless), as :func:`layernorm.layer_norm_x_hat` returns them.
     std : (..., 1) ndarray of float64
-        ``sqrt(var + eps)`` per row, as :func:`layernorm.layer_norm_x_hat` returns it.
+        ``sqrt(var + eps)`` per row, in the units of ``x``, as :func:`layernorm.layer_norm_x_hat`
+        returns it.
     dy : (..., d) ndarray of float64
-        Upstream gradient ``dL/dx_hat``, shaped like ``x_hat``.
+        Upstream gradient ``dL/dx_hat`` (units of the loss), shaped like ``x_hat``.
 
     Returns
     -------
     dx : (..., d) ndarray of float64
-        ``(dy - mean(dy) - x_hat * mean(dy * x_hat)) / std``, each row summing to 0 (to
-        rounding): bit for bit ``layer_norm_backward_from_steps(steps, dy)[0]`` for
+        ``(dy - mean(dy) - x_hat * mean(dy * x_hat)) / std`` (loss units per unit of ``x``), each
+        row summing to 0 (to rounding): bit for bit ``layer_norm_backward_from_steps(steps, dy)[0]`` for
         ``steps = layer_norm_steps(x, eps=eps)`` with the default ``gamma`` of ones.
 
     Raises

@@ -752,17 +752,19 @@ def layer_norm_x_hat(x: F64, *, eps: float = DEFAULT_EPS) -> tuple[F64, F64]:
     Parameters
     ----------
     x : (..., d) ndarray of float64
-        Rows of ``d`` features, normalized over the last axis (no learned ``gamma``/``beta``).
+        Rows of ``d`` features in any one unit, normalized over the last axis (no learned
+        ``gamma``/``beta``).
     eps : float, default 1e-5
         Added to the variance inside the square root (units of ``x`` squared).
 
     Returns
     -------
     x_hat : (..., d) ndarray of float64
-        ``(x - mu) / sqrt(var + eps)``: bit for bit ``layer_norm_steps(x, eps=eps).x_hat``.
+        ``(x - mu) / sqrt(var + eps)``, dimensionless: bit for bit
+        ``layer_norm_steps(x, eps=eps).x_hat``.
     std : (..., 1) ndarray of float64
-        ``sqrt(var + eps)`` per row, with a trailing axis of 1 so that it broadcasts against
-        ``x_hat`` (what :func:`layernorm.backward.layer_norm_input_grad` needs).
+        ``sqrt(var + eps)`` per row, in the units of ``x``, with a trailing axis of 1 so that it
+        broadcasts against ``x_hat`` (what :func:`layernorm.backward.layer_norm_input_grad` needs).
 
     Raises
     ------

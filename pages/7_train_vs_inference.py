@@ -218,9 +218,8 @@ def body() -> None:
         )
     else:
         x0, bn_train, ln_y = R.batch_mates(pop, max(n, 2), fixed_seed=seed, mates_seed=mates_draw, eps=EPS)
-        bn_eval = ln.batch_norm_eval(x0[None, :], None, None, state.running_mean, state.running_var, eps=EPS)[
-            0
-        ]
+        running = (state.running_mean, state.running_var)
+        bn_eval = ln.batch_norm_eval(x0[None, :], None, None, *running, eps=EPS)[0]
         bn_y = bn_train if mode == "Training" else bn_eval
         uses = (
             "this batch's μ_B and σ²_B" if mode == "Training" else "the running μ̂ and σ̂² stored in training"

@@ -46,10 +46,10 @@ async def _open_and_move(base: str, page: str) -> tuple[list[str], list[str], st
         control = pick_control(s.elements, in_fragment=True)
         assert control is not None, f"{page}: no slider inside a fragment"
         s.control = control
-        loaded = [kind for kind, _ in s.sent]
+        loaded = s.sent
         moved = await s.move(1, 120)
         assert moved.finished and not moved.exceptions, (page, moved)
-        return loaded, [kind for kind, _ in s.sent], control.describe()
+        return loaded, s.sent, control.describe()
     finally:
         await s.close()
 
