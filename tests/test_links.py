@@ -141,7 +141,28 @@ def test_values_within_rounding_are_used_silently(
             0,
             "The link's seed=\\-3 is below the smallest seed offered, 0; the lab uses seed = 0.",
         ),
-        ("gamma", "inf", 1.0, "The link's gamma=inf is not a number; the lab uses the default γ = 1."),
+        ("gamma", "nan", 1.0, "The link's gamma=nan is not a number; the lab uses the default γ = 1."),
+        # Beyond float64's range or infinite: still a number past an end of the slider, so clamped
+        # (before: "is not a number" and the default, a silently different kind of answer).
+        ("gamma", "inf", 3.0, "The link's gamma=inf is above the largest γ offered, 3; the lab uses γ = 3."),
+        (
+            "beta",
+            "-1e999",
+            -3.0,
+            "The link's beta=\\-1e999 is below the smallest β offered, -3; the lab uses β = -3.",
+        ),
+        (
+            "d",
+            "1e999",
+            4096,
+            "The link's d=1e999 is above the largest size offered, 4096; the lab uses d = 4096.",
+        ),
+        (
+            "eps",
+            "-inf",
+            1e-12,
+            "The link's eps=\\-inf is below the smallest ε offered, 1e-12; the lab uses ε = 1e-12.",
+        ),
         (
             "preset",
             "no such preset",

@@ -19,6 +19,8 @@ APP = str(ROOT / "app.py")
 FILES = {p.stem.split("_", 1)[1]: f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py")}
 PAGES = [name for name in PAGE_KEYS if name in FILES]
 TEXT_KEYS = {"ys_text1", "ys_text2"}  # any text is a sentence: nothing to refuse
+# Pages whose controls are all labels or flags (no slider over numbers to clamp):
+WORDS_ONLY = {"quiz", "inside_a_transformer", "estimators_and_eps"}
 
 
 def _open(page: str, params: dict[str, str]) -> AppTest:
@@ -54,3 +56,25 @@ def test_out_of_range_numbers_are_clamped_and_said(page: str) -> None:
     for w in at.warning:
         if "1e9" in str(w.value):
             assert "the lab uses" in str(w.value)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_numbers_beyond_float64_are_clamped_not_called_not_a_number(page: str) -> None:
+    # 1e999 is a number float64 cannot hold (it reads as inf): a numeric control takes its largest
+    # value and says so; a control over labels says the text is not one of them. A QA pass found
+    # "is not a number" and the default instead.
+    keys = [k for k in PAGE_KEYS[page] if k not in TEXT_KEYS]
+    at = _open(page, dict.fromkeys(keys, "1e999"))
+    sentences = [s for w in at.warning for s in str(w.value).split("\n\n")]
+    shown = [k for k in keys if k in at.session_state]
+    assert shown, page
+    clamped = 0
+    for key in shown:
+        escaped = key.replace("_", chr(92) + "_")
+        said = [s for s in sentences if f"{escaped}=1e999" in s or f"{key}=1e999" in s]
+        if not said:  # a flag: "1e999" is neither true nor false, said with the key's own text
+            said = [s for s in sentences if escaped in s or key in s]
+        assert len(said) == 1, (key, sentences)
+        assert "is not a number" not in said[0], said[0]
+        clamped += "is above the largest" in said[0]
+    assert clamped or page in WORDS_ONLY, (page, sentences)

@@ -93,12 +93,16 @@ def url_number(value: float) -> str:
 
 
 def _number(text: str) -> float | None:
-    """The link's text as a finite number (``"007"``, ``"1E-07"``, ``" 16.0 "``, ``"−3"``), else None."""
+    """The link's text as a number (``"007"``, ``"1E-07"``, ``" 16.0 "``, ``"−3"``), else None (NaN too).
+
+    A number beyond float64's range (``1e999``) or an infinity (``inf``, ``-inf``) is kept as ±inf:
+    it is a number above (below) every value a control offers, so the readers clamp it and say so.
+    """
     try:
         x = float(text.strip().replace("\u2212", "-"))
     except ValueError:
         return None
-    return x if math.isfinite(x) else None
+    return None if math.isnan(x) else x
 
 
 def _same(x: float, y: float) -> bool:
