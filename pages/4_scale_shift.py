@@ -48,6 +48,7 @@ if lab.affine_mode == AFFINE_MODES[1]:
         placeholder="",
         column_config={c: st.column_config.TextColumn(c, help=cell) for c in ("γ", "β")},
     )
+    st.caption("A link carries no per-feature γ, β: they stay in this browser session.")
     try:
         gamma = ln.vector_from_table(edited["γ"].tolist(), "γ column")
         beta = ln.vector_from_table(edited["β"].tolist(), "β column")

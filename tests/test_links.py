@@ -442,3 +442,31 @@ def test_a_page_describes_its_own_bound_controls_in_one_line(
     assert [w.value for w in at.main.warning] == warnings
     at.slider(key="demo_g").set_value(-1.0).run()
     assert at.slider(key="demo_g").value == -1.0 and not at.main.warning  # the user's value counts now
+
+
+# --- what a link cannot carry: said, never a silently different vector ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("params", "what"),
+    [
+        ({"src": "Edit a table"}, "Edit a table"),
+        ({"src": "Upload a file"}, "Upload a file"),
+        ({"affine_mode": "Per feature (edit on Scale & shift)"}, "Per feature (edit on Scale & shift)"),
+    ],
+)
+def test_a_link_to_an_input_it_cannot_carry_says_so(params: dict[str, str], what: str) -> None:
+    # A QA pass copied the address of an edited table: the link opened on the starting table
+    # (1, 2, 3, 4) without a word. The sidebar now says what the link could not bring.
+    from ui.state import NOT_CARRIED
+
+    at = _open(**params)
+    assert NOT_CARRIED[what] in _infos(at)
+    assert "A link carries no" in NOT_CARRIED[what]
+    at.select_slider(key="eps").set_value(1e-3).run()  # the user acted: the link's news is old
+    assert NOT_CARRIED[what] not in _infos(at)
+
+
+def test_a_link_to_the_typed_input_says_nothing_about_tables() -> None:
+    at = _open(src="Type numbers", typed="1, 2, 5")
+    assert not any("carries no" in i for i in _infos(at))

@@ -96,7 +96,7 @@ def test_a_cell_that_is_not_a_number_is_named_and_the_last_vector_kept() -> None
     assert sidebar_errors(at) == [
         plain(
             "Row 3 of the table is '1,5', which is not a number. "
-            "Write one number per cell, e.g. 2.5, -3 or 1e-8.",
+            "Write one number per cell, e.g. 2.5, -3 or 1e-8. For a decimal, write a point: 1.5.",
             MESSAGE_LIMIT,
         )
     ]
@@ -252,3 +252,51 @@ def test_upload_first_row_that_is_neither_is_reported() -> None:
     at = open_at(MEAN, "Upload a file")
     upload(at, "v.csv", b"1,abc\n")
     assert sidebar_errors(at) == [plain("Cell 'abc' (row 1, column 2) is not a number.", MESSAGE_LIMIT)]
+
+
+# --- a table's or a file's numbers into the link ------------------------------------------------
+
+
+def _share(at: AppTest, key: str) -> AppTest:
+    (button,) = [b for b in at.sidebar.button if b.key == key]
+    assert button.label == "Put these numbers in the link"
+    return ok(button.click().run())
+
+
+def test_a_table_goes_into_the_link_as_typed_numbers() -> None:
+    # A link carries no table; the button makes the same numbers typed numbers, which it carries.
+    at = open_at(MEAN, "Edit a table")
+    edit_table(at, {0: "1e-8", 1: "\u22123"}, added=[{"x": "0.1"}])
+    expected = [1e-8, -3.0, 3.0, 4.0, 0.1]
+    _share(at, "share_table")
+    assert at.selectbox(key="src").value == "Type numbers"
+    assert at.text_area(key="typed").value == "1e-08, -3, 3, 4, 0.1"
+    np.testing.assert_array_equal(at.session_state["lab_input"].x, expected)  # bit for bit
+    assert at.query_params["src"] == "Type numbers" and at.query_params["typed"] == "1e-08, -3, 3, 4, 0.1"
+    assert metric(at, "μ (mean)") == mu_shown(expected)
+
+
+def test_a_file_goes_into_the_link_as_typed_numbers_exactly() -> None:
+    at = open_at(MEAN, "Upload a file")
+    upload(at, "v.csv", b"0.1\n0.2\n0.30000000000000004\n1e-300\n")
+    _share(at, "share_file")
+    x = at.session_state["lab_input"].x
+    np.testing.assert_array_equal(x, [0.1, 0.2, 0.30000000000000004, 1e-300])
+    assert at.query_params["typed"] == "0.1, 0.2, 0.30000000000000004, 1e-300"
+
+
+def test_a_table_with_a_bad_cell_offers_no_link() -> None:
+    at = open_at(MEAN, "Edit a table")
+    edit_table(at, {0: "abc"})
+    assert not [b for b in at.sidebar.button if b.key == "share_table"]  # nothing valid to share
+
+
+def test_sharing_after_typing_earlier_replaces_the_typed_numbers_in_the_link() -> None:
+    at = open_at(MEAN, "Type numbers")
+    ok(at.text_area(key="typed").set_value("7, 8").run())
+    ok(at.selectbox(key="src").set_value("Edit a table").run())
+    edit_table(at, {0: "5"})
+    _share(at, "share_table")
+    assert at.text_area(key="typed").value == "5, 2, 3, 4"
+    assert at.query_params["typed"] == "5, 2, 3, 4" and at.query_params["src"] == "Type numbers"
+    np.testing.assert_array_equal(at.session_state["lab_input"].x, [5.0, 2.0, 3.0, 4.0])

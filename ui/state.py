@@ -63,6 +63,23 @@ AFFINE_MODES = [
     "MiniLM's learned γ, β",
 ]
 DEFAULT_TEXT = "1, 2, 3, 4"
+SHARE_LABEL = "Put these numbers in the link"  # the button under a table or a file's vector
+# What a link cannot carry, said when a link chooses an input or γ/β mode that needs it (the link
+# opens with the lab's starting values, never silently).
+NOT_CARRIED = {
+    SOURCES[2]: (
+        "A link carries no table, so this is the lab's starting table (1, 2, 3, 4). To share a table's "
+        f"numbers, press “{SHARE_LABEL}” under it: they become typed numbers, which a link carries."
+    ),
+    SOURCES[3]: (
+        "A link carries no file: upload it here. To share a file's numbers, press "
+        f"“{SHARE_LABEL}” after uploading: they become typed numbers, which a link carries."
+    ),
+    AFFINE_MODES[1]: (
+        "A link carries no per-feature γ, β, so every feature starts at γ = 1, β = 0: edit them on "
+        "Scale & shift."
+    ),
+}
 URL_KEYS = ("src", "preset", "d", "seed", "eps", "gamma", "beta", "typed", "affine_mode")
 TOKEN_KEYS = ("tok_sentence", "tok_index", "tok_site")  # options from the recording: read in _link_keys
 # Characters of typed numbers a link may carry: far more than the longest vector the lab reads
@@ -218,7 +235,31 @@ def _table_input() -> tuple[np.ndarray, str]:
         },
     )
     st.session_state["table_last"] = edited  # becomes the starting table if the user comes back
-    return ln.vector_from_table(edited["x"].tolist()), "table"
+    x = ln.vector_from_table(edited["x"].tolist())
+    _share_as_typed(x, "table")
+    return x, "table"
+
+
+def _share_as_typed(x: np.ndarray, what: str) -> None:
+    """Offer a table's or a file's numbers as typed numbers: the one kind of vector a link carries."""
+    st.button(
+        SHARE_LABEL,
+        key=f"share_{what}",
+        on_click=_use_typed,
+        args=(", ".join(ln.number_text(v) for v in x),),
+        icon=":material/link:",
+        help=f"A link carries no {what}. This switches the input to “{SOURCES[1]}” with exactly these "
+        "numbers, so the page's address (copy it) reproduces them.",
+    )
+
+
+def _use_typed(text: str) -> None:
+    st.session_state["typed"] = text
+    st.session_state["src"] = SOURCES[1]
+    try:  # a text box not drawn yet this session writes its value into the URL only on a later run
+        st.query_params["typed"] = text
+    except StreamlitAPIException:  # drawn before: bound, and Streamlit writes the new value itself
+        pass
 
 
 def _upload_input() -> tuple[np.ndarray, str]:
@@ -231,6 +272,7 @@ def _upload_input() -> tuple[np.ndarray, str]:
             st.caption(f"Using **{plain(kept[1])}**, uploaded earlier; upload another file to replace it.")
             for note in st.session_state.get("upload_notes", ()):
                 st.caption(plain(note, MESSAGE_LIMIT))  # quotes the file's own text
+            _share_as_typed(kept[0], "file")
             return kept[0], f"file {kept[1]}"
         raise ln.InputError("Choose a file: a .csv with one row or one column of numbers, or a .npy vector.")
     read = ln.read_uploaded_file(up.name, up.getvalue())
@@ -238,6 +280,7 @@ def _upload_input() -> tuple[np.ndarray, str]:
     st.session_state["upload_notes"] = read.notes
     for note in read.notes:
         st.caption(plain(note, MESSAGE_LIMIT))  # quotes the file's own text (a skipped header)
+    _share_as_typed(read.x, "file")
     return read.x, f"file {up.name}"
 
 
@@ -396,6 +439,7 @@ class LinkReport:
     unused: tuple[str, ...] = ()  # known keys the chosen input does not use
     unknown: str | None = None  # keys that are no setting of the lab
     elsewhere: str | None = None  # keys of another page's controls (not used on this page)
+    not_carried: tuple[str, ...] = ()  # what the chosen input needs that no link can carry
 
 
 def _read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkReport:
@@ -423,6 +467,11 @@ def _read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkR
     mode = resolved["affine_mode"].value if "affine_mode" in resolved else AFFINE_MODES[0]
     if mode == AFFINE_MODES[0]:
         applies |= {"gamma", "beta"}
+    not_carried = tuple(
+        note
+        for chosen, note in ((source, NOT_CARRIED.get(str(source))), (mode, NOT_CARRIED.get(str(mode))))
+        if note
+    )
     elsewhere = {
         k: v
         for k, v in given.items()
@@ -442,6 +491,7 @@ def _read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkR
                 for k in elsewhere
             },
         ),
+        not_carried=not_carried,
     )
     canonical = {  # in the link's order; unknown keys stay as they are
         k: v if k not in resolved else [resolved[k].text]
@@ -474,6 +524,8 @@ def _report_link(report: LinkReport) -> None:
             f"that uses {'it' if one else 'them'}).",
             icon=":material/link:",
         )
+    for note in report.not_carried:
+        st.info(note, icon=":material/link:")
     if report.elsewhere:
         st.info(report.elsewhere, icon=":material/link:")
     if report.unknown:

@@ -270,6 +270,19 @@ def parse_vector_text(text: str) -> F64:
 _TIGHT_COMMA = re.compile(r"(?<![\d.eE])(?<![eE][+-])(\d{1,12}),(\d{1,12})(?![\d.eE])")
 
 
+_DECIMAL_COMMA = re.compile(r"\s*([+\-\u2212]?)(\d{1,12}),(\d{1,12})\s*")
+
+
+def _decimal_comma_hint(cell: str) -> str:
+    """`` For a decimal, write a point: 1.5.`` when a cell is a decimal written with a comma, else ``""``."""
+    found = _DECIMAL_COMMA.fullmatch(cell.translate(_NUMBER_SPELLINGS))
+    if found is None:
+        return ""
+    sign, a, b = found.groups()
+    minus = "-" if sign in ("-", "\u2212") else ""
+    return f" For a decimal, write a point: {minus}{a}.{b}."
+
+
 def typed_text_note(text: str, d: int) -> str | None:
     """The note a reader of :func:`parse_vector_text` needs about how ``text`` was read, or None.
 
@@ -350,7 +363,7 @@ def vector_from_table(column: Iterable[object], name: str = "table") -> F64:
         except InputError:
             raise InputError(
                 f"Row {row} of the {name} is '{_shown(str(cell).strip())}', which is not a number. "
-                "Write one number per cell, e.g. 2.5, -3 or 1e-8."
+                "Write one number per cell, e.g. 2.5, -3 or 1e-8." + _decimal_comma_hint(str(cell))
             ) from None
         if not math.isfinite(value):
             raise InputError(
@@ -543,7 +556,9 @@ def read_csv_file(data: bytes) -> VectorFromFile:
         except NumberRangeError as exc:
             raise InputError(f"Cell '{_shown(cell)}' ({where}) {exc.reason}") from None
         except InputError:
-            raise InputError(f"Cell '{_shown(cell)}' ({where}) is not a number.") from None
+            raise InputError(
+                f"Cell '{_shown(cell)}' ({where}) is not a number." + _decimal_comma_hint(cell)
+            ) from None
     return VectorFromFile(_finish(_as_vector(values, values.shape, "file"), "file"), tuple(notes))
 
 

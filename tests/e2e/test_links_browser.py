@@ -14,15 +14,18 @@ from __future__ import annotations
 import re
 import urllib.parse
 
+import numpy as np
 import pytest
-from playwright.sync_api import Locator, expect
+from playwright.sync_api import BrowserContext, Locator, expect
 
+import layernorm as ln
 from e2e.support import Lab, page_by_url, query
-from ui.text import WORD_JOINER
+from ui.text import WORD_JOINER, fmt
 
 pytestmark = pytest.mark.browser
 
 MEAN = page_by_url("/mean")
+X, TYPED = [0.1, -2.5, 1e-8, 7.0], "0.1, -2.5, 1e-08, 7"  # a file's numbers, as typed numbers
 ISSUE_LINK = "?preset=%60%20%5Bclick%5D(https%3A%2F%2Fexample.com)%20%60"
 # Elements a Markdown renderer makes; none may come from a user's text.
 MARKUP = (
@@ -196,4 +199,40 @@ def test_another_pages_link_value_counts_when_the_menu_opens_that_page(lab: Lab)
     expect(layers.get_by_role("slider")).to_have_value("100")
     expect(lab.page).to_have_url(re.compile(r"depth_layers=100"))  # and the view's link says so
     expect(lab.sidebar.locator('[data-testid="stAlert"]')).to_have_count(0)
+    lab.assert_clean()
+
+
+def test_a_files_numbers_reach_a_fresh_tab_through_the_link(
+    lab: Lab, browser: BrowserContext, server: str
+) -> None:
+    # A link carries no file or table (a QA pass found a copied link opened on other numbers without
+    # a word). "Put these numbers in the link" makes them typed numbers, which the address carries.
+    lab.open(MEAN, query(src="Upload a file"))
+    lab.sidebar.locator('input[type="file"]').set_input_files(
+        files=[{"name": "v.csv", "mimeType": "text/csv", "buffer": b"0.1\n-2.5\n1e-8\n7\n"}]
+    )
+    mu_value = lab.metric("μ (mean)")
+    expect(mu_value).to_have_text(fmt(float(ln.mean(np.array(X)))))
+    lab.sidebar.get_by_role("button", name="Put these numbers in the link").click()
+    expect(lab.sidebar.locator("textarea")).to_have_value(TYPED)
+    expect(lab.page).to_have_url(re.compile(r"[?&]typed=" + re.escape(urllib.parse.quote_plus(TYPED))))
+    lab.assert_clean()
+
+    fresh = Lab(browser.new_page(), server)  # another session: what a student opening the link sees
+    try:
+        fresh.page.goto(lab.page.url)
+        fresh.wait_for(MEAN)
+        expect(fresh.sidebar.locator("textarea")).to_have_value(TYPED)
+        expect(fresh.metric("μ (mean)")).to_have_text(fmt(float(ln.mean(np.array(X)))))
+        expect(fresh.sidebar).not_to_contain_text("carries no")
+        fresh.assert_clean()
+    finally:
+        fresh.page.close()
+
+
+def test_a_link_to_the_table_input_says_it_carries_no_table(lab: Lab) -> None:
+    lab.open(MEAN, query(src="Edit a table"))
+    alert = _alerts(lab).filter(has_text="A link carries no table")
+    expect(alert).to_have_count(1)
+    assert "(1, 2, 3, 4)" in _text(alert) and "“Put these numbers in the link”" in _text(alert)
     lab.assert_clean()

@@ -623,3 +623,33 @@ def test_typed_text_note_says_how_a_comma_between_digits_was_read(text: str, d: 
 @pytest.mark.parametrize("text", ["1, 5", "1.5, 2", "[1 , 5]", "1e3,5", "1e-3,5", "2.5,3", "1 2 3"])
 def test_typed_text_note_is_silent_when_nothing_is_ambiguous(text: str) -> None:
     assert typed_text_note(text, parse_vector_text(text).size) is None
+
+
+@pytest.mark.parametrize(
+    ("cell", "hint"),
+    [
+        ("1,5", "1.5"),
+        (" -3,25 ", "-3.25"),
+        ("\u22121,5", "-1.5"),  # the typographic minus
+        ("+2,0", "2.0"),
+        ("\uff11,\uff15", "1.5"),  # full-width digits, read as everywhere
+    ],
+)
+def test_a_decimal_comma_in_a_cell_is_refused_with_how_to_write_it(cell: str, hint: str) -> None:
+    # A cell holds one number, so "1,5" is neither 15 nor two numbers: refused, and the message says
+    # how to write one and a half (a QA pass found the table's message had no such hint).
+    how = f"For a decimal, write a point: {hint}."
+    with pytest.raises(
+        InputError,
+        match=re.escape(f"which is not a number. Write one number per cell, e.g. 2.5, -3 or 1e-8. {how}"),
+    ):
+        vector_from_table(["1", cell])
+    with pytest.raises(InputError, match=re.escape(f"(row 2, column 1) is not a number. {how}")):
+        read_csv_vector(f'1\n"{cell}"\n'.encode())  # quoted: a comma inside a CSV cell
+
+
+@pytest.mark.parametrize("cell", ["1,5,6", "a,b", "1.5,2", "1e3,5", "abc"])
+def test_cells_that_are_no_decimal_comma_get_no_hint(cell: str) -> None:
+    with pytest.raises(InputError) as info:
+        vector_from_table(["1", cell])
+    assert "write a point" not in str(info.value)
