@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from ui import charts
+from ui import charts, charts_axes
 from ui.theme import COLORS, FONT_SIZE, LABELS
 
 
@@ -290,3 +290,14 @@ def test_the_jacobians_cells_grow_with_their_numbers_on_a_projector(d: int) -> N
         big = charts_geometry.jacobian_heatmap(jac, annotate=True)
     assert big.data[0].textfont.size == pytest.approx(normal.data[0].textfont.size * PRESENT_FONT)
     assert big.layout.height >= normal.layout.height * PRESENT_FONT  # the square cells, by the height
+
+
+@pytest.mark.parametrize("what", ["mean", "variance"])
+def test_the_half_width_running_charts_keep_their_title_and_legend_short(what: str) -> None:
+    # Drawn two side by side on Training vs inference: the title was cut to "…step by st" at 1280 px
+    # and the legend wrapped over it at 1024 px (a QA pass). Plotly neither wraps nor shortens a title.
+    steps = np.arange(1, 4)
+    fig = charts_axes.running_chart(steps, np.ones(3), np.ones(3), 1.0, what=what, feature=3)
+    assert fig.layout.title.text == f"Running {what}, feature 3"
+    assert len(fig.layout.title.text) <= 30
+    assert sum(len(t.name) for t in fig.data) <= 20  # two entries on one row at half of 1024 px

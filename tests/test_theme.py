@@ -241,7 +241,7 @@ def _builders() -> dict[str, Callable[[], go.Figure | list[go.Figure]]]:
         ),
         "charts_axes.padding_bars": lambda: charts_axes.padding_bars(["a", "b"], np.ones(2), np.zeros(2)),
         "charts_axes.running_chart": lambda: charts_axes.running_chart(
-            layers, curve, curve * 1.1, 0.5, what="mean"
+            layers, curve, curve * 1.1, 0.5, what="mean", feature=0
         ),
         "charts_axes.redraw_chart": lambda: charts_axes.redraw_chart(x200, 0.3, 8),
         "charts_axes.shift_chart": lambda: charts_axes.shift_chart(0.1, 0.9, 0.0, 1.0),

@@ -225,11 +225,13 @@ def running_chart(
     true_value: float,
     *,
     what: str,
+    feature: int,
     digits: int = 3,
 ) -> go.Figure:
     """One feature's running statistic per training step, its batch values, and the population value.
 
     The true value's label has ``digits`` significant digits (the page's, so it matches its metrics).
+    Drawn at half width: the title and the legend are short enough for one line each at 1024 px.
     """
     fig = go.Figure()
     fig.add_trace(
@@ -237,14 +239,12 @@ def running_chart(
             x=steps,
             y=batch_values,
             mode="markers",
-            name=f"this batch's {what}",
+            name="this batch",
             marker={"color": COLORS["batch"], "size": 7},  # opaque: 3:1 on either background
         )
     )
     fig.add_trace(
-        go.Scatter(
-            x=steps, y=running, mode="lines", name=f"running {what}", line={"color": COLORS["mu"], "width": 4}
-        )
+        go.Scatter(x=steps, y=running, mode="lines", name="running", line={"color": COLORS["mu"], "width": 4})
     )
     fig.add_hline(
         y=true_value,
@@ -256,7 +256,7 @@ def running_chart(
     return finish(
         base_layout(
             fig,
-            f"Running {what} of the feature you follow, step by step",
+            f"Running {what}, feature {feature}",
             x_title="training step",
             y_title=what,
             height=380,
