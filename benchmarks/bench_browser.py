@@ -41,11 +41,14 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +63,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from scripts.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server  # noqa: E402
 
 TRIVIAL_APP = ROOT / "benchmarks" / "trivial_app.py"
+IN_PLACE_APP = ROOT / "benchmarks" / "trivial_in_place_app.py"  # --in-place: the same, updated in place
 TRIVIAL_KEY = "k"
 TARGET_MEDIAN = 1.25
 TARGET_P95 = 1.5
@@ -406,10 +410,28 @@ def list_controls(ctx: BrowserContext, app_url: str, pages: list[AppPage], args:
         print(f"{app_page.url:<24} " + (", ".join(f"{c.key} ({c.where} {c.kind})" for c in found) or "-"))
 
 
-def open_trivial(ctx: BrowserContext, url: str) -> Page:
+@contextlib.contextmanager
+def in_place_server(tmp: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """The in-place yardstick's server: the app and plotly.js (``static/``) in a folder of their own."""
+    import plotly
+
+    folder = tmp / "in_place"
+    (folder / "static").mkdir(parents=True)
+    shutil.copy(IN_PLACE_APP, folder / IN_PLACE_APP.name)
+    shutil.copy(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", folder / "static")
+    os.environ["STREAMLIT_SERVER_ENABLE_STATIC_SERVING"] = "true"  # read by this server only: started now
+    try:
+        with streamlit_server(tmp / "in_place.log", script=folder / IN_PLACE_APP.name) as served:
+            os.environ.pop("STREAMLIT_SERVER_ENABLE_STATIC_SERVING")
+            yield served
+    finally:
+        os.environ.pop("STREAMLIT_SERVER_ENABLE_STATIC_SERVING", None)
+
+
+def open_trivial(ctx: BrowserContext, url: str, chart: str = RENDERED_CHART) -> Page:
     tab = ctx.new_page()
     tab.goto(url)
-    tab.locator(RENDERED_CHART).first.wait_for(timeout=WAIT_MS)
+    tab.locator(chart).first.wait_for(timeout=WAIT_MS)
     tab.locator(IDLE).wait_for(timeout=WAIT_MS)
     return tab
 
@@ -424,6 +446,7 @@ def fmt(x: float, spec: str = ".0f") -> str:
 def report(
     results: list[Result],
     trivial: list[Result],
+    in_place: list[Result],
     cold: dict[str, float],
     cold_page: str,
     loads: list[tuple[float, float, float]],
@@ -437,7 +460,14 @@ def report(
             f"trivial page ({label} the pages): median {fmt(t.median)} ms, p95 {fmt(t.p95)} ms "
             f"(n = {len(t.times_ms)}, no rerun {t.no_rerun}){'  ' + t.error if t.error else ''}"
         )
-    print(f"baseline (mean of the two): median {fmt(base_med, '.1f')} ms, p95 {fmt(base_p95, '.1f')} ms\n")
+    print(f"baseline (mean of the two): median {fmt(base_med, '.1f')} ms, p95 {fmt(base_p95, '.1f')} ms")
+    for label, t in zip(("before", "after"), in_place, strict=False):
+        print(
+            f"trivial app, chart updated in place ({label} the pages): median {fmt(t.median)} ms "
+            f"({fmt(t.median / base_med, '.2f')}×), p95 {fmt(t.p95)} ms ({fmt(t.p95 / base_p95, '.2f')}×)"
+            f"{'  ' + t.error if t.error else ''}"
+        )
+    print()
 
     def ratios(r: Result) -> tuple[float, float]:
         return r.median / base_med, r.p95 / base_p95
@@ -505,6 +535,7 @@ def report(
         "baseline_median_ms": base_med,
         "baseline_p95_ms": base_p95,
         "trivial": [asdict(t) | {"median": t.median, "p95": t.p95} for t in trivial],
+        "trivial_in_place": [asdict(t) | {"median": t.median, "p95": t.p95} for t in in_place],
         "controls": [
             asdict(r)
             | {"median": r.median, "p95": r.p95, "median_ratio": ratios(r)[0], "p95_ratio": ratios(r)[1]}
@@ -553,6 +584,11 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--radios", action="store_true", help="also radio groups (click the next option)")
     ap.add_argument("--rerun-wait-ms", type=float, default=1500.0, help="no rerun begun by then: no rerun")
     ap.add_argument("--skip-cold", action="store_true", help="skip the cold/warm first-load comparison")
+    ap.add_argument(
+        "--in-place",
+        action="store_true",
+        help="also time the trivial app with its chart updated in place (trivial_in_place_app.py)",
+    )
     ap.add_argument("--list", action="store_true", help="only list each page's controls; time nothing")
     ap.add_argument("--json", type=Path, help="write all numbers to this file")
     return ap.parse_args()
@@ -579,12 +615,15 @@ def main() -> None:
     loads: list[tuple[float, float, float]] = [os.getloadavg()]
     results: list[Result] = []
     trivial: list[Result] = []
+    in_place: list[Result] = []
     cold: dict[str, float] = {}
     oddities: list[str] = []
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench_browser_")))
         _, triv_url = stack.enter_context(streamlit_server(tmp / "trivial.log", script=TRIVIAL_APP))
         _, app_url = stack.enter_context(streamlit_server(tmp / "app.log"))
+        if args.in_place:
+            _, in_place_url = stack.enter_context(in_place_server(tmp))
         pw = stack.enter_context(sync_playwright())
         ctx = pw.chromium.launch_persistent_context(
             user_data_dir=tmp / "chromium-profile",
@@ -610,6 +649,10 @@ def main() -> None:
         trivial_control = Control(TRIVIAL_KEY, "main", "slider")
         trivial.append(measure(triv_tab, "(trivial)", trivial_control, args))
         log(progress(trivial[0]))
+        if args.in_place:
+            in_place_tab = open_trivial(ctx, in_place_url, ".js-plotly-plot .main-svg")
+            in_place.append(measure(in_place_tab, "(in place)", trivial_control, args))
+            log(progress(in_place[0]))
 
         tab = ctx.new_page()
         lab = Lab(tab, app_url)
@@ -643,9 +686,12 @@ def main() -> None:
 
         trivial.append(measure(triv_tab, "(trivial)", trivial_control, args))
         log(progress(trivial[1]))
+        if args.in_place:
+            in_place.append(measure(in_place_tab, "(in place)", trivial_control, args))
+            log(progress(in_place[1]))
         loads.append(os.getloadavg())
 
-    summary = report(results, trivial, cold, first.url, loads, time.monotonic() - t_start, args)
+    summary = report(results, trivial, in_place, cold, first.url, loads, time.monotonic() - t_start, args)
     for line in oddities:
         print(f"note: {line}")
     summary["notes"] = oddities
