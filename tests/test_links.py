@@ -227,12 +227,22 @@ def test_keys_the_chosen_input_does_not_use_keep_their_note() -> None:
     at = _open(src="Type numbers", d="16", seed="3")
     assert _value(at, "src") == "Type numbers"
     assert _infos(at) == [
-        "The link's `d`, `seed` do not apply to the chosen input, so they are not used now "
-        "(kept for when you switch to an input that uses them)."
+        "The link's `d`, `seed` are not used by the chosen input and γ, β setting, so not used now "
+        "(kept for when you switch to a setting that uses them)."
     ]
     assert _warnings(at) == []
     at.selectbox(key="src").set_value("Preset").run()  # what the note promises: they count now
     assert _value(at, "d") == 16 and _value(at, "seed") == 3
+
+
+def test_a_changed_value_not_used_yet_is_said_at_once() -> None:
+    # γ = inf under per-feature γ, β: clamped to 3 for later; a QA pass found no word about it, then
+    # or when "Same γ, β for every feature" made it count.
+    at = _open(affine_mode="Per feature (edit on Scale & shift)", gamma="inf")
+    assert _warnings(at) == ["The link's gamma=inf is above the largest γ offered, 3; the lab uses γ = 3."]
+    assert any("`gamma` is not used by the chosen input and γ, β setting" in i for i in _infos(at))
+    at.radio(key="affine_mode").set_value("Same γ, β for every feature").run()
+    assert _value(at, "gamma") == 3.0
 
 
 def test_unknown_keys_are_said_once_and_left_alone() -> None:

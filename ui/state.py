@@ -482,7 +482,9 @@ def _read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkR
     }
     st.session_state["link_elsewhere"] = elsewhere  # read by link_control on the page that has them
     report = LinkReport(
-        notes=tuple(r.note for k, r in resolved.items() if k in applies and r.note),
+        # Every changed value is said, used now or not: one not used yet (γ under per-feature γ, β)
+        # would otherwise be clamped in silence when the student switches to what uses it.
+        notes=tuple(r.note for r in resolved.values() if r.note),
         unused=tuple(k for k in resolved if k not in applies),
         unknown=links.unknown_keys_note(
             {k: v for k, v in given.items() if k not in keys and k not in ALL_PAGE_KEYS}
@@ -522,9 +524,8 @@ def _report_link(report: LinkReport) -> None:
         keys = ", ".join(f"`{k}`" for k in report.unused)  # the lab's own key names: safe as code
         one = len(report.unused) == 1
         st.info(
-            f"The link's {keys} {'does' if one else 'do'} not apply to the chosen input, so "
-            f"{'it is' if one else 'they are'} not used now (kept for when you switch to an input "
-            f"that uses {'it' if one else 'them'}).",
+            f"The link's {keys} {'is' if one else 'are'} not used by the chosen input and γ, β setting, "
+            f"so not used now (kept for when you switch to a setting that uses {'it' if one else 'them'}).",
             icon=":material/link:",
         )
     for note in report.not_carried:
