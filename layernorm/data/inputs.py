@@ -279,8 +279,15 @@ def _decimal_comma_hint(cell: str) -> str:
     if found is None:
         return ""
     sign, a, b = found.groups()
-    minus = "-" if sign in ("-", "\u2212") else ""
-    return f" For a decimal, write a point: {minus}{a}.{b}."
+    return " " + _comma_advice(("-" if sign in ("-", "\u2212") else "") + a, b)
+
+
+def _comma_advice(a: str, b: str) -> str:
+    """How to write ``a,b`` as one number: a point for a decimal; with three digits after the comma it
+    may be a thousands separator (``1,000``), so both readings are offered."""
+    if len(b) == 3:
+        return f"Write {a}{b} for one number (no thousands separator) or {a}.{b} for a decimal."
+    return f"For a decimal, write a point: {a}.{b}."
 
 
 def typed_text_note(text: str, d: int) -> str | None:
@@ -317,7 +324,7 @@ def typed_text_note(text: str, d: int) -> str | None:
     a, b = tight.group(1), tight.group(2)
     return (
         f"Read as {d} numbers: a comma always separates numbers here, so {a},{b} is {a} and {b}. "
-        f"For a decimal, write a point: {a}.{b}."
+        + _comma_advice(a, b)
     )
 
 
@@ -504,7 +511,25 @@ def read_csv_file(data: bytes) -> VectorFromFile:
     if not text.strip():
         raise InputError("The uploaded file is empty.")
     # Pick the separator ourselves: pandas' sniffer mistakes digits for separators in one-column files.
-    sep = next((c for c in (",", ";", "\t") if c in text), r"\s+")
+    # A semicolon first: a file that has them separates with them (Excel where a comma marks decimals),
+    # so "1,5;2,5" gives cells "1,5" and "2,5", refused with how to write them, never split at the comma.
+    sep = next((c for c in (";", ",", "\t") if c in text), r"\s+")
+    try:
+        return _read_csv_cells(text, sep)
+    except InputError as exc:
+        tight = _TIGHT_COMMA.search(text) if sep == "," else None
+        if tight is None or str(exc).startswith("Cell '") or "write a point" in str(exc):
+            raise  # a cell that is no number, or already advised: the comma did not cause it
+        a, b = tight.group(1), tight.group(2)  # a decimal comma in a comma-separated file: say it
+        said = str(exc) if str(exc).endswith(".") else f"{exc}."
+        raise InputError(
+            f"{said} A comma separates the cells of this file, so {a},{b} is two cells. "
+            + _comma_advice(a, b)
+        ) from None
+
+
+def _read_csv_cells(text: str, sep: str) -> VectorFromFile:
+    """:func:`read_csv_file` once the text is decoded and its separator ``sep`` chosen."""
     # Count the cells before pandas splits them: a file of 50,000 values is refused in milliseconds
     # (one spare row or column for the names a first line may hold).
     lines = [line for line in text.splitlines() if line.strip()]

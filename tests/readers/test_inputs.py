@@ -611,6 +611,8 @@ def test_make_near_constant_is_mean_plus_spread_times_the_standard_normal_preset
         ("1,5", 2, "so 1,5 is 1 and 5. For a decimal, write a point: 1.5."),
         ("0,25 2,5 -3", 5, "so 0,25 is 0 and 25. For a decimal, write a point: 0.25."),
         ("-1,5", 2, "so 1,5 is 1 and 5."),
+        # Three digits after the comma may be a thousands separator: both readings, never "1.000" alone
+        ("1,000", 2, "so 1,000 is 1 and 000. Write 1000 for one number (no thousands separator) or 1.000"),
     ],
 )
 def test_typed_text_note_says_how_a_comma_between_digits_was_read(text: str, d: int, said: str) -> None:
@@ -648,8 +650,49 @@ def test_a_decimal_comma_in_a_cell_is_refused_with_how_to_write_it(cell: str, hi
         read_csv_vector(f'1\n"{cell}"\n'.encode())  # quoted: a comma inside a CSV cell
 
 
+def test_a_thousands_comma_in_a_cell_gets_both_readings() -> None:
+    # A QA pass typed 1,000 into the table and was told to write 1.000 (which is one).
+    with pytest.raises(InputError) as info:
+        vector_from_table(["1,000"])
+    assert str(info.value).endswith(
+        "Write 1000 for one number (no thousands separator) or 1.000 for a decimal."
+    )
+
+
 @pytest.mark.parametrize("cell", ["1,5,6", "a,b", "1.5,2", "1e3,5", "abc"])
 def test_cells_that_are_no_decimal_comma_get_no_hint(cell: str) -> None:
     with pytest.raises(InputError) as info:
         vector_from_table(["1", cell])
     assert "write a point" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        # Excel where a comma marks decimals writes semicolons between cells: they separate here
+        (b"1,5;2,5;3,5", "Cell '1,5' (row 1, column 1) is not a number. For a decimal, write a point: 1.5."),
+        (b"1;2,5;3\n", "Cell '2,5' (row 1, column 2) is not a number. For a decimal, write a point: 2.5."),
+        # comma-separated files that fail because of a decimal comma say what the comma did
+        (
+            b"1,5\n2\n3\n",
+            "is empty: every cell must hold a number. A comma separates the cells of this "
+            "file, so 1,5 is two cells. For a decimal, write a point: 1.5.",
+        ),
+        (b"x\n1,5\n2,25\n3\n", "saw 2. A comma separates the cells of this file, so 1,5 is two cells."),
+        (b"1,5\n2,5\n3,5\n", "one row or one column of numbers (one token's features). A comma separates"),
+        (b"1,000\n2\n", "so 1,000 is two cells. Write 1000 for one number (no thousands separator) or 1.000"),
+    ],
+)
+def test_a_decimal_comma_in_a_csv_is_said(data: bytes, said: str) -> None:
+    # A QA pass uploaded "1,5;2,5;3,5" (Excel in a comma-decimal locale) and was told
+    # "Cell '5;2' is not a number"; ragged comma files gave no hint at all.
+    with pytest.raises(InputError) as info:
+        read_csv_file(data)
+    assert said in str(info.value)
+
+
+def test_a_plain_comma_separated_file_gets_no_comma_advice() -> None:
+    np.testing.assert_array_equal(read_csv_file(b"1,2,3\n").x, [1.0, 2.0, 3.0])
+    with pytest.raises(InputError) as info:
+        read_csv_file(b"1,2,abc\n")
+    assert "A comma separates" not in str(info.value)  # the comma did not cause this one
