@@ -78,3 +78,30 @@ def test_numbers_beyond_float64_are_clamped_not_called_not_a_number(page: str) -
         assert "is not a number" not in said[0], said[0]
         clamped += "is above the largest" in said[0]
     assert clamped or page in WORDS_ONLY, (page, sentences)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "said"),
+    [
+        ("1e999", 10.0, "is above the largest learning rate offered, 10; the lab uses learning rate = 10."),
+        ("10.0", 10.0, None),  # an offered value written another way
+        ("0.00316", 10**-2.5, None),  # the slider's own (rounded) text picks its option
+        (
+            "0.004",
+            10**-2.5,
+            "is not one of the values offered; the lab uses the nearest, learning rate = 0.00316.",
+        ),
+    ],
+)
+def test_a_select_slider_over_rounded_numbers_reads_a_link_as_numbers(
+    text: str, value: float, said: str | None
+) -> None:
+    # The learning rates 10**-2.5 … are shown as 0.00316 …: the texts round them, so the picker was
+    # matched as words and lr_pick=1e999 or 10.0 fell back to the default (a QA pass).
+    at = _open("learning_rate", {"lr_pick": text})
+    assert at.session_state["lr_pick"] == pytest.approx(value, rel=1e-12)
+    notes = [str(w.value) for w in at.warning if "lr\\_pick" in str(w.value) or "lr_pick" in str(w.value)]
+    if said is None:
+        assert notes == []
+    else:
+        assert len(notes) == 1 and said in notes[0], notes

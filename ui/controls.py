@@ -13,6 +13,7 @@ mean nothing (which it reports). A key that is not listed is a programming error
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -174,7 +175,9 @@ def select_slider(
     show = format_func or str
     what = name or label
     spec: links.Choice | links.Words
-    if all(_numeric_text(o, show(o)) for o in options):  # numbers written as numbers: read as numbers
+    texts = [show(o) for o in options]
+    numeric = all(_numeric_text(o, t) for o, t in zip(options, texts, strict=True))
+    if numeric and len(set(texts)) == len(texts):  # numbers, told apart by their shown text
         numbers = [float(o) for o in options]  # type: ignore[arg-type]  # checked just above
         spec = links.Choice(numbers, float(value), lambda v: show(_match(options, v)), what)  # type: ignore[arg-type]
     else:
@@ -186,11 +189,15 @@ def select_slider(
 
 
 def _numeric_text(option: Any, text: str) -> bool:
-    """Whether ``option`` is a number and its shown ``text`` reads back as that number (1e-03, 0.1)."""
+    """Whether ``option`` is a number shown as a number (``1e-03``, ``0.1``, ``0.00316`` for 10**-2.5).
+
+    Such options are read from a link as numbers: an out-of-range value is clamped, an in-between one
+    moved to the nearest (:class:`ui.links.Choice`), the shown text itself picks its option.
+    """
     if not isinstance(option, (int, float)) or isinstance(option, bool):
         return False
     try:
-        return float(text) == float(option)
+        return math.isclose(float(text), float(option), rel_tol=1e-2)  # the text may round it
     except ValueError:
         return False  # a label such as "Layer 1 · after attention": matched as words
 

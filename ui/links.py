@@ -24,7 +24,11 @@ REL_TOL = 1e-9  # "the same number within rounding": 1e-7 and 1e-07, 16 and 16.0
 
 @dataclass(frozen=True)
 class Choice:
-    """A select_slider over numbers: only ``options`` exist; ``show`` is the widget's own text."""
+    """A select_slider over numbers: only ``options`` exist; ``show`` is the widget's own text.
+
+    A link's text equal to an option's shown text picks that option, even where the text rounds it
+    (``f"{v:.3g}"``); any other number is matched within rounding, clamped or moved to the nearest.
+    """
 
     options: Sequence[float]
     default: float
@@ -115,6 +119,9 @@ _Read = tuple[float | str, str | None, str]
 
 
 def _read_choice(text: str, w: Choice) -> _Read:
+    for option in w.options:  # the widget's own text ("0.00316" for 0.0031622…): exactly that option
+        if text.strip() == w.show(option):
+            return option, None, ""
     x = _number(text)
     if x is None:
         return w.default, "is empty" if not text.strip() else "is not a number", "the default "
