@@ -8,7 +8,7 @@ import streamlit as st
 
 from ui.heap import freeze_imports
 from ui.presentation import presentation_toggle
-from ui.state import sidebar
+from ui.state import say_unread_link_keys, sidebar
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon="📐", layout="wide")
 freeze_imports()  # once per server: imported modules leave Python's full collections (ui/heap.py)
@@ -59,3 +59,4 @@ titles = {p.url_path: p.title for section in pages.values() for p in section}
 sidebar(own_data=nav.url_path in own_data, page=nav.url_path, titles=titles)
 presentation_toggle()
 nav.run()
+say_unread_link_keys(nav.url_path, where=st.sidebar)  # a link's keys for controls this view never drew

@@ -105,3 +105,22 @@ def test_a_select_slider_over_rounded_numbers_reads_a_link_as_numbers(
         assert notes == []
     else:
         assert len(notes) == 1 and said in notes[0], notes
+
+
+def test_link_keys_of_controls_a_view_does_not_draw_are_said() -> None:
+    # Which axis? stops when B·T·d is too large to build: b and i of the same link were left in the
+    # address, unread and unsaid (a QA pass). They are said, then read once the controls appear.
+    at = _open(
+        "which_axis",
+        {"axes_B": "1e999", "axes_T": "inf", "axes_d": "inf", "axes_b": "1e999", "axes_i": "inf"},
+    )
+    assert [i.value for i in at.sidebar.info] == [
+        "The link's axes\\_b\\=1e999, axes\\_i\\=inf set controls of this page that are not shown now: "
+        "they are read when they appear."
+    ]
+    at.select_slider(key="axes_d").set_value(64).run()  # small enough to build: b and i are drawn
+    assert not at.exception
+    said = "\n".join(str(w.value) for w in at.warning)
+    assert "axes_b=1e999 is above the largest b offered, 63" in said
+    assert at.number_input(key="axes_b").value == 63  # B = 64 sequences: b = 0 … 63
+    assert not any("not shown now" in i.value for i in at.sidebar.info)  # the user acted: old news

@@ -245,6 +245,22 @@ def _listed(given: dict[str, list[str]], show: int, owners: dict[str, list[str]]
     return ", ".join(pairs) + more
 
 
+def unread_keys_note(given: dict[str, list[str]], *, show: int = 5) -> str | None:
+    """One sentence for the link's keys of this page's controls that this view does not draw now.
+
+    A page that stops early (a tensor too large to build, d = 2 on Invariances) never reaches some of
+    its controls; their link values are read, clamped and said when the controls appear.
+    """
+    if not given:
+        return None
+    one = len(given) == 1
+    return (
+        f"The link's {_listed(given, show)} {'sets a control' if one else 'set controls'} of this page "
+        f"that {'is' if one else 'are'} not shown now: {'it is' if one else 'they are'} read when "
+        f"{'it appears' if one else 'they appear'}."
+    )
+
+
 def other_pages_keys_note(
     given: dict[str, list[str]], owners: dict[str, list[str]], *, show: int = 5
 ) -> str | None:

@@ -594,6 +594,24 @@ def link_control(
         where.warning(notes[key], icon=":material/link:")  # right above the control (its column)
 
 
+def say_unread_link_keys(page: str, where: Any = st) -> None:
+    """After a page's full run from a link: say which of ``page``'s link keys no control read.
+
+    :func:`link_control` reads a key when its control is drawn; a view that stops early (a tensor
+    too large to build) or does not show a control (γ₃ with d = 2) would otherwise leave the link's
+    value unread and unsaid. Said with the link's other news, until the user's next action.
+    """
+    from ui.controls import PAGE_KEYS
+
+    if not isinstance(st.session_state.get("link_report"), LinkReport):  # no fresh link: nothing to say
+        return
+    checked: set[str] = st.session_state.get("link_checked", set())
+    given = {k: st.query_params.get_all(k) for k in PAGE_KEYS.get(page, ()) if k not in checked}
+    note = links.unread_keys_note({k: v for k, v in given.items() if v})
+    if note:
+        where.info(note, icon=":material/link:")
+
+
 def sidebar(
     *, own_data: bool = False, page: str = "", titles: Mapping[str, str] | None = None
 ) -> LabInput | None:
