@@ -172,6 +172,10 @@ def body() -> None:
             ),
             key="tvi_chart_var",
         )
+        st.caption(
+            "Dots: each batch's own value. Line: the running estimate, stored for inference. "
+            "Dashes: the true value of the whole population."
+        )
         n_last = last.batch.shape[0]
         st.markdown(f"**The variance detail, feature {k}, batch {last.after.step}** (n = {n_last}):")
         shown = [

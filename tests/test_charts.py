@@ -300,4 +300,11 @@ def test_the_half_width_running_charts_keep_their_title_and_legend_short(what: s
     fig = charts_axes.running_chart(steps, np.ones(3), np.ones(3), 1.0, what=what, feature=3)
     assert fig.layout.title.text == f"Running {what}, feature 3"
     assert len(fig.layout.title.text) <= 30
-    assert sum(len(t.name) for t in fig.data) <= 20  # two entries on one row at half of 1024 px
+    assert fig.layout.showlegend is False  # a legend wrapped into the title; the page explains the marks
+    assert [t.name for t in fig.data] == ["this batch", "running"]  # for hovering
+    assert fig.layout.xaxis.dtick == 1  # whole training steps, no 1.5
+
+
+def test_whole_step_ticks_grow_in_nice_steps() -> None:
+    got = [charts_axes._whole_dtick(n) for n in (2, 8, 9, 17, 41, 100, 200, 1000)]
+    assert got == [1, 1, 2, 5, 10, 20, 50, 200]

@@ -218,6 +218,14 @@ def padding_bars(labels: Sequence[str], bn_change: np.ndarray, ln_change: np.nda
     )
 
 
+def _whole_dtick(last: float, most: int = 8) -> int:
+    """A tick step for an axis of whole numbers 0 … ``last``: 1, 2, 5, 10, 20, 50, … with ≤ ``most`` ticks."""
+    step = 1
+    while last / step > most:
+        step = step * 5 // 2 if str(step)[0] == "2" else step * 2  # 1, 2, 5, 10, 20, 50, …
+    return step
+
+
 def running_chart(
     steps: np.ndarray,
     running: np.ndarray,
@@ -231,7 +239,7 @@ def running_chart(
     """One feature's running statistic per training step, its batch values, and the population value.
 
     The true value's label has ``digits`` significant digits (the page's, so it matches its metrics).
-    Drawn at half width: the title and the legend are short enough for one line each at 1024 px.
+    Drawn at half width: a short title and no legend (the page explains the dots, line and dashes).
     """
     fig = go.Figure()
     fig.add_trace(
@@ -260,6 +268,14 @@ def running_chart(
             x_title="training step",
             y_title=what,
             height=380,
+            extra={
+                # Whole steps only (Plotly's own ticks put 1.5 between batches 1 and 2).
+                "xaxis": {"tick0": 0, "dtick": _whole_dtick(float(np.max(steps, initial=1)))},
+                # No legend: at half width it wrapped into the title, in one chart and not its
+                # neighbour (their y labels differ in width). The page says under both what the
+                # dots, the line and the dashes are; the traces keep their names for hovering.
+                "showlegend": False,
+            },
         )
     )
 
