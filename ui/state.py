@@ -221,9 +221,10 @@ def _table_input() -> tuple[np.ndarray, str]:
         # Text cells in rows 0..n-1: a kept table with numbers (older sessions) or with deleted rows
         # (its index would show up as an extra column) starts again from its cells.
         st.session_state["table_seed"] = pd.DataFrame({"x": pd.Series(cells, dtype=object)})
-    # Two lines between the Input box and the grid: the grid's hover toolbar (add row, search, …)
-    # floats 44 px above it and covered the Input box's arrow, so a click there added a row.
-    st.caption("One feature per row; double-click a cell to edit it.")
+    # Room between the Input box and the grid: the grid's hover toolbar (add row, search, …) floats
+    # 44 px above it and covered the Input box's arrow, so a click there added a row. A space, not
+    # text: the toolbar would cover the end of a line of help (it did in presentation mode).
+    st.space("medium")
     edited = st.data_editor(
         st.session_state["table_seed"],
         key="table",
@@ -237,6 +238,7 @@ def _table_input() -> tuple[np.ndarray, str]:
             )
         },
     )
+    st.caption("One feature per row; double-click a cell to edit it.")
     st.session_state["table_last"] = edited  # becomes the starting table if the user comes back
     x = ln.vector_from_table(edited["x"].tolist())
     _share_as_typed(x, "table")
