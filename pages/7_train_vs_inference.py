@@ -108,9 +108,7 @@ def body() -> None:
     auto_steps = int(
         controls.select_slider("Auto-run length", [10, 25, 50, 100, 200], 50, key="tvi_auto_steps", where=b2)
     )
-    b3.button(
-        f"Auto-run {auto_steps} batches", key="tvi_auto", disabled=n == 1, on_click=_request, args=("auto",)
-    )
+    b3.button(f"Auto-run {auto_steps}", key="tvi_auto", disabled=n == 1, on_click=_request, args=("auto",))
     b4.button("Reset training", key="tvi_reset", on_click=_request, args=("reset",))
     st.caption(
         "The page's link carries these settings, not the batches trained: opened elsewhere, it starts at batch 0."
@@ -173,8 +171,8 @@ def body() -> None:
             key="tvi_chart_var",
         )
         st.caption(
-            "Dots: each batch's own value. Line: the running estimate, stored for inference. "
-            "Dashes: the true value of the whole population."
+            "Small dots: each batch's own value. Orange line: the running estimate, stored for inference "
+            "(a single orange dot after the first batch). Dashes: the true value of the whole population."
         )
         n_last = last.batch.shape[0]
         st.markdown(f"**The variance detail, feature {k}, batch {last.after.step}** (n = {n_last}):")

@@ -303,6 +303,15 @@ def test_the_half_width_running_charts_keep_their_title_and_legend_short(what: s
     assert fig.layout.showlegend is False  # a legend wrapped into the title; the page explains the marks
     assert [t.name for t in fig.data] == ["this batch", "running"]  # for hovering
     assert fig.layout.xaxis.dtick == 1  # whole training steps, no 1.5
+    assert fig.data[1].mode == "lines"
+
+
+def test_a_running_estimate_of_one_step_is_drawn() -> None:
+    # After one batch the running line had one point, drawn as nothing (and left out of the y range).
+    fig = charts_axes.running_chart(
+        np.array([1]), np.array([1.372]), np.array([4.7]), 7.7, what="variance", feature=0
+    )
+    assert fig.data[1].mode == "lines+markers"
 
 
 def test_whole_step_ticks_grow_in_nice_steps() -> None:

@@ -115,12 +115,12 @@ def test_link_keys_of_controls_a_view_does_not_draw_are_said() -> None:
         {"axes_B": "1e999", "axes_T": "inf", "axes_d": "inf", "axes_b": "1e999", "axes_i": "inf"},
     )
     assert [i.value for i in at.sidebar.info] == [
-        "The link's axes\\_b\\=1e999, axes\\_i\\=inf set controls of this page that are not shown now: "
-        "they are read when they appear."
+        "The link's axes\\_b\\=1e999, axes\\_i\\=inf set controls of this page that were not shown when "
+        "the link opened: they are read when they appear."
     ]
     at.select_slider(key="axes_d").set_value(64).run()  # small enough to build: b and i are drawn
     assert not at.exception
     said = "\n".join(str(w.value) for w in at.warning)
     assert "axes_b=1e999 is above the largest b offered, 63" in said
     assert at.number_input(key="axes_b").value == 63  # B = 64 sequences: b = 0 … 63
-    assert not any("not shown now" in i.value for i in at.sidebar.info)  # the user acted: old news
+    assert not any("not shown when" in i.value for i in at.sidebar.info)  # the user acted: old news

@@ -252,7 +252,14 @@ def running_chart(
         )
     )
     fig.add_trace(
-        go.Scatter(x=steps, y=running, mode="lines", name="running", line={"color": COLORS["mu"], "width": 4})
+        go.Scatter(
+            x=steps,
+            y=running,
+            mode="lines" if len(steps) > 1 else "lines+markers",  # one point: no line to draw yet
+            name="running",
+            line={"color": COLORS["mu"], "width": 4},
+            marker={"color": COLORS["mu"], "size": 9},
+        )
     )
     fig.add_hline(
         y=true_value,

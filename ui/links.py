@@ -254,10 +254,12 @@ def unread_keys_note(given: dict[str, list[str]], *, show: int = 5) -> str | Non
     if not given:
         return None
     one = len(given) == 1
+    # "when the link opened": the note stays in the sidebar while a fragment redraws the page, also
+    # after a control it names has appeared there (and been read), so it must stay true then too.
     return (
         f"The link's {_listed(given, show)} {'sets a control' if one else 'set controls'} of this page "
-        f"that {'is' if one else 'are'} not shown now: {'it is' if one else 'they are'} read when "
-        f"{'it appears' if one else 'they appear'}."
+        f"that {'was' if one else 'were'} not shown when the link opened: {'it is' if one else 'they are'} "
+        f"read when {'it appears' if one else 'they appear'}."
     )
 
 

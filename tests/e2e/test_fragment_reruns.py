@@ -83,7 +83,7 @@ def _question(lab: Lab) -> Locator:
 def test_answering_the_question_does_not_cut_short_an_auto_run(lab: Lab) -> None:
     """A full rerun (the box before it was a fragment) stopped Auto-run at the batch it had reached."""
     lab.open(page_by_url("/train_vs_inference"), query(tvi_auto_steps=200))
-    lab.page.get_by_role("button", name="Auto-run 200 batches").click()
+    lab.page.get_by_role("button", name="Auto-run 200").click()
     running = lab.page.get_by_text(re.compile(r"Training: batch \d+ of 200"))
     running.first.wait_for()
     _question(lab).get_by_text("LayerNorm", exact=True).click()  # while the batches run
