@@ -227,7 +227,7 @@ def test_keys_the_chosen_input_does_not_use_keep_their_note() -> None:
     at = _open(src="Type numbers", d="16", seed="3")
     assert _value(at, "src") == "Type numbers"
     assert _infos(at) == [
-        "The link's `d`, `seed` are not used by the chosen input and γ, β setting, so not used now "
+        "The link's `d`, `seed` are not used by the chosen input and γ, β setting "
         "(kept for when you switch to a setting that uses them)."
     ]
     assert _warnings(at) == []

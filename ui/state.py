@@ -472,11 +472,7 @@ def _read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkR
     mode = resolved["affine_mode"].value if "affine_mode" in resolved else AFFINE_MODES[0]
     if mode == AFFINE_MODES[0]:
         applies |= {"gamma", "beta"}
-    not_carried = tuple(
-        note
-        for chosen, note in ((source, NOT_CARRIED.get(str(source))), (mode, NOT_CARRIED.get(str(mode))))
-        if note
-    )
+    not_carried = tuple(note for note in (NOT_CARRIED.get(str(source)), NOT_CARRIED.get(str(mode))) if note)
     elsewhere = {
         k: v
         for k, v in given.items()
@@ -526,8 +522,8 @@ def _report_link(report: LinkReport) -> None:
         keys = ", ".join(f"`{k}`" for k in report.unused)  # the lab's own key names: safe as code
         one = len(report.unused) == 1
         st.info(
-            f"The link's {keys} {'is' if one else 'are'} not used by the chosen input and γ, β setting, "
-            f"so not used now (kept for when you switch to a setting that uses {'it' if one else 'them'}).",
+            f"The link's {keys} {'is' if one else 'are'} not used by the chosen input and γ, β setting "
+            f"(kept for when you switch to a setting that uses {'it' if one else 'them'}).",
             icon=":material/link:",
         )
     for note in report.not_carried:
