@@ -150,7 +150,7 @@ def test_link_values_the_chosen_input_does_not_use_are_reported() -> None:
     at.query_params["d"] = "7"
     at.run()
     assert not at.exception and at.selectbox(key="src").value == "Type numbers"
-    assert any("`d`" in i.value and "not used now" in i.value for i in at.sidebar.info)
+    assert any("`d`" in i.value and "not used by the chosen input" in i.value for i in at.sidebar.info)
 
 
 def test_scale_shift_names_minilm_parameters_only_for_a_real_token() -> None:
