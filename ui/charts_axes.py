@@ -6,6 +6,7 @@ come from :mod:`layernorm.labs.lenses` / :mod:`layernorm.labs.running`. One mess
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -220,10 +221,8 @@ def padding_bars(labels: Sequence[str], bn_change: np.ndarray, ln_change: np.nda
 
 def _whole_dtick(last: float, most: int = 8) -> int:
     """A tick step for an axis of whole numbers 0 … ``last``: 1, 2, 5, 10, 20, 50, … with ≤ ``most`` ticks."""
-    step = 1
-    while last / step > most:
-        step = step * 5 // 2 if str(step)[0] == "2" else step * 2  # 1, 2, 5, 10, 20, 50, …
-    return step
+    steps = (m * 10**k for k in itertools.count() for m in (1, 2, 5))
+    return next(step for step in steps if last / step <= most)
 
 
 def running_chart(

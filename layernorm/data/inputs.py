@@ -270,7 +270,7 @@ def parse_vector_text(text: str) -> F64:
 _TIGHT_COMMA = re.compile(r"(?<![\d.eE])(?<![eE][+-])(\d{1,12}),(\d{1,12})(?![\d.eE])")
 
 
-_DECIMAL_COMMA = re.compile(r"\s*([+\-\u2212]?)(\d{1,12}),(\d{1,12})\s*")
+_DECIMAL_COMMA = re.compile(r"\s*([+-]?)(\d{1,12}),(\d{1,12})\s*")  # after _NUMBER_SPELLINGS (− is -)
 
 
 def _decimal_comma_hint(cell: str) -> str:
@@ -279,7 +279,7 @@ def _decimal_comma_hint(cell: str) -> str:
     if found is None:
         return ""
     sign, a, b = found.groups()
-    return " " + _comma_advice(("-" if sign in ("-", "\u2212") else "") + a, b)
+    return " " + _comma_advice(sign.replace("+", "") + a, b)
 
 
 def _comma_advice(a: str, b: str) -> str:
@@ -296,7 +296,8 @@ def typed_text_note(text: str, d: int) -> str | None:
     A comma always separates numbers, so ``1,5`` is two numbers, 1 and 5; in much of the world it
     is one and a half. When a comma sits between digits with no space (and neither side belongs to
     another number, as in ``2.5,3`` or ``1e-3,5``), the note says how the first such place was read
-    and how to write a decimal.
+    and how to write a decimal (with three digits after the comma, as in ``1,000``, also how to
+    write the one number a thousands separator meant).
 
     Parameters
     ----------
@@ -502,7 +503,11 @@ def read_csv_file(data: bytes) -> VectorFromFile:
     Notes
     -----
     pandas' ``read_csv`` splits the file into cells (as text); the lab reads the
-    numbers. Source: this project.
+    numbers. The separator is a semicolon if the file has one (spreadsheets where a
+    comma marks decimals write ``1,5;2,5``), else a comma, a tab, or white space. A
+    decimal comma is never read as a decimal: such a cell, or a comma-separated file
+    that a decimal comma broke apart, gets a message saying how to write it.
+    Source: this project.
     """
     try:
         text = data.decode("utf-8-sig")
