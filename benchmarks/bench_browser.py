@@ -191,8 +191,12 @@ ARM_JS = """
   });
 }
 """
+# The lab's charts (ui.plot.show) and the trivial page's st.plotly_chart.
+TRIVIAL_CHART = '[data-testid="stPlotlyChart"]'
+ANY_CHART = f"{CHART}, {TRIVIAL_CHART}"
+ANY_RENDERED_CHART = f"{RENDERED_CHART}, {TRIVIAL_CHART} .main-svg"
 ARM_OPTS = {
-    "chart": CHART,
+    "chart": ANY_CHART,
     "newSession": _FIELDS["new_session"].number,
     "scriptFinished": _FIELDS["script_finished"].number,
     "finishedEarly": _FINISHED["FINISHED_EARLY_FOR_RERUN"].number,
@@ -372,7 +376,7 @@ def first_chart_ms(ctx: BrowserContext, url: str) -> float:
     try:
         tab.bring_to_front()
         tab.goto(url, wait_until="commit")
-        handle = tab.wait_for_function(FIRST_CHART_JS, arg=RENDERED_CHART, polling="raf", timeout=WAIT_MS)
+        handle = tab.wait_for_function(FIRST_CHART_JS, arg=ANY_RENDERED_CHART, polling="raf", timeout=WAIT_MS)
         ms = float(handle.json_value())
         tab.locator(IDLE).wait_for(timeout=WAIT_MS)
         return ms
@@ -428,7 +432,7 @@ def in_place_server(tmp: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
         os.environ.pop("STREAMLIT_SERVER_ENABLE_STATIC_SERVING", None)
 
 
-def open_trivial(ctx: BrowserContext, url: str, chart: str = RENDERED_CHART) -> Page:
+def open_trivial(ctx: BrowserContext, url: str, chart: str = f"{TRIVIAL_CHART} .main-svg") -> Page:
     tab = ctx.new_page()
     tab.goto(url)
     tab.locator(chart).first.wait_for(timeout=WAIT_MS)

@@ -10,7 +10,7 @@ import streamlit as st
 
 from layernorm.labs.transformer_stats import SiteStats, dimension_profile, parameter_histograms, site_stats
 from ui import charts_depth as cd
-from ui import controls, page, theme
+from ui import controls, page, plot, theme
 from ui.state import recording
 from ui.text import digits_to_separate, fmt
 from ui.theme import COLORS
@@ -73,7 +73,7 @@ def body() -> None:
         help="Largest |y_ours − y_PyTorch| over every site and real token: the recomputation matches.",
     )
 
-    st.plotly_chart(
+    plot.show(
         cd.site_scale_figure(
             s.labels,
             [
@@ -102,7 +102,7 @@ def body() -> None:
     site = int(np.clip(site, 0, rec.n_sites - 1))
     x_max, y_max = profile(site)
     marks = sorted({99, 223, int(s.outlier_dim[site])})
-    st.plotly_chart(cd.dimension_figure(x_max, y_max, s.labels[site], marks), key="tf_dims")
+    plot.show(cd.dimension_figure(x_max, y_max, s.labels[site], marks), key="tf_dims")
     ceiling = math.sqrt(383)  # |x̂| ≤ √(d − 1): enough digits that a value below it never reads as equal
     xhat_digits = digits_to_separate([s.x_hat_absmax[site]], against=[ceiling])
     st.caption(
@@ -125,7 +125,7 @@ def body() -> None:
     )
     counts, edges = param_hist(str(which))
     name = "γ" if which == "gamma" else "β"
-    st.plotly_chart(
+    plot.show(
         cd.parameter_heatmap(counts, edges, s.labels, name, 1.0 if which == "gamma" else 0.0), key="tf_params"
     )
     params = pd.DataFrame(
@@ -149,7 +149,7 @@ def body() -> None:
 
     st.subheader("Where the LayerNorms sit in the block")
     placement = placement_control("Placement (shared with the Depth and drift page)")
-    st.plotly_chart(block_figure(placement, theme.scale()), key="tf_block")
+    plot.show(block_figure(placement, theme.scale()), key="tf_block")
     st.caption(
         "MiniLM is post-LN: its 13 sites are the embeddings LayerNorm plus, in each of 6 layers, one after the "
         "attention add and one after the feed-forward add. Try both placements on the Depth and drift page "

@@ -15,7 +15,7 @@ from layernorm.data.weights import (
     tokenize,
 )
 from layernorm.labs import bert
-from ui import charts_live, controls, page
+from ui import charts_live, controls, page, plot
 from ui.state import recording
 from ui.text import fmt
 
@@ -156,13 +156,13 @@ def token_section(sentences: tuple[str, ...], pieces: list[list[str]], base: ber
         help=f"feature {int(marks[0])}: {fmt(values[0])}",
     )
     m4.metric("largest |y| after LayerNorm", fmt(float(np.max(np.abs(y_out)))))
-    st.plotly_chart(
+    plot.show(
         charts_live.before_after_figure(
             x_in, y_out, marks, f"'{token_text}' at {labels[site]}: before and after"
         ),
         key="ys_chart_token",
     )
-    st.plotly_chart(charts_live.token_statistics_figure(labels, mu, sigma, site), key="ys_chart_stats")
+    plot.show(charts_live.token_statistics_figure(labels, mu, sigma, site), key="ys_chart_stats")
 
 
 labels = [bert.site_label(s) for s in SITES]
@@ -234,11 +234,11 @@ change = bert.Intervention(
     unit_affine=unit,
 )
 if not live:
-    st.plotly_chart(
+    plot.show(
         charts_live.residual_figure(labels, bert.residual_size(base), None, ""), key="ys_chart_residual"
     )
 elif change.is_identity:
-    st.plotly_chart(
+    plot.show(
         charts_live.residual_figure(labels, bert.residual_size(base, range(len(sentences))), None, ""),
         key="ys_chart_residual",
     )
@@ -248,7 +248,7 @@ else:
     _, changed = run(sentences + mates, change)
     cmp = bert.compare(base, changed, len(sentences))
     name = KINDS[change.kind].split(" (")[0] + ("" if where == "every site" else f" at {labels[one]}")
-    st.plotly_chart(
+    plot.show(
         charts_live.residual_figure(labels, cmp.size_base, cmp.size_changed, name), key="ys_chart_residual"
     )
     cols = st.columns(len(sentences) + 1)

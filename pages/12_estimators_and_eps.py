@@ -9,7 +9,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.variants import layer_norm_std_plus_eps, layer_norm_unbiased
 from ui import charts_numerics as cn
-from ui import controls, page
+from ui import controls, page, plot
 from ui.state import lab_input
 from ui.text import LABEL_LIMIT, digits_to_separate, fmt, plain, rounding_noise, tex_minus, tex_num
 from ui.theme import COLORS
@@ -131,7 +131,7 @@ def body() -> None:
     m[3].metric(
         "spread (std) of x̂: standard → yours", f"{fmt(cmp.standard_std, sd)} → {fmt(cmp.variant_std, sd)}"
     )
-    st.plotly_chart(
+    plot.show(
         cn.recipe_figure(
             cmp.standard, cmp.variant, cmp.difference, variant_name=variant_name,
             title=f"Standard (÷d, ε = 1e-5 inside) vs yours ({variant_name})",
@@ -182,7 +182,7 @@ def body() -> None:
     r[0].metric("LayerNorm x̂₁", fmt(float(layer[0]), rk))
     r[1].metric("RMSNorm₁, ε inside √", fmt(float(rms.standard[0]), rk))
     r[2].metric("RMSNorm₁, ε outside", fmt(float(rms.variant[0]), rk))
-    st.plotly_chart(
+    plot.show(
         cn.rms_figure(
             [("LayerNorm (÷d, ε inside)", layer, COLORS["x_hat"]),
              ("RMSNorm, ε inside √", rms.standard, COLORS["x"]),

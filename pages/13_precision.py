@@ -10,7 +10,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import precision as P
 from ui import charts_numerics as cn
-from ui import controls, page, theme
+from ui import controls, page, plot, theme
 from ui.state import LabInput, lab_input
 from ui.text import digits_to_separate, fmt, tex_num
 
@@ -164,7 +164,7 @@ def offset_section(lab: LabInput) -> None:
     )
     st.table(pd.DataFrame(rows).set_index("dtype"))
 
-    st.plotly_chart(cn.mark_offset(sweep_figure(lab.x, lab.eps, theme.scale()), offset), key="prec_chart")
+    plot.show(cn.mark_offset(sweep_figure(lab.x, lab.eps, theme.scale()), offset), key="prec_chart")
 
 
 offset_section(lab)

@@ -9,7 +9,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import geometry as geo
 from ui import charts_geometry as cg
-from ui import controls, page, theme
+from ui import controls, page, plot, theme
 from ui.state import LabInput, lab_input
 from ui.text import (
     digits_to_separate,
@@ -131,7 +131,7 @@ def invariance_section(lab: LabInput) -> None:
         help="max |y(c·x + b) − y(x)| with the sidebar's γ and β.",
     )
     moved_label = f"{c_text(c)}·x + {c_text(b)}".replace("+ −", "− ")
-    st.plotly_chart(
+    plot.show(
         figure(
             "outputs_before_after", chk.ln_x, chk.ln_moved, chk.rms_x, chk.rms_moved, moved_label=moved_label
         ),
@@ -162,7 +162,7 @@ def invariance_section(lab: LabInput) -> None:
     except ln.ZeroVarianceError:
         curve0 = None
         st.caption("Your vector is constant, so LayerNorm with ε = 0 is 0/0: that curve is left out.")
-    st.plotly_chart(
+    plot.show(
         figure(
             "invariance_curve_chart",
             curve.c,
@@ -267,7 +267,7 @@ def geometry_section(lab: LabInput) -> None:
     )
     if d == 2:
         segment = geo.sum_zero_line(1.0)  # x̂ can only lie between −(1, −1) and (1, −1)
-        st.plotly_chart(
+        plot.show(
             figure(
                 "cloud_2d",
                 cloud.inputs,
@@ -293,7 +293,7 @@ def geometry_section(lab: LabInput) -> None:
     plane = geo.sum_zero_disc_mesh(1.2 * cloud.radius)
     circle = geo.sum_zero_circle(cloud.radius)
     left, right = st.columns(2)
-    left.plotly_chart(
+    plot.show(
         figure(
             "cloud_3d",
             cloud.inputs,
@@ -304,8 +304,9 @@ def geometry_section(lab: LabInput) -> None:
             user=None if user is None else user[0],
         ),
         key="geo_chart_before",
+        where=left,
     )
-    right.plotly_chart(
+    plot.show(
         figure(
             "cloud_3d",
             cloud.x_hat,
@@ -318,9 +319,10 @@ def geometry_section(lab: LabInput) -> None:
             user=None if user is None else user[1],
         ),
         key="geo_chart_xhat",
+        where=right,
     )
     left, right = st.columns(2)
-    left.plotly_chart(
+    plot.show(
         figure(
             "cloud_3d",
             cloud.y,
@@ -332,6 +334,7 @@ def geometry_section(lab: LabInput) -> None:
             user=None if user is None else user[2],
         ),
         key="geo_chart_y",
+        where=left,
     )
     right.markdown(
         "**Reading the three views**\n\n"

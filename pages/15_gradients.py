@@ -6,7 +6,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.backward import layer_norm_backward_from_steps
 from ui import charts_geometry as cg
-from ui import controls, page
+from ui import controls, page, plot
 from ui.state import LabInput, lab_input
 from ui.text import (
     ROUNDING_K,
@@ -126,7 +126,7 @@ st.caption(
     f"σ̂ = √(σ² + ε) = {fmt(terms.std, 6)}; g⊙γ uses the sidebar's γ "
     f"({plain(lab.affine_mode, 80)}); ε = {lab.eps:.0e}."
 )
-st.plotly_chart(
+plot.show(
     cg.backward_terms_chart(terms.term_g, terms.term_mean, terms.term_proj, terms.dx), key="grad_chart_terms"
 )
 
@@ -178,9 +178,7 @@ def jacobian_section(lab: LabInput) -> None:
         r"\Big(I - \tfrac{1}{d}\mathbf{1}\mathbf{1}^\top - \tfrac{1}{d}\hat x\hat x^\top\Big)"
         rf",\qquad \hat\sigma = {tex_num(facts.std)},\ d = {lab.d}"
     )
-    st.plotly_chart(
-        cg.jacobian_heatmap(facts.jacobian, annotate=lab.d <= ANNOTATE_D), key="grad_chart_jacobian"
-    )
+    plot.show(cg.jacobian_heatmap(facts.jacobian, annotate=lab.d <= ANNOTATE_D), key="grad_chart_jacobian")
     scale, k_round = facts.rounding_scale, ROUNDING_K + lab.d
     shared = bool(np.all(facts.gamma == facts.gamma[0]))
     m1, m2, m3 = st.columns(3)
@@ -258,7 +256,7 @@ def eps_section(lab: LabInput) -> None:
         st.caption(
             f"Your vector (d = {lab.d}) is left out of the curve: it is drawn for 2 ≤ d ≤ {MAX_CURVE_D}."
         )
-    st.plotly_chart(
+    plot.show(
         cg.jacobian_norm_curve(EPS_GRID, curves, eps_now=lab.eps, ceiling=near_curve.ceiling, now=now),
         key="grad_chart_eps",
     )

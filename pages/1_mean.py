@@ -5,7 +5,7 @@ import streamlit as st
 import layernorm as ln
 import ui.worksheet
 from layernorm.core import _center_rows
-from ui import charts, controls, page
+from ui import charts, controls, page, plot
 from ui.state import LabInput, lab_input
 from ui.text import (
     LABEL_LIMIT,
@@ -57,7 +57,7 @@ def body(lab: LabInput) -> None:
     mean_centered = float(ln.mean(steps.centered))
     c3.metric("mean of x − μ", **zero_metric(mean_centered, steps.centered))  # 0 in exact arithmetic
 
-    st.plotly_chart(
+    plot.show(
         charts.feature_chart(
             [("x", steps.x)],
             f"The input x ({plain_chart(lab.label, LABEL_LIMIT)}) and its mean",
@@ -65,7 +65,7 @@ def body(lab: LabInput) -> None:
         ),
         key="mean_chart_x",
     )
-    st.plotly_chart(
+    plot.show(
         charts.feature_chart(
             [("centered", steps.centered)],
             "Centred: x − μ balances at zero",

@@ -9,7 +9,7 @@ import layernorm as ln
 import ui.worksheet
 from layernorm.core import _spread_rows
 from layernorm.variants import layer_norm_unbiased, variance_one_pass
-from ui import charts, controls, page
+from ui import charts, controls, page, plot
 from ui.state import LabInput, lab_input
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
 
@@ -53,7 +53,7 @@ def body(lab: LabInput) -> None:
         )
     c2.metric("σ = √σ²", fmt(float(steps.sigma)))
     c3.metric("÷(d−1) would give", fmt(var_sample, var_digits) if lab.d > 1 else "undefined (d = 1)")
-    st.plotly_chart(
+    plot.show(
         charts.variance_chart(
             steps.squared_deviations, var, var_sample if lab.d > 1 else var, digits=var_digits
         ),

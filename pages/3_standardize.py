@@ -5,7 +5,7 @@ import streamlit as st
 
 import layernorm as ln
 import ui.worksheet
-from ui import charts, controls, page
+from ui import charts, controls, page, plot
 from ui.state import LabInput, lab_input
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, zero_metric
 from ui.widgets import near_constant_control
@@ -47,14 +47,14 @@ def body(lab: LabInput) -> None:
     )
     c3.metric("variance of x̂", fmt(xhat_var, var_digits))
     c4.metric("σ² / (σ² + ε)", fmt(xhat_var_expected, var_digits), help="What the variance of x̂ must be.")
-    st.plotly_chart(
+    plot.show(
         charts.standardized_chart(steps.x_hat),
         key="std_chart_xhat",
     )
 
     eps_grid = np.logspace(-12, 0, 61)
     xhat_var = steps.x_hat_var_at(eps_grid)
-    st.plotly_chart(
+    plot.show(
         charts.eps_curve(eps_grid, xhat_var, lab.eps, float(steps.x_hat_var_expected), float(steps.var)),
         key="std_chart_eps",
     )
@@ -76,7 +76,7 @@ def body(lab: LabInput) -> None:
         "variance of x̂",
         fmt(near_var, digits_to_separate([near_var], against=[1.0], same_within=rounding_noise(1.0))),
     )
-    st.plotly_chart(
+    plot.show(
         charts.feature_chart(
             [("x_hat", near_steps.x_hat)],
             "x̂ of the nearly constant vector",

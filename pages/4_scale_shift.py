@@ -4,7 +4,7 @@ import streamlit as st
 
 import layernorm as ln
 import ui.worksheet
-from ui import charts, page
+from ui import charts, page, plot
 from ui.state import AFFINE_MODES, affine_table, lab_input, set_affine_table
 from ui.text import MESSAGE_LIMIT, digits_to_separate, fmt, plain, rounding_noise, zero_metric
 
@@ -72,14 +72,14 @@ c3.metric(
         help="0 up to ε's effect when γ = σ and β = μ: the normalization is undone.",
     ),
 )
-st.plotly_chart(
+plot.show(
     charts.feature_chart(
         [("x_hat", steps.x_hat), ("y", steps.y), ("x", steps.x)],
         "x̂ in, y out (and the original x for comparison)",
     ),
     key="ss_chart_bars",
 )
-st.plotly_chart(charts.affine_map(steps.x_hat, steps.y), key="ss_chart_map")
+plot.show(charts.affine_map(steps.x_hat, steps.y), key="ss_chart_map")
 if lab.affine_mode == AFFINE_MODES[3] and lab.recorded_y is not None:
     st.info(
         "These are MiniLM's learned γ and β for this LayerNorm site: far from 1 and 0 after training, "

@@ -5,7 +5,7 @@ import streamlit as st
 
 import layernorm as ln
 import ui.worksheet
-from ui import charts, page
+from ui import charts, page, plot
 from ui.state import AFFINE_MODES, lab_input
 from ui.text import column_format, digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, tex_vector
 
@@ -75,9 +75,7 @@ st.dataframe(
     },
 )
 ui.worksheet.offer("full_formula", lab, steps)
-st.plotly_chart(
-    charts.before_after(steps.x, steps.y, float(steps.mu), float(ln.mean(steps.y))), key="full_chart"
-)
+plot.show(charts.before_after(steps.x, steps.y, float(steps.mu), float(ln.mean(steps.y))), key="full_chart")
 
 if lab.recorded_y is not None:
     st.subheader("Does it match the real model?")

@@ -10,7 +10,7 @@ import streamlit as st
 
 import layernorm as ln
 from layernorm.labs import lenses as L
-from ui import charts_axes, controls, page
+from ui import charts_axes, controls, page, plot
 from ui.state import recording
 from ui.text import digits_to_separate, fmt, fmt_zero, rounding_noise
 
@@ -178,7 +178,7 @@ def body() -> None:
         title = f"{lens} is undefined here — see the message above"
     else:
         title = f"{lens}: your cell {cell_text} shares μ, σ² with {current.group.n:,} cells"
-    st.plotly_chart(
+    plot.show(
         charts_axes.axes_heatmap(
             grid, current.group, cb * t_n + ct, ci, n_seq=b_n, seq_len=t_n, title=title, pad_rows=pad_rows
         ),
@@ -217,7 +217,7 @@ def body() -> None:
             }
         )
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="axes_table")
-    st.plotly_chart(
+    plot.show(
         charts_axes.lens_value_bars(
             L.LENSES,
             [r.x_hat for r in readings],
@@ -238,7 +238,7 @@ def body() -> None:
     # --- counting statistics ---------------------------------------------------------------------
     st.subheader("How many statistics does each lens compute?")
     counts = L.stat_counts(shape, groups=groups)
-    st.plotly_chart(
+    plot.show(
         charts_axes.stat_count_bars(
             [c.lens for c in counts],
             [c.total for c in counts],
@@ -266,7 +266,7 @@ def body() -> None:
         m1.metric("padding tokens in the batch", f"{eff.n_pad} of {eff.n_pad + eff.n_real}")
         m2.metric("largest BatchNorm change", fmt(eff.largest_bn_change))
         m3.metric("largest LayerNorm change", fmt(eff.largest_ln_change), help="Exactly 0: not rounding.")
-        st.plotly_chart(charts_axes.padding_bars(labels, eff.bn_change, eff.ln_change), key="axes_padding")
+        plot.show(charts_axes.padding_bars(labels, eff.bn_change, eff.ln_change), key="axes_padding")
         st.caption(
             "Each real token normalized twice: once in the padded batch, once in a batch of the real tokens "
             "only. BatchNorm's per-feature mean and variance include the padding rows, so every real token's "

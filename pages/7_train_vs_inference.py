@@ -10,7 +10,7 @@ import streamlit as st
 
 import layernorm as ln
 from layernorm.labs import running as R
-from ui import charts_axes, controls, page
+from ui import charts_axes, controls, page, plot
 from ui.text import (
     MESSAGE_LIMIT,
     change_metric,
@@ -146,7 +146,7 @@ def body() -> None:
         last = history[-1]
         steps = np.array([h.after.step for h in history])
         c1, c2 = st.columns(2)
-        c1.plotly_chart(
+        plot.show(
             charts_axes.running_chart(
                 steps,
                 np.array([h.after.running_mean[k] for h in history]),
@@ -157,8 +157,9 @@ def body() -> None:
                 digits=mean_digits,
             ),
             key="tvi_chart_mean",
+            where=c1,
         )
-        c2.plotly_chart(
+        plot.show(
             charts_axes.running_chart(
                 steps,
                 np.array([h.after.running_var[k] for h in history]),
@@ -169,6 +170,7 @@ def body() -> None:
                 digits=var_digits,
             ),
             key="tvi_chart_var",
+            where=c2,
         )
         st.caption(
             "Small dots: each batch's own value. Orange line: the running estimate, stored for inference "
@@ -257,7 +259,7 @@ def body() -> None:
         st.error(BATCH_OF_ONE, icon="⚠️")
     else:
         spread = _spread(d, seed, n, redraws)
-        st.plotly_chart(
+        plot.show(
             charts_axes.redraw_chart(spread.bn_y[:, k], float(spread.ln_y[0, k]), n), key="tvi_chart_spread"
         )
         s1, s2 = st.columns(2)
@@ -330,7 +332,7 @@ def body() -> None:
         )
     # LayerNorm's output mean is 0 in exact arithmetic: what is left is rounding, and it says so
     shift_texts = [fmt(res.bn_mean), fmt(res.bn_std), fmt_zero(res.ln_mean, res.ln_y), fmt(res.ln_std)]
-    st.plotly_chart(
+    plot.show(
         charts_axes.shift_chart(res.bn_mean, res.bn_std, res.ln_mean, res.ln_std, labels=shift_texts),
         key="tvi_chart_shift",
     )

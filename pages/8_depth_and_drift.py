@@ -7,7 +7,7 @@ import streamlit as st
 
 from layernorm.labs.depth import EXPLODE, VANISH, DepthConfig, DepthResult, layer_histograms, simulate_depth
 from ui import charts_depth as cd
-from ui import controls, page
+from ui import controls, page, plot
 from ui.text import digits_to_separate, rounding_noise
 from ui.widgets import placement_control
 
@@ -146,7 +146,7 @@ def body() -> None:
         act_series.append((name, np.arange(r.n_computed + 1), r.act_std, cd.NORM_COLORS[n], cd.DASHES[i]))
         if r.grad_layers.size:
             grad_series.append((name, r.grad_layers, r.grad_w_norm, cd.NORM_COLORS[n], cd.DASHES[i]))
-    st.plotly_chart(
+    plot.show(
         cd.per_layer_figure(
             act_series,
             "Spread of the activations, layer by layer",
@@ -158,7 +158,7 @@ def body() -> None:
     )
     if grad_series:
         g_top = res.grad_w_norm[0] if res.grad_w_norm.size else 1.0
-        st.plotly_chart(
+        plot.show(
             cd.per_layer_figure(
                 grad_series,
                 "Gradient reaching each layer's weights (one backward pass)",
@@ -182,7 +182,7 @@ def body() -> None:
         st.caption(f"The stack has layers 0 … {res.n_computed} with finite values, so layer {pick} is shown.")
     if view == "Histogram":
         counts, edges = layer_histograms(res, [pick])
-        st.plotly_chart(
+        plot.show(
             cd.histogram_figure(
                 counts[0],
                 edges,
@@ -194,7 +194,7 @@ def body() -> None:
     else:
         layers = sorted({int(v) for v in np.linspace(0, pick, 6).round()})
         counts, edges = layer_histograms(res, layers)
-        st.plotly_chart(
+        plot.show(
             cd.ridgeline_figure(counts, edges, layers, f"How the distribution changes up to layer {pick}"),
             key="depth_ridge",
         )

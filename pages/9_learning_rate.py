@@ -7,7 +7,7 @@ from layernorm.backward import layer_norm_input_grad
 from layernorm.core import layer_norm_x_hat
 from layernorm.labs.training import DEFAULT_LRS, Sweep, run_sweep
 from ui import charts_depth as cd
-from ui import controls, page
+from ui import controls, page, plot
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -75,7 +75,7 @@ def body() -> None:
     n_div = res.diverged.sum(axis=-1)
     names = [cd.NORM_NAMES[n] for n in res.norms]
 
-    st.plotly_chart(cd.divergence_map(res.lrs, names, med, n_div, n_seeds), key="lr_map")
+    plot.show(cd.divergence_map(res.lrs, names, med, n_div, n_seeds), key="lr_map")
 
     stable = [[bool(n_div[k, m] == 0) for m in range(res.lrs.size)] for k in range(len(res.norms))]
     largest = [
@@ -115,7 +115,7 @@ def body() -> None:
                 crosses.append(
                     (name, at, float(finite[-1]) if finite.size else res.initial_loss, cd.NORM_COLORS[norm])
                 )
-    st.plotly_chart(
+    plot.show(
         cd.loss_curves_figure(curves, f"Training loss at learning rate {res.lrs[m]:.3g}", diverged=crosses),
         key="lr_curves",
     )

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import streamlit as st
+from chart_specs import charts
 from streamlit.proto.Metric_pb2 import Metric
 from streamlit.testing.v1 import AppTest
 
@@ -82,7 +83,7 @@ def latex(at: AppTest) -> list[str]:
 
 
 def annotations(at: AppTest, i: int) -> list[str]:
-    spec = json.loads(at.get("plotly_chart")[i].proto.spec)
+    spec = json.loads(charts(at)[i].spec)
     return [a.get("text", "") for a in spec["layout"].get("annotations", [])]
 
 
@@ -199,7 +200,7 @@ def test_training_vs_inference_layernorm_output_mean_is_zero_to_rounding() -> No
     assert res.ln_mean != 0 and abs(res.ln_mean) < 1e-15  # the 3.469e−18
     help_text = says_zero_to_rounding(at, "LayerNorm output mean")
     assert fmt(res.ln_mean) in help_text  # the tiny value is still there to read, in the tooltip
-    bars = json.loads(at.get("plotly_chart")[-1].proto.spec)["data"]
+    bars = json.loads(charts(at)[-1].spec)["data"]
     assert bars[1]["text"][0] == ZERO_TO_ROUNDING  # the chart's bar label says the same
     assert "e−18" not in " ".join(m.value for m in at.metric)
 

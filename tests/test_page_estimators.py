@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -38,7 +39,7 @@ def _first(at: AppTest, prefix: str) -> str:
 
 def test_defaults_render_with_both_charts_and_the_sidebar_vector() -> None:
     at = _open()
-    assert len(at.get("plotly_chart")) == 2
+    assert len(charts(at)) == 2
     assert at.radio(key="est_vector").value == "sidebar"
     x = ln.make_preset("standard normal", 8, 0)
     c = ln.compare_recipe(x, ddof=0, eps_inside=True, eps=1e-5, standard_eps=1e-5)

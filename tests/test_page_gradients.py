@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -56,16 +57,16 @@ def _arr(v: Any) -> np.ndarray:
 
 
 def trace(at: AppTest, name: str) -> dict[str, Any]:
-    for chart in at.get("plotly_chart"):
-        for tr in json.loads(chart.proto.spec)["data"]:
+    for chart in charts(at):
+        for tr in json.loads(chart.spec)["data"]:
             if tr.get("name") == name:
                 return tr
     raise AssertionError(f"no trace named {name!r}")
 
 
 def heatmap(at: AppTest) -> np.ndarray | None:
-    for chart in at.get("plotly_chart"):
-        for tr in json.loads(chart.proto.spec)["data"]:
+    for chart in charts(at):
+        for tr in json.loads(chart.spec)["data"]:
             if tr.get("type") == "heatmap":
                 return _arr(tr["z"])
     return None

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -59,7 +60,7 @@ def _arr(v: Any) -> np.ndarray:
 
 
 def figures(at: AppTest) -> list[dict[str, Any]]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return [json.loads(c.spec) for c in charts(at)]
 
 
 def trace(at: AppTest, name: str) -> dict[str, Any]:

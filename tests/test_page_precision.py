@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -52,7 +53,7 @@ def _check_table(at: AppTest, x: np.ndarray, offset: float, eps: float) -> None:
 
 def test_defaults_render_chart_table_and_words() -> None:
     at = _open()
-    assert len(at.get("plotly_chart")) == 1
+    assert len(charts(at)) == 1
     assert at.select_slider(key="prec_offset").value == 1e4
     _check_table(at, ln.make_preset("standard normal", 8, 0) + 1e4, 0.0, 1e-5)  # same rows as offset 1e4
     text = " ".join(m.value for m in at.markdown)
@@ -93,7 +94,7 @@ def test_extreme_vectors_and_eps_ends(text: str, eps: float) -> None:
     for offset in (0.0, 1e3):
         ok(at.select_slider(key="prec_offset").set_value(offset).run())
         _check_table(at, x + offset, 0.0, eps)
-        assert len(at.get("plotly_chart")) == 1
+        assert len(charts(at)) == 1
 
 
 def test_offset_survives_a_page_switch() -> None:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 import streamlit as st
+from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
 from layernorm.labs import lenses as L
@@ -55,7 +56,7 @@ def test_which_axis_default_numbers_come_from_the_core() -> None:
         row = table[table["lens"] == lens].iloc[0]
         assert row["x̂ of your cell"] == fmt(r.x_hat, digits)
         assert row["values pooled"] == r.group.n
-    assert len(at.get("plotly_chart")) == 3  # heatmap, one-cell bars, counts
+    assert len(charts(at)) == 3  # heatmap, one-cell bars, counts
 
 
 def test_which_axis_every_control_moves_the_numbers() -> None:
@@ -79,7 +80,7 @@ def test_which_axis_every_control_moves_the_numbers() -> None:
         row = table[table["lens"] == lens].iloc[0]
         assert row["x̂ of your cell"] == fmt(r.x_hat), lens
     assert any("features 8–11 (group 3 of 3) in sequence 2" in m.value for m in at.markdown)
-    assert any("GroupNorm: your cell x[2, 4, 11]" in str(c.proto.spec) for c in at.get("plotly_chart"))
+    assert any("GroupNorm: your cell x[2, 4, 11]" in str(c.spec) for c in charts(at))
 
 
 def test_which_axis_groups_not_dividing_d_is_a_message() -> None:
@@ -117,7 +118,7 @@ def test_which_axis_largest_and_d4096_stay_light() -> None:
     at = _open(AXES)
     at.selectbox(key="axes_preset").set_value("Largest: 64 × 128 × 768").run()
     assert not at.exception
-    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    specs = [c.spec for c in charts(at)]
     assert len(specs[0]) < 3_000_000  # the heatmap is block-averaged, not 6.3M cells
     assert any("each pixel is the mean of a block of 32 tokens × 2 features" in c.value for c in at.caption)
     at.number_input(key="axes_B").set_value(16).run()

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 import streamlit as st
+from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
 DEPTH, LR, TF = "pages/8_depth_and_drift.py", "pages/9_learning_rate.py", "pages/10_inside_a_transformer.py"
@@ -39,7 +40,7 @@ def _verdict(at: AppTest) -> str:
 
 
 def _chart(at: AppTest, i: int) -> dict:
-    return json.loads(at.get("plotly_chart")[i].proto.spec)
+    return json.loads(charts(at)[i].spec)
 
 
 def _ys(trace: dict) -> np.ndarray:
@@ -58,7 +59,7 @@ def _set(at: AppTest, kind: str, key: str, value: object) -> AppTest:
 
 def test_depth_page_defaults_render_with_charts() -> None:
     at = _open(DEPTH)
-    assert len(at.get("plotly_chart")) == 3
+    assert len(charts(at)) == 3
     assert at.metric[1].label == "std at layer 30"
     assert "Activations:" in _verdict(at)
 
@@ -70,7 +71,7 @@ def test_depth_extreme_says_exploded_in_words() -> None:
     _set(at, "selectbox", "depth_act", "linear")
     assert "exploded" in at.error[0].value
     assert "gradients exploded" in at.error[0].value
-    assert len(at.get("plotly_chart")) == 3  # charts still drawn, not blank
+    assert len(charts(at)) == 3  # charts still drawn, not blank
     std_trace = _chart(at, 0)["data"][0]
     assert np.all(np.isfinite(_ys(std_trace))) and _ys(std_trace).max() > 1e40
 
@@ -171,7 +172,7 @@ def test_loss_curve_learning_rate_pick() -> None:
 def test_transformer_page_numbers() -> None:
     at = _open(TF)
     assert _metrics(at)[1] == "222.5" and _metrics(at)[2] == "dim 99"
-    assert len(at.get("plotly_chart")) == 4
+    assert len(charts(at)) == 4
 
 
 def test_transformer_controls() -> None:

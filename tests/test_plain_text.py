@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from chart_specs import charts
 from hypothesis import given
 from hypothesis import strategies as hst
 from streamlit.testing.v1 import AppTest
@@ -224,7 +225,7 @@ def test_file_name_in_the_sidebar_caption_is_plain(name: str) -> None:
 def test_file_name_in_the_chart_title_and_page_warning_is_plain(name: str) -> None:
     at = _open(MEAN)
     _kept_upload(at, name)
-    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    figure = json.loads(charts(at)[0].spec)
     title = figure["layout"]["title"]["text"]
     assert title == f"The input x ({plain_chart('file ' + name, LABEL_LIMIT)}) and its mean"
     assert "<" not in title and len(title) < 200

@@ -20,7 +20,7 @@ from playwright.sync_api import Locator, Page, expect
 from scripts.browser import IDLE, streamlit_server
 
 ROOT = Path(__file__).resolve().parents[2]
-CHART = '[data-testid="stPlotlyChart"]'
+CHART = '[data-testid="labChart"]'  # a chart drawn by ui.plot.show: the div plotly.js draws in
 RENDERED_CHART = f"{CHART} .main-svg"
 EXCEPTION = '[data-testid="stException"]'
 WAIT_MS = 30_000
@@ -85,7 +85,7 @@ def _app_pages() -> list[AppPage]:
             url=_url_path(f),
             section=listed.get(f"pages/{f.name}", ""),
             title=_page_title(f),
-            charts="plotly_chart(" in f.read_text(encoding="utf-8"),
+            charts="plot.show(" in f.read_text(encoding="utf-8"),
         )
         for f in files
     ]

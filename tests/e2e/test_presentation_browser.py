@@ -36,7 +36,7 @@ CONTROLS_JS = (
     '() => [...document.querySelectorAll(\'[data-testid="stMain"] :is(input, button, select, textarea, '
     'summary, a[href], [tabindex]:not([tabindex="-1"]))\')]'
     """
-  .filter(e => !e.disabled && e.closest('[data-testid="stPlotlyChart"]') === null)
+  .filter(e => !e.disabled && e.closest('[data-testid="labChart"]') === null)
   .filter(e => { const box = (e.closest('label') || e).getBoundingClientRect();
                  return box.width > 0 && box.height > 0 && getComputedStyle(e).visibility !== 'hidden'; })
   .map(e => { const box = e.closest('[data-testid="stExpander"]');
@@ -50,7 +50,7 @@ CONTROLS_JS = (
 TEXTS_JS = """() => {
   const rgb = s => (s.match(/[\\d.]+/g) || []).map(Number);
   const out = [];
-  for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+  for (const chart of document.querySelectorAll('[data-testid="labChart"]')) {
     const paper = getComputedStyle(chart.querySelector('.main-svg')).backgroundColor;
     for (const t of chart.querySelectorAll('.main-svg text')) {
       if (!t.textContent.trim() || t.closest('.hoverlayer') || t.getClientRects().length === 0) continue;
@@ -178,7 +178,7 @@ def test_chart_text_reads_at_4_5_to_1_in_the_systems_theme(
     )
     lab.page.locator(RENDERED_CHART).first.wait_for()
     papers = lab.page.evaluate(
-        "() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .main-svg')]"
+        "() => [...document.querySelectorAll('[data-testid=\"labChart\"] .main-svg')]"
         ".map(s => getComputedStyle(s).backgroundColor).filter(c => c !== 'rgba(0, 0, 0, 0)')"
     )
     assert papers and {_hex(p)[0] for p in papers} == {page_bg}, "charts do not follow the page's theme"

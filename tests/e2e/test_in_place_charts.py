@@ -1,0 +1,112 @@
+"""Charts drawn by ui.plot.show: updated in place on a rerun, and themed as st.plotly_chart themes them.
+
+- A slider that changes a chart's data must leave the same plot element on the page (no remount,
+  no blank frame) with the new data drawn in it.
+- The same figure drawn by ``st.plotly_chart`` and by ``ui.plot.show`` must reach plotly.js as the
+  same data, layout and template, in the light and the dark theme: this fails when
+  ``static/chart_themes.json`` no longer matches Streamlit (run ``scripts/capture_chart_themes.py``).
+- A theme change while the page is open redraws the charts in the new theme, without a rerun.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import BrowserContext, expect
+
+from e2e.support import CHART, RENDERED_CHART, WAIT_MS, Lab, page_by_url
+from scripts.browser import IDLE, streamlit_server
+
+ROOT = Path(__file__).resolve().parents[2]
+MARK = "() => { for (const gd of document.querySelectorAll('.js-plotly-plot')) gd.__labMark = true; }"
+MARKED = "() => [...document.querySelectorAll('.js-plotly-plot')].map((gd) => gd.__labMark === true)"
+# What the page's first chart draws: its bars' heights, as plotly.js holds them.
+FIRST_BARS = f"() => Array.from(document.querySelector('{CHART}')._fullData[0].y)"
+
+
+def test_a_slider_updates_the_charts_in_place(lab: Lab) -> None:
+    mean = page_by_url("/mean")
+    lab.open(mean)
+    expect(lab.page.locator(CHART)).to_have_count(2)
+    lab.page.evaluate(MARK)
+    before = lab.page.evaluate(FIRST_BARS)
+    thumb = lab.slider("Add the same number c")
+    thumb.focus()
+    thumb.press("ArrowRight")  # c = 0.5: every bar of x + c moves up by 0.5
+    expect(lab.metric("μ (mean)")).not_to_have_text(lab.metric("μ (mean)").inner_text(), timeout=WAIT_MS)
+    lab.wait_idle()
+    lab.page.wait_for_function(f"(old) => ({FIRST_BARS})()[0] !== old[0]", arg=before)
+    after = lab.page.evaluate(FIRST_BARS)
+    assert after == pytest.approx([b + 0.5 for b in before], abs=1e-12)
+    assert lab.page.evaluate(MARKED) == [True, True], "a chart was drawn anew instead of updated"
+    lab.assert_clean()
+
+
+def test_charts_follow_a_theme_change_without_a_rerun(browser: BrowserContext, server: str) -> None:
+    tab = browser.new_page()
+    tab.emulate_media(color_scheme="light")
+    try:
+        lab = Lab(tab, server)
+        lab.open(page_by_url("/mean"))
+        paper = f"() => document.querySelector('{CHART}')._fullLayout.paper_bgcolor"
+        assert tab.evaluate(paper) == "#FFFFFF"
+        tab.evaluate(MARK)
+        tab.emulate_media(color_scheme="dark")  # the system's setting, which Streamlit follows
+        tab.wait_for_function(f"() => ({paper})() === '#171614'")
+        assert tab.locator(CHART).first.get_attribute("data-theme") == "dark"
+        assert tab.evaluate(MARKED) == [True, True]
+        ticks = tab.locator(f"{CHART} .xtick text").first.evaluate("e => getComputedStyle(e).fill")
+        assert ticks == "rgb(250, 250, 250)"  # ui.theme.THEMES["dark"][INK]
+    finally:
+        tab.close()
+
+
+READ_BOTH = """() => {
+  const streamlit = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+  const inPlace = document.querySelector('[data-testid="labChart"]');
+  const given = (gd) => {
+    const kept = Object.entries(gd.layout).filter(([k]) => !['width', 'template'].includes(k));
+    const layout = Object.fromEntries(kept);
+    return {data: gd.data, layout, template: gd.layout.template, paper: gd._fullLayout.paper_bgcolor};
+  };
+  return JSON.stringify({streamlit: given(streamlit), inPlace: given(inPlace)});
+}"""
+
+
+def _normal_title(layout: dict[str, Any]) -> dict[str, Any]:
+    """Streamlit bolds a title once per render (twice in React's strict mode): compare its text."""
+    title = dict(layout.get("title") or {})
+    text = title.get("text", "")
+    while text.startswith("<b>") and text.endswith("</b>"):
+        text = text[3:-4]
+    return {**layout, "title": {**title, "text": text}}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_in_place_charts_get_the_theme_st_plotly_chart_gives(
+    scheme: str, browser: BrowserContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copy(ROOT / "tests" / "e2e" / "apps" / "chart_twins.py", tmp_path / "chart_twins.py")
+    (tmp_path / "static").symlink_to(ROOT / "static", target_is_directory=True)
+    monkeypatch.setitem(os.environ, "LAB_ROOT", str(ROOT))
+    with streamlit_server(tmp_path / "server.log", script=tmp_path / "chart_twins.py") as (_, url):
+        tab = browser.new_page()
+        tab.emulate_media(color_scheme=scheme)
+        try:
+            tab.goto(url)
+            tab.locator(IDLE).wait_for()
+            tab.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for()
+            tab.locator(RENDERED_CHART).first.wait_for()
+            both = json.loads(tab.evaluate(READ_BOTH))
+        finally:
+            tab.close()
+    streamlit, in_place = both["streamlit"], both["inPlace"]
+    assert in_place["paper"] == streamlit["paper"] == {"light": "#FFFFFF", "dark": "#171614"}[scheme]
+    assert in_place["template"] == streamlit["template"]
+    assert in_place["data"] == streamlit["data"]
+    assert _normal_title(in_place["layout"]) == _normal_title(streamlit["layout"])

@@ -1,0 +1,201 @@
+"""Draw a Plotly figure so that a rerun updates the chart in place instead of drawing a new one.
+
+``st.plotly_chart`` (Streamlit 1.67) hashes the figure into the chart's element identity. When a
+slider changes the data, the identity changes, so the browser throws the old plot away and runs a
+fresh ``Plotly.newPlot``: that costs most of a slider's answer on a page with two or three charts,
+and leaves a blank frame about one rerun in three. :func:`show` sends the same figure to a small
+``st.components.v2`` component instead. Its identity is its key, so it stays on the page, and its
+script calls ``Plotly.react`` on the plot it already has: plotly.js redraws only what changed.
+
+What the browser needs:
+
+- **plotly.js**: the installed ``plotly`` package's own copy (the version that builds the figures),
+  served by Streamlit's static file serving (``server.enableStaticServing`` in
+  ``.streamlit/config.toml``). :func:`prepare_static` copies it into ``static/`` beside ``app.py``
+  once per server process; the copy is not committed (``.gitignore``).
+- **The theme**: ``st.plotly_chart`` lets the browser fill in Streamlit's colour placeholders
+  (``#000001`` … ``#000040``, among them ``ui.theme.INK``) and merge Streamlit's chart styling into
+  the template. ``static/chart_themes.json`` is that result for the light and the dark theme,
+  measured in Chromium by ``scripts/capture_chart_themes.py``. The component picks the theme whose
+  background the page has (it is called again when the theme changes), replaces the placeholders and
+  sets the template. The figure goes on the wire without its template, which the browser has.
+
+If the plotly.js copy cannot be written (a read-only folder), :func:`show` falls back to
+``st.plotly_chart``: the same chart, remounted on every rerun.
+
+Given up against ``st.plotly_chart``: Streamlit's full-screen button (Plotly's own mode bar stays).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import plotly
+import plotly.graph_objects as go
+import plotly.io as pio
+import streamlit as st
+from _plotly_utils.utils import convert_to_base64  # plotly's own encoder of NumPy arrays
+from streamlit.delta_generator import DeltaGenerator
+
+ROOT = Path(__file__).resolve().parents[1]
+STATIC = ROOT / "static"  # Streamlit serves the folder named static beside the main script
+PLOTLY_JS = STATIC / "plotly.min.js"
+THEMES = STATIC / "chart_themes.json"
+VERSION = f"{plotly.__version__}-{st.__version__}"
+DEFAULT_HEIGHT = 450  # st.plotly_chart's height for a figure without layout.height
+_log = logging.getLogger(__name__)
+
+# Runs in the browser on every rerun that draws the chart, and again when the theme changes.
+# component.data: {spec: the figure as JSON text, height, url: where static files are served,
+# version: of plotly and Streamlit, so that a browser never keeps an older copy from its cache}.
+_DRAW = """
+export default function (component) {
+  const {spec, height, url, version} = component.data;
+  const host = component.parentElement;
+  const plot = host.querySelector(".lab-chart");
+  plot.style.height = height + "px";
+  globalThis.labChartReady ??= Promise.all([
+    globalThis.Plotly ? null : new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = url + "plotly.min.js?v=" + version;
+      script.onload = resolve;
+      script.onerror = reject;
+      document.head.appendChild(script);
+    }),
+    fetch(url + "chart_themes.json?v=" + version).then((answer) => answer.json()),
+  ]).then(([, themes]) => themes);
+  return globalThis.labChartReady.then((themes) => {
+    const background = getComputedStyle(host).getPropertyValue("--st-background-color").trim();
+    const rgb = (background.match(/[0-9a-f]{2}/gi) || ["ff", "ff", "ff"]).slice(0, 3);
+    const dark = rgb.reduce((sum, c) => sum + parseInt(c, 16), 0) < 3 * 128;
+    const theme = Object.values(themes).find(
+      (t) => t.background.toUpperCase() === background.toUpperCase()
+    ) ?? (dark ? themes.dark : themes.light);
+    const figure = JSON.parse(spec.replace(/#0000[0-4][0-9]/g, (c) => theme.colors[c] ?? c));
+    const layout = figure.layout ?? {};
+    layout.template = theme.template;
+    const title = typeof layout.title === "string" ? {text: layout.title} : layout.title;
+    if (title && typeof title.text === "string" && !title.text.startsWith("<b>")) {
+      layout.title = {...title, text: "<b>" + title.text + "</b>"};  // as st.plotly_chart shows it
+    }
+    plot.dataset.theme = theme === themes.dark ? "dark" : "light";
+    return globalThis.Plotly.react(plot, figure.data ?? [], layout, {displaylogo: false, responsive: true});
+  });
+}
+"""
+_chart = st.components.v2.component(
+    "lab_chart",
+    html='<div class="lab-chart" data-testid="labChart"></div>',
+    js=_DRAW,
+    isolate_styles=False,  # plotly.js puts its styles in the document's head
+)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` hold the same bytes (``b`` may be missing)."""
+    if not b.exists() or a.stat().st_size != b.stat().st_size:
+        return False
+    return hashlib.sha256(a.read_bytes()).digest() == hashlib.sha256(b.read_bytes()).digest()
+
+
+@functools.cache
+def prepare_static() -> bool:
+    """Put the installed plotly's ``plotly.min.js`` in ``static/``, once per process.
+
+    Returns
+    -------
+    bool
+        True when ``static/plotly.min.js`` is the installed package's copy and
+        ``static/chart_themes.json`` exists; False when either is missing and cannot be written
+        (then :func:`show` draws with ``st.plotly_chart``). Written through a temporary file and an
+        atomic rename, so servers starting together never serve half a file.
+
+    Source: ``plotly/package_data/plotly.min.js`` of the installed ``plotly`` package.
+    """
+    source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    if not THEMES.exists() or not source.exists():
+        return False
+    if _same_file(source, PLOTLY_JS):
+        return True
+    try:
+        with (
+            source.open("rb") as src,
+            tempfile.NamedTemporaryFile(dir=STATIC, prefix=".plotly-", delete=False) as tmp,
+        ):
+            shutil.copyfileobj(src, tmp)
+        os.replace(tmp.name, PLOTLY_JS)
+    except OSError as error:
+        _log.warning("charts are remounted on every rerun: cannot write %s (%s)", PLOTLY_JS, error)
+        return False
+    return True
+
+
+def _static_url() -> str:
+    """Where Streamlit serves ``static/`` (``/app/static/`` under the server's base path)."""
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    return ("/" + base if base else "") + "/app/static/"
+
+
+def figure_json(fig: go.Figure) -> str:
+    """The figure as Plotly JSON text without ``layout.template`` (the browser has the template).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        Any figure; NumPy arrays are written as base64 typed arrays (``{"dtype", "bdata"}``),
+        as ``st.plotly_chart`` sends them. The figure itself is not changed.
+
+    Returns
+    -------
+    str
+        ``{"data": [...], "layout": {...}}`` (plus ``"frames"`` when the figure has any).
+    """
+    layout = getattr(fig, "_layout", None)
+    if not isinstance(layout, dict):  # not where Plotly keeps it in this version: the public way
+        layout = fig.layout.to_plotly_json()
+    spec: dict[str, Any] = {
+        "data": [trace.to_plotly_json() for trace in fig.data],  # copies
+        "layout": {k: copy.deepcopy(v) for k, v in layout.items() if k != "template"},
+    }
+    if fig.frames:
+        spec["frames"] = [frame.to_plotly_json() for frame in fig.frames]
+    convert_to_base64(spec)  # NumPy arrays as typed arrays, as Figure.to_dict() writes them
+    return str(pio.to_json(spec, validate=False))
+
+
+def show(fig: go.Figure, key: str, where: DeltaGenerator | None = None) -> None:
+    """Draw ``fig`` as the chart named ``key``, updated in place when a rerun changes it.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The chart, built by a ``ui.charts*`` builder (colour placeholders of ``ui.theme`` allowed).
+        Its height is ``layout.height`` (450 px when unset); it is as wide as its container.
+    key : str
+        The chart's identity on the page: the same key on the next rerun redraws the same plot.
+        Unique on a page, like a widget key.
+    where : DeltaGenerator, optional
+        A column or container to draw in; the current one when omitted.
+
+    Source: ``Plotly.react`` (plotly.js) in a ``st.components.v2`` component; the theme as
+    ``st.plotly_chart(theme="streamlit")`` resolves it (``static/chart_themes.json``).
+    """
+    if not prepare_static():
+        (st if where is None else where).plotly_chart(fig, key=key)
+        return
+    spec = figure_json(fig)
+    height = fig.layout.height if isinstance(fig.layout.height, int | float) else DEFAULT_HEIGHT
+    data = {"spec": spec, "height": height, "url": _static_url(), "version": VERSION}
+    if where is None:
+        _chart(data=data, key=key)
+        return
+    with where:
+        _chart(data=data, key=key)
