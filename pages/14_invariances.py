@@ -33,7 +33,7 @@ def _figure(builder: str, scale: float, *args: Any, **kwargs: Any) -> go.Figure:
     """``ui.charts_geometry.<builder>(...)``, cached per presentation scale (shared by every session).
 
     ``cache_resource``: every session gets the same Figure object, which nothing changes after it is
-    built (``st.plotly_chart`` only reads it); ``cache_data`` would unpickle a copy per rerun, and a
+    built (``ui.plot.show`` only reads it); ``cache_data`` would unpickle a copy per rerun, and a
     Figure re-validates itself and its template when unpickled (~40 ms a figure).
     """
     made: go.Figure = getattr(cg, builder)(*args, **kwargs)

@@ -34,9 +34,10 @@ def _feature_trace(
 ) -> go.BaseTraceType:
     """Bars for short vectors, a line with markers for long ones (thousands of bars are unreadable).
 
-    SVG, not WebGL (``Scattergl``): a chart is remounted whenever its data change (Streamlit 1.67), and a
-    new WebGL context costs far more than drawing 4096 SVG points, more still without a GPU (measured:
-    Your sentence's site picker 4.5× → 2.5× a trivial page); browsers also cap the number of contexts.
+    SVG, not WebGL (``Scattergl``): a new WebGL context costs far more than drawing 4096 SVG points,
+    more still without a GPU (measured when every chart was remounted on a rerun: Your sentence's site
+    picker 4.5× → 2.5× a trivial page; a page or a fallback chart still mounts one per plot), and
+    browsers cap the number of contexts.
     """
     idx = np.arange(1, values.size + 1)  # features are numbered from 1, as in the formula
     label = name or LABELS.get(key, key)

@@ -61,16 +61,20 @@ export default function (component) {
   const {spec, height, url, version} = component.data;
   const host = component.parentElement;
   const plot = host.querySelector(".lab-chart");
+  const note = plot.querySelector(".lab-chart-note");
   plot.style.height = height + "px";
   globalThis.labChartReady ??= Promise.all([
     globalThis.Plotly ? null : new Promise((resolve, reject) => {
       const script = document.createElement("script");
       script.src = url + "plotly.min.js?v=" + version;
       script.onload = resolve;
-      script.onerror = reject;
+      script.onerror = () => reject(new Error("plotly.js did not load"));
       document.head.appendChild(script);
     }),
-    fetch(url + "chart_themes.json?v=" + version).then((answer) => answer.json()),
+    fetch(url + "chart_themes.json?v=" + version).then((answer) => {
+      if (!answer.ok) throw new Error("the chart theme did not load (" + answer.status + ")");
+      return answer.json();
+    }),
   ]).then(([, themes]) => themes);
   return globalThis.labChartReady.then((themes) => {
     const background = getComputedStyle(host).getPropertyValue("--st-background-color").trim();
@@ -86,14 +90,25 @@ export default function (component) {
     if (title && typeof title.text === "string" && !title.text.startsWith("<b>")) {
       layout.title = {...title, text: "<b>" + title.text + "</b>"};  // as st.plotly_chart shows it
     }
+    if (note) note.remove();
     plot.dataset.theme = theme === themes.dark ? "dark" : "light";
     return globalThis.Plotly.react(plot, figure.data ?? [], layout, {displaylogo: false, responsive: true});
+  }, (error) => {
+    globalThis.labChartReady = undefined;  // the next rerun tries again
+    const why = "This chart could not be drawn (" + error.message + "). Reload the page to try again.";
+    console.error(why);
+    for (const left of document.querySelectorAll(".lab-chart-note")) left.textContent = why;
   });
 }
 """
+# Until plotly.js has loaded (4.8 MB, once per browser session), the chart's box says so.
+_HTML = (
+    '<div class="lab-chart" data-testid="labChart"><p class="lab-chart-note" style="margin:0;padding:1rem 0;'
+    'color:var(--st-text-color);opacity:0.6;font-family:var(--st-font)">Drawing the chart…</p></div>'
+)
 _chart = st.components.v2.component(
     "lab_chart",
-    html='<div class="lab-chart" data-testid="labChart"></div>',
+    html=_HTML,
     js=_DRAW,
     isolate_styles=False,  # plotly.js puts its styles in the document's head
 )

@@ -71,7 +71,8 @@ LABELS: dict[str, str] = {
 FONT_SIZE = 16  # readable from the back row when projected
 
 # Theme-following colours: placeholders of Streamlit's Plotly template that the browser replaces, in
-# the whole figure, with the active theme's colour (st.plotly_chart's default theme="streamlit").
+# the whole figure, with the active theme's colour (as st.plotly_chart's default theme="streamlit" does;
+# ui/plot.py does it for the in-place charts from static/chart_themes.json).
 INK = _st_plotly.GRAY_90  # the theme's strongest chart text: #262730 (light), #FAFAFA (dark)
 BACKGROUND = _st_plotly.BG_COLOR  # the chart's background: #FFFFFF (light), #171614 (dark)
 PANEL = _st_plotly.BG_MIX  # a faintly raised background: #FCFCFB (light), #22211E (dark)
@@ -91,8 +92,8 @@ _st_plotly.configure_streamlit_plotly_theme()
 # The trace types this app draws. The default template is Streamlit's, keeping its layout (colourway,
 # colour scales) and its defaults for these types only: the same charts, but Streamlit's defaults for
 # candlesticks, contours, tables, waterfalls... (half its 3.7 kB) are no longer copied into every
-# figure, copied again by st.plotly_chart and sent on every rerun (tests/test_theme.py checks that
-# every builder draws only these types, with Streamlit's defaults for each).
+# figure (ui/plot.py leaves the template off the wire; tests/test_theme.py checks that every builder
+# draws only these types, with Streamlit's defaults for each).
 TRACE_TYPES = ("bar", "scatter", "scatter3d", "heatmap", "surface", "histogram")
 _streamlit_template = pio.templates["streamlit"]
 pio.templates["layernorm_lab"] = go.layout.Template(

@@ -110,3 +110,18 @@ def test_in_place_charts_get_the_theme_st_plotly_chart_gives(
     assert in_place["template"] == streamlit["template"]
     assert in_place["data"] == streamlit["data"]
     assert _normal_title(in_place["layout"]) == _normal_title(streamlit["layout"])
+
+
+def test_a_chart_whose_plotly_js_cannot_load_says_so(browser: BrowserContext, server: str) -> None:
+    tab = browser.new_page()
+    try:
+        tab.route("**/app/static/plotly.min.js*", lambda route: route.fulfill(status=404, body="gone"))
+        tab.goto(server + "/mean")
+        tab.locator(IDLE).wait_for()
+        note = tab.locator(f"{CHART} .lab-chart-note").first
+        expect(note).to_have_text(
+            "This chart could not be drawn (plotly.js did not load). Reload the page to try again."
+        )
+        assert tab.locator(RENDERED_CHART).count() == 0
+    finally:
+        tab.close()
