@@ -416,20 +416,21 @@ def list_controls(ctx: BrowserContext, app_url: str, pages: list[AppPage], args:
 
 @contextlib.contextmanager
 def in_place_server(tmp: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """The in-place yardstick's server: the app and plotly.js (``static/``) in a folder of their own."""
-    import plotly
+    """The in-place yardstick's server: the app in a folder of its own, beside the lab's ``static/``."""
+    from ui import plot
 
+    if not plot.prepare_static():
+        raise RuntimeError(f"cannot put plotly.js in {plot.STATIC}")
     folder = tmp / "in_place"
-    (folder / "static").mkdir(parents=True)
+    folder.mkdir(parents=True)
     shutil.copy(IN_PLACE_APP, folder / IN_PLACE_APP.name)
-    shutil.copy(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", folder / "static")
-    os.environ["STREAMLIT_SERVER_ENABLE_STATIC_SERVING"] = "true"  # read by this server only: started now
+    (folder / "static").symlink_to(plot.STATIC, target_is_directory=True)
+    os.environ["LAB_ROOT"] = str(ROOT)  # read by this server only: started now
     try:
         with streamlit_server(tmp / "in_place.log", script=folder / IN_PLACE_APP.name) as served:
-            os.environ.pop("STREAMLIT_SERVER_ENABLE_STATIC_SERVING")
             yield served
     finally:
-        os.environ.pop("STREAMLIT_SERVER_ENABLE_STATIC_SERVING", None)
+        os.environ.pop("LAB_ROOT", None)
 
 
 def open_trivial(ctx: BrowserContext, url: str, chart: str = f"{TRIVIAL_CHART} .main-svg") -> Page:

@@ -92,7 +92,13 @@ export default function (component) {
     }
     if (note) note.remove();
     plot.dataset.theme = theme === themes.dark ? "dark" : "light";
-    return globalThis.Plotly.react(plot, figure.data ?? [], layout, {displaylogo: false, responsive: true});
+    const config = {displaylogo: false, responsive: true};
+    return globalThis.Plotly.react(plot, figure.data ?? [], layout, config).then(() => {
+      if (plot.labResize) return;
+      // The plot follows its column's width (the sidebar opening or closing, not only the window).
+      plot.labResize = new ResizeObserver(() => globalThis.Plotly.Plots.resize(plot).catch(() => null));
+      plot.labResize.observe(host);
+    });
   }, (error) => {
     globalThis.labChartReady = undefined;  // the next rerun tries again
     const why = "This chart could not be drawn (" + error.message + "). Reload the page to try again.";

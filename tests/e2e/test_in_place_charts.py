@@ -70,9 +70,12 @@ READ_BOTH = """() => {
   const streamlit = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
   const inPlace = document.querySelector('[data-testid="labChart"]');
   const given = (gd) => {
-    const kept = Object.entries(gd.layout).filter(([k]) => !['width', 'template'].includes(k));
+    // Sizes are compared as drawn (a resize leaves autosize in gd.layout instead of the height).
+    const sizes = ['width', 'height', 'autosize', 'template'];
+    const kept = Object.entries(gd.layout).filter(([k]) => !sizes.includes(k));
     const layout = Object.fromEntries(kept);
-    return {data: gd.data, layout, template: gd.layout.template, paper: gd._fullLayout.paper_bgcolor};
+    const size = [gd._fullLayout.width, gd._fullLayout.height];
+    return {data: gd.data, layout, template: gd.layout.template, paper: gd._fullLayout.paper_bgcolor, size};
   };
   return JSON.stringify({streamlit: given(streamlit), inPlace: given(inPlace)});
 }"""
@@ -108,6 +111,7 @@ def test_in_place_charts_get_the_theme_st_plotly_chart_gives(
     streamlit, in_place = both["streamlit"], both["inPlace"]
     assert in_place["paper"] == streamlit["paper"] == {"light": "#FFFFFF", "dark": "#171614"}[scheme]
     assert in_place["template"] == streamlit["template"]
+    assert in_place["size"] == streamlit["size"]
     assert in_place["data"] == streamlit["data"]
     assert _normal_title(in_place["layout"]) == _normal_title(streamlit["layout"])
 
@@ -125,3 +129,14 @@ def test_a_chart_whose_plotly_js_cannot_load_says_so(browser: BrowserContext, se
         assert tab.locator(RENDERED_CHART).count() == 0
     finally:
         tab.close()
+
+
+def test_a_chart_follows_its_column_when_the_sidebar_goes(lab: Lab) -> None:
+    lab.open(page_by_url("/mean"))
+    width = f"() => document.querySelector('{CHART}')._fullLayout.width"
+    before = lab.page.evaluate(width)
+    # The column widens without any window resize (as when the student closes the sidebar).
+    lab.page.locator('[data-testid="stSidebar"]').evaluate("(sidebar) => { sidebar.style.display = 'none'; }")
+    lab.page.wait_for_function(f"(old) => ({width})() > old + 100", arg=before)
+    box = lab.page.locator(CHART).first.bounding_box()
+    assert box is not None and abs(lab.page.evaluate(width) - box["width"]) <= 1
