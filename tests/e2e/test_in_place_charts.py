@@ -140,3 +140,29 @@ def test_a_chart_follows_its_column_when_the_sidebar_goes(lab: Lab) -> None:
     lab.page.wait_for_function(f"(old) => ({width})() > old + 100", arg=before)
     box = lab.page.locator(CHART).first.bounding_box()
     assert box is not None and abs(lab.page.evaluate(width) - box["width"]) <= 1
+
+
+COUNT_DRAWS = """() => { for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+  gd.labDraws = 0; gd.on('plotly_afterplot', () => { gd.labDraws += 1; }); } }"""
+DRAWS = "() => [...document.querySelectorAll('.js-plotly-plot')].map((gd) => gd.labDraws)"
+
+
+def test_a_rerun_that_leaves_a_chart_unchanged_does_not_redraw_it(lab: Lab) -> None:
+    """γ does not touch Mean's charts (x and x − μ): moving it reruns the page but draws nothing.
+
+    Streamlit calls the chart's script again only when its data changed, so this holds while each
+    rerun sends the same figure text for the same numbers (no random ids, no timestamps)."""
+    lab.open(page_by_url("/mean"))
+    lab.page.evaluate(COUNT_DRAWS)
+    gamma = lab.slider("γ (scale", in_sidebar=True)
+    before = gamma.get_attribute("aria-valuetext")
+    gamma.focus()
+    gamma.press("ArrowRight")
+    expect(gamma).not_to_have_attribute("aria-valuetext", before or "")
+    lab.wait_idle()
+    lab.page.wait_for_timeout(300)  # two frames and then some: a redraw would have happened by now
+    assert lab.page.evaluate(DRAWS) == [0, 0]
+    thumb = lab.slider("Add the same number c")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    lab.page.wait_for_function(f"() => ({DRAWS})().every((n) => n > 0)")
