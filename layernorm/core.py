@@ -104,6 +104,8 @@ def _center_rows(x2: NDArray[Any], out: F64 | None = None, scratch: F64 | None =
     ``out`` (n, d) receives ``x - mu`` (and serves as work space before); ``scratch``
     (n, d) holds the float64 copy of a non-float64 ``x2``. Both are optional.
     """
+    if x2.shape[0] == 0:  # an empty batch (no rows): nothing to centre, as PyTorch returns it
+        return np.empty((0, 1)), np.empty(x2.shape)
     if x2.dtype.kind in "iu" and x2.dtype.itemsize == 8:
         return _center_int_rows(x2)
     if x2.dtype != np.float32:  # float32 rows: min/max on the narrow type (exact), then widen
@@ -275,6 +277,8 @@ def _spread_rows(centered: F64, eps: float, *, ddof: int = 0, scratch: F64 | Non
     ``scratch`` (n, d), optional, receives the squares.
     """
     d = centered.shape[1]
+    if centered.shape[0] == 0:  # an empty batch: no rows, no spreads
+        return np.empty((0, 1)), np.empty((0, 1))
     sq = np.empty(centered.shape) if scratch is None else scratch  # C order: pairwise along rows
     with np.errstate(over="ignore"):
         var = np.add.reduce(np.multiply(centered, centered, out=sq), axis=1, keepdims=True)
@@ -686,7 +690,8 @@ def layer_norm_steps(
     Parameters
     ----------
     x : (..., d) array_like
-        One token's features along the trailing axis (or axes); any dtype.
+        One token's features along the trailing axis (or axes); any dtype. An empty batch
+        (a leading axis of length 0) gives empty results, as PyTorch does.
     gamma : array_like shaped like the normalized axes, optional
         Learned scale (PyTorch ``weight``), default ones.
     beta : array_like shaped like the normalized axes, optional
@@ -753,7 +758,7 @@ def layer_norm_x_hat(x: F64, *, eps: float = DEFAULT_EPS) -> tuple[F64, F64]:
     ----------
     x : (..., d) ndarray of float64
         Rows of ``d`` features in any one unit, normalized over the last axis (no learned
-        ``gamma``/``beta``).
+        ``gamma``/``beta``). No rows (an empty batch) gives empty results.
     eps : float, default 1e-5
         Added to the variance inside the square root (units of ``x`` squared).
 

@@ -11,6 +11,7 @@ For ``x`` of shape ``(N, C, ...)``:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -68,7 +69,8 @@ def group_norm(
             f"num_groups={num_groups} must be a whole divisor of the {c} channels "
             f"(divisors: {[k for k in range(1, c + 1) if c % k == 0]})"
         )
-    grouped = x64.reshape(n, g_count, -1)  # (N, G, C/G * L)
+    per_group = c // g_count * math.prod(x64.shape[2:])  # C/G * L values (also when N = 0)
+    grouped = x64.reshape(n, g_count, per_group)
     x_hat = layer_norm(grouped, eps=eps).reshape(x64.shape)
     bshape = (1, c) + (1,) * (x64.ndim - 2)
     g = check_param(gamma, "gamma", (c,), "the channel axis x.shape[1]", 1.0)

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+import layernorm as ln
 from layernorm import (
     DEFAULT_EPS,
     DEFAULT_MOMENTUM,
@@ -726,3 +727,30 @@ def test_std_is_the_population_standard_deviation() -> None:
     x = RNG.standard_normal((5, 9)) * 3 + 7
     np.testing.assert_allclose(ln_std(x), np.std(x, axis=-1), rtol=1e-14, atol=0)
     assert float(ln_std([1e-200, 3e-200])) == 1e-200  # exact where var underflows to 0
+
+
+# --- an empty batch: no rows to normalize is not an error (PyTorch returns empty tensors) -------------
+
+
+@pytest.mark.parametrize("shape", [(0, 4), (2, 0, 4), (0, 3, 4)])
+def test_an_empty_batch_gives_empty_results_of_the_right_shapes(shape: tuple[int, ...]) -> None:
+    x = np.empty(shape)
+    batch = shape[:-1]
+    assert ln.layer_norm(x).shape == shape
+    assert ln.rms_norm(x).shape == shape
+    assert ln.standardize(x).shape == shape
+    assert ln.mean(x).shape == ln.variance(x).shape == ln.std(x).shape == batch
+    steps = ln.layer_norm_steps(x, gamma=np.ones(4), beta=np.zeros(4))
+    assert steps.y.shape == steps.x_hat.shape == steps.centered.shape == shape
+    assert steps.mu.shape == steps.var.shape == batch
+    x_hat, std = ln.layer_norm_x_hat(x)
+    assert x_hat.shape == shape and std.shape == (*batch, 1)
+    dx, dgamma, dbeta = ln.layer_norm_backward(x, np.ones(4), np.empty(shape))
+    assert dx.shape == shape
+    np.testing.assert_array_equal(dgamma, np.zeros(4))  # a sum over no rows
+    np.testing.assert_array_equal(dbeta, np.zeros(4))
+
+
+def test_group_norm_of_an_empty_batch_is_empty() -> None:
+    assert ln.group_norm(np.empty((0, 4, 3)), 2).shape == (0, 4, 3)
+    assert ln.group_norm(np.empty((0, 4)), 4).shape == (0, 4)
