@@ -7,11 +7,13 @@ from pathlib import Path
 import streamlit as st
 
 from ui.heap import freeze_imports
+from ui.plot import prepare_static
 from ui.presentation import presentation_toggle
 from ui.state import say_unread_link_keys, sidebar
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon="📐", layout="wide")
 freeze_imports()  # once per server: imported modules leave Python's full collections (ui/heap.py)
+prepare_static()  # once per server: the installed plotly.js into static/ for the charts (ui/plot.py)
 
 HERE = Path(__file__).parent
 SECTIONS: dict[str, list[tuple[str, str, str]]] = {

@@ -83,6 +83,7 @@ def test_prepare_static_copies_the_installed_plotly_js(static: Path) -> None:
     source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     assert (static / "plotly.min.js").read_bytes() == source.read_bytes()
     assert not list(static.glob(".plotly-*"))  # no temporary file left behind
+    assert (static / "plotly.min.js").stat().st_mode & 0o777 == 0o644  # any server may read it
     assert plot.prepare_static()  # once per process
 
 

@@ -131,6 +131,8 @@ def _same_file(a: Path, b: Path) -> bool:
 def prepare_static() -> bool:
     """Put the installed plotly's ``plotly.min.js`` in ``static/``, once per process.
 
+    ``app.py`` calls it on its first run; :func:`show` checks it (cached) before every chart.
+
     Returns
     -------
     bool
@@ -144,14 +146,15 @@ def prepare_static() -> bool:
     source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     if not THEMES.exists() or not source.exists():
         return False
-    if _same_file(source, PLOTLY_JS):
-        return True
     try:
+        if _same_file(source, PLOTLY_JS):
+            return True
         with (
             source.open("rb") as src,
             tempfile.NamedTemporaryFile(dir=STATIC, prefix=".plotly-", delete=False) as tmp,
         ):
             shutil.copyfileobj(src, tmp)
+        os.chmod(tmp.name, 0o644)  # readable by any server, as a checked-out file is (not 0600)
         os.replace(tmp.name, PLOTLY_JS)
     except OSError as error:
         _log.warning("charts are remounted on every rerun: cannot write %s (%s)", PLOTLY_JS, error)
