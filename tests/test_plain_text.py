@@ -131,6 +131,7 @@ def test_one_line_and_no_reordering_characters() -> None:
         ("<b>x</b>", "&lt;b&gt;x&lt;/b&gt;"),
         ('<a href="https://e.com">x</a>', '&lt;a href="https://e.com"&gt;x&lt;/a&gt;'),
         ("&lt; & <br>", "&amp;lt; &amp; &lt;br&gt;"),
+        ("run#000012.csv", "run&#35;000012.csv"),  # not a colour placeholder for the browser
         (LONG, "x" * 60 + "… (10,000 characters)"),
     ],
 )

@@ -86,6 +86,8 @@ export default function (component) {
     const figure = JSON.parse(spec.replace(/#0000[0-4][0-9]/g, (c) => theme.colors[c] ?? c));
     const layout = figure.layout ?? {};
     layout.template = theme.template;
+    // A new theme for the same figure keeps the student's zoom or rotation; new data resets it.
+    layout.uirevision ??= spec;
     const title = typeof layout.title === "string" ? {text: layout.title} : layout.title;
     if (title && typeof title.text === "string" && !title.text.startsWith("<b>")) {
       layout.title = {...title, text: "<b>" + title.text + "</b>"};  // as st.plotly_chart shows it

@@ -356,6 +356,10 @@ def plain_chart(text: object, limit: int = TEXT_LIMIT) -> str:
     """User- or link-controlled ``text`` for a Plotly title, label or hover text, shown literally.
 
     Plotly reads a subset of HTML in its strings (``<b>``, ``<br>``, ``<a href=...>``, entities
-    such as ``&lt;``): escaping ``&``, ``<`` and ``>`` leaves only text. Shortened like :func:`plain`.
+    such as ``&lt;``): escaping ``&``, ``<`` and ``>`` leaves only text. ``#`` is written as
+    ``&#35;`` too: the browser turns Streamlit's colour placeholders (``#000001`` … ``#000040``)
+    into theme colours wherever they appear in a figure, so a file named ``run#000012.csv`` would
+    otherwise be shown as ``run#c7ebff.csv``. Shortened like :func:`plain`.
     """
-    return shorten(text, limit).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    escaped = shorten(text, limit).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escaped.replace("#", "&#35;")

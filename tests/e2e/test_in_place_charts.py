@@ -37,8 +37,9 @@ def test_a_slider_updates_the_charts_in_place(lab: Lab) -> None:
     before = lab.page.evaluate(FIRST_BARS)
     thumb = lab.slider("Add the same number c")
     thumb.focus()
+    mu = lab.metric("μ (mean)").inner_text()
     thumb.press("ArrowRight")  # c = 0.5: every bar of x + c moves up by 0.5
-    expect(lab.metric("μ (mean)")).not_to_have_text(lab.metric("μ (mean)").inner_text(), timeout=WAIT_MS)
+    expect(lab.metric("μ (mean)")).not_to_have_text(mu, timeout=WAIT_MS)
     lab.wait_idle()
     lab.page.wait_for_function(f"(old) => ({FIRST_BARS})()[0] !== old[0]", arg=before)
     after = lab.page.evaluate(FIRST_BARS)
@@ -71,7 +72,7 @@ READ_BOTH = """() => {
   const inPlace = document.querySelector('[data-testid="labChart"]');
   const given = (gd) => {
     // Sizes are compared as drawn (a resize leaves autosize in gd.layout instead of the height).
-    const sizes = ['width', 'height', 'autosize', 'template'];
+    const sizes = ['width', 'height', 'autosize', 'template', 'uirevision'];
     const kept = Object.entries(gd.layout).filter(([k]) => !sizes.includes(k));
     const layout = Object.fromEntries(kept);
     const size = [gd._fullLayout.width, gd._fullLayout.height];
@@ -143,7 +144,7 @@ def test_a_chart_follows_its_column_when_the_sidebar_goes(lab: Lab) -> None:
 
 
 COUNT_DRAWS = """() => { for (const gd of document.querySelectorAll('.js-plotly-plot')) {
-  gd.labDraws = 0; gd.on('plotly_afterplot', () => { gd.labDraws += 1; }); } }"""
+  gd.labDraws = 0; gd.on('plotly_react', () => { gd.labDraws += 1; }); } }"""
 DRAWS = "() => [...document.querySelectorAll('.js-plotly-plot')].map((gd) => gd.labDraws)"
 
 
@@ -166,3 +167,22 @@ def test_a_rerun_that_leaves_a_chart_unchanged_does_not_redraw_it(lab: Lab) -> N
     thumb.focus()
     thumb.press("ArrowRight")
     lab.page.wait_for_function(f"() => ({DRAWS})().every((n) => n > 0)")
+
+
+def test_a_theme_change_keeps_the_student_s_zoom(browser: BrowserContext, server: str) -> None:
+    tab = browser.new_page()
+    tab.emulate_media(color_scheme="light")
+    try:
+        lab = Lab(tab, server)
+        lab.open(page_by_url("/mean"))
+        chart = f"document.querySelector('{CHART}')"
+        tab.evaluate(f"() => Plotly.relayout({chart}, {{'xaxis.range': [2.5, 4.5]}})")
+        tab.emulate_media(color_scheme="dark")
+        tab.wait_for_function(f"() => {chart}._fullLayout.paper_bgcolor === '#171614'")
+        assert tab.evaluate(f"() => {chart}._fullLayout.xaxis.range") == [2.5, 4.5]
+        thumb = lab.slider("Add the same number c")
+        thumb.focus()
+        thumb.press("ArrowRight")  # new data: the chart shows all of it again
+        tab.wait_for_function(f"() => {chart}._fullLayout.xaxis.range[0] < 1")
+    finally:
+        tab.close()
