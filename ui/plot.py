@@ -86,8 +86,18 @@ export default function (component) {
     const figure = JSON.parse(spec.replace(/#0000[0-4][0-9]/g, (c) => theme.colors[c] ?? c));
     const layout = figure.layout ?? {};
     layout.template = theme.template;
-    // A new theme for the same figure keeps the student's zoom or rotation; new data resets it.
-    layout.uirevision ??= spec;
+    if (plot.labSpec === spec && plot.layout) {
+      // The same figure in a new theme keeps the student's zoom or rotation (new data resets it).
+      // Copied by hand: a uirevision that changes with the data made every update a full replot.
+      for (const [name, was] of Object.entries(plot.layout)) {
+        if (/^[xy]axis[0-9]*$/.test(name) && was) {
+          layout[name] = {...(layout[name] ?? {}), range: was.range, autorange: was.autorange};
+        } else if (/^scene[0-9]*$/.test(name) && was?.camera) {
+          layout[name] = {...(layout[name] ?? {}), camera: was.camera};
+        }
+      }
+    }
+    plot.labSpec = spec;
     const title = typeof layout.title === "string" ? {text: layout.title} : layout.title;
     if (title && typeof title.text === "string" && !title.text.startsWith("<b>")) {
       layout.title = {...title, text: "<b>" + title.text + "</b>"};  // as st.plotly_chart shows it
@@ -98,7 +108,13 @@ export default function (component) {
     return globalThis.Plotly.react(plot, figure.data ?? [], layout, config).then(() => {
       if (plot.labResize) return;
       // The plot follows its column's width (the sidebar opening or closing, not only the window).
-      plot.labResize = new ResizeObserver(() => globalThis.Plotly.Plots.resize(plot).catch(() => null));
+      // Only a new width redraws: a rerun that moves the page around must not replot every chart.
+      plot.labResize = new ResizeObserver((entries) => {
+        const width = Math.round(entries[0].contentRect.width);
+        if (width > 0 && plot._fullLayout && width !== plot._fullLayout.width) {
+          globalThis.Plotly.Plots.resize(plot).catch(() => null);
+        }
+      });
       plot.labResize.observe(host);
     });
   }, (error) => {
