@@ -28,9 +28,7 @@ Given up against ``st.plotly_chart``: Streamlit's full-screen button (Plotly's o
 
 from __future__ import annotations
 
-import copy
 import functools
-import hashlib
 import logging
 import os
 import shutil
@@ -44,6 +42,8 @@ import plotly.io as pio
 import streamlit as st
 from _plotly_utils.utils import convert_to_base64  # plotly's own encoder of NumPy arrays
 from streamlit.delta_generator import DeltaGenerator
+
+from ui import theme
 
 ROOT = Path(__file__).resolve().parents[1]
 STATIC = ROOT / "static"  # Streamlit serves the folder named static beside the main script
@@ -140,9 +140,7 @@ _chart = st.components.v2.component(
 
 def _same_file(a: Path, b: Path) -> bool:
     """Whether ``a`` and ``b`` hold the same bytes (``b`` may be missing)."""
-    if not b.exists() or a.stat().st_size != b.stat().st_size:
-        return False
-    return hashlib.sha256(a.read_bytes()).digest() == hashlib.sha256(b.read_bytes()).digest()
+    return b.exists() and a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
 
 
 @functools.cache
@@ -200,12 +198,9 @@ def figure_json(fig: go.Figure) -> str:
     str
         ``{"data": [...], "layout": {...}}`` (plus ``"frames"`` when the figure has any).
     """
-    layout = getattr(fig, "_layout", None)
-    if not isinstance(layout, dict):  # not where Plotly keeps it in this version: the public way
-        layout = fig.layout.to_plotly_json()
     spec: dict[str, Any] = {
         "data": [trace.to_plotly_json() for trace in fig.data],  # copies
-        "layout": {k: copy.deepcopy(v) for k, v in layout.items() if k != "template"},
+        "layout": theme.layout_dict(fig),  # a copy, without the template
     }
     if fig.frames:
         spec["frames"] = [frame.to_plotly_json() for frame in fig.frames]

@@ -226,7 +226,7 @@ def finish(fig: go.Figure) -> go.Figure:
     if not presenting() or getattr(fig, "_presentation_scaled", False):
         return fig
     k = (PRESENT_FONT, PRESENT_LINE, PRESENT_MARKER)
-    base = _layout_dict(fig)
+    base = layout_dict(fig)
     update = _scaled(base, "layout", *k) or {}
     for name in ("annotations", "shapes"):  # lists: merge item by item, keep the rest
         items = update.pop(name, None)
@@ -253,7 +253,7 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _layout_dict(fig: go.Figure) -> dict[str, Any]:
+def layout_dict(fig: go.Figure) -> dict[str, Any]:
     """A deep copy of ``fig``'s layout as a dict, without the template (numpy arrays stay arrays).
 
     Plotly keeps the layout as a dict in ``fig._layout``; copying it without the template is ~100×
@@ -274,7 +274,7 @@ def relayout(fig: go.Figure, layout: dict[str, Any], *, axes: dict[str, Any] | N
     The template is left out of the dict and filled in again by the constructor (the default).
     The new figure is not validated again (see :func:`_rebuilt`).
     """
-    merged = _merge(_layout_dict(fig), layout)
+    merged = _merge(layout_dict(fig), layout)
     if axes:
         names = {"xaxis", "yaxis"} | {k for k in merged if re.fullmatch(r"[xy]axis\d*", k)}
         for name in names:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import BrowserContext, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 from e2e.support import CHART, RENDERED_CHART, WAIT_MS, Lab, page_by_url
 from scripts.browser import IDLE, streamlit_server
@@ -48,23 +49,29 @@ def test_a_slider_updates_the_charts_in_place(lab: Lab) -> None:
     lab.assert_clean()
 
 
-def test_charts_follow_a_theme_change_without_a_rerun(browser: BrowserContext, server: str) -> None:
+@pytest.fixture
+def light_mean(browser: BrowserContext, server: str) -> Iterator[Page]:
+    """A tab in the light theme (the system's setting, which Streamlit follows) on Mean, drawn."""
     tab = browser.new_page()
     tab.emulate_media(color_scheme="light")
     try:
-        lab = Lab(tab, server)
-        lab.open(page_by_url("/mean"))
-        paper = f"() => document.querySelector('{CHART}')._fullLayout.paper_bgcolor"
-        assert tab.evaluate(paper) == "#FFFFFF"
-        tab.evaluate(MARK)
-        tab.emulate_media(color_scheme="dark")  # the system's setting, which Streamlit follows
-        tab.wait_for_function(f"() => ({paper})() === '#171614'")
-        assert tab.locator(CHART).first.get_attribute("data-theme") == "dark"
-        assert tab.evaluate(MARKED) == [True, True]
-        ticks = tab.locator(f"{CHART} .xtick text").first.evaluate("e => getComputedStyle(e).fill")
-        assert ticks == "rgb(250, 250, 250)"  # ui.theme.THEMES["dark"][INK]
+        Lab(tab, server).open(page_by_url("/mean"))
+        yield tab
     finally:
         tab.close()
+
+
+def test_charts_follow_a_theme_change_without_a_rerun(light_mean: Page) -> None:
+    tab = light_mean
+    paper = f"() => document.querySelector('{CHART}')._fullLayout.paper_bgcolor"
+    assert tab.evaluate(paper) == "#FFFFFF"
+    tab.evaluate(MARK)
+    tab.emulate_media(color_scheme="dark")  # the system's setting, which Streamlit follows
+    tab.wait_for_function(f"() => ({paper})() === '#171614'")
+    assert tab.locator(CHART).first.get_attribute("data-theme") == "dark"
+    assert tab.evaluate(MARKED) == [True, True]
+    ticks = tab.locator(f"{CHART} .xtick text").first.evaluate("e => getComputedStyle(e).fill")
+    assert ticks == "rgb(250, 250, 250)"  # ui.theme.THEMES["dark"][INK]
 
 
 READ_BOTH = """() => {
@@ -169,20 +176,14 @@ def test_a_rerun_that_leaves_a_chart_unchanged_does_not_redraw_it(lab: Lab) -> N
     lab.page.wait_for_function(f"() => ({DRAWS})().every((n) => n > 0)")
 
 
-def test_a_theme_change_keeps_the_student_s_zoom(browser: BrowserContext, server: str) -> None:
-    tab = browser.new_page()
-    tab.emulate_media(color_scheme="light")
-    try:
-        lab = Lab(tab, server)
-        lab.open(page_by_url("/mean"))
-        chart = f"document.querySelector('{CHART}')"
-        tab.evaluate(f"() => Plotly.relayout({chart}, {{'xaxis.range': [2.5, 4.5]}})")
-        tab.emulate_media(color_scheme="dark")
-        tab.wait_for_function(f"() => {chart}._fullLayout.paper_bgcolor === '#171614'")
-        assert tab.evaluate(f"() => {chart}._fullLayout.xaxis.range") == [2.5, 4.5]
-        thumb = lab.slider("Add the same number c")
-        thumb.focus()
-        thumb.press("ArrowRight")  # new data: the chart shows all of it again
-        tab.wait_for_function(f"() => {chart}._fullLayout.xaxis.range[0] < 1")
-    finally:
-        tab.close()
+def test_a_theme_change_keeps_the_student_s_zoom(light_mean: Page, server: str) -> None:
+    tab = light_mean
+    chart = f"document.querySelector('{CHART}')"
+    tab.evaluate(f"() => Plotly.relayout({chart}, {{'xaxis.range': [2.5, 4.5]}})")
+    tab.emulate_media(color_scheme="dark")
+    tab.wait_for_function(f"() => {chart}._fullLayout.paper_bgcolor === '#171614'")
+    assert tab.evaluate(f"() => {chart}._fullLayout.xaxis.range") == [2.5, 4.5]
+    thumb = Lab(tab, server).slider("Add the same number c")
+    thumb.focus()
+    thumb.press("ArrowRight")  # new data: the chart shows all of it again
+    tab.wait_for_function(f"() => {chart}._fullLayout.xaxis.range[0] < 1")

@@ -120,23 +120,25 @@ def test_off_step_and_out_of_range_values_say_the_value_used(lab: Lab) -> None:
     lab.assert_clean()
 
 
-def test_a_file_name_like_a_colour_placeholder_stays_as_typed_in_the_chart(lab: Lab) -> None:
-    """The browser fills Streamlit's colour placeholders (#000001 … #000040) anywhere in a figure."""
-    name = "run#000012.csv"
+def _upload_and_see_title(lab: Lab, name: str) -> tuple[Locator, Locator]:
+    """Open Mean, upload ``1,2,3,10`` as a file named ``name``: (the uploader, Mean's first chart title),
+    once the title names the file exactly as it was named."""
     lab.open(MEAN, query(src="Upload a file"))
     uploader = lab.sidebar.locator('input[type="file"]')
     uploader.set_input_files(files=[{"name": name, "mimeType": "text/csv", "buffer": b"1,2,3,10\n"}])
     title = lab.page.locator(".gtitle").filter(has_text="The input x (file ")
     expect(title).to_have_text(f"The input x (file {name}) and its mean")
+    return uploader, title
+
+
+def test_a_file_name_like_a_colour_placeholder_stays_as_typed_in_the_chart(lab: Lab) -> None:
+    """The browser fills Streamlit's colour placeholders (#000001 … #000040) anywhere in a figure."""
+    _upload_and_see_title(lab, "run#000012.csv")
 
 
 def test_a_hostile_file_name_is_plain_in_the_sidebar_chart_and_warning(lab: Lab) -> None:
     name = "<b>x</b> [a](https:e.com) **b** $x$ :red[r].csv"
-    lab.open(MEAN, query(src="Upload a file"))
-    uploader = lab.sidebar.locator('input[type="file"]')
-    uploader.set_input_files(files=[{"name": name, "mimeType": "text/csv", "buffer": b"1,2,3,10\n"}])
-    title = lab.page.locator(".gtitle").filter(has_text="The input x (file ")
-    expect(title).to_have_text(f"The input x (file {name}) and its mean")
+    uploader, title = _upload_and_see_title(lab, name)
     assert title.locator("a").count() == 0  # and the <b> is text: Plotly made no markup of it
 
     uploader.set_input_files(files=[{"name": "bad.csv", "mimeType": "text/csv", "buffer": b"1,oops\n"}])
