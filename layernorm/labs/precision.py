@@ -20,20 +20,50 @@ Shapes: ``m`` offsets (rows), ``d`` features.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-import ml_dtypes
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike, NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from layernorm._checks import F64, as_float64, check_eps
 from layernorm.core import DEFAULT_EPS, layer_norm
 
-DTYPES: dict[str, DTypeLike] = {
-    "float16": np.float16,
-    "bfloat16": ml_dtypes.bfloat16,
-    "float32": np.float32,
-    "float64": np.float64,
-}
+DTYPES = ("float16", "bfloat16", "float32", "float64")  # narrowest significand first
+
+
+def numpy_dtype(dtype: str) -> np.dtype[Any]:
+    """The NumPy dtype named ``dtype``; bfloat16 is ``ml_dtypes.bfloat16``.
+
+    Parameters
+    ----------
+    dtype : {"float16", "bfloat16", "float32", "float64"}
+
+    Returns
+    -------
+    numpy.dtype
+
+    Raises
+    ------
+    ValueError
+        ``dtype`` is not one of :data:`DTYPES`.
+
+    Notes
+    -----
+    ``ml_dtypes`` is imported on the first bfloat16 request, not with the package: its import
+    registers NumPy dtypes and takes about half a second, which every fresh server's first page
+    (and every page but Precision) would otherwise wait for.
+    Source: ``ml_dtypes`` (bfloat16, as in JAX and TensorFlow); NumPy for the others.
+    """
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {list(DTYPES)}, got {dtype!r}")
+    if dtype == "bfloat16":
+        import ml_dtypes
+
+        bfloat16: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
+        return bfloat16
+    return np.dtype(dtype)
+
+
 METHODS = ("one_pass", "two_pass", "welford")
 # Why a row has no usable output, in the order they are checked.
 STATUS_WORDS: dict[str, str] = {
@@ -148,8 +178,7 @@ def layer_norm_in_dtype(x: ArrayLike, *, dtype: str, method: str, eps: float = D
     negative variances and 0/0 are not errors here but the ``status`` of the row.
     Source: the one-pass formula as in Keras 3 / Flax (FRAMEWORKS.md); Welford (1962).
     """
-    if dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {list(DTYPES)}, got {dtype!r}")
+    dt = numpy_dtype(dtype)
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
     eps = check_eps(eps)
@@ -158,7 +187,6 @@ def layer_norm_in_dtype(x: ArrayLike, *, dtype: str, method: str, eps: float = D
         raise ValueError(f"x must be a vector (d,) or rows (m, d) with d >= 1, got shape {x64.shape}")
     if not np.all(np.isfinite(x64)):
         raise ValueError("x contains NaN or infinity; normalization needs finite numbers")
-    dt = np.dtype(DTYPES[dtype])
     d = x64.shape[-1]
     with np.errstate(all="ignore"):  # overflow, 0/0 and √(negative) are what this lab shows
         x_d = x64.astype(dt)  # (m, d): the input as the dtype stores it

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from layernorm.labs.precision import (
     METHODS,
     STATUS_WORDS,
     layer_norm_in_dtype,
+    numpy_dtype,
     offset_grid,
     precision_sweep,
 )
@@ -149,7 +152,7 @@ def test_welford_equals_two_pass_within_a_few_ulps(x: list[float], dtype: str) -
     two = layer_norm_in_dtype(x, dtype=dtype, method="two_pass")
     wel = layer_norm_in_dtype(x, dtype=dtype, method="welford")
     assume(two.status[0] == "ok" and wel.status[0] == "ok")
-    unit = float(ml_dtypes.finfo(DTYPES[dtype]).eps)
+    unit = float(ml_dtypes.finfo(numpy_dtype(dtype)).eps)
     d = len(x)
     scale = float(np.max(np.abs(two.x)))  # what the mean's rounding is relative to
     assert abs(wel.mu[0] - two.mu[0]) <= 2 * d * unit * scale
@@ -240,3 +243,32 @@ def test_one_pass_keeps_both_terms_of_the_difference() -> None:
     assert run.mu_sq[0] == float(np.float32(run.mu[0]) * np.float32(run.mu[0]))
     two = layer_norm_in_dtype([1.0, 2.0], dtype="float32", method="two_pass")
     assert np.isnan(two.mean_sq[0]) and np.isnan(two.mu_sq[0])
+
+
+def test_numpy_dtype_names_each_dtype_and_refuses_others() -> None:
+    assert [numpy_dtype(name) for name in DTYPES] == [
+        np.dtype(np.float16),
+        np.dtype(ml_dtypes.bfloat16),
+        np.dtype(np.float32),
+        np.dtype(np.float64),
+    ]
+    for bad in ("float8", "int8", "Float32", ""):
+        with pytest.raises(ValueError, match="dtype must be one of"):
+            numpy_dtype(bad)
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        layer_norm_in_dtype([1.0, 2.0], dtype="float128", method="two_pass")
+
+
+def test_importing_the_core_or_the_app_does_not_import_ml_dtypes() -> None:
+    """ml_dtypes takes about half a second to import: only a bfloat16 request may pay for it."""
+    root = Path(__file__).parents[2]
+    probe = (
+        "import sys, layernorm, ui.state, ui.controls, ui.presentation;"
+        "assert 'ml_dtypes' not in sys.modules, 'imported';"
+        "layernorm.layer_norm_in_dtype([1.0, 2.0], dtype='float16', method='welford');"
+        "assert 'ml_dtypes' not in sys.modules, 'imported by float16';"
+        "layernorm.layer_norm_in_dtype([1.0, 2.0], dtype='bfloat16', method='welford');"
+        "assert 'ml_dtypes' in sys.modules, 'bfloat16 without ml_dtypes'"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, timeout=99)
+    assert done.returncode == 0, done.stderr[-2000:]
