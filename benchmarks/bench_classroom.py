@@ -298,6 +298,9 @@ class Session:
         self.run_count = 0
         self.max_age = 2
         self.elements: list[tuple[list[int], str, Any, str]] = []
+        self.expanders: list[
+            tuple[Any, str]
+        ] = []  # the last run's expanders: (Block.Expandable, fragment_id)
         self.sent: list[str] = []  # the kinds of the last run's new elements, in order
         self.control: Control | None = None
         self.undecodable = 0
@@ -371,7 +374,7 @@ class Session:
         t0 = time.perf_counter()
         deadline = t0 + timeout
         exceptions: list[str] = []
-        self.elements, self.sent = [], []
+        self.elements, self.sent, self.expanders = [], [], []
         try:
             await self.ws.send(payload)
             while True:
@@ -410,6 +413,8 @@ class Session:
                     elif el_kind in ("slider", "number_input"):
                         path = list(msg.metadata.delta_path)
                         self.elements.append((path, el_kind, el, msg.delta.fragment_id))
+                elif kind == "delta" and msg.delta.add_block.WhichOneof("type") == "expandable":
+                    self.expanders.append((msg.delta.add_block.expandable, msg.delta.fragment_id))
                 elif kind == "navigation" and msg.navigation.page_script_hash:
                     # With st.navigation the page is this hash, not new_session's (the main script's):
                     # a full rerun sent with new_session's hash runs the default page (Home).
@@ -432,6 +437,13 @@ class Session:
                     self.unknown_types.add("(none)")
         except (TimeoutError, asyncio.CancelledError):
             return RunOutcome((time.perf_counter() - t0) * 1e3, False, exceptions, -1)
+
+    async def toggle(self, expander: Any, fragment_id: str, open_: bool, timeout: float) -> RunOutcome:
+        """Open or close an expander that tracks its state (``on_change`` set): the browser's click."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        ws = WidgetState(id=expander.id, bool_value=open_)
+        return await self._run(self._rerun_msg(ws, fragment_id=fragment_id), timeout)
 
     async def close(self) -> None:
         if self.ws is not None:

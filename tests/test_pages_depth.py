@@ -139,6 +139,9 @@ def test_learning_rate_page_default_sweep() -> None:
     assert hm["type"] == "heatmap" and hm["y"] == ["no normalization", "LayerNorm"]
     assert "✗" in hm["text"][0][-1]
     # the code shown is the code that trained: the sweep and the LayerNorm forward and backward it calls
+    assert not at.code  # the code box is closed, and a closed box holds no code
+    at.session_state["show_code"] = True  # the student opens it
+    at.run()
     shown = [c.value for c in at.code]
     assert [next((c for c in shown if f"def {f}(" in c), None) is not None for f in SWEEP_CODE] == [True] * 3
 

@@ -89,10 +89,25 @@ def _source(func: Callable[..., Any]) -> str:
 
 
 def show_source(*funcs: Callable[..., Any]) -> None:
-    """An expander with the source of the core functions that computed this page's numbers."""
-    with (
-        st.container(key="code_expander"),  # presentation mode folds it away (ui/presentation.py)
-        st.expander("The code behind these numbers (from `layernorm/`, the tested core)"),
-    ):
-        for func in funcs:
-            st.code(_source(func), language="python")
+    """An expander with the source of the core functions that computed this page's numbers.
+
+    The code is sent only while the expander is open (``on_change="rerun"`` tells the server):
+    highlighting it took the browser about 150 ms of every page load, for a box few students open.
+    The box is a fragment, so opening or closing it reruns the box only. ``st.session_state
+    ["show_code"]`` is its open state.
+    """
+
+    @st.fragment
+    def box() -> None:
+        with st.container(key="code_expander"):  # presentation mode folds it away (ui/presentation.py)
+            shown = st.expander(
+                "The code behind these numbers (from `layernorm/`, the tested core)",
+                key="show_code",
+                on_change="rerun",
+            )
+            with shown:
+                if shown.open:
+                    for func in funcs:
+                        st.code(_source(func), language="python")
+
+    box()

@@ -6,8 +6,9 @@ never change with those controls, so they are drawn outside the fragment: the re
 them (a class of students moving sliders would make the server build and send them every time).
 
 Each test opens a page as the browser does (the websocket protocol of ``benchmarks/bench_classroom.py``,
-no Chromium), checks that the first run drew the code, then moves the page's first slider that
-lives in a fragment and checks what that rerun sent.
+no Chromium), checks that the first run drew no code (the code box is closed, and a closed box sends
+none), opens the code box and checks that the code came, then moves the page's first slider that lives
+in a fragment and checks what that rerun sent.
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ PAGES = [
 ]
 
 
-async def _open_and_move(base: str, page: str) -> tuple[list[str], list[str], str]:
-    """(element kinds of the first run, of the rerun after one move, the moved control)."""
+async def _open_and_move(base: str, page: str) -> tuple[list[str], list[str], list[str], str]:
+    """(element kinds of the first run, of the run that opened the code box, of the rerun after one
+    move, the moved control)."""
     s = Session(base, page)
     try:
         await s.connect()
@@ -45,16 +47,21 @@ async def _open_and_move(base: str, page: str) -> tuple[list[str], list[str], st
         assert first.finished and not first.exceptions, (page, first)
         control = pick_control(s.elements, in_fragment=True)
         assert control is not None, f"{page}: no slider inside a fragment"
-        s.control = control
         loaded = s.sent
+        code_box = [(e, f) for e, f in s.expanders if e.label.startswith("The code behind these numbers")]
+        assert len(code_box) == 1, (page, [e.label for e, _ in s.expanders])
+        opened = await s.toggle(*code_box[0], True, 120)
+        assert opened.finished and not opened.exceptions, (page, opened)
+        with_code = s.sent
+        s.control = control
         moved = await s.move(1, 120)
         assert moved.finished and not moved.exceptions, (page, moved)
-        return loaded, s.sent, control.describe()
+        return loaded, with_code, s.sent, control.describe()
     finally:
         await s.close()
 
 
-def _run(base: str, page: str) -> tuple[list[str], list[str], str]:
+def _run(base: str, page: str) -> tuple[list[str], list[str], list[str], str]:
     """:func:`_open_and_move` on a thread of its own: Playwright's sync API (the browser tests of this
     process) keeps an event loop on the main thread, where ``asyncio.run`` may not start another."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
@@ -63,8 +70,10 @@ def _run(base: str, page: str) -> tuple[list[str], list[str], str]:
 
 @pytest.mark.parametrize("page", PAGES)
 def test_a_page_controls_rerun_sends_no_notes_question_or_code(server: str, page: str) -> None:
-    loaded, rerun, control = _run(server, page)
-    assert "code" in loaded, f"{page}: the first run drew no code, so this test would prove nothing"
+    loaded, with_code, rerun, control = _run(server, page)
+    assert "code" not in loaded, f"{page}: the closed code box sent its code: {loaded}"
+    assert with_code.count("code") >= 1, f"{page}: opening the code box drew no code: {with_code}"
+    assert set(with_code) == {"code"}, f"{page}: opening the code box reran more than the box: {with_code}"
     assert rerun, f"{page}: moving {control} sent nothing"
     assert "code" not in rerun, f"{page}: moving {control} sent the source code again: {rerun}"
     assert "button" not in rerun or page == "/train_vs_inference", (page, rerun)  # the question's button
@@ -92,4 +101,28 @@ def test_answering_the_question_does_not_cut_short_an_auto_run(lab: Lab) -> None
     _question(lab).get_by_role("button", name="Reveal").click()
     expect(_question(lab).get_by_text("Right: LayerNorm.", exact=False)).to_be_visible()
     expect(lab.metric("batches seen")).to_have_text("200")
+    lab.assert_clean()
+
+
+# --- the code box: closed, it holds no code; a click opens it and reruns only the box ---------------
+
+
+def test_opening_the_code_box_shows_the_code_and_keeps_the_page(lab: Lab) -> None:
+    lab.open(page_by_url("/mean"))
+    thumb = lab.slider("Add the same number c")
+    before = lab.metric("μ (mean)").inner_text()
+    thumb.focus()
+    thumb.press("ArrowRight")
+    expect(lab.metric("μ (mean)")).not_to_have_text(before)
+    lab.wait_idle()
+    moved = thumb.get_attribute("aria-valuetext")
+    mu = lab.metric("μ (mean)").inner_text()
+    code = lab.page.locator('[data-testid="stCode"]')
+    expect(code).to_have_count(0)  # closed: nothing was sent, nothing highlighted
+    lab.page.get_by_text("The code behind these numbers").click()
+    expect(code.first).to_contain_text("def mean(")
+    expect(code).to_have_count(2)  # ln.mean and the row helper it calls
+    assert thumb.get_attribute("aria-valuetext") == moved and lab.metric("μ (mean)").inner_text() == mu
+    lab.page.get_by_text("The code behind these numbers").click()  # and closed again
+    expect(code).to_have_count(0)
     lab.assert_clean()
