@@ -85,6 +85,67 @@ def test_offset_1e8_in_every_dtype(dtype: str) -> None:
         assert "undefined" in _live_tex(at)
 
 
+def _verdict(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if "at this offset:" in m.value)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "typed", "offset"),
+    [
+        ("bfloat16", "3e38, -3e38", 1e4),  # found in the browser: each overflow's reason was printed twice
+        ("float16", "70000, 1", 0.0),
+        ("float16", "1, 2, 3, 4", 1e8),
+        ("float32", "40000, 40001, 40002, 40003", 0.0),  # negative variance: a number and its reason
+    ],
+)
+def test_each_method_states_its_failure_once(dtype: str, typed: str, offset: float) -> None:
+    at = _typed(_open(), typed)
+    ok(at.select_slider(key="prec_offset").set_value(offset).run())
+    ok(at.radio(key="prec_dtype").set_value(dtype).run())
+    x = ln.parse_vector_text(typed) + offset
+    sentence = _verdict(at)
+    clauses = sentence.split(" at this offset: ", 1)[1].split(". Exact:", 1)[0].split("; ")
+    runs = {m: ln.layer_norm_in_dtype(x, dtype=dtype, method=m, eps=1e-5) for m in P.METHODS}
+    statuses = {m: str(r.status[0]) for m, r in runs.items()}
+    overflow = ("input_overflow", "sum_overflow", "square_overflow")
+    if len(set(statuses.values())) == 1 and statuses["welford"] in overflow:
+        assert clauses == [f"every method: {P.STATUS_WORDS[statuses['welford']]}"]
+    else:
+        assert len(clauses) == 3
+        for clause, (m, name) in zip(
+            clauses, (("one_pass", "one-pass"), ("two_pass", "two-pass"), ("welford", "Welford")), strict=True
+        ):
+            status = statuses[m]
+            assert clause.startswith(f"{name}: ")
+            if status == "ok":
+                assert clause.startswith(f"{name}: σ² = ") and "—" not in clause
+            elif status in overflow:
+                assert clause == f"{name}: {P.STATUS_WORDS[status]}"  # the reason once, no number
+            else:
+                assert clause.startswith(f"{name}: σ² = ") and clause.endswith(f" — {P.STATUS_WORDS[status]}")
+                assert clause.count(P.STATUS_WORDS[status]) == 1
+    assert any(s != "ok" for s in statuses.values())  # each case shows at least one failure
+    assert len(_live_tex(at)) < 200  # one line that fits: the reasons are in the sentence
+
+
+def test_rounded_input_with_an_exact_output_says_so_plainly() -> None:
+    at = _typed(_open(), "3e38, -3e38")  # ±3e38 round alike in bfloat16: x̂ is still exactly ±1
+    ok(at.select_slider(key="prec_offset").set_value(0.0).run())
+    column = {dt: row["input after rounding"] for dt, row in _table(at).items()}
+    now = ln.precision_sweep(ln.parse_vector_text("3e38, -3e38"), [0.0], eps=1e-5)
+    for dt in P.DTYPES:
+        changed, err = bool(now.input_changed[dt][0]), float(now.input_error[dt][0])
+        if np.isnan(err):
+            assert column[dt] == "overflows to ∞"
+        elif not changed:
+            assert column[dt] == "unchanged"
+        elif err == 0:
+            assert column[dt] == "changed, x̂ still exact"
+        else:
+            assert column[dt] == "changed: x̂ error " + fmt_error(err)
+    assert column["bfloat16"] == "changed, x̂ still exact" and column["float64"] == "unchanged"
+
+
 @pytest.mark.parametrize("text", ["3, 3, 3, 3", "1, 2", "250, 251, 252", "0.001, 0.002"])
 @pytest.mark.parametrize("eps", [1e-12, 1.0])
 def test_extreme_vectors_and_eps_ends(text: str, eps: float) -> None:
