@@ -7,6 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from ui.heap import freeze_imports
+from ui.history import keep_pages_in_history
 from ui.plot import prepare_static
 from ui.presentation import presentation_toggle
 from ui.state import say_unread_link_keys, sidebar
@@ -60,5 +61,6 @@ own_data = {
 titles = {p.url_path: p.title for section in pages.values() for p in section}
 sidebar(own_data=nav.url_path in own_data, page=nav.url_path, titles=titles)
 presentation_toggle()
+keep_pages_in_history()  # Back returns to the previous page with its values (ui/history.py)
 nav.run()
 say_unread_link_keys(nav.url_path, where=st.sidebar)  # a link's keys for controls this view never drew

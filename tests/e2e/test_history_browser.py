@@ -1,0 +1,84 @@
+"""Back and Forward across page switches keep each page's controls (ui/history.py), in Chromium.
+
+A browser QA pass found Back after a sidebar page switch landing on the old page *without* its URL
+parameters, so its controls fell back to their defaults and the student's values were gone for the
+rest of the session. Streamlit writes the server's change of the query (the old page's parameters
+dropped) as a new history entry on the old path just before the new page's entry.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+import layernorm as ln
+from e2e.support import Lab, page_by_url, query
+from ui.text import digits_to_separate, fmt, rounding_noise
+
+pytestmark = pytest.mark.browser
+
+PRESET = {"src": "Random preset", "preset": "standard normal", "d": 8, "seed": 0}
+
+
+def _mu_text(shift: float) -> str:
+    v = ln.make_preset("standard normal", 8, 0) + shift
+    return fmt(float(v.mean()), digits_to_separate([v.mean()], against=v, same_within=rounding_noise(v)))
+
+
+def _history_length(lab: Lab) -> int:
+    return int(lab.page.evaluate("history.length"))
+
+
+def test_back_returns_to_the_previous_page_with_its_values(lab: Lab) -> None:
+    mean, variance = page_by_url("/mean"), page_by_url("/variance")
+    lab.open(mean, query(**PRESET))
+    thumb = lab.slider("Add the same number c")
+    thumb.focus()
+    for _ in range(4):
+        thumb.press("ArrowRight")  # 0 -> 2 (step 0.5), as a student moves it
+    expect(thumb).to_have_attribute("aria-valuetext", "2.00")
+    expect(lab.metric("μ (mean)")).to_have_text(_mu_text(2.0))
+    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=2"))
+    lab.wait_idle()
+    entries = _history_length(lab)
+
+    lab.nav_to(variance)
+    assert _history_length(lab) == entries + 1  # one page switch, one entry (was two)
+    lab.page.go_back()
+    lab.wait_for(mean)
+    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=2"))
+    expect(lab.slider("Add the same number c")).to_have_attribute("aria-valuetext", "2.00")
+    expect(lab.metric("μ (mean)")).to_have_text(_mu_text(2.0))
+
+    lab.page.go_forward()
+    lab.wait_for(variance)
+    lab.nav_to(mean)  # and the sidebar's way back still finds the value
+    expect(lab.slider("Add the same number c")).to_have_attribute("aria-valuetext", "2.00")
+    expect(lab.metric("μ (mean)")).to_have_text(_mu_text(2.0))
+    lab.assert_clean()
+
+
+def test_back_keeps_a_radio_and_a_select_slider(lab: Lab) -> None:
+    precision, mean = page_by_url("/precision"), page_by_url("/mean")
+    lab.open(precision, query(**PRESET))
+    main = lab.page.locator('[data-testid="stMain"]')
+    main.locator('[data-testid="stRadio"] label').filter(has_text=re.compile(r"^bfloat16$")).click()
+    expect(lab.page).to_have_url(re.compile(r"prec_dtype=bfloat16"))
+    offset = lab.slider("Offset added to every feature")
+    offset.focus()
+    offset.press("End")  # the largest offset, 1e8
+    expect(lab.page).to_have_url(re.compile(r"prec_offset=1e\+?0?8"))
+    expect(main.get_by_text("In bfloat16 at this offset", exact=False)).to_be_visible()
+    lab.wait_idle()
+    shown = offset.get_attribute("aria-valuetext")
+
+    lab.nav_to(mean)
+    lab.page.go_back()
+    lab.wait_for(precision)
+    expect(lab.page).to_have_url(re.compile(r"prec_dtype=bfloat16"))
+    expect(lab.slider("Offset added to every feature")).to_have_attribute("aria-valuetext", shown or "")
+    expect(main.locator('[data-testid="stRadio"] label:has(input:checked)')).to_have_text("bfloat16")
+    expect(main.get_by_text("In bfloat16 at this offset", exact=False)).to_be_visible()
+    lab.assert_clean()

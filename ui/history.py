@@ -1,0 +1,76 @@
+"""Browser history that Back can trust: a page switch keeps the old page's address whole.
+
+Streamlit 1.67's frontend writes the address bar in two ways. A control the student moves updates
+its URL parameter with ``history.replaceState`` (no new entry). A query the *server* changes (a
+page switch drops the old page's ``bind="query-params"`` parameters; a link is made canonical)
+arrives as a ``page_info_changed`` message, written with ``history.pushState`` on the path the
+browser is still on. On a page switch that message comes about 50 ms before the new page's own
+``pushState``, so the history reads ``/mean?mean_shift=3``, ``/mean``, ``/variance`` (measured in
+Chromium). Back then lands on ``/mean`` without its parameter, and since a link without a parameter
+means that control's default, the student's value was lost (found by a browser QA pass).
+
+The script below (a hidden ``st.components.v2`` component, drawn by ``app.py`` on every page) wraps
+the two calls once per tab:
+
+- a ``pushState`` on the same path as the page shown becomes a ``replaceState``: the server
+  changed this page's query, which is no new place to go back to;
+- a ``pushState`` to another path that follows such a change within 2 s, with no other history
+  call between, first puts the old page's entry back to the address it had before the change
+  (``/mean?mean_shift=3``), then adds the new page.
+
+Every other call goes through unchanged. ``tests/e2e/test_history_browser.py`` checks Back and
+Forward across page switches in Chromium.
+
+Not covered: a link opened fresh whose text the lab rewrites (``?mean_shift=2.50`` becomes
+``?mean_shift=2.5``) is rewritten on the session's first run, before this script has run, so the
+raw link stays one entry back, as before.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+KEY = "lab_history"
+_KEEP_PAGES = """
+export default function () {
+  if (history.labKeepsPages) return;  // once per tab: the wrappers outlive every rerun
+  history.labKeepsPages = true;
+  const push = history.pushState.bind(history);
+  const replace = history.replaceState.bind(history);
+  let before = null;  // {href, at}: this page's address before the server changed its query
+  history.pushState = function (state, unused, url) {
+    const next = new URL(url ?? location.href, location.href);
+    if (next.pathname === location.pathname) {
+      before = {href: location.href, at: performance.now()};
+      return replace(state, unused, url);
+    }
+    if (before && performance.now() - before.at < 2000) {
+      replace(history.state, "", before.href);  // the old page keeps its whole address for Back
+    }
+    before = null;
+    return push(state, unused, url);
+  };
+  history.replaceState = function (state, unused, url) {
+    before = null;
+    return replace(state, unused, url);
+  };
+}
+"""
+_keep_pages = st.components.v2.component(
+    "lab_history",
+    html=f"<style>.st-key-{KEY} {{display: none;}}</style>",  # draws nothing, takes no space
+    js=_KEEP_PAGES,
+    isolate_styles=False,  # the style must reach the element's own container
+)
+
+
+def keep_pages_in_history() -> None:
+    """Make the browser's Back return to the previous page with its controls' values.
+
+    Call it on every run of every page (``app.py`` does, before the page). It draws nothing.
+
+    Source: the history calls of Streamlit 1.67's frontend (``handlePageInfoChanged`` pushes the
+    server's query change on the current path before the page switch pushes the new path), as
+    described in the module's docstring.
+    """
+    _keep_pages(key=KEY)
