@@ -41,6 +41,11 @@ connect spread over ``--ramp`` seconds, then each loops for ``--duration`` secon
 away), time from sending the BackMsg to that run's ``script_finished``. Server CPU (user + system, psutil)
 and RSS are sampled during the loops, RSS again ``--after`` seconds after every session closed.
 
+``--same-server`` keeps one server per app for every N in turn instead, so ``--ns 100,100,100`` shows
+whether memory stays flat from one class to the next. Streamlit keeps a closed session's state for
+``server.disconnectedSessionTTL`` (120 s by default) in case its browser reconnects: use ``--after 150``
+to see memory once they are gone. The server-log column then counts the whole log so far.
+
 Prints tables; asserts nothing. The servers are always stopped (also on SIGTERM).
 """
 
@@ -650,29 +655,39 @@ def print_table(title: str, rows: list[Row]) -> None:
 ARGS_AFTER = 10.0
 
 
+def new_server(name: str, log: Path, tmp: Path) -> contextlib.AbstractContextManager[tuple[Any, str]]:
+    """A fresh server for the lab (``app.py``) or the trivial app, logging to ``log``."""
+    if name == "lab":
+        return streamlit_server(log)
+    script = tmp / "trivial_app.py"
+    script.write_text(TRIVIAL_PAGE)
+    return streamlit_server(log, script=script)
+
+
 def run_app(name: str, page: str, args: argparse.Namespace, tmp: Path) -> tuple[list[Row], str | None]:
     rows: list[Row] = []
     breaking: str | None = None
-    for n in args.ns:
-        log = tmp / f"{name}_{n}.log"
-        t0 = time.perf_counter()
-        if name == "lab":
-            server = streamlit_server(log)
-        else:
-            script = tmp / "trivial_app.py"
-            script.write_text(TRIVIAL_PAGE)
-            server = streamlit_server(log, script=script)
-        with server as (proc, url):
-            row = asyncio.run(measure(proc, url, page, n, args))
-        row.log_count, row.log_first = log_problems(log)
-        rows.append(row)
-        print(f"  · {name} N={n}: {fmt_row(row)}   [{time.perf_counter() - t0:.0f} s]", flush=True)
-        if breaking is None and row.pct(0.95) > args.limit_ms:
-            breaking = str(n)
-        elif breaking is None and row.sessions_ok < n / 2:
-            breaking = f"{n} (only {row.sessions_ok} sessions loaded)"
-        if breaking is not None and not args.keep_going:
-            break
+    with contextlib.ExitStack() as keep:
+        served: tuple[Any, str] | None = None  # --same-server: one server for every N, in order
+        for n in args.ns:
+            log = tmp / (f"{name}_all.log" if args.same_server else f"{name}_{n}.log")
+            t0 = time.perf_counter()
+            if args.same_server:
+                if served is None:
+                    served = keep.enter_context(new_server(name, log, tmp))
+                row = asyncio.run(measure(served[0], served[1], page, n, args))
+            else:
+                with new_server(name, log, tmp) as (proc, url):
+                    row = asyncio.run(measure(proc, url, page, n, args))
+            row.log_count, row.log_first = log_problems(log)
+            rows.append(row)
+            print(f"  · {name} N={n}: {fmt_row(row)}   [{time.perf_counter() - t0:.0f} s]", flush=True)
+            if breaking is None and row.pct(0.95) > args.limit_ms:
+                breaking = str(n)
+            elif breaking is None and row.sessions_ok < n / 2:
+                breaking = f"{n} (only {row.sessions_ok} sessions loaded)"
+            if breaking is not None and not args.keep_going:
+                break
     return rows, breaking
 
 
@@ -695,6 +710,12 @@ def main() -> None:
     parser.add_argument("--limit-ms", type=float, default=1000.0, help="stop once rerun p95 passes it (1000)")
     parser.add_argument("--keep-going", action="store_true", help="measure every N, past the breaking one")
     parser.add_argument("--seed", type=int, default=0, help="think-time seed (0)")
+    parser.add_argument(
+        "--same-server",
+        action="store_true",
+        help="one server per app for every N in turn (e.g. --ns 100,100,100: does memory stay flat "
+        "from one class to the next?); default a fresh server per N",
+    )
     args = parser.parse_args()
     args.ns = [int(x) for x in args.ns.split(",") if x.strip()]
     ARGS_AFTER = args.after
@@ -734,7 +755,8 @@ def main() -> None:
         "Columns: ok = sessions that loaded; reruns = finished reruns in the window, /s per second; "
         "median/p95/max = BackMsg sent → script_finished (cut = runs cut off at the end, counted with their "
         "time so far); CPU % = server user+system CPU over the window, of one core; CPU s/rerun = that CPU "
-        "/ reruns; RSS: idle server, all sessions loaded, peak during the moves, after; load p95 = page "
+        "/ reruns; RSS: idle server (--same-server: before this N), all sessions loaded, peak during the "
+        "moves, after; load p95 = page "
         "open → first script_finished; client = this process's CPU %; errs = exceptions, timeouts, "
         "failed connects."
     )
