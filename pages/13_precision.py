@@ -18,11 +18,12 @@ OFFSETS = [0.0] + [float(f"{m}e{k}") for k in range(0, 8) for m in (1, 2, 5)] + 
 METHOD_NAMES = {"one_pass": "one-pass", "two_pass": "two-pass", "welford": "Welford"}
 SWEEP = P.offset_grid()  # 1 … 1e8, 8 points per decade
 DIGITS = {"float16": 4, "bfloat16": 3, "float32": 9, "float64": 17}  # enough to see the dtype's own rounding
-OVERFLOWS = ("input_overflow", "sum_overflow", "square_overflow")  # statuses with no σ² at all
 SHORT = {
     "input_overflow": "✕ input overflows",
     "sum_overflow": "✕ sum overflows",
-    "square_overflow": "✕ squares overflow",
+    "step_overflow": "✕ a step x − μ overflows",
+    "deviation_overflow": "✕ x − μ overflows",
+    "square_overflow": "✕ sum of squares overflows",
     "negative_variance": "✕ σ² < 0, so NaN",
     "zero_divisor": "✕ 0/0, so NaN",
     "not_finite": "✕ not finite",
@@ -104,7 +105,7 @@ def offset_section(lab: LabInput) -> None:
     one = runs["one_pass"]
     shown = [float(one.mean_sq[0]), float(one.mu_sq[0]), float(one.var[0]), exact_var]
     n = digits_to_separate(shown, DIGITS[dtype])
-    if one.status[0] != "ok" and one.status[0] != "negative_variance":
+    if not np.isfinite(one.var[0]):
         one_tex = r"\text{undefined}"  # the reason is in the sentence below (a long line would be cut off)
     else:
         one_tex = rf"{tex_num(shown[0], n)} - {tex_num(shown[1], n)} = {tex_num(shown[2], n)}"
@@ -116,7 +117,7 @@ def offset_section(lab: LabInput) -> None:
     for m in P.METHODS:
         r = runs[m]
         status = str(r.status[0])
-        if status in OVERFLOWS:  # no σ² to show: the reason alone
+        if not np.isfinite(r.var[0]):  # no σ² to show: the reason alone
             verdicts.append(f"{METHOD_NAMES[m]}: {P.STATUS_WORDS[status]}")
         else:
             verdicts.append(
@@ -124,7 +125,8 @@ def offset_section(lab: LabInput) -> None:
                 + ("" if status == "ok" else f" — {P.STATUS_WORDS[status]}")
             )
     statuses = {str(r.status[0]) for r in runs.values()}
-    if len(statuses) == 1 and statuses <= set(OVERFLOWS):  # the same reason three times: say it once
+    no_var = not any(np.isfinite(r.var[0]) for r in runs.values())
+    if len(statuses) == 1 and no_var:  # the same reason three times and no σ² at all: say it once
         verdicts = [f"every method: {P.STATUS_WORDS[statuses.pop()]}"]
     st.markdown(
         f"In **{dtype}** at this offset: " + "; ".join(verdicts) + f". Exact: σ² = {fmt(exact_var, n)}."

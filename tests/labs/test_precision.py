@@ -92,6 +92,65 @@ def test_float16_squares_overflow_above_256() -> None:
     assert layer_norm_in_dtype([300.0, 301.5], dtype="float16", method="welford").status.tolist() == ["ok"]
 
 
+@pytest.mark.parametrize(
+    ("x", "dtype", "expected"),
+    [
+        # float16 holds ±60000 (max 65504), but their difference 120000 it cannot
+        ([-60000.0, 60000.0], "float16", {"one_pass": "square_overflow", "two_pass": "square_overflow",
+                                          "welford": "step_overflow"}),
+        # μ = 20000 is fine; x − μ = −80000 is not, before any square is taken
+        ([-60000.0, 60000.0, 60000.0], "float16", {"one_pass": "square_overflow",
+                                                   "two_pass": "deviation_overflow",
+                                                   "welford": "step_overflow"}),
+        ([3e38, -3e38], "bfloat16", {"one_pass": "square_overflow", "two_pass": "square_overflow",
+                                     "welford": "step_overflow"}),
+        ([70000.0, 1.0], "float16", dict.fromkeys(METHODS, "input_overflow")),
+    ],
+)  # fmt: skip
+def test_an_overflow_is_named_where_that_method_meets_it(
+    x: list[float], dtype: str, expected: dict[str, str]
+) -> None:
+    """Welford never sums the features, so its μ can only overflow in a step x_k − μ (found by a
+    browser QA pass: it read "the sum of the features overflows"); two-pass meets x − μ before its squares."""
+    got = {m: str(layer_norm_in_dtype(x, dtype=dtype, method=m).status[0]) for m in METHODS}
+    assert got == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.floats(-7e4, 7e4), min_size=1, max_size=6)  # float16's range (65504)
+    | st.lists(st.floats(-4e38, 4e38), min_size=1, max_size=6),  # bfloat16's and float32's
+    st.sampled_from(["float16", "bfloat16", "float32"]),
+    st.sampled_from(METHODS),
+)
+def test_every_failure_reason_is_true_of_the_row(x: list[float], dtype: str, method: str) -> None:
+    """The status names something that really happened, checked on the scalar loop's own numbers."""
+    run = layer_norm_in_dtype(x, dtype=dtype, method=method)
+    status = str(run.status[0])
+    t = SCALAR[dtype]
+    with np.errstate(all="ignore"):
+        xs = [t(v) for v in x]
+        mu, var, x_hat = _loop_reference(x, dtype, method, 1e-5)
+        deviation = [float(t(v - t(mu))) for v in xs]
+    finite = math.isfinite
+    # ok means a finite output; the reverse need not hold: σ² = ∞ gives x̂ = 0 everywhere, finite but wrong
+    assert (status == "ok") <= all(finite(v) for v in x_hat)
+    usable = finite(mu) and finite(var) and var + float(t(1e-5)) > 0 and all(map(finite, x_hat))
+    assert (status == "ok") == usable
+    assert ("sum_overflow" == status) <= (method != "welford" and not finite(mu))
+    assert ("step_overflow" == status) <= (method == "welford" and not finite(mu))
+    if status == "input_overflow":
+        assert not all(finite(float(v)) for v in xs)
+    elif status == "deviation_overflow":
+        assert finite(mu) and not all(finite(v) for v in deviation)
+    elif status == "square_overflow":
+        assert finite(mu) and not finite(var)
+    elif status == "negative_variance":
+        assert var + float(t(1e-5)) < 0
+    elif status in ("zero_divisor", "not_finite"):
+        assert finite(var)
+
+
 def test_bfloat16_rounds_the_input_itself() -> None:
     x = [1000.3, 1000.1, 999.8, 1000.05]
     run = layer_norm_in_dtype(x, dtype="bfloat16", method="two_pass")
