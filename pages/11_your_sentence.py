@@ -17,7 +17,7 @@ from layernorm.data.weights import (
 from layernorm.labs import bert
 from ui import charts_live, controls, page, plot
 from ui.state import recording
-from ui.text import fmt
+from ui.text import fmt, plain
 
 KINDS = {
     "layer": "The model's own LayerNorm",
@@ -91,11 +91,35 @@ with st.container(border=True):
         f"At most {MAX_WORD_PIECES} word-pieces per sentence ([CLS] and [SEP] included); longer text is cut."
     )
 
+
+def unknown_note(number: int, words: list[str], longest: int) -> str:
+    """Why sentence ``number``'s ``[UNK]`` pieces (``words``: the text behind each) are unknown."""
+    spelled = [w for w in words if len(w) <= longest]
+    long = len(words) - len(spelled)
+    reasons = []
+    if spelled:
+        reasons.append(
+            f"{len(spelled)} piece(s) became [UNK] ({plain(' '.join(spelled), 40)}): characters (emoji, some "
+            "scripts) the model's English vocabulary cannot spell"
+        )
+    if long:
+        reasons.append(
+            f"{long} word(s) longer than {longest} characters became [UNK] whole: WordPiece does not split "
+            "words that long"
+        )
+    return f"Sentence {number}: " + "; ".join(reasons) + ". They still pass through every LayerNorm."
+
+
 if live:
     sentences = tuple(t.strip() for t in (text1, text2) if t.strip())
     if not sentences:
         st.info("Type a sentence above; meanwhile the page shows the default one.", icon=":material/edit:")
         sentences = (DEFAULT_1,)
+    elif not text1.strip():
+        st.info(
+            "The first box is empty, so the page follows only the second sentence: it is sentence 1 below.",
+            icon=":material/edit:",
+        )
     batch, base = run(sentences, bert.Intervention())
     for i in range(len(sentences)):
         if batch.truncated[i]:
@@ -105,11 +129,8 @@ if live:
                 icon=":material/content_cut:",
             )
         if batch.unknown[i]:
-            st.info(
-                f"Sentence {i + 1}: {batch.unknown[i]} piece(s) became [UNK] — characters (emoji, some scripts) "
-                "the model's English vocabulary cannot spell. They still pass through every LayerNorm.",
-                icon=":material/help:",
-            )
+            longest = int(model()[1].model.max_input_chars_per_word)  # type: ignore[attr-defined]
+            st.info(unknown_note(i + 1, batch.unknown_words[i], longest), icon=":material/help:")
     pieces = batch.tokens
 else:
     rec = recording()
@@ -120,6 +141,8 @@ else:
 
 def _pick(label: str, names: list[str], key: str, where: DeltaGenerator) -> int:
     """A selectbox over positions shown by ``names``; a remembered position past the end moves to the last."""
+    if isinstance(st.session_state.get(key), int) and st.session_state[key] >= len(names):
+        st.session_state[key] = len(names) - 1
     picked = controls.choice(
         "selectbox", label, list(range(len(names))), format_func=names.__getitem__, key=key, where=where
     )

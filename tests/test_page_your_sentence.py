@@ -94,7 +94,14 @@ def test_one_site_eps_and_unit_affine_run(at: AppTest) -> None:
 @pytest.mark.parametrize(
     ("text", "says"),
     [
-        ("🙂🙂 hello", "became [UNK]"),
+        ("🙂🙂 hello", "Sentence 1: 1 piece(s) became [UNK] (🙂🙂): characters (emoji"),
+        # found by a browser QA pass: a 2000-letter word's [UNK] was blamed on emoji
+        (
+            "a" * 150 + " and 🙂",
+            "1 piece(s) became [UNK] (🙂): characters (emoji, some scripts) the model's English vocabulary "
+            "cannot spell; 1 word(s) longer than 100 characters became [UNK] whole",
+        ),
+        ("x" * 2000, "Sentence 1: 1 word(s) longer than 100 characters became [UNK] whole: WordPiece does"),
         ("word " * 300, "word-pieces; the model reads the first 127"),
         ("   ", "Type a sentence above"),
     ],
@@ -106,6 +113,16 @@ def test_odd_text_is_explained_in_words(at: AppTest, text: str, says: str) -> No
     assert not at.exception
     messages = [m.body for m in (*at.info, *at.warning)]
     assert any(says in m for m in messages), messages
+
+
+def test_an_empty_first_box_says_the_second_sentence_is_sentence_1(at: AppTest) -> None:
+    """Found by a browser QA pass: the picker silently listed the second box's text as sentence 1."""
+    at.text_input(key="ys_text1").set_value("  ").run()
+    assert not at.exception
+    assert any("The first box is empty" in m.body for m in at.info)
+    assert at.selectbox(key="ys_sentence").options == [f"1: {DEFAULT_2}"]
+    at.text_input(key="ys_text1").set_value("Hello there.").run()
+    assert not any("The first box is empty" in m.body for m in at.info)
 
 
 def test_without_the_weights_the_page_explains_and_uses_the_recording(

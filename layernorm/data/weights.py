@@ -132,6 +132,10 @@ class Tokenized:
         Whether a sentence was cut to :data:`MAX_WORD_PIECES`.
     lengths : list of int
         Word-pieces of each sentence before any cut ([CLS] and [SEP] included).
+    unknown_words : list of list of str
+        The text behind each ``[UNK]`` piece of each sentence, in order (kept pieces only):
+        a character the vocabulary cannot spell, or a whole word longer than the tokenizer's
+        ``max_input_chars_per_word`` (100 for this model), which WordPiece does not split.
 
     Notes
     -----
@@ -143,11 +147,12 @@ class Tokenized:
     tokens: list[list[str]]
     truncated: list[bool]
     lengths: list[int]
+    unknown_words: list[list[str]]
 
     @property
     def unknown(self) -> list[int]:
-        """How many ``[UNK]`` pieces each sentence has (characters the vocabulary cannot spell)."""
-        return [row.count("[UNK]") for row in self.tokens]
+        """How many ``[UNK]`` pieces each sentence has (see ``unknown_words`` for why)."""
+        return [len(words) for words in self.unknown_words]
 
 
 def model_dir() -> Path:
@@ -313,18 +318,28 @@ def tokenize(tokenizer: Any, sentences: list[str], *, max_pieces: int = MAX_WORD
     pieces: list[list[str]] = []
     cut: list[bool] = []
     lengths: list[int] = []
-    for enc in encodings:
-        row, toks = list(enc.ids), list(enc.tokens)
+    unknown_words: list[list[str]] = []
+    for text, enc in zip(sentences, encodings, strict=True):
+        row, toks, spans = list(enc.ids), list(enc.tokens), list(enc.offsets)
         lengths.append(len(row))
         cut.append(len(row) > max_pieces)
         if len(row) > max_pieces:
             row, toks = row[: max_pieces - 1] + row[-1:], toks[: max_pieces - 1] + toks[-1:]
+            spans = spans[: max_pieces - 1] + spans[-1:]
         ids.append(row)
         pieces.append(toks)
+        unknown_words.append([text[a:b] for tok, (a, b) in zip(toks, spans, strict=True) if tok == "[UNK]"])
     t = max(len(r) for r in ids)
     input_ids = np.zeros((len(ids), t), dtype=np.int64)  # [PAD] has id 0
     mask = np.zeros((len(ids), t), dtype=np.int8)
     for i, row in enumerate(ids):
         input_ids[i, : len(row)] = row
         mask[i, : len(row)] = 1
-    return Tokenized(input_ids=input_ids, attention_mask=mask, tokens=pieces, truncated=cut, lengths=lengths)
+    return Tokenized(
+        input_ids=input_ids,
+        attention_mask=mask,
+        tokens=pieces,
+        truncated=cut,
+        lengths=lengths,
+        unknown_words=unknown_words,
+    )

@@ -182,6 +182,15 @@ def test_tokenize_limits_and_pads(tokenizer) -> None:  # type: ignore[no-untyped
     assert empty.tokens == [["[CLS]", "[SEP]"]]
 
 
+def test_tokenize_keeps_the_text_behind_each_unknown_piece(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    long = "x" * 101  # one past max_input_chars_per_word: WordPiece gives the whole word up
+    batch = tokenize(tokenizer, ["café 🙂 and ☃☃ " + long + " end", "plain words", "word " * 200 + "🙂"])
+    assert batch.unknown_words == [["🙂", "☃☃", long], [], []]  # the third's 🙂 was cut with its tail
+    assert batch.unknown == [3, 0, 0]
+    assert batch.tokens[0].count("[UNK]") == 3
+    assert tokenize(tokenizer, ["x" * 100]).unknown == [0]  # 100 characters still get word-pieces
+
+
 def test_gelu_is_the_exact_erf_form() -> None:
     x = np.array([-3.0, -1.0, 0.0, 0.5, 2.0], dtype=np.float32)
     expected = [-0.0040496, -0.15865525, 0.0, 0.34573123, 1.95449974]  # x * Phi(x), Phi the normal CDF
