@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from ui import links
-from ui.state import link_control
+from ui.state import link_control, redraw_when_relabelled
 
 T = TypeVar("T")
 
@@ -176,6 +176,7 @@ def select_slider(
     what = name or label
     spec: links.Choice | links.Words
     texts = [show(o) for o in options]
+    redraw_when_relabelled(key, texts)
     numeric = all(_numeric_text(o, t) for o, t in zip(options, texts, strict=True))
     if numeric and len(set(texts)) == len(texts):  # numbers, told apart by their shown text
         numbers = [float(o) for o in options]  # type: ignore[arg-type]  # checked just above
@@ -223,9 +224,9 @@ def choice(
     _check(key)
     _keep_option(key, options)
     show = format_func or str
-    link_control(
-        key, links.Words([show(o) for o in options], show(options[index]), "choices"), name or label, where
-    )
+    texts = [show(o) for o in options]
+    redraw_when_relabelled(key, texts)
+    link_control(key, links.Words(texts, show(options[index]), "choices"), name or label, where)
     extra = {"format_func": format_func} if format_func else {}
     if kind == "segmented_control":
         result = where.segmented_control(

@@ -302,6 +302,7 @@ def _token_input() -> tuple[np.ndarray, str, dict[str, object]]:
     real = rec.real_token_indices(int(s)).tolist()
     if st.session_state.get("tok_index") not in real:  # a stale choice from another sentence
         st.session_state["tok_index"] = real[0]
+    redraw_when_relabelled("tok_index", [f"{i}: {rec.tokens[s, i]}" for i in real])
     t = st.selectbox(
         "Token",
         real,
@@ -545,6 +546,24 @@ def _fragment_only_run() -> bool:
 
     ctx = get_script_run_ctx(suppress_warning=True)
     return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def redraw_when_relabelled(key: str, labels: list[str]) -> None:
+    """Make a choice widget show its option's new text when the texts changed (call before the widget).
+
+    A selectbox over positions whose texts come from data (``"3: sat"``, the tokens of the chosen
+    sentence) keeps its value when the data changes, but Streamlit 1.67's browser side keeps
+    showing the old text, writes it to the URL, and on the next rerun sends that text back; it
+    matches no option any more, so the widget falls back to its default: the page showed token
+    3's old text, then silently jumped to token 0 (found in the browser; Streamlit pull request
+    13788). Setting the widget's value through Session State makes the browser redraw it. The
+    texts shown last are kept per key under ``_shown_<key>``.
+    """
+    seen = f"_shown_{key}"
+    before = st.session_state.get(seen)
+    st.session_state[seen] = labels
+    if before is not None and before != labels and key in st.session_state:
+        st.session_state[key] = st.session_state[key]
 
 
 def link_control(
