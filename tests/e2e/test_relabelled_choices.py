@@ -55,7 +55,8 @@ def test_your_sentence_token_picker_follows_the_typed_sentence(lab: Lab) -> None
     token_box = main.get_by_role("combobox", name="Token")
     sentence_box = main.get_by_role("combobox", name="Sentence")
     typed = main.get_by_label("Your sentence", exact=True)
-    for text, third in [("Hello there friend.", "friend"), ("Cats are nice and soft.", "nice"), ("Hi.", "[SEP]")]:
+    typed_texts = [("Hello there friend.", "friend"), ("Cats are nice and soft.", "nice"), ("Hi.", "[SEP]")]
+    for text, third in typed_texts:
         typed.fill(text)
         typed.press("Enter")
         expect(sentence_box).to_have_value(f"1: {text}")
