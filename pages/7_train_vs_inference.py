@@ -255,8 +255,12 @@ def body() -> None:
     redraws = int(
         controls.slider("Redraws of the batch-mates", 20, 500, 200, 10, key="tvi_redraws", name="redraws")
     )
-    if n == 1:
-        st.error(BATCH_OF_ONE, icon="⚠️")
+    if n == 1:  # the reason is in section 1's message: said once per page
+        st.info(
+            "No spread to show at n = 1: BatchNorm in training has no output for a batch of one (section 1). "
+            "Raise the batch size n to 2 or more.",
+            icon=":material/info:",
+        )
     else:
         spread = _spread(d, seed, n, redraws)
         plot.show(
