@@ -176,6 +176,63 @@ def offset_section(lab: LabInput) -> None:
     plot.show(cn.mark_offset(sweep_figure(lab.x, lab.eps, theme.scale()), offset), key="prec_chart")
 
 
+def notices(sw: P.PrecisionSweep) -> list[str]:
+    """What to notice in the four panels, each point checked against this vector's sweep.
+
+    The lesson's usual story (one-pass breaks first in float32; in float16 two-pass breaks on its sum
+    while Welford lasts until the input overflows) holds for most vectors, not all: a point is told the
+    usual way only when the sweep shows it, and otherwise says what this vector does instead (a
+    browser QA pass found "Welford survives until the input overflows" under a Welford failure).
+    """
+
+    def at(dt: str, m: str) -> tuple[float, str] | None:
+        return sw.first_failure(dt, m)
+
+    def where(first: tuple[float, str] | None) -> str:
+        return "over the whole sweep" if first is None else f"until an offset of about {fmt(first[0], 2)}"
+
+    points = []
+    one, two, wel = at("float32", "one_pass"), at("float32", "two_pass"), at("float32", "welford")
+    if one is not None and all(o is None or o[0] > one[0] for o in (two, wel)):
+        points.append(
+            f"Slide the offset up with float32 selected: the one-pass variance breaks from about {fmt(one[0], 2)} "
+            f"on; two-pass holds {where(two)}, Welford {where(wel)}."
+        )
+    elif one is None:
+        points.append("float32: with this vector even the one-pass variance holds over the whole sweep.")
+    two16, wel16 = at("float16", "two_pass"), at("float16", "welford")
+    if two16 is not None and two16[1] != "input_overflow" and (wel16 is None or wel16[0] > two16[0]):
+        tail = (
+            "until the input itself overflows"
+            if wel16 is not None and wel16[1] == "input_overflow"
+            else where(wel16)
+        )
+        points.append(
+            f"float16 panel: its largest number is 65504, so two-pass breaks early (about {fmt(two16[0], 2)}: "
+            f"{P.STATUS_WORDS[two16[1]]}); Welford keeps a running mean instead of a sum and lasts {tail}."
+        )
+    elif wel16 is not None and two16 is not None and wel16[0] <= two16[0] and wel16[1] != "input_overflow":
+        points.append(
+            f"float16 panel: here Welford breaks no later than two-pass (about {fmt(wel16[0], 2)}: "
+            f"{P.STATUS_WORDS[wel16[1]]}): its running mean avoids the big sum, but not this."
+        )
+    changed = sw.first_input_change("bfloat16")
+    if changed is not None:
+        points.append(
+            f"bfloat16 panel: the grey line leaves the floor from an offset of about {fmt(changed, 2)}: 8 "
+            "significant bits cannot hold the shifted input (1000.3, say, becomes 1000), so no method can recover "
+            "what the input lost."
+        )
+    one64 = at("float64", "one_pass")
+    points.append(
+        f"float64 one-pass fails too, only later (from an offset of about {fmt(one64[0], 2)})."
+        if one64 is not None
+        else "float64 one-pass holds over this whole sweep: 53 bits outlast an offset of 1e8 for this vector's "
+        "spread (a narrower spread would break it)."
+    )
+    return points
+
+
 offset_section(lab)
 sw = sweep(lab.x, lab.eps)
 facts = []
@@ -216,17 +273,7 @@ with st.expander("Facts from real kernels (reference cases)"):
             + f". PyTorch 2.13 CPU returned [{torch_out}{', …' if len(fact.x) > 4 else ''}]."
         )
 
-page.notice(
-    [
-        "Slide the offset up with float32 selected: the one-pass variance turns negative long before the "
-        "two-pass or Welford variance gets anywhere near that wrong.",
-        "float16 panel: the sum of d features overflows 65504 early, so even two-pass breaks; Welford keeps a "
-        "running mean and survives until the input itself overflows.",
-        "bfloat16 panel: the grey line rises with the offset from the start — 8 bits cannot even store "
-        "1000.3 (it becomes 1000), so no method can recover what the input lost.",
-        "float64 one-pass fails too, only later (offsets around 1e8 with a spread of about 1).",
-    ]
-)
+page.notice(notices(sw))
 page.predict_then_reveal(
     "prec_q",
     "The vector [40000, 40001, 40002, 40003] in float32 with the one-pass variance. What comes out?",

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 import layernorm as ln
 from layernorm.labs import precision as P
 from ui.charts_numerics import fmt_error
+from ui.text import fmt
 
 PAGE = "pages/13_precision.py"
 
@@ -186,3 +187,41 @@ def test_figure_builders_draw_what_they_are_given() -> None:
     rf = cn.recipe_figure(c.standard, c.variant, c.difference, variant_name="tutorial", title="t")
     assert [len(t.y) for t in rf.data] == [4, 4, 4]
     np.testing.assert_array_equal(rf.data[2].y, c.difference)
+
+
+def _notices(at: AppTest) -> list[str]:
+    box = next(m.value for m in at.markdown if m.value.startswith("**What to notice**"))
+    return [line[2:] for line in box.splitlines() if line.startswith("- ")]
+
+
+@pytest.mark.parametrize("typed", ["-60000, 60000", "-200, 200", "1, 2, 3, 4", "5, 5, 5, 5", "0.5, -1.25, 2"])
+def test_what_to_notice_is_true_of_this_vectors_sweep(typed: str) -> None:
+    """Found by a browser QA pass: with -60000, 60000 the box said Welford "survives until the input
+    itself overflows" right under the sweep's own "Welford in float16 first fails at an offset of about 1"."""
+    at = _typed(_open(), typed)
+    sw = ln.precision_sweep(ln.parse_vector_text(typed), P.offset_grid(), eps=1e-5)
+    points = _notices(at)
+    wel16, two16 = sw.first_failure("float16", "welford"), sw.first_failure("float16", "two_pass")
+    f16 = [p for p in points if p.startswith("float16 panel")]
+    assert len(f16) <= 1
+    if any("until the input itself overflows" in p for p in points):
+        assert wel16 is not None and wel16[1] == "input_overflow"
+    if f16 and "Welford breaks no later" in f16[0]:
+        assert wel16 is not None and two16 is not None and wel16[0] <= two16[0]
+        assert P.STATUS_WORDS[wel16[1]] in f16[0]
+    one32 = sw.first_failure("float32", "one_pass")
+    said = " ".join(points)
+    assert ("float32: with this vector even the one-pass variance holds" in said) == (one32 is None)
+    if "Slide the offset up" in said:
+        assert one32 is not None and f"breaks from about {fmt(one32[0], 2)} on" in said
+    one64 = sw.first_failure("float64", "one_pass")
+    assert ("float64 one-pass fails too" in said) == (one64 is not None)
+    assert ("grey line leaves the floor" in said) == (sw.first_input_change("bfloat16") is not None)
+
+
+def test_what_to_notice_for_the_qa_vector_names_welfords_step() -> None:
+    at = _typed(_open(), "-60000, 60000")
+    assert (
+        "float16 panel: here Welford breaks no later than two-pass (about 1: a step x − μ of the running "
+        "mean overflows (μ becomes ∞)): its running mean avoids the big sum, but not this." in _notices(at)
+    )
