@@ -82,3 +82,34 @@ def test_back_keeps_a_radio_and_a_select_slider(lab: Lab) -> None:
     expect(main.locator('[data-testid="stRadio"] label:has(input:checked)')).to_have_text("bfloat16")
     expect(main.get_by_text("In bfloat16 at this offset", exact=False)).to_be_visible()
     lab.assert_clean()
+
+
+def test_two_quick_backs_go_two_steps_and_keep_forward(lab: Lab) -> None:
+    """Two Backs 50 ms apart: the first Back's run answers after the second and used to push its page
+    again on top (history 5 -> 7, Forward gone, Back alternating between two pages; a browser QA pass)."""
+    mean, variance, standardize = page_by_url("/mean"), page_by_url("/variance"), page_by_url("/standardize")
+    lab.open(mean, query(**PRESET))
+    thumb = lab.slider("Add the same number c")
+    thumb.focus()
+    for _ in range(6):
+        thumb.press("ArrowRight")  # 0 -> 3
+    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=3"))
+    lab.wait_idle()
+    lab.nav_to(variance)
+    lab.nav_to(standardize)
+    entries = _history_length(lab)
+    lab.page.evaluate("history.back(); setTimeout(() => history.back(), 50)")
+    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=3"))
+    lab.wait_for(mean)
+    lab.page.wait_for_timeout(1500)  # the first Back's late answer has arrived by now
+    lab.wait_idle()
+    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=3"))
+    expect(lab.slider("Add the same number c")).to_have_attribute("aria-valuetext", "3.00")
+    expect(lab.metric("μ (mean)")).to_have_text(_mu_text(3.0))
+    assert _history_length(lab) == entries
+    lab.page.go_forward()
+    lab.wait_for(variance)
+    lab.page.go_forward()
+    lab.wait_for(standardize)
+    expect(lab.page).to_have_url(re.compile(r"/standardize"))
+    lab.assert_clean()
