@@ -185,8 +185,7 @@ def notices(sw: P.PrecisionSweep) -> list[str]:
     browser QA pass found "Welford survives until the input overflows" under a Welford failure).
     """
 
-    def at(dt: str, m: str) -> tuple[float, str] | None:
-        return sw.first_failure(dt, m)
+    at = sw.first_failure  # (offset, status) of a dtype and method's first failure, or None
 
     def where(first: tuple[float, str] | None) -> str:
         return "over the whole sweep" if first is None else f"until an offset of about {fmt(first[0], 2)}"

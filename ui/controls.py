@@ -182,7 +182,7 @@ def select_slider(
         numbers = [float(o) for o in options]  # type: ignore[arg-type]  # checked just above
         spec = links.Choice(numbers, float(value), lambda v: show(_match(options, v)), what)  # type: ignore[arg-type]
     else:
-        spec = links.Words([show(o) for o in options], show(value), "values offered")
+        spec = links.Words(texts, show(value), "values offered")
     link_control(key, spec, what, where)
     extra = {"format_func": format_func} if format_func else {}
     result: T = where.select_slider(label, list(options), value=value, key=key, **_BOUND, **extra, **kw)
