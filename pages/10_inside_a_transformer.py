@@ -148,7 +148,7 @@ def body() -> None:
     )
 
     st.subheader("Where the LayerNorms sit in the block")
-    placement = placement_control("Placement (shared with the Depth and drift page)")
+    placement = placement_control("Placement (shared with the Depth and drift page)", key="tf_placement")
     plot.show(block_figure(placement, theme.scale()), key="tf_block")
     st.caption(
         "MiniLM is post-LN: its 13 sites are the embeddings LayerNorm plus, in each of 6 layers, one after the "

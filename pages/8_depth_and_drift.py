@@ -73,6 +73,7 @@ def body() -> None:
     seed = controls.number_input("Seed", 0, 999, 0, key="depth_seed", where=c3)
     placement = placement_control(
         "Where the normalization sits (with residual connections)",
+        key="depth_placement",
         disabled=not residual,
         help="Shared with the 'Inside a real transformer' page.",
     )

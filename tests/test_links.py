@@ -312,17 +312,23 @@ def test_another_pages_key_counts_when_that_page_is_opened_once() -> None:
     assert at.slider(key="depth_layers").value == 50
 
 
-def test_a_key_two_pages_share_names_both_and_is_quiet_on_either() -> None:
-    at = _open_page(MEAN, ln_placement="Pre-LN")
+def test_a_placement_link_sets_the_choice_both_pages_share() -> None:
+    """Each page has its own placement key (one key on two pages was lost on Back); the choice is shared."""
+    pre = "pre-LN: before the sublayer (GPT-2, LLaMA)"  # a link carries the option's shown text
+    at = _open_page(MEAN, depth_placement="Pre-LN")
     assert _infos(at) == [
-        "The link's ln\\_placement\\=Pre\\-LN (Depth and drift or Inside a real transformer) sets a control "
+        "The link's depth\\_placement\\=Pre\\-LN (Depth and drift) sets a control "
         "of another page: it is not used on this one, and it is used when you open that page."
     ]
-    for page in ("pages/8_depth_and_drift.py", "pages/10_inside_a_transformer.py"):
-        at = _open_page(page, ln_placement="Pre-LN", depth_layers="40")
-        infos = _infos(at)
-        assert not any("ln\\_placement" in i for i in infos), infos
-        assert any("depth\\_layers" in i for i in infos) == page.endswith("10_inside_a_transformer.py")
+    at = _open_page("pages/8_depth_and_drift.py", depth_placement=pre, depth_residual="true")
+    assert not _infos(at) and not [w for w in at.main.warning if "placement" in w.value]
+    assert at.radio(key="depth_placement").value == "pre"
+    at.switch_page("pages/10_inside_a_transformer.py").run()
+    assert not at.exception
+    assert at.radio(key="tf_placement").value == "pre"
+    at.radio(key="tf_placement").set_value("post").run()
+    at.switch_page("pages/8_depth_and_drift.py").run()
+    assert at.radio(key="depth_placement").value == "post"
 
 
 def test_presentation_mode_is_every_pages_key() -> None:

@@ -37,6 +37,16 @@ def test_every_page_key_belongs_to_a_page_file() -> None:
     assert set(PAGE_KEYS) - set(FILES) == {"app"}  # "app": the presentation toggle, on every page
 
 
+def test_no_page_key_is_bound_on_two_pages() -> None:
+    """One URL-bound widget key on two pages was lost on Back (the shared placement radio): a value
+    shown on two pages gets a key per page and is shared through Session State (ui.widgets)."""
+    pages_of: dict[str, list[str]] = {}
+    for page, keys in PAGE_KEYS.items():
+        for key in keys:
+            pages_of.setdefault(key, []).append(page)
+    assert {k: v for k, v in pages_of.items() if len(v) > 1} == {}
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_tampered_values_of_every_control_are_replaced_and_said(page: str) -> None:
     keys = [k for k in PAGE_KEYS[page] if k not in TEXT_KEYS]

@@ -100,11 +100,11 @@ def test_placement_changes_numbers_and_survives_a_page_switch() -> None:
     _set(at, "toggle", "depth_residual", True)
     _set(at, "radio", "depth_norm", "layernorm")
     before = _metrics(at)
-    _set(at, "radio", "ln_placement", "pre")
+    _set(at, "radio", "depth_placement", "pre")
     assert _metrics(at) != before
     at.switch_page(TF).run()
     assert not at.exception
-    assert at.radio(key="ln_placement").value == "pre"
+    assert at.radio(key="tf_placement").value == "pre"  # one shared choice, each page its own widget
     texts = [a["text"] for a in _chart(at, 3)["layout"]["annotations"]]
     assert any("pre-LN" in t for t in texts)
 

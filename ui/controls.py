@@ -65,10 +65,10 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
         "depth_compare",
         "depth_pick",
         "depth_view",
-        "ln_placement",
+        "depth_placement",
     ),
     "learning_rate": ("lr_gain", "lr_depth", "lr_width", "lr_steps", "lr_seeds", "lr_pick"),
-    "inside_a_transformer": ("tf_site", "tf_param", "ln_placement"),
+    "inside_a_transformer": ("tf_site", "tf_param", "tf_placement"),
     "your_sentence": (
         "ys_text1",
         "ys_text2",

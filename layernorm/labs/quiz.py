@@ -313,7 +313,7 @@ def _pre_post(rng: np.random.Generator) -> Question:
             "/depth_and_drift",
             depth_norm="LayerNorm",
             depth_residual="true",
-            ln_placement="pre-LN: before the sublayer (GPT-2, LLaMA)",
+            depth_placement="pre-LN: before the sublayer (GPT-2, LLaMA)",
         ),
     )  # fmt: skip
 

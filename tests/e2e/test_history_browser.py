@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Locator, expect
 
 import layernorm as ln
 from e2e.support import Lab, page_by_url, query
@@ -112,4 +112,77 @@ def test_two_quick_backs_go_two_steps_and_keep_forward(lab: Lab) -> None:
     lab.page.go_forward()
     lab.wait_for(standardize)
     expect(lab.page).to_have_url(re.compile(r"/standardize"))
+    lab.assert_clean()
+
+
+def _checked_radio(lab: Lab, label_start: str) -> Locator:
+    """The checked option's label of the main area's radio whose label starts with ``label_start``."""
+    box = lab.page.locator('[data-testid="stMain"] [data-testid="stRadio"]').filter(has_text=label_start)
+    expect(box).to_have_count(1)
+    return box.locator("label:has(input:checked)")
+
+
+def test_back_keeps_the_placement_shared_by_two_pages(lab: Lab) -> None:
+    """The placement radio is one choice shown on two pages; Back to either kept neither (QA pass).
+
+    Depth and drift with residual connections and pre-LN, then Inside a real transformer (pre-LN
+    too), then Back: the radio used to show post-LN, the URL lost its placement, and the transformer
+    page's entry picked up ``depth_residual=true``.
+    """
+    depth, tf = page_by_url("/depth_and_drift"), page_by_url("/inside_a_transformer")
+    lab.open(depth)
+    main = lab.page.locator('[data-testid="stMain"]')
+    residual = main.locator('[data-testid="stCheckbox"]').filter(has_text="Residual connections")
+    residual.locator("label").click()
+    expect(lab.page).to_have_url(re.compile(r"depth_residual=true"))
+    lab.wait_idle()
+    main.locator('[data-testid="stRadio"] label').filter(has_text=re.compile(r"^pre-LN")).click()
+    expect(_checked_radio(lab, "Where the normalization sits")).to_have_text(re.compile(r"^pre-LN"))
+    lab.wait_idle()
+
+    lab.nav_to(tf)
+    expect(_checked_radio(lab, "Placement")).to_have_text(re.compile(r"^pre-LN"))  # one shared choice
+    assert "depth_residual" not in lab.page.url
+
+    lab.page.go_back()
+    lab.wait_for(depth)
+    lab.page.wait_for_timeout(1000)  # a late rewrite of the address would have happened by now
+    lab.wait_idle()
+    expect(lab.page).to_have_url(re.compile(r"depth_residual=true"))
+    expect(_checked_radio(lab, "Where the normalization sits")).to_have_text(re.compile(r"^pre-LN"))
+
+    lab.page.go_forward()
+    lab.wait_for(tf)
+    lab.page.wait_for_timeout(1000)
+    lab.wait_idle()
+    expect(_checked_radio(lab, "Placement")).to_have_text(re.compile(r"^pre-LN"))
+    assert "depth_residual" not in lab.page.url
+
+    # Changed on the transformer page, it is changed on Depth and drift too.
+    main.locator('[data-testid="stRadio"] label').filter(has_text=re.compile(r"^post-LN")).click()
+    expect(_checked_radio(lab, "Placement")).to_have_text(re.compile(r"^post-LN"))
+    lab.wait_idle()
+    lab.nav_to(depth)
+    expect(_checked_radio(lab, "Where the normalization sits")).to_have_text(re.compile(r"^post-LN"))
+    lab.assert_clean()
+
+
+def test_back_keeps_a_sidebar_value_every_page_shows(lab: Lab) -> None:
+    """A sidebar control is one key on every page (drawn by app.py): Back keeps its value too."""
+    mean, variance = page_by_url("/mean"), page_by_url("/variance")
+    lab.open(mean, query(**PRESET))
+    eps = lab.slider("ε (inside the square root)", in_sidebar=True)
+    eps.focus()
+    eps.press("End")  # the largest ε offered
+    expect(lab.page).to_have_url(re.compile(r"eps="))
+    lab.wait_idle()
+    shown = eps.get_attribute("aria-valuetext")
+    lab.nav_to(variance)
+    expect(lab.slider("ε (inside the square root)", in_sidebar=True)).to_have_attribute("aria-valuetext", shown or "")
+    lab.page.go_back()
+    lab.wait_for(mean)
+    lab.page.wait_for_timeout(1000)  # a late rewrite of the address would have happened by now
+    lab.wait_idle()
+    expect(lab.page).to_have_url(re.compile(r"/mean\?.*eps="))
+    expect(lab.slider("ε (inside the square root)", in_sidebar=True)).to_have_attribute("aria-valuetext", shown or "")
     lab.assert_clean()
