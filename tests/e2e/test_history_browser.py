@@ -167,22 +167,25 @@ def test_back_keeps_the_placement_shared_by_two_pages(lab: Lab) -> None:
     lab.assert_clean()
 
 
+EPS = "ε (inside the square root)"
+
+
 def test_back_keeps_a_sidebar_value_every_page_shows(lab: Lab) -> None:
     """A sidebar control is one key on every page (drawn by app.py): Back keeps its value too."""
     mean, variance = page_by_url("/mean"), page_by_url("/variance")
     lab.open(mean, query(**PRESET))
-    eps = lab.slider("ε (inside the square root)", in_sidebar=True)
+    eps = lab.slider(EPS, in_sidebar=True)
     eps.focus()
     eps.press("End")  # the largest ε offered
     expect(lab.page).to_have_url(re.compile(r"eps="))
     lab.wait_idle()
     shown = eps.get_attribute("aria-valuetext")
     lab.nav_to(variance)
-    expect(lab.slider("ε (inside the square root)", in_sidebar=True)).to_have_attribute("aria-valuetext", shown or "")
+    expect(lab.slider(EPS, in_sidebar=True)).to_have_attribute("aria-valuetext", shown or "")
     lab.page.go_back()
     lab.wait_for(mean)
     lab.page.wait_for_timeout(1000)  # a late rewrite of the address would have happened by now
     lab.wait_idle()
     expect(lab.page).to_have_url(re.compile(r"/mean\?.*eps="))
-    expect(lab.slider("ε (inside the square root)", in_sidebar=True)).to_have_attribute("aria-valuetext", shown or "")
+    expect(lab.slider(EPS, in_sidebar=True)).to_have_attribute("aria-valuetext", shown or "")
     lab.assert_clean()
