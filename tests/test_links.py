@@ -323,12 +323,31 @@ def test_a_placement_link_sets_the_choice_both_pages_share() -> None:
     at = _open_page("pages/8_depth_and_drift.py", depth_placement=pre, depth_residual="true")
     assert not _infos(at) and not [w for w in at.main.warning if "placement" in w.value]
     assert at.radio(key="depth_placement").value == "pre"
-    at.switch_page("pages/10_inside_a_transformer.py").run()
-    assert not at.exception
+    _menu_to(at, "pages/10_inside_a_transformer.py")
     assert at.radio(key="tf_placement").value == "pre"
     at.radio(key="tf_placement").set_value("post").run()
-    at.switch_page("pages/8_depth_and_drift.py").run()
+    _menu_to(at, "pages/8_depth_and_drift.py")
     assert at.radio(key="depth_placement").value == "post"
+
+
+@pytest.mark.parametrize("other", ["pre", "post"])
+def test_a_links_placement_for_the_other_page_is_used_there(other: str) -> None:
+    """QA: the note promised the other page's key "is used when you open that page", and that page
+    showed the first page's placement instead (the shared choice was synced over the link)."""
+    text = {"pre": "pre-LN: before the sublayer (GPT-2, LLaMA)", "post": "post-LN: after the add (BERT)"}
+    here = "post" if other == "pre" else "pre"
+    at = _open_page(
+        "pages/8_depth_and_drift.py",
+        depth_residual="true",
+        depth_placement=text[here],
+        tf_placement=text[other],
+    )
+    assert at.radio(key="depth_placement").value == here
+    assert any("tf\\_placement" in i and "used when you open that page" in i for i in _infos(at)), _infos(at)
+    _menu_to(at, "pages/10_inside_a_transformer.py")
+    assert at.radio(key="tf_placement").value == other  # the link's value for that page, as promised
+    _menu_to(at, "pages/8_depth_and_drift.py")
+    assert at.radio(key="depth_placement").value == other  # from then on one shared choice
 
 
 def test_presentation_mode_is_every_pages_key() -> None:

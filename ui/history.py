@@ -13,7 +13,10 @@ The script below (a hidden ``st.components.v2`` component, drawn by ``app.py`` o
 the two calls once per tab:
 
 - a ``pushState`` on the same path as the page shown becomes a ``replaceState``: the server
-  changed this page's query, which is no new place to go back to;
+  changed this page's query, which is no new place to go back to. A second such change before
+  the next page's push keeps the address from before the first: the new page's run may write a
+  parameter of its own (``ui.widgets.placement_control``) while the browser still shows the old
+  path, and that address had already lost the old page's parameters;
 - a ``pushState`` to another path that follows such a change within 2 s, with no other history
   call between, first puts the old page's entry back to the address it had before the change
   (``/mean?mean_shift=3``), then adds the new page.
@@ -49,9 +52,17 @@ export default function () {
   window.addEventListener("popstate", () => { popped = performance.now(); before = null; });
   history.pushState = function (state, unused, url) {
     const next = new URL(url ?? location.href, location.href);
-    if (next.pathname === location.pathname || performance.now() - popped < 1000) {
-      // the server changed this page's query, or answers a Back/Forward: no new place to go back to
-      before = next.pathname === location.pathname ? {href: location.href, at: performance.now()} : null;
+    const now = performance.now();
+    if (next.pathname === location.pathname) {
+      // the server changed this page's query: no new place to go back to. A second change before
+      // the next page's push (the new page writes a control of its own) keeps the first address.
+      if (!(before && now - before.at < 2000 && new URL(before.href).pathname === next.pathname)) {
+        before = {href: location.href, at: now};
+      }
+      return replace(state, unused, url);
+    }
+    if (now - popped < 1000) {  // the answer to a Back/Forward: no new place to go back to
+      before = null;
       return replace(state, unused, url);
     }
     if (before && performance.now() - before.at < 2000) {

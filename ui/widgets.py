@@ -7,6 +7,7 @@ import contextlib
 import numpy as np
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import layernorm as ln
 
@@ -25,20 +26,25 @@ def placement_control(label: str, *, key: str, disabled: bool = False, help: str
     Each page has its own widget and URL key (``depth_placement``, ``tf_placement``): a widget key
     bound to the URL on two pages was lost on Back (the browser's entry for one page held the other
     page's parameters and Streamlit rewrote the address without the placement; a browser QA pass).
-    The choice itself is shared through :data:`SHARED_PLACEMENT`: a page whose widget shows another
-    value than the last one chosen anywhere takes that one before the widget is drawn. A click
-    writes it in the widget's ``on_change`` (before the run, so the sync above never undoes it);
-    a value the URL gave the widget (a link, Back or Forward) is written after the widget.
+
+    The choice is shared through :data:`SHARED_PLACEMENT`, the placement the student last saw:
+
+    - a click writes it in the widget's ``on_change`` (before the run);
+    - a page reached from the sidebar takes it before its widget is drawn, and writes it into the
+      URL too (a widget drawn for the first time leaves a value set in code out of the URL, and
+      Back or Forward to that entry would restore the default);
+    - the URL decides instead when it speaks for this page: a link's value (opened here, or
+      carried from another page) and Back or Forward, which restore that entry's own view. The
+      value shown is then the shared one (written after the widget). Radio, URL and page agree.
     """
     from ui import controls
 
     shared = st.session_state.get(SHARED_PLACEMENT)
-    if shared in PLACEMENT_NAMES and st.session_state.get(key) != shared:
+    if shared in PLACEMENT_NAMES and st.session_state.get(key) != shared and not _url_decides(key):
         st.session_state[key] = shared
-        with contextlib.suppress(StreamlitAPIException):  # bound since an earlier run: the line above counts
-            # A widget drawn for the first time takes a value set in code but leaves it out of the
-            # URL, so Back or Forward to this entry would then restore the default.
-            st.query_params[key] = PLACEMENT_NAMES[shared]
+        if shared != "post":  # post-LN is the default, which Streamlit leaves out of the URL
+            with contextlib.suppress(StreamlitAPIException):  # bound since an earlier run: as above
+                st.query_params[key] = PLACEMENT_NAMES[shared]
     choice = str(
         controls.choice(
             "radio",
@@ -57,6 +63,19 @@ def placement_control(label: str, *, key: str, disabled: bool = False, help: str
     )
     st.session_state[SHARED_PLACEMENT] = choice
     return choice
+
+
+def _url_decides(key: str) -> bool:
+    """Whether this run's URL sets the widget ``key``: a link for it, or Back/Forward to an entry.
+
+    ``is_history_navigation`` is how Streamlit 1.67 tells a Back/Forward run (it then seeds every
+    bound widget from the restored address, its default where the address has none);
+    ``link_elsewhere`` holds a link's values for another page's controls (``ui.state``).
+    """
+    ctx = get_script_run_ctx()
+    if ctx is not None and getattr(ctx, "is_history_navigation", False):
+        return True
+    return key in st.query_params or key in st.session_state.get("link_elsewhere", {})
 
 
 def _share_placement(key: str) -> None:

@@ -138,6 +138,7 @@ def test_back_keeps_the_placement_shared_by_two_pages(lab: Lab) -> None:
     lab.wait_idle()
     main.locator('[data-testid="stRadio"] label').filter(has_text=re.compile(r"^pre-LN")).click()
     expect(_checked_radio(lab, "Where the normalization sits")).to_have_text(re.compile(r"^pre-LN"))
+    expect(lab.page).to_have_url(re.compile(r"depth_placement=pre-LN"))  # the click's run has begun
     lab.wait_idle()
 
     lab.nav_to(tf)
@@ -164,6 +165,69 @@ def test_back_keeps_the_placement_shared_by_two_pages(lab: Lab) -> None:
     lab.wait_idle()
     lab.nav_to(depth)
     expect(_checked_radio(lab, "Where the normalization sits")).to_have_text(re.compile(r"^post-LN"))
+    lab.assert_clean()
+
+
+DEPTH_RADIO, TF_RADIO = "Where the normalization sits", "Placement"
+PRE = "pre-LN: before the sublayer (GPT-2, LLaMA)"
+
+
+def _pick(lab: Lab, placement: str) -> None:
+    """Click a placement option on the page shown and wait until its run is over."""
+    lab.page.locator('[data-testid="stMain"] [data-testid="stRadio"] label').filter(
+        has_text=re.compile(rf"^{placement}")
+    ).click()
+    lab.page.wait_for_timeout(300)
+    lab.wait_idle()
+
+
+def _agree(lab: Lab, radio: str, key: str, placement: str) -> None:
+    """The radio shows ``placement``, and the address says so (post-LN, the default, is left out)."""
+    expect(_checked_radio(lab, radio)).to_have_text(re.compile(rf"^{placement}"))
+    if placement == "pre-LN":
+        expect(lab.page).to_have_url(re.compile(rf"{key}=pre-LN"))
+    else:
+        expect(lab.page).not_to_have_url(re.compile(rf"{key}=pre-LN"))
+
+
+def test_back_and_forward_show_what_each_entry_had_and_the_address_agrees(lab: Lab) -> None:
+    """QA: pre-LN on Depth, post-LN on the transformer page, Back: Depth showed pre-LN under an address
+    saying post-LN (the shared choice was written over the restored entry), and Forward the reverse."""
+    depth, tf = page_by_url("/depth_and_drift"), page_by_url("/inside_a_transformer")
+    lab.open(depth, query(depth_residual="true"))
+    _pick(lab, "pre-LN")
+    _agree(lab, DEPTH_RADIO, "depth_placement", "pre-LN")
+    lab.nav_to(tf)
+    _agree(lab, TF_RADIO, "tf_placement", "pre-LN")  # the shared choice, and in this entry's address
+    _pick(lab, "post-LN")
+    _agree(lab, TF_RADIO, "tf_placement", "post-LN")
+    for step, (page, radio, key, shown) in enumerate(
+        [(depth, DEPTH_RADIO, "depth_placement", "pre-LN"), (tf, TF_RADIO, "tf_placement", "post-LN")] * 2
+    ):
+        lab.page.go_back() if step % 2 == 0 else lab.page.go_forward()
+        lab.wait_for(page)
+        lab.page.wait_for_timeout(1000)  # a late rewrite of the address would have happened by now
+        lab.wait_idle()
+        _agree(lab, radio, key, shown)  # each entry's own view, radio and address alike
+    lab.nav_to(depth)  # the sidebar's way: the placement seen last
+    _agree(lab, DEPTH_RADIO, "depth_placement", "post-LN")
+    lab.assert_clean()
+
+
+def test_back_to_a_link_keeps_its_placement(lab: Lab) -> None:
+    """QA: a link with tf_placement=pre-LN, then Depth and drift, then Back: the transformer page came
+    back post-LN without the parameter (3 of 4 with more keys in the link). The new page's first run
+    writes the URL while the browser still shows the old path (ui/history.py keeps the first address)."""
+    depth, tf = page_by_url("/depth_and_drift"), page_by_url("/inside_a_transformer")
+    for extra in ({}, {"depth_residual": "true", "depth_placement": "post-LN: after the add (BERT)"}):
+        lab.open(tf, query(tf_placement=PRE, **extra))
+        _agree(lab, TF_RADIO, "tf_placement", "pre-LN")
+        lab.nav_to(depth)
+        lab.page.go_back()
+        lab.wait_for(tf)
+        lab.page.wait_for_timeout(1000)
+        lab.wait_idle()
+        _agree(lab, TF_RADIO, "tf_placement", "pre-LN")
     lab.assert_clean()
 
 

@@ -24,6 +24,9 @@ pytestmark = pytest.mark.browser
 def _choose(lab: Lab, box_name: str, option: str, *, in_sidebar: bool = False) -> None:
     scope = lab.sidebar if in_sidebar else lab.page.locator('[data-testid="stMain"]')
     scope.get_by_role("combobox", name=box_name).click()
+    # Typing filters the list: near the window's bottom (a sidebar whose page list was expanded by
+    # "View more" in an earlier test) the dropdown draws only the options that fit.
+    lab.page.keyboard.type(option)
     lab.page.get_by_role("option", name=option, exact=True).click()
     lab.wait_idle()
 
