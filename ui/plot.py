@@ -20,6 +20,14 @@ What the browser needs:
   background the page has (it is called again when the theme changes), replaces the placeholders and
   sets the template. The figure goes on the wire without its template, which the browser has.
 
+A chart far from the screen is not redrawn at once. An update of a chart already on the page that
+lies more than half a screen above or below the window (or in a hidden tab) waits until the student
+scrolls it near, the page is printed, or nothing has changed for two seconds; then the newest figure
+is drawn, one chart per idle moment. On the Invariances page a sidebar ε redrew five charts, three
+of them out of sight at 1400 × 1000, before the next move could answer. The student sees the
+same figures, and a printout or screenshot never meets an old one
+(``tests/e2e/test_in_place_charts.py``). A chart's first draw is never put off.
+
 If the plotly.js copy cannot be written (a read-only folder), :func:`show` falls back to
 ``st.plotly_chart``: the same chart, remounted on every rerun.
 
@@ -57,6 +65,49 @@ _log = logging.getLogger(__name__)
 # component.data: {spec: the figure as JSON text, height, url: where static files are served,
 # version: of plotly and Streamlit, so that a browser never keeps an older copy from its cache}.
 _DRAW = """
+// One per tab: the charts whose newest figure waits until they come near the screen (see show()).
+globalThis.labOffscreen ??= (() => {
+  const waiting = new Set();  // plot divs whose plot.labDraw() has not run yet
+  const drawable = (plot) => plot.isConnected && plot.getBoundingClientRect().width > 0;
+  const near = (plot) => {  // within half a screen of the window (a hidden tab's chart is not)
+    const box = plot.getBoundingClientRect();
+    const margin = 0.5 * innerHeight;
+    return box.width > 0 && box.bottom > -margin && box.top < innerHeight + margin;
+  };
+  const draw = (plot) => { waiting.delete(plot); plot.labDraw(); };
+  const drawNear = () => { for (const plot of [...waiting]) if (near(plot)) draw(plot); };
+  let framed = false;
+  const check = () => {
+    if (framed || !waiting.size) return;
+    framed = true;
+    requestAnimationFrame(() => { framed = false; drawNear(); });
+  };
+  // When the page has been quiet for two seconds, the rest are drawn too, one chart per idle moment,
+  // so that a printout, a screenshot or a fast scroll never meets an old figure.
+  let quiet = null;
+  const drainOne = () => {
+    for (const plot of waiting) if (!plot.isConnected) waiting.delete(plot);
+    const next = [...waiting].find(drawable);
+    if (!next) return;
+    draw(next);
+    requestIdleCallback(drainOne, {timeout: 2000});
+  };
+  document.addEventListener("scroll", check, {capture: true, passive: true});
+  addEventListener("resize", check);
+  const drawAll = () => { for (const plot of [...waiting]) if (drawable(plot)) draw(plot); };
+  addEventListener("beforeprint", drawAll);
+  matchMedia("print").addEventListener("change", (query) => { if (query.matches) drawAll(); });
+  return {
+    quietMs: 2000,
+    wait(plot) {
+      waiting.add(plot);
+      clearTimeout(quiet);
+      quiet = setTimeout(() => requestIdleCallback(drainOne, {timeout: 2000}), this.quietMs);
+    },
+    near, check, drawn: (plot) => waiting.delete(plot), waiting: () => waiting.size,
+  };
+})();
+
 export default function (component) {
   const {spec, height, url, version} = component.data;
   const host = component.parentElement;
@@ -77,6 +128,21 @@ export default function (component) {
     }),
   ]).then(([, themes]) => themes);
   return globalThis.labChartReady.then((themes) => {
+    plot.labDraw = () => drawFigure(themes);
+    if (plot._fullLayout && !globalThis.labOffscreen.near(plot)) {
+      globalThis.labOffscreen.wait(plot);  // drawn when it comes near the screen, or when all is quiet
+      return;
+    }
+    globalThis.labOffscreen.drawn(plot);
+    return plot.labDraw();
+  }, (error) => {
+    globalThis.labChartReady = undefined;  // the next rerun tries again
+    const why = "This chart could not be drawn (" + error.message + "). Reload the page to try again.";
+    console.error(why);
+    for (const left of document.querySelectorAll(".lab-chart-note")) left.textContent = why;
+  });
+
+  function drawFigure(themes) {
     const background = getComputedStyle(host).getPropertyValue("--st-background-color").trim();
     const rgb = (background.match(/[0-9a-f]{2}/gi) || ["ff", "ff", "ff"]).slice(0, 3);
     const dark = rgb.reduce((sum, c) => sum + parseInt(c, 16), 0) < 3 * 128;
@@ -114,15 +180,11 @@ export default function (component) {
         if (width > 0 && plot._fullLayout && width !== plot._fullLayout.width) {
           globalThis.Plotly.Plots.resize(plot).catch(() => null);
         }
+        globalThis.labOffscreen.check();  // a tab or expander just opened: its charts may be waiting
       });
       plot.labResize.observe(host);
     });
-  }, (error) => {
-    globalThis.labChartReady = undefined;  // the next rerun tries again
-    const why = "This chart could not be drawn (" + error.message + "). Reload the page to try again.";
-    console.error(why);
-    for (const left of document.querySelectorAll(".lab-chart-note")) left.textContent = why;
-  });
+  }
 }
 """
 # Until plotly.js has loaded (4.8 MB, once per browser session), the chart's box says so.

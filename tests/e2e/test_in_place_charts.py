@@ -187,3 +187,79 @@ def test_a_theme_change_keeps_the_student_s_zoom(light_mean: Page, server: str) 
     thumb.focus()
     thumb.press("ArrowRight")  # new data: the chart shows all of it again
     tab.wait_for_function(f"() => {chart}._fullLayout.xaxis.range[0] < 1")
+
+
+# Each chart's last drawn figure text, by its key (the st-key-<key> class of its element container).
+DRAWN_SPECS = """() => Object.fromEntries([...document.querySelectorAll('.lab-chart')].map((plot) => [
+  [...plot.closest('[class*="st-key-"]').classList].find((c) => c.startsWith('st-key-')),
+  plot.labSpec ?? null]))"""
+INVARIANCES = page_by_url("/invariances")
+WAITING = "() => globalThis.labOffscreen.waiting() > 0"  # charts whose newest figure is not drawn yet
+
+
+def _press_eps(lab: Lab) -> None:
+    eps = lab.slider("ε (inside the square root)", in_sidebar=True)
+    before = eps.get_attribute("aria-valuetext")
+    eps.focus()
+    eps.press("ArrowRight")
+    expect(eps).not_to_have_attribute("aria-valuetext", before or "")
+    lab.wait_idle()
+
+
+def _fresh_specs(browser: BrowserContext, url: str) -> dict[str, str]:
+    """What every chart of ``url`` draws in a new tab that opens it (the reference for a late draw)."""
+    tab = browser.new_page()
+    try:
+        tab.goto(url)
+        tab.locator(RENDERED_CHART).first.wait_for()
+        tab.locator(IDLE).wait_for()
+        tab.wait_for_function(f"() => Object.values(({DRAWN_SPECS})()).every((s) => s !== null)")
+        specs: dict[str, str] = tab.evaluate(DRAWN_SPECS)
+        return specs
+    finally:
+        tab.close()
+
+
+def test_a_chart_far_below_the_screen_is_drawn_when_it_comes_near(lab: Lab, browser: BrowserContext) -> None:
+    """An update of a chart more than half a screen away waits until it is scrolled near (ui/plot.py)."""
+    lab.open(INVARIANCES)
+    before = lab.page.evaluate(DRAWN_SPECS)
+    assert len(before) == 5
+    lab.page.evaluate("() => { globalThis.labOffscreen.quietMs = 1e9; }")  # only the scroll draws them
+    _press_eps(lab)  # every chart's figure changes with ε
+    lab.page.wait_for_function(WAITING)  # the far ones come last (the page's order)
+    now = lab.page.evaluate(DRAWN_SPECS)
+    far = [k for k in before if now[k] == before[k]]
+    near = [k for k in before if now[k] != before[k]]
+    assert far and near, (far, near)  # the top of the page is drawn at once, its far end waits
+    last = lab.page.locator(f".{far[-1]}")
+    assert last.bounding_box()["y"] > 1.5 * 1000  # type: ignore[index]  # the viewport is 1000 px high
+    last.scroll_into_view_if_needed()
+    lab.page.wait_for_function(f"(old) => ({DRAWN_SPECS})()['{far[-1]}'] !== old", arg=before[far[-1]])
+    fresh = _fresh_specs(browser, lab.page.url)
+    assert lab.page.evaluate(DRAWN_SPECS)[far[-1]] == fresh[far[-1]]
+    lab.assert_clean()
+
+
+def test_waiting_charts_are_drawn_when_the_page_is_quiet(lab: Lab, browser: BrowserContext) -> None:
+    """Two seconds after the last update every chart shows its newest figure, scrolled to or not."""
+    lab.open(INVARIANCES)
+    _press_eps(lab)
+    _press_eps(lab)
+    fresh = _fresh_specs(browser, lab.page.url)
+    lab.page.wait_for_function(
+        f"(want) => JSON.stringify(({DRAWN_SPECS})()) === JSON.stringify(want)", arg=fresh
+    )
+    assert lab.page.evaluate("window.scrollY") == 0
+    lab.assert_clean()
+
+
+def test_printing_draws_the_waiting_charts_first(lab: Lab, browser: BrowserContext) -> None:
+    lab.open(INVARIANCES)
+    lab.page.evaluate("() => { globalThis.labOffscreen.quietMs = 1e9; }")
+    _press_eps(lab)
+    lab.page.wait_for_function(WAITING)
+    printed = lab.page.evaluate(  # what the browser sends before it lays the page out for print
+        f"() => {{ dispatchEvent(new Event('beforeprint')); return ({DRAWN_SPECS})(); }}"
+    )
+    assert printed == _fresh_specs(browser, lab.page.url)
