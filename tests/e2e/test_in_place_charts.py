@@ -150,6 +150,16 @@ def test_a_chart_follows_its_column_when_the_sidebar_goes(lab: Lab) -> None:
     assert box is not None and abs(lab.page.evaluate(width) - box["width"]) <= 1
 
 
+def _press_sidebar(lab: Lab, label_start: str) -> None:
+    """One step right on a sidebar slider, and the run it starts is over."""
+    thumb = lab.slider(label_start, in_sidebar=True)
+    before = thumb.get_attribute("aria-valuetext")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    expect(thumb).not_to_have_attribute("aria-valuetext", before or "")
+    lab.wait_idle()
+
+
 COUNT_DRAWS = """() => { for (const gd of document.querySelectorAll('.js-plotly-plot')) {
   gd.labDraws = 0; gd.on('plotly_react', () => { gd.labDraws += 1; }); } }"""
 DRAWS = "() => [...document.querySelectorAll('.js-plotly-plot')].map((gd) => gd.labDraws)"
@@ -162,12 +172,7 @@ def test_a_rerun_that_leaves_a_chart_unchanged_does_not_redraw_it(lab: Lab) -> N
     rerun sends the same figure text for the same numbers (no random ids, no timestamps)."""
     lab.open(page_by_url("/mean"))
     lab.page.evaluate(COUNT_DRAWS)
-    gamma = lab.slider("γ (scale", in_sidebar=True)
-    before = gamma.get_attribute("aria-valuetext")
-    gamma.focus()
-    gamma.press("ArrowRight")
-    expect(gamma).not_to_have_attribute("aria-valuetext", before or "")
-    lab.wait_idle()
+    _press_sidebar(lab, "γ (scale")
     lab.page.wait_for_timeout(300)  # two frames and then some: a redraw would have happened by now
     assert lab.page.evaluate(DRAWS) == [0, 0]
     thumb = lab.slider("Add the same number c")
@@ -198,12 +203,7 @@ WAITING = "() => globalThis.labOffscreen.waiting() > 0"  # charts whose newest f
 
 
 def _press_eps(lab: Lab) -> None:
-    eps = lab.slider("ε (inside the square root)", in_sidebar=True)
-    before = eps.get_attribute("aria-valuetext")
-    eps.focus()
-    eps.press("ArrowRight")
-    expect(eps).not_to_have_attribute("aria-valuetext", before or "")
-    lab.wait_idle()
+    _press_sidebar(lab, "ε (inside the square root)")
 
 
 def _fresh_specs(browser: BrowserContext, url: str) -> dict[str, str]:
