@@ -15,8 +15,8 @@ the two calls once per tab:
 - a ``pushState`` on the same path as the page shown becomes a ``replaceState``: the server
   changed this page's query, which is no new place to go back to. A second such change before
   the next page's push keeps the address from before the first: the new page's run may write a
-  parameter of its own (``ui.widgets.placement_control``) while the browser still shows the old
-  path, and that address had already lost the old page's parameters;
+  parameter of its own (a link's value made canonical, ``ui.widgets.placement_control``) while the
+  browser still shows the old path, and that address had already lost the old page's parameters;
 - a ``pushState`` to another path that follows such a change within 2 s, with no other history
   call between, first puts the old page's entry back to the address it had before the change
   (``/mean?mean_shift=3``), then adds the new page.

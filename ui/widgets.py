@@ -17,7 +17,7 @@ PLACEMENT_NAMES = {
 }
 
 
-SHARED_PLACEMENT = "placement_shared"  # plain Session State (no widget): the last placement chosen
+SHARED_PLACEMENT = "placement_shared"  # plain Session State (no widget): the placement last shown
 
 
 def placement_control(label: str, *, key: str, disabled: bool = False, help: str | None = None) -> str:
@@ -43,7 +43,7 @@ def placement_control(label: str, *, key: str, disabled: bool = False, help: str
     if shared in PLACEMENT_NAMES and st.session_state.get(key) != shared and not _url_decides(key):
         st.session_state[key] = shared
         if shared != "post":  # post-LN is the default, which Streamlit leaves out of the URL
-            with contextlib.suppress(StreamlitAPIException):  # bound since an earlier run: as above
+            with contextlib.suppress(StreamlitAPIException):  # bound already: Session State counts
                 st.query_params[key] = PLACEMENT_NAMES[shared]
     choice = str(
         controls.choice(
