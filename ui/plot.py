@@ -75,12 +75,12 @@ globalThis.labOffscreen ??= (() => {
     return box.width > 0 && box.bottom > -margin && box.top < innerHeight + margin;
   };
   const draw = (plot) => { waiting.delete(plot); plot.labDraw(); };
-  const drawNear = () => { for (const plot of [...waiting]) if (near(plot)) draw(plot); };
+  const drawWhere = (test) => { for (const plot of [...waiting]) if (test(plot)) draw(plot); };
   let framed = false;
   const check = () => {
     if (framed || !waiting.size) return;
     framed = true;
-    requestAnimationFrame(() => { framed = false; drawNear(); });
+    requestAnimationFrame(() => { framed = false; drawWhere(near); });
   };
   // When the page has been quiet for two seconds, the rest are drawn too, one chart per idle moment,
   // so that a printout, a screenshot or a fast scroll never meets an old figure.
@@ -94,9 +94,8 @@ globalThis.labOffscreen ??= (() => {
   };
   document.addEventListener("scroll", check, {capture: true, passive: true});
   addEventListener("resize", check);
-  const drawAll = () => { for (const plot of [...waiting]) if (drawable(plot)) draw(plot); };
-  addEventListener("beforeprint", drawAll);
-  matchMedia("print").addEventListener("change", (query) => { if (query.matches) drawAll(); });
+  addEventListener("beforeprint", () => drawWhere(drawable));
+  matchMedia("print").addEventListener("change", (query) => { if (query.matches) drawWhere(drawable); });
   return {
     quietMs: 2000,
     wait(plot) {

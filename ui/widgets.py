@@ -17,6 +17,7 @@ PLACEMENT_NAMES = {
 }
 
 
+DEFAULT_PLACEMENT = "post"  # the radio's first option, which Streamlit leaves out of the URL
 SHARED_PLACEMENT = "placement_shared"  # plain Session State (no widget): the placement last shown
 
 
@@ -42,7 +43,7 @@ def placement_control(label: str, *, key: str, disabled: bool = False, help: str
     shared = st.session_state.get(SHARED_PLACEMENT)
     if shared in PLACEMENT_NAMES and st.session_state.get(key) != shared and not _url_decides(key):
         st.session_state[key] = shared
-        if shared != "post":  # post-LN is the default, which Streamlit leaves out of the URL
+        if shared != DEFAULT_PLACEMENT:
             with contextlib.suppress(StreamlitAPIException):  # bound already: Session State counts
                 st.query_params[key] = PLACEMENT_NAMES[shared]
     choice = str(
@@ -59,7 +60,7 @@ def placement_control(label: str, *, key: str, disabled: bool = False, help: str
             on_change=_share_placement,
             args=(key,),
         )
-        or "post"
+        or DEFAULT_PLACEMENT
     )
     st.session_state[SHARED_PLACEMENT] = choice
     return choice
@@ -79,6 +80,7 @@ def _url_decides(key: str) -> bool:
 
 
 def _share_placement(key: str) -> None:
+    """``on_change``: a click is the shared choice before the run, so the sync never undoes it."""
     st.session_state[SHARED_PLACEMENT] = st.session_state[key]
 
 

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Locator, expect
 
 import layernorm as ln
-from e2e.support import Lab, page_by_url, query
+from e2e.support import AppPage, Lab, page_by_url, query
 from ui.text import digits_to_separate, fmt, rounding_noise
 
 pytestmark = pytest.mark.browser
@@ -122,6 +122,35 @@ def _checked_radio(lab: Lab, label_start: str) -> Locator:
     return box.locator("label:has(input:checked)")
 
 
+DEPTH_RADIO, TF_RADIO = "Where the normalization sits", "Placement"
+PRE = "pre-LN: before the sublayer (GPT-2, LLaMA)"
+
+
+def _pick(lab: Lab, placement: str) -> None:
+    """Click a placement option on the page shown and wait until its run is over."""
+    lab.page.locator('[data-testid="stMain"] [data-testid="stRadio"] label').filter(
+        has_text=re.compile(rf"^{placement}")
+    ).click()
+    lab.page.wait_for_timeout(300)
+    lab.wait_idle()
+
+
+def _settle_on(lab: Lab, page: AppPage) -> None:
+    """After Back or Forward: ``page`` is drawn, and a late rewrite of its address would have come."""
+    lab.wait_for(page)
+    lab.page.wait_for_timeout(1000)
+    lab.wait_idle()
+
+
+def _agree(lab: Lab, radio: str, key: str, placement: str) -> None:
+    """The radio shows ``placement``, and the address says so (post-LN, the default, is left out)."""
+    expect(_checked_radio(lab, radio)).to_have_text(re.compile(rf"^{placement}"))
+    if placement == "pre-LN":
+        expect(lab.page).to_have_url(re.compile(rf"{key}=pre-LN"))
+    else:
+        expect(lab.page).not_to_have_url(re.compile(rf"{key}=pre-LN"))
+
+
 def test_back_keeps_the_placement_shared_by_two_pages(lab: Lab) -> None:
     """The placement radio is one choice shown on two pages; Back to either kept neither (QA pass).
 
@@ -137,57 +166,31 @@ def test_back_keeps_the_placement_shared_by_two_pages(lab: Lab) -> None:
     expect(lab.page).to_have_url(re.compile(r"depth_residual=true"))
     lab.wait_idle()
     main.locator('[data-testid="stRadio"] label').filter(has_text=re.compile(r"^pre-LN")).click()
-    expect(_checked_radio(lab, "Where the normalization sits")).to_have_text(re.compile(r"^pre-LN"))
+    expect(_checked_radio(lab, DEPTH_RADIO)).to_have_text(re.compile(r"^pre-LN"))
     expect(lab.page).to_have_url(re.compile(r"depth_placement=pre-LN"))  # the click's run has begun
     lab.wait_idle()
 
     lab.nav_to(tf)
-    expect(_checked_radio(lab, "Placement")).to_have_text(re.compile(r"^pre-LN"))  # one shared choice
+    expect(_checked_radio(lab, TF_RADIO)).to_have_text(re.compile(r"^pre-LN"))  # one shared choice
     assert "depth_residual" not in lab.page.url
 
     lab.page.go_back()
-    lab.wait_for(depth)
-    lab.page.wait_for_timeout(1000)  # a late rewrite of the address would have happened by now
-    lab.wait_idle()
+    _settle_on(lab, depth)
     expect(lab.page).to_have_url(re.compile(r"depth_residual=true"))
-    expect(_checked_radio(lab, "Where the normalization sits")).to_have_text(re.compile(r"^pre-LN"))
+    expect(_checked_radio(lab, DEPTH_RADIO)).to_have_text(re.compile(r"^pre-LN"))
 
     lab.page.go_forward()
-    lab.wait_for(tf)
-    lab.page.wait_for_timeout(1000)
-    lab.wait_idle()
-    expect(_checked_radio(lab, "Placement")).to_have_text(re.compile(r"^pre-LN"))
+    _settle_on(lab, tf)
+    expect(_checked_radio(lab, TF_RADIO)).to_have_text(re.compile(r"^pre-LN"))
     assert "depth_residual" not in lab.page.url
 
     # Changed on the transformer page, it is changed on Depth and drift too.
     main.locator('[data-testid="stRadio"] label').filter(has_text=re.compile(r"^post-LN")).click()
-    expect(_checked_radio(lab, "Placement")).to_have_text(re.compile(r"^post-LN"))
+    expect(_checked_radio(lab, TF_RADIO)).to_have_text(re.compile(r"^post-LN"))
     lab.wait_idle()
     lab.nav_to(depth)
-    expect(_checked_radio(lab, "Where the normalization sits")).to_have_text(re.compile(r"^post-LN"))
+    expect(_checked_radio(lab, DEPTH_RADIO)).to_have_text(re.compile(r"^post-LN"))
     lab.assert_clean()
-
-
-DEPTH_RADIO, TF_RADIO = "Where the normalization sits", "Placement"
-PRE = "pre-LN: before the sublayer (GPT-2, LLaMA)"
-
-
-def _pick(lab: Lab, placement: str) -> None:
-    """Click a placement option on the page shown and wait until its run is over."""
-    lab.page.locator('[data-testid="stMain"] [data-testid="stRadio"] label').filter(
-        has_text=re.compile(rf"^{placement}")
-    ).click()
-    lab.page.wait_for_timeout(300)
-    lab.wait_idle()
-
-
-def _agree(lab: Lab, radio: str, key: str, placement: str) -> None:
-    """The radio shows ``placement``, and the address says so (post-LN, the default, is left out)."""
-    expect(_checked_radio(lab, radio)).to_have_text(re.compile(rf"^{placement}"))
-    if placement == "pre-LN":
-        expect(lab.page).to_have_url(re.compile(rf"{key}=pre-LN"))
-    else:
-        expect(lab.page).not_to_have_url(re.compile(rf"{key}=pre-LN"))
 
 
 def test_back_and_forward_show_what_each_entry_had_and_the_address_agrees(lab: Lab) -> None:
@@ -205,9 +208,7 @@ def test_back_and_forward_show_what_each_entry_had_and_the_address_agrees(lab: L
         [(depth, DEPTH_RADIO, "depth_placement", "pre-LN"), (tf, TF_RADIO, "tf_placement", "post-LN")] * 2
     ):
         lab.page.go_back() if step % 2 == 0 else lab.page.go_forward()
-        lab.wait_for(page)
-        lab.page.wait_for_timeout(1000)  # a late rewrite of the address would have happened by now
-        lab.wait_idle()
+        _settle_on(lab, page)
         _agree(lab, radio, key, shown)  # each entry's own view, radio and address alike
     lab.nav_to(depth)  # the sidebar's way: the placement seen last
     _agree(lab, DEPTH_RADIO, "depth_placement", "post-LN")
@@ -224,9 +225,7 @@ def test_back_to_a_link_keeps_its_placement(lab: Lab) -> None:
         _agree(lab, TF_RADIO, "tf_placement", "pre-LN")
         lab.nav_to(depth)
         lab.page.go_back()
-        lab.wait_for(tf)
-        lab.page.wait_for_timeout(1000)
-        lab.wait_idle()
+        _settle_on(lab, tf)
         _agree(lab, TF_RADIO, "tf_placement", "pre-LN")
     lab.assert_clean()
 
