@@ -10,7 +10,7 @@ from ui.heap import freeze_imports
 from ui.history import keep_pages_in_history
 from ui.plot import prepare_static
 from ui.presentation import presentation_toggle
-from ui.state import say_unread_link_keys, sidebar
+from ui.state import lab_sections_drawn, say_unread_link_keys, sidebar
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon="📐", layout="wide")
 freeze_imports()  # once per server: imported modules leave Python's full collections (ui/heap.py)
@@ -64,3 +64,4 @@ presentation_toggle()
 keep_pages_in_history()  # Back returns to the previous page with its values (ui/history.py)
 nav.run()
 say_unread_link_keys(nav.url_path, where=st.sidebar)  # a link's keys for controls this view never drew
+lab_sections_drawn()  # the page finished: the sidebar's ε, γ, β, d, seed may rerun its lab sections alone

@@ -10,7 +10,7 @@ import layernorm as ln
 from layernorm.variants import layer_norm_std_plus_eps, layer_norm_unbiased
 from ui import charts_numerics as cn
 from ui import controls, page, plot
-from ui.state import lab_input
+from ui.state import LabInput, lab_input, lab_section
 from ui.text import LABEL_LIMIT, digits_to_separate, fmt, plain, rounding_noise, tex_minus, tex_num
 from ui.theme import COLORS
 
@@ -32,7 +32,7 @@ def load(vector: str, divisor: str, place: str, eps: str) -> None:
     st.session_state.update(est_vector=vector, est_divisor=divisor, est_place=place, est_eps=eps)
 
 
-lab = lab_input()
+lab_input()  # the page draws the input in its lab section below
 page.header(
     "Under the hood · Estimators and ε",
     "Two small choices hide inside every LayerNorm implementation: divide the squared deviations by d or "
@@ -43,9 +43,9 @@ page.header(
 )
 
 
-# The page's controls rerun only this part (a fragment), not app.py and the sidebar.
-@st.fragment
-def body() -> None:
+# The page's controls and the sidebar's ε, d, seed rerun only this part (ui.state.lab_section).
+@lab_section("est_body")
+def body(lab: LabInput) -> None:
     b1, b2 = st.columns(2)
     b1.button(
         "Load the tutorial case: [1, 0, 0, 0], ÷(d−1), ε outside",

@@ -10,7 +10,7 @@ import layernorm as ln
 from layernorm.labs import geometry as geo
 from ui import charts_geometry as cg
 from ui import controls, page, plot, theme
-from ui.state import LabInput, lab_input
+from ui.state import LabInput, lab_input, lab_section
 from ui.text import (
     digits_to_separate,
     fmt,
@@ -49,7 +49,7 @@ def c_text(c: float) -> str:
     return fmt(c, 3) if c != 0 else "0"
 
 
-lab = lab_input()
+lab_input()  # the page draws the input in its lab sections below
 page.header(
     "Under the hood · Invariances and geometry",
     "LayerNorm throws information away on purpose. Multiply a token's features by any positive "
@@ -62,7 +62,7 @@ page.header(
 
 
 # --- 1. scale and shift ----------------------------------------------------------------------------
-@st.fragment
+@lab_section("inv_scale")
 def invariance_section(lab: LabInput) -> None:
     st.subheader("Scale by c, add b: what moves?")
     c1, c2 = st.columns(2)
@@ -185,11 +185,11 @@ def invariance_section(lab: LabInput) -> None:
     )
 
 
-invariance_section(lab)
+invariance_section()
 
 
 # --- 2. geometry -----------------------------------------------------------------------------------
-@st.fragment
+@lab_section("inv_geometry")
 def geometry_section(lab: LabInput) -> None:
     st.subheader("Where LayerNorm sends vectors: a plane and a sphere")
     st.markdown(
@@ -348,7 +348,7 @@ def geometry_section(lab: LabInput) -> None:
     )
 
 
-geometry_section(lab)
+geometry_section()
 
 page.notice(
     [

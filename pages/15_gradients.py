@@ -7,7 +7,7 @@ import layernorm as ln
 from layernorm.backward import layer_norm_backward_from_steps
 from ui import charts_geometry as cg
 from ui import controls, page, plot
-from ui.state import LabInput, lab_input
+from ui.state import LabInput, lab_input, lab_section
 from ui.text import (
     ROUNDING_K,
     digits_to_separate,
@@ -40,7 +40,7 @@ def upstream_gradient(kind: str, d: int, seed: int, k: int) -> np.ndarray:
     return np.random.default_rng([G_STREAM, seed]).standard_normal(d)  # not the sidebar's draw
 
 
-lab = lab_input()
+lab_input()  # the page draws the input in its lab sections below
 page.header(
     "Under the hood · Gradients through LayerNorm",
     "Training sends a gradient backwards through every LayerNorm: given how the loss L changes "
@@ -56,112 +56,120 @@ st.latex(
     r"\qquad \hat\sigma = \sqrt{\sigma^2 + \epsilon}"
 )
 
+
 # --- controls: the upstream gradient ---------------------------------------------------------------
-c1, c2, c3 = st.columns([2, 1, 1])
-kind = str(
-    controls.choice(
-        "radio",
-        "Upstream gradient g = ∂L/∂y",
-        UPSTREAM,
-        key="grad_kind",
-        where=c1,
-        horizontal=True,
-        name="g",
-        help="Random: any loss. All ones: L = sum of the outputs. One-hot: L = one output yₖ.",
+# The page's controls above the Jacobian and the sidebar's ε, γ, β, d, seed rerun only this part
+# (ui.state.lab_section); the Jacobian and the ε curve are lab sections of their own.
+@lab_section("grad_backward")
+def backward_section(lab: LabInput) -> None:
+    c1, c2, c3 = st.columns([2, 1, 1])
+    kind = str(
+        controls.choice(
+            "radio",
+            "Upstream gradient g = ∂L/∂y",
+            UPSTREAM,
+            key="grad_kind",
+            where=c1,
+            horizontal=True,
+            name="g",
+            help="Random: any loss. All ones: L = sum of the outputs. One-hot: L = one output yₖ.",
+        )
     )
-)
-seed = controls.number_input(
-    "Seed of g", 0, 9999, 0, key="grad_seed", where=c2, name="seed", disabled=kind != UPSTREAM[0]
-)
-k_raw = controls.number_input(
-    "One-hot at k =", 1, 4096, 1, key="grad_k", where=c3, name="k", disabled=kind != UPSTREAM[2]
-)
-k = min(max(k_raw, 1), lab.d)
-if kind == UPSTREAM[2] and k != k_raw:
-    st.info(f"Your vector has d = {lab.d} features, so the one-hot sits at k = {k}.", icon="ℹ️")
-dy = upstream_gradient(kind, lab.d, seed, k)
-
-try:
-    terms = ln.layer_norm_backward_terms(lab.x, lab.gamma, dy, eps=lab.eps)
-except ValueError as exc:  # the sidebar keeps x, γ, ε valid; this is a last guard, never a traceback
-    st.error(plain(exc, 400), icon="⚠️")
-    st.stop()
-steps = ln.layer_norm_steps(lab.x, lab.gamma, eps=lab.eps)
-
-# --- the three terms, with numbers ----------------------------------------------------------------
-st.subheader("The backward pass, term by term")
-i = int(
-    controls.number_input(
-        "Show the arithmetic for feature i =",
-        1,
-        lab.d,
-        1,
-        key="grad_feature",
-        where=st.columns([1, 3])[0],
-        name="feature i",
+    seed = controls.number_input(
+        "Seed of g", 0, 9999, 0, key="grad_seed", where=c2, name="seed", disabled=kind != UPSTREAM[0]
     )
-)
-i = min(max(i, 1), lab.d) - 1
-digits = digits_to_separate([terms.g[i], terms.mean_g, terms.mean_g_x_hat, terms.x_hat[i]], 4)
+    k_raw = controls.number_input(
+        "One-hot at k =", 1, 4096, 1, key="grad_k", where=c3, name="k", disabled=kind != UPSTREAM[2]
+    )
+    k = min(max(k_raw, 1), lab.d)
+    if kind == UPSTREAM[2] and k != k_raw:
+        st.info(f"Your vector has d = {lab.d} features, so the one-hot sits at k = {k}.", icon="ℹ️")
+    dy = upstream_gradient(kind, lab.d, seed, k)
+
+    try:
+        terms = ln.layer_norm_backward_terms(lab.x, lab.gamma, dy, eps=lab.eps)
+    except ValueError as exc:  # the sidebar keeps x, γ, ε valid; this is a last guard, never a traceback
+        st.error(plain(exc, 400), icon="⚠️")
+        return
+
+    # --- the three terms, with numbers ----------------------------------------------------------------
+    st.subheader("The backward pass, term by term")
+    i = int(
+        controls.number_input(
+            "Show the arithmetic for feature i =",
+            1,
+            lab.d,
+            1,
+            key="grad_feature",
+            where=st.columns([1, 3])[0],
+            name="feature i",
+        )
+    )
+    i = min(max(i, 1), lab.d) - 1
+    digits = digits_to_separate([terms.g[i], terms.mean_g, terms.mean_g_x_hat, terms.x_hat[i]], 4)
+
+    def paren(v: float) -> str:
+        """A number for a product in LaTeX: negative ones in parentheses."""
+        return tex_num(v, digits) if v >= 0 else rf"({tex_num(v, digits)})"
+
+    st.latex(
+        rf"\frac{{\partial L}}{{\partial x_{{{i + 1}}}}} = \frac{{1}}{{{tex_num(terms.std)}}}\Big("
+        rf"{tex_num(terms.g[i], digits)} {tex_minus(terms.mean_g, digits)}"
+        rf" - {paren(terms.x_hat[i])} \cdot {paren(terms.mean_g_x_hat)}\Big)"
+        rf" = {tex_num(terms.dx[i], 6)}"
+    )
+    st.latex(
+        rf"\text{{as three terms:}}\quad {tex_num(terms.term_g[i], digits)}"
+        rf"\ + {paren(terms.term_mean[i])}\ + {paren(terms.term_proj[i])}"
+        rf" = {tex_num(terms.dx[i], 6)}"
+    )
+    st.latex(rf"\frac{{\partial L}}{{\partial x}} = {tex_vector(terms.dx, digits=4)}")
+    st.caption(
+        f"σ̂ = √(σ² + ε) = {fmt(terms.std, 6)}; g⊙γ uses the sidebar's γ "
+        f"({plain(lab.affine_mode, 80)}); ε = {lab.eps:.0e}."
+    )
+    plot.show(
+        cg.backward_terms_chart(terms.term_g, terms.term_mean, terms.term_proj, terms.dx),
+        key="grad_chart_terms",
+    )
+
+    # --- the two identities -------------------------------------------------------------------------------
+    k_round = ROUNDING_K + lab.d  # a sum of d numbers carries about one rounding per term
+    m1, m2, m3 = st.columns(3)
+    m1.metric(
+        "Σᵢ ∂L/∂xᵢ",
+        fmt_zero(terms.dx_sum, terms.magnitude, k=k_round),
+        help="Zero in exact arithmetic for every γ and ε: adding a constant to x never changes y. "
+        + rounding_help(terms.dx_sum, terms.magnitude, k_round),
+    )
+    dot_digits = digits_to_separate(  # equal up to rounding: shown alike; different: shown apart
+        [terms.dx_dot_x_hat, terms.dx_dot_x_hat_expected],
+        4,
+        same_within=rounding_noise(terms.magnitude, k_round),
+    )
+    m2.metric(
+        "∂L/∂x · x̂",
+        fmt_zero(terms.dx_dot_x_hat, terms.magnitude, dot_digits, k=k_round),
+        help="Growing x along x̂ only rescales it, which LayerNorm forgets — up to ε. "
+        + rounding_help(terms.dx_dot_x_hat, terms.magnitude, k_round),
+    )
+    m3.metric(
+        "ε/σ̂³ · (g⊙γ)·x̂  (exact value)",
+        fmt_zero(terms.dx_dot_x_hat_expected, terms.magnitude, dot_digits, k=k_round),
+        help="What ∂L/∂x · x̂ is in exact arithmetic: 0 only when ε = 0.",
+    )
+    st.markdown(
+        "The first is zero to rounding, always. The second is *not* exactly zero: ε slightly breaks the "
+        "scale invariance, and the dot product is exactly ε/σ̂³ · (g⊙γ)·x̂ — the third number. While "
+        "ε ≪ σ² that is tiny; choose ε = 1 in the sidebar and watch both grow together."
+    )
 
 
-def paren(v: float) -> str:
-    """A number for a product in LaTeX: negative ones in parentheses."""
-    return tex_num(v, digits) if v >= 0 else rf"({tex_num(v, digits)})"
-
-
-st.latex(
-    rf"\frac{{\partial L}}{{\partial x_{{{i + 1}}}}} = \frac{{1}}{{{tex_num(terms.std)}}}\Big("
-    rf"{tex_num(terms.g[i], digits)} {tex_minus(terms.mean_g, digits)}"
-    rf" - {paren(terms.x_hat[i])} \cdot {paren(terms.mean_g_x_hat)}\Big)"
-    rf" = {tex_num(terms.dx[i], 6)}"
-)
-st.latex(
-    rf"\text{{as three terms:}}\quad {tex_num(terms.term_g[i], digits)}"
-    rf"\ + {paren(terms.term_mean[i])}\ + {paren(terms.term_proj[i])}"
-    rf" = {tex_num(terms.dx[i], 6)}"
-)
-st.latex(rf"\frac{{\partial L}}{{\partial x}} = {tex_vector(terms.dx, digits=4)}")
-st.caption(
-    f"σ̂ = √(σ² + ε) = {fmt(terms.std, 6)}; g⊙γ uses the sidebar's γ "
-    f"({plain(lab.affine_mode, 80)}); ε = {lab.eps:.0e}."
-)
-plot.show(
-    cg.backward_terms_chart(terms.term_g, terms.term_mean, terms.term_proj, terms.dx), key="grad_chart_terms"
-)
-
-# --- the two identities -------------------------------------------------------------------------------
-k_round = ROUNDING_K + lab.d  # a sum of d numbers carries about one rounding per term
-m1, m2, m3 = st.columns(3)
-m1.metric(
-    "Σᵢ ∂L/∂xᵢ",
-    fmt_zero(terms.dx_sum, terms.magnitude, k=k_round),
-    help="Zero in exact arithmetic for every γ and ε: adding a constant to x never changes y. "
-    + rounding_help(terms.dx_sum, terms.magnitude, k_round),
-)
-dot_digits = digits_to_separate(  # equal up to rounding: shown alike; different: shown apart
-    [terms.dx_dot_x_hat, terms.dx_dot_x_hat_expected], 4, same_within=rounding_noise(terms.magnitude, k_round)
-)
-m2.metric(
-    "∂L/∂x · x̂",
-    fmt_zero(terms.dx_dot_x_hat, terms.magnitude, dot_digits, k=k_round),
-    help="Growing x along x̂ only rescales it, which LayerNorm forgets — up to ε. "
-    + rounding_help(terms.dx_dot_x_hat, terms.magnitude, k_round),
-)
-m3.metric(
-    "ε/σ̂³ · (g⊙γ)·x̂  (exact value)",
-    fmt_zero(terms.dx_dot_x_hat_expected, terms.magnitude, dot_digits, k=k_round),
-    help="What ∂L/∂x · x̂ is in exact arithmetic: 0 only when ε = 0.",
-)
-st.markdown(
-    "The first is zero to rounding, always. The second is *not* exactly zero: ε slightly breaks the "
-    "scale invariance, and the dot product is exactly ε/σ̂³ · (g⊙γ)·x̂ — the third number. While "
-    "ε ≪ σ² that is tiny; choose ε = 1 in the sidebar and watch both grow together."
-)
+backward_section()
 
 
 # --- the Jacobian ---------------------------------------------------------------------------------
-@st.fragment
+@lab_section("grad_jacobian")
 def jacobian_section(lab: LabInput) -> None:
     st.subheader("The whole Jacobian ∂y/∂x")
     if lab.d > MAX_JACOBIAN_D:
@@ -208,7 +216,7 @@ def jacobian_section(lab: LabInput) -> None:
             "d = 2: x̂ is always ±(1, −1), so almost nothing can move y; J is ε/σ̂³ times a projection "
             f"(its largest stretch is {fmt(facts.spectral_norm)})."
         )
-    if float(steps.var) == 0.0:
+    if float(ln.layer_norm_steps(lab.x, lab.gamma, eps=lab.eps).var) == 0.0:
         notes.append(
             f"Your vector is constant: x̂ = 0 and J = diag(γ)(I − 11ᵀ/d)/√ε, entries up to "
             f"{fmt(facts.max_abs_entry)} — only ε keeps them finite."
@@ -216,7 +224,7 @@ def jacobian_section(lab: LabInput) -> None:
     st.markdown("\n".join(f"- {n}" for n in notes))
 
 
-jacobian_section(lab)
+jacobian_section()
 
 
 # --- what ε does -------------------------------------------------------------------------------------
@@ -236,7 +244,7 @@ def norm_vs_eps(x: np.ndarray, eps: tuple[float, ...]) -> ln.JacobianNormCurve:
 GRID = tuple(float(e) for e in EPS_GRID)
 
 
-@st.fragment
+@lab_section("grad_eps")
 def eps_section(lab: LabInput) -> None:
     st.subheader("What ε does to the gradient of a nearly constant vector")
     st.markdown(
@@ -268,7 +276,7 @@ def eps_section(lab: LabInput) -> None:
     c3.metric("ceiling 1/√ε", fmt(float(near_now.ceiling[0])))
 
 
-eps_section(lab)
+eps_section()
 
 page.notice(
     [

@@ -6,7 +6,7 @@ import layernorm as ln
 import ui.worksheet
 from layernorm.core import _center_rows
 from ui import charts, controls, page, plot
-from ui.state import LabInput, lab_input
+from ui.state import LabInput, lab_input, lab_section
 from ui.text import (
     LABEL_LIMIT,
     change_metric,
@@ -19,7 +19,7 @@ from ui.text import (
     zero_metric,
 )
 
-lab = lab_input()
+lab_input()  # the page draws the input in its lab section below
 page.header(
     "Step 1 · The mean μ",
     "Before we can fix how a token's numbers are spread, we need to know where they are centred. "
@@ -29,8 +29,8 @@ page.header(
 )
 
 
-# The page's own controls rerun only this part (a fragment); the sidebar's rerun the whole page.
-@st.fragment
+# The page's own controls and the sidebar's ε, d, seed rerun only this part (ui.state.lab_section).
+@lab_section("mean_body")
 def body(lab: LabInput) -> None:
     shift = controls.slider(
         "Add the same number c to every feature (try it: what happens to x − μ?)",
@@ -76,7 +76,7 @@ def body(lab: LabInput) -> None:
     ui.worksheet.offer("mean", lab, steps)
 
 
-body(lab)
+body()
 
 # What does not change with the page's controls is drawn outside the fragment: a control's rerun
 # sends none of it again.

@@ -10,10 +10,10 @@ import ui.worksheet
 from layernorm.core import _spread_rows
 from layernorm.variants import layer_norm_unbiased, variance_one_pass
 from ui import charts, controls, page, plot
-from ui.state import LabInput, lab_input
+from ui.state import LabInput, lab_input, lab_section
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
 
-lab = lab_input()
+lab_input()  # the page draws the input in its lab section below
 page.header(
     "Step 2 · The variance σ²",
     "Knowing the centre is not enough: two tokens can share a mean while one is tightly bunched and "
@@ -23,8 +23,8 @@ page.header(
 )
 
 
-# The page's own controls rerun only this part (a fragment); the sidebar's rerun the whole page.
-@st.fragment
+# The page's own controls and the sidebar's ε, d, seed rerun only this part (ui.state.lab_section).
+@lab_section("variance_body")
 def body(lab: LabInput) -> None:
     scale = controls.select_slider(
         "Stretch: multiply every feature by a",
@@ -120,7 +120,7 @@ def body(lab: LabInput) -> None:
     ui.worksheet.offer("variance", lab, steps)
 
 
-body(lab)
+body()
 
 # What does not change with the page's controls is drawn outside the fragment: a control's rerun
 # sends none of it again.

@@ -6,11 +6,11 @@ import streamlit as st
 import layernorm as ln
 import ui.worksheet
 from ui import charts, controls, page, plot
-from ui.state import LabInput, lab_input
+from ui.state import LabInput, lab_input, lab_section
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, zero_metric
 from ui.widgets import near_constant_control
 
-lab = lab_input()
+lab_input()  # the page draws the input in its lab section below
 page.header(
     "Step 3 · Standardize: x̂ = (x − μ) / √(σ² + ε)",
     "Now we use both statistics: subtract the mean so the vector is centred at zero, then divide by "
@@ -18,12 +18,12 @@ page.header(
     "leaves with the same predictable one. The small ε under the root is a safety margin: without "
     "it, a vector whose features are all equal would divide zero by zero.",
 )
-steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
 
 
-# The page's own controls rerun only this part (a fragment); the sidebar's rerun the whole page.
-@st.fragment
+# The page's own controls and the sidebar's ε, d, seed rerun only this part (ui.state.lab_section).
+@lab_section("std_body")
 def body(lab: LabInput) -> None:
+    steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
     i = controls.number_input(
         "Show the arithmetic for feature i =", 1, lab.d, 1, key="std_feature", name="feature i"
     )
@@ -89,7 +89,7 @@ def body(lab: LabInput) -> None:
     ui.worksheet.offer("standardize", lab, steps, feature=i)
 
 
-body(lab)
+body()
 
 # What does not change with the page's controls is drawn outside the fragment: a control's rerun
 # sends none of it again.

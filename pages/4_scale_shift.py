@@ -5,10 +5,10 @@ import streamlit as st
 import layernorm as ln
 import ui.worksheet
 from ui import charts, page, plot
-from ui.state import AFFINE_MODES, affine_table, lab_input, set_affine_table
+from ui.state import AFFINE_MODES, LabInput, affine_table, lab_input, lab_section, set_affine_table
 from ui.text import MESSAGE_LIMIT, digits_to_separate, fmt, plain, rounding_noise, zero_metric
 
-lab = lab_input()
+lab_input()  # the page draws the input in its lab section below
 page.header(
     "Step 4 · Scale and shift: y = γ ⊙ x̂ + β",
     "Forcing every token to mean 0 and variance 1 could throw away something useful. So LayerNorm "
@@ -33,60 +33,68 @@ c1.button(
 )
 c2.button("Undo the normalization: γ = σ, β = μ", key="ss_undo", on_click=_set_mode, args=(AFFINE_MODES[2],))
 c3.button("Edit γ, β per feature", key="ss_table", on_click=_set_mode, args=(AFFINE_MODES[1],))
-st.caption(f"Current choice (sidebar): **{lab.affine_mode}**")
 
-gamma, beta = lab.gamma, lab.beta
-if lab.affine_mode == AFFINE_MODES[1]:
-    # Text cells, read by ln.parse_number: the grid's number editor would rewrite 1e-8 or −3 itself.
-    cell = "A number such as 1.5, −3, .01 or 1e-8"
-    edited = st.data_editor(
-        affine_table(lab.d, as_text=True),
-        key=f"ss_editor_{lab.d}",
-        width="stretch",
-        height=min(38 + 35 * lab.d, 320),
-        num_rows="fixed",
-        placeholder="",
-        column_config={c: st.column_config.TextColumn(c, help=cell) for c in ("γ", "β")},
-    )
-    st.caption("A link carries no per-feature γ, β: they stay in this browser session.")
-    try:
-        gamma = ln.vector_from_table(edited["γ"].tolist(), "γ column")
-        beta = ln.vector_from_table(edited["β"].tolist(), "β column")
-        set_affine_table(lab.d, edited)  # other pages (and this d, later) use the edited values
-    except ln.InputError as exc:
-        st.error(
-            f"γ/β table: {plain(exc, MESSAGE_LIMIT)} The last valid values are used meanwhile.", icon="⚠️"
+
+# The sidebar's ε, γ, β, d and seed, and the per-feature table, rerun only this part (ui.state.lab_section).
+@lab_section("ss_body")
+def body(lab: LabInput) -> None:
+    st.caption(f"Current choice (sidebar): **{lab.affine_mode}**")
+
+    gamma, beta = lab.gamma, lab.beta
+    if lab.affine_mode == AFFINE_MODES[1]:
+        # Text cells, read by ln.parse_number: the grid's number editor would rewrite 1e-8 or −3 itself.
+        cell = "A number such as 1.5, −3, .01 or 1e-8"
+        edited = st.data_editor(
+            affine_table(lab.d, as_text=True),
+            key=f"ss_editor_{lab.d}",
+            width="stretch",
+            height=min(38 + 35 * lab.d, 320),
+            num_rows="fixed",
+            placeholder="",
+            column_config={c: st.column_config.TextColumn(c, help=cell) for c in ("γ", "β")},
         )
+        st.caption("A link carries no per-feature γ, β: they stay in this browser session.")
+        try:
+            gamma = ln.vector_from_table(edited["γ"].tolist(), "γ column")
+            beta = ln.vector_from_table(edited["β"].tolist(), "β column")
+            set_affine_table(lab.d, edited)  # other pages (and this d, later) use the edited values
+        except ln.InputError as exc:
+            st.error(
+                f"γ/β table: {plain(exc, MESSAGE_LIMIT)} The last valid values are used meanwhile.", icon="⚠️"
+            )
 
-steps = ln.layer_norm_steps(lab.x, gamma, beta, eps=lab.eps)
-c1, c2, c3 = st.columns(3)
-mean_y = float(ln.mean(steps.y))  # after Undo it is μ: 40001.5 must not read as the y (≈ x) 40002
-mean_digits = digits_to_separate([mean_y], against=steps.y, same_within=rounding_noise(steps.y))
-c1.metric("mean of y", **zero_metric(mean_y, steps.y, mean_digits))
-c2.metric("standard deviation of y", fmt(float(ln.std(steps.y))))
-c3.metric(
-    "largest |y − x|",
-    **zero_metric(
-        ln.max_abs_diff(steps.y, steps.x),
-        [steps.x, steps.y],
-        help="0 up to ε's effect when γ = σ and β = μ: the normalization is undone.",
-    ),
-)
-plot.show(
-    charts.feature_chart(
-        [("x_hat", steps.x_hat), ("y", steps.y), ("x", steps.x)],
-        "x̂ in, y out (and the original x for comparison)",
-    ),
-    key="ss_chart_bars",
-)
-plot.show(charts.affine_map(steps.x_hat, steps.y), key="ss_chart_map")
-if lab.affine_mode == AFFINE_MODES[3] and lab.recorded_y is not None:
-    st.info(
-        "These are MiniLM's learned γ and β for this LayerNorm site: far from 1 and 0 after training, "
-        "and different for every feature.",
-        icon=":material/memory:",
+    steps = ln.layer_norm_steps(lab.x, gamma, beta, eps=lab.eps)
+    c1, c2, c3 = st.columns(3)
+    mean_y = float(ln.mean(steps.y))  # after Undo it is μ: 40001.5 must not read as the y (≈ x) 40002
+    mean_digits = digits_to_separate([mean_y], against=steps.y, same_within=rounding_noise(steps.y))
+    c1.metric("mean of y", **zero_metric(mean_y, steps.y, mean_digits))
+    c2.metric("standard deviation of y", fmt(float(ln.std(steps.y))))
+    c3.metric(
+        "largest |y − x|",
+        **zero_metric(
+            ln.max_abs_diff(steps.y, steps.x),
+            [steps.x, steps.y],
+            help="0 up to ε's effect when γ = σ and β = μ: the normalization is undone.",
+        ),
     )
-ui.worksheet.offer("scale_shift", lab, steps)
+    plot.show(
+        charts.feature_chart(
+            [("x_hat", steps.x_hat), ("y", steps.y), ("x", steps.x)],
+            "x̂ in, y out (and the original x for comparison)",
+        ),
+        key="ss_chart_bars",
+    )
+    plot.show(charts.affine_map(steps.x_hat, steps.y), key="ss_chart_map")
+    if lab.affine_mode == AFFINE_MODES[3] and lab.recorded_y is not None:
+        st.info(
+            "These are MiniLM's learned γ and β for this LayerNorm site: far from 1 and 0 after training, "
+            "and different for every feature.",
+            icon=":material/memory:",
+        )
+    ui.worksheet.offer("scale_shift", lab, steps)
+
+
+body()
 page.notice(
     [
         "With γ = 1 and β = 0, y is exactly x̂: the orange-red and green bars coincide.",

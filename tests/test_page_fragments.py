@@ -18,12 +18,19 @@ PAGES = sorted((Path(__file__).resolve().parent.parent / "pages").glob("*.py"))
 STATIC = {"notice", "predict_then_reveal", "show_source"}
 
 
-def _is_fragment(func: ast.FunctionDef) -> bool:
+def _decorated(func: ast.FunctionDef, name: str) -> bool:
     for dec in func.decorator_list:
         target = dec.func if isinstance(dec, ast.Call) else dec
-        if isinstance(target, ast.Attribute) and target.attr == "fragment":
+        if (isinstance(target, ast.Attribute) and target.attr == name) or (
+            isinstance(target, ast.Name) and target.id == name
+        ):
             return True
     return False
+
+
+def _is_fragment(func: ast.FunctionDef) -> bool:
+    """An ``st.fragment`` or a ``ui.state.lab_section`` (a keyed fragment)."""
+    return _decorated(func, "fragment") or _decorated(func, "lab_section")
 
 
 def _static_calls_in_fragments(tree: ast.Module) -> list[str]:
@@ -66,3 +73,56 @@ def test_the_pages_checked_include_thirteen_with_fragments() -> None:
         if any(isinstance(f, ast.FunctionDef) and _is_fragment(f) for f in ast.walk(tree))
     ]
     assert len(with_fragments) >= 13, with_fragments
+
+
+def _input_outside_lab_sections(tree: ast.Module) -> list[str]:
+    """Where a page with lab sections reads the sidebar's input outside them (module level).
+
+    A sidebar move reruns only the lab sections (``ui.state.lab_section``), so anything else that
+    shows the input would keep showing the old one. Allowed: functions (a lab section or a helper it
+    calls gets the input as an argument) and a bare ``lab_input()`` statement (the input's warning).
+    """
+    if not any(isinstance(f, ast.FunctionDef) and _decorated(f, "lab_section") for f in tree.body):
+        return []
+    found = []
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(stmt, ast.Expr) and ast.unparse(stmt.value) == "lab_input()":
+            continue
+        for node in ast.walk(stmt):
+            named = (isinstance(node, ast.Name) and node.id in {"lab", "lab_input"}) or (
+                isinstance(node, ast.Constant) and node.value == "lab_input"
+            )
+            if named:
+                found.append(f"line {stmt.lineno}: {ast.unparse(stmt)[:60]}")
+                break
+    return found
+
+
+@pytest.mark.parametrize("path", PAGES, ids=[p.stem for p in PAGES])
+def test_a_page_with_lab_sections_reads_its_input_only_inside_them(path: Path) -> None:
+    assert _input_outside_lab_sections(ast.parse(path.read_text(encoding="utf-8"))) == []
+
+
+def test_the_check_finds_the_input_read_outside_the_lab_sections() -> None:
+    source = (
+        "lab_input()\n@lab_section('a')\ndef body(lab):\n    st.write(lab.x)\n\nbody()\n"
+        "lab = lab_input()\nst.write(lab.eps)\nx = st.session_state['lab_input']\n"
+    )
+    assert _input_outside_lab_sections(ast.parse(source)) == [
+        "line 7: lab = lab_input()",
+        "line 8: st.write(lab.eps)",
+        "line 9: x = st.session_state['lab_input']",
+    ]
+    assert _input_outside_lab_sections(ast.parse(source.replace("@lab_section('a')", "@st.fragment"))) == []
+
+
+def test_eight_or_more_pages_have_lab_sections() -> None:
+    trees = {p.stem: ast.parse(p.read_text(encoding="utf-8")) for p in PAGES}
+    with_sections = [
+        name
+        for name, tree in trees.items()
+        if any(isinstance(f, ast.FunctionDef) and _decorated(f, "lab_section") for f in tree.body)
+    ]
+    assert len(with_sections) >= 8, with_sections

@@ -7,12 +7,16 @@ so a link reproduces what the class sees. Streamlit matches a link's values as t
 so on a session's first run :func:`_read_link` reads them as numbers first
 (``ui.links``), puts the canonical text in the URL, and :func:`_report_link` says
 which value the lab uses for any it had to change.
+
+Pages draw the input inside their lab sections (:func:`lab_section`, keyed fragments): a move of the sidebar's
+ε, γ, β, d or seed then reruns only those sections, not ``app.py``, the sidebar and the page's text
+(:func:`_rerun_lab_sections` says when it falls back to a full rerun).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -86,6 +90,9 @@ TOKEN_KEYS = ("tok_sentence", "tok_index", "tok_site")  # options from the recor
 # (ln.MAX_VALUES numbers), so a longer link is cut (and says so) only where it could not be valid.
 MAX_TYPED = 200_000
 GAMMA_BETA_SLIDER = (-3.0, 3.0, 0.05)  # min, max, step of the shared γ and β sliders
+# The lab sections (lab_section) of the page's last finished full run, and of the run in progress
+LAB_SECTIONS, _LAB_SECTIONS_NOW = "lab_sections", "_lab_sections_now"
+LAB_RERUN = "lab_rerun"  # the lab sections the last run reran alone (empty after a full run)
 
 
 def eps_text(eps: float) -> str:
@@ -176,11 +183,24 @@ def _preset_input() -> tuple[np.ndarray, str]:
         "Preset", list(ln.PRESETS), key="preset", bind="query-params", persist_state="session"
     )
     d = st.select_slider(
-        "Size d (features)", D_CHOICES, value=8, key="d", bind="query-params", persist_state="session"
+        "Size d (features)",
+        D_CHOICES,
+        value=8,
+        key="d",
+        bind="query-params",
+        persist_state="session",
+        on_change=_rerun_lab_sections,
     )
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     seed = c1.number_input(
-        "Seed", 0, 9999, step=1, key="seed", bind="query-params", persist_state="session"
+        "Seed",
+        0,
+        9999,
+        step=1,
+        key="seed",
+        bind="query-params",
+        persist_state="session",
+        on_change=_rerun_lab_sections,
     )  # no value=: its default is min_value 0, and "New draw" sets it through session state
     c2.button(
         "New draw",
@@ -189,7 +209,12 @@ def _preset_input() -> tuple[np.ndarray, str]:
         on_click=lambda: st.session_state.update(seed=(int(st.session_state["seed"]) + 1) % 10000),
     )
     st.caption(ln.PRESETS[name])
-    return ln.make_preset(name, int(d), int(seed)), f"{name}, d = {d}, seed {seed}"
+    return _preset(name, int(d), int(seed))
+
+
+def _preset(name: str, d: int, seed: int) -> tuple[np.ndarray, str]:
+    """The preset vector and the label the pages show for it."""
+    return ln.make_preset(name, d, seed), f"{name}, d = {d}, seed {seed}"
 
 
 def _typed_input() -> tuple[np.ndarray, str]:
@@ -388,15 +413,59 @@ def affine_table(d: int, *, as_text: bool = False) -> pd.DataFrame:
 
 
 def set_affine_table(d: int, table: pd.DataFrame) -> None:
-    """Keep the user's per-feature γ, β for size ``d`` as written; InputError (nothing kept) if invalid."""
-    for c in ("γ", "β"):
-        ln.vector_from_table(table[c], f"{c} column")
+    """Keep the user's per-feature γ, β for size ``d`` as written; InputError (nothing kept) if invalid.
+
+    The input in Session State takes them at once when it uses this table: the edit reran only Scale
+    & shift's lab section, and that section's next run (a later edit that is invalid, a sidebar move)
+    must start from these values, not from those of the last full run.
+    """
+    gamma, beta = (ln.vector_from_table(table[c], f"{c} column") for c in ("γ", "β"))
     st.session_state.setdefault("affine_tables", {})[d] = table[["γ", "β"]].copy()
+    lab = st.session_state.get("lab_input")
+    if isinstance(lab, LabInput) and lab.affine_mode == AFFINE_MODES[1] and lab.d == d:
+        st.session_state["lab_input"] = replace(lab, gamma=gamma, beta=beta)
 
 
 def _affine(
     mode: str, x: np.ndarray, eps: float, extra: dict[str, object]
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Draw the shared γ and β sliders (when ``mode`` uses them) and return γ, β and the sidebar's notes."""
+    g, b = 1.0, 0.0
+    if mode == AFFINE_MODES[0]:
+        lo, hi, step = GAMMA_BETA_SLIDER
+        g = st.slider(
+            "γ (scale, every feature)",
+            lo,
+            hi,
+            1.0,
+            step,
+            key="gamma",
+            bind="query-params",
+            persist_state="session",
+            on_change=_rerun_lab_sections,
+        )
+        b = st.slider(
+            "β (shift, every feature)",
+            lo,
+            hi,
+            0.0,
+            step,
+            key="beta",
+            bind="query-params",
+            persist_state="session",
+            on_change=_rerun_lab_sections,
+        )
+    return _affine_values(mode, x, eps, extra, float(g), float(b))
+
+
+def _affine_values(
+    mode: str, x: np.ndarray, eps: float, extra: dict[str, object], g: float, b: float
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """γ, β (each of ``x``'s size) and the sidebar's notes for γ/β mode ``mode``.
+
+    ``g`` and ``b`` are the shared sliders' values (used by the first mode only); ``extra`` holds a
+    MiniLM token's learned ``gamma`` and ``beta`` when the input is one.
+    """
     d = x.size
     notes: list[str] = []
     if mode == AFFINE_MODES[3]:
@@ -413,28 +482,7 @@ def _affine(
             f"Per-feature γ, β for d = {d} (each d keeps its own table): edit them on Scale & shift."
         )
         return table["γ"].to_numpy(float), table["β"].to_numpy(float), notes
-    lo, hi, step = GAMMA_BETA_SLIDER
-    g = st.slider(
-        "γ (scale, every feature)",
-        lo,
-        hi,
-        1.0,
-        step,
-        key="gamma",
-        bind="query-params",
-        persist_state="session",
-    )
-    b = st.slider(
-        "β (shift, every feature)",
-        lo,
-        hi,
-        0.0,
-        step,
-        key="beta",
-        bind="query-params",
-        persist_state="session",
-    )
-    return np.full(d, float(g)), np.full(d, float(b)), notes
+    return np.full(d, g), np.full(d, b), notes
 
 
 @dataclass(frozen=True)
@@ -642,6 +690,9 @@ def sidebar(
     returns None. Every vector control keeps its value meanwhile (``persist_state="session"``, and
     the table's last edits are kept), so the step pages find the vector as the student left it.
     """
+    st.session_state[LAB_SECTIONS] = ()  # until this run finishes: a sidebar move reruns the whole page
+    st.session_state[LAB_RERUN] = ()  # this run is a full one
+    st.session_state[_LAB_SECTIONS_NOW] = []
     if "url_checked" not in st.session_state:
         st.session_state["url_checked"] = True
         _read_link(page, titles)
@@ -686,6 +737,7 @@ def _vector_controls() -> LabInput:
             persist_state="session",
             format_func=eps_text,
             help="PyTorch's default is 1e-5; BERT/MiniLM use 1e-12, Keras 1e-3.",
+            on_change=_rerun_lab_sections,
         )
         gamma, beta, notes = _affine(mode, x, float(eps), extra)
         for note in notes:
@@ -705,6 +757,93 @@ def _vector_controls() -> LabInput:
     )
     st.session_state["lab_input"] = lab
     return lab
+
+
+def _moved_lab(lab: LabInput) -> LabInput | None:
+    """The input after a move of the sidebar's ε, γ, β, d or seed, when nothing else in the sidebar changes.
+
+    None when the sidebar itself would show something new: its input has a problem (the sidebar
+    shows it), the input is a MiniLM token, the notes under γ and β change (a per-feature table
+    for another d), or the preset cannot be made.
+    """
+    state = st.session_state
+    if lab.problem is not None or lab.source not in SOURCES[:4] or state.get("src", lab.source) != lab.source:
+        return None
+    x, label = lab.x, lab.label
+    if lab.source == SOURCES[0]:
+        try:
+            x, label = _preset(str(state["preset"]), int(state["d"]), int(state["seed"]))
+        except (KeyError, ValueError, MemoryError):
+            return None
+    eps = float(state["eps"])
+    g, b = float(state.get("gamma", 1.0)), float(state.get("beta", 0.0))
+    gamma, beta, notes = _affine_values(lab.affine_mode, x, eps, {}, g, b)
+    if notes != lab.notes:
+        return None
+    if lab.source == SOURCES[0]:
+        state["last_good"] = (x, label)
+    return replace(lab, x=x, label=label, gamma=gamma, beta=beta, eps=eps)
+
+
+def _rerun_lab_sections() -> None:
+    """``on_change`` of the sidebar's ε, γ, β, d and seed: rerun only the page's :func:`lab_section` parts.
+
+    A full rerun sends the whole page again (95 elements on Invariances) and the browser redraws
+    all of it; the page's own text, the sidebar and the navigation do not change with these
+    controls. The keyed rerun happens only when it shows everything a full rerun would: the
+    page's last full run finished and drew its input only inside its lab sections
+    (:func:`lab_sections_drawn`), no link message is on screen (a full run clears them), and the
+    sidebar shows nothing new (:func:`_moved_lab`). Otherwise the callback returns and the whole
+    page reruns, as before. ``st.rerun(keys)`` from a callback is Streamlit 1.67's keyed fragment
+    rerun; Session State's ``LAB_RERUN`` entry records which sections it reran.
+    """
+    state = st.session_state
+    keys = state.get(LAB_SECTIONS)
+    lab = state.get("lab_input")
+    state[LAB_RERUN] = ()
+    if not keys or not isinstance(lab, LabInput) or state.get("link_report") or state.get("link_notes"):
+        return
+    moved = _moved_lab(lab)
+    if moved is None:
+        return
+    state["lab_input"] = moved
+    state[LAB_RERUN] = keys
+    st.rerun(list(keys))
+
+
+def lab_section(key: str) -> Callable[[Callable[[LabInput], None]], Callable[[], None]]:
+    """Decorator: a page section that draws the sidebar's input, a fragment the sidebar can rerun alone.
+
+    ``@lab_section("inv_scale")`` over ``def section(lab: LabInput) -> None`` gives a function of no
+    arguments that the page calls once, where the section goes. The section is an
+    ``st.fragment(key=key)``: its own controls rerun it alone, and so do the sidebar's ε, γ, β, d
+    and seed (:func:`_rerun_lab_sections`), since every run of it reads the input from Session
+    State rather than from the arguments of the page's last full run. A page that draws its input
+    anywhere outside its lab sections must use none (the sidebar then reruns the whole page):
+    ``tests/test_page_fragments.py`` reads the pages for that. ``key`` is unique in the app.
+    """
+
+    def wrap(body: Callable[[LabInput], None]) -> Callable[[], None]:
+        @st.fragment(key=key)
+        def section() -> None:
+            lab = st.session_state.get("lab_input")
+            body(lab if isinstance(lab, LabInput) else lab_input())
+
+        def call() -> None:
+            drawn = st.session_state.get(_LAB_SECTIONS_NOW)
+            if isinstance(drawn, list):
+                drawn.append(key)
+            section()
+
+        return call
+
+    return wrap
+
+
+def lab_sections_drawn() -> None:
+    """End of a full run (``app.py``, after the page): the lab sections it drew can now be rerun alone."""
+    drawn = st.session_state.pop(_LAB_SECTIONS_NOW, None)
+    st.session_state[LAB_SECTIONS] = tuple(drawn) if drawn else ()
 
 
 def lab_input() -> LabInput:

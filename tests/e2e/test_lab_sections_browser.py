@@ -1,0 +1,108 @@
+"""In Chromium, a sidebar move that reruns only the page's lab sections shows what a fresh tab shows.
+
+The sidebar's ε, γ, β, d and seed rerun only a page's lab sections (``ui.state.lab_section``); the
+browser keeps the page's other elements from the last full run. After each move the page must read
+exactly as a new tab opened at the same address: the main area's text, the sidebar's text and every
+chart's figure (``tests/test_lab_sections.py`` checks the same element by element in AppTest). An
+element a section drew before and does not draw now must go (γ = 0 on Invariances adds a note that
+γ ≠ 0 removes).
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import BrowserContext, Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from e2e.support import RENDERED_CHART, Lab, page_by_url
+from scripts.browser import IDLE
+
+# Each chart's last drawn figure text, by its key (as in test_in_place_charts.py)
+DRAWN_SPECS = """() => Object.fromEntries([...document.querySelectorAll('.lab-chart')].map((plot) => [
+  [...plot.closest('[class*="st-key-"]').classList].find((c) => c.startsWith('st-key-')),
+  plot.labSpec ?? null]))"""
+MAIN = '[data-testid="stMain"]'
+SIDEBAR = '[data-testid="stSidebar"]'
+PAGES = [
+    "/mean",
+    "/variance",
+    "/standardize",
+    "/scale_shift",
+    "/full_formula",
+    "/estimators_and_eps",
+    "/invariances",
+    "/gradients",
+]
+# (label of the sidebar slider, key to press): each moves one step
+PRESSES = [("ε (inside the square root)", "ArrowRight"), ("Size d", "ArrowRight"), ("γ (scale", "ArrowLeft")]
+
+
+def _settled(tab: Page) -> tuple[str, str, dict[str, str]]:
+    """(main text, sidebar text, chart figures) once the run is over and every chart is drawn."""
+    tab.locator(IDLE).wait_for()
+    tab.evaluate("() => { if (globalThis.labOffscreen) globalThis.labOffscreen.quietMs = 0; }")
+    tab.wait_for_function(
+        f"() => Object.values(({DRAWN_SPECS})()).every((s) => s !== null)"
+        " && !(globalThis.labOffscreen && globalThis.labOffscreen.waiting() > 0)"
+    )
+    return tab.locator(MAIN).inner_text(), tab.locator(SIDEBAR).inner_text(), tab.evaluate(DRAWN_SPECS)
+
+
+def _fresh(browser: BrowserContext, url: str) -> tuple[str, str, dict[str, str]]:
+    tab = browser.new_page()
+    try:
+        tab.goto(url)
+        tab.locator(RENDERED_CHART).first.wait_for()
+        return _settled(tab)
+    finally:
+        tab.close()
+
+
+def _press(lab: Lab, label_start: str, key: str) -> Locator:
+    thumb = lab.slider(label_start, in_sidebar=True)
+    before = thumb.get_attribute("aria-valuetext")
+    thumb.focus()
+    thumb.press(key)
+    expect(thumb).not_to_have_attribute("aria-valuetext", before or "")
+    return thumb
+
+
+SAME_AS = f"""(want) => {{
+  const specs = ({DRAWN_SPECS})();
+  return document.querySelector('{MAIN}').innerText === want[0]
+    && document.querySelector('{SIDEBAR}').innerText === want[1]
+    && JSON.stringify(specs) === JSON.stringify(want[2]);
+}}"""
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_each_sidebar_move_leaves_the_page_as_a_fresh_tab_shows_it(
+    lab: Lab, browser: BrowserContext, url: str
+) -> None:
+    lab.open(page_by_url(url))
+    lab.page.evaluate("() => { if (globalThis.labOffscreen) globalThis.labOffscreen.quietMs = 0; }")
+    for label, key in PRESSES:
+        _press(lab, label, key)
+        fresh = _fresh(browser, lab.page.url)  # the address already holds the new value
+        try:  # the press's run may not have begun yet: wait (10 s at most) for the page to catch up
+            lab.page.wait_for_function(SAME_AS, arg=list(fresh), timeout=10_000)
+        except PlaywrightTimeout:
+            pass
+        now = _settled(lab.page)
+        assert now[0] == fresh[0], f"{url} after {label}: the main area differs from a fresh tab"
+        assert now[1] == fresh[1], f"{url} after {label}: the sidebar differs from a fresh tab"
+        assert now[2] == fresh[2], f"{url} after {label}: a chart differs from a fresh tab"
+    lab.assert_clean()
+
+
+def test_a_note_a_section_no_longer_draws_goes(lab: Lab) -> None:
+    lab.open(page_by_url("/invariances"), "?gamma=0.05")
+    note = lab.page.locator(MAIN).get_by_text("Your γ is 0")
+    expect(note).to_have_count(0)
+    _press(lab, "γ (scale", "ArrowLeft")  # γ = 0: the section says what that does
+    expect(note).to_have_count(1)
+    _press(lab, "γ (scale", "ArrowRight")
+    lab.wait_idle()
+    expect(note).to_have_count(0)
+    expect(lab.page.locator("h1").first).to_contain_text("Invariances")  # the rest of the page stays
+    lab.assert_clean()

@@ -1,0 +1,207 @@
+"""A sidebar move reruns only the page's lab sections, and that shows what a full run shows.
+
+The sidebar's ε, γ, β, d and seed rerun only a page's lab sections (``ui.state.lab_section``,
+keyed fragments) when nothing else on screen depends on them. The browser keeps every
+other element of the page as the last full run drew it. So for each page with lab sections and each
+of those controls, with AppTest's plain runs (``keyed_reruns``: no full run added, see
+``tests/conftest.py``):
+
+- the move reran exactly the page's lab sections;
+- what the sections drew equals, element for element, what a full run at the new value draws there;
+- outside them, the full run draws exactly what the browser kept (the page before the move), but
+  for the moved control itself.
+
+And where a section's rerun would leave something stale (a page without sections, the per-feature
+table of another d, an input with a problem, a MiniLM token, a link's message on screen), the move
+reruns the whole page.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.state import AFFINE_MODES, LAB_RERUN, LAB_SECTIONS, SOURCES
+
+pytestmark = pytest.mark.keyed_reruns
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+
+
+def _pages_with_sections() -> list[str]:
+    found = []
+    for path in sorted((ROOT / "pages").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for f in tree.body:
+            decorators = [ast.unparse(d) for d in getattr(f, "decorator_list", [])]
+            if isinstance(f, ast.FunctionDef) and any("lab_section" in d for d in decorators):
+                found.append(f"pages/{path.name}")
+                break
+    return found
+
+
+PAGES = _pages_with_sections()
+# (widget kind, key, a new value): every sidebar control whose move may rerun only the sections
+MOVES = [
+    ("select_slider", "eps", 0.01),
+    ("slider", "gamma", 2.0),
+    ("slider", "beta", -1.5),
+    ("select_slider", "d", 16),
+    ("number_input", "seed", 7),
+]
+
+
+Leaves = dict[str, tuple[str, bytes]]
+# Fields that differ between two runs that show the same: a download's file (made on click) gets a
+# new id every run, and a widget whose value the server pushes carries it (set_value, raw_value or value).
+# The last two differ only outside the sections, where AppTest, unlike the browser, sent no state
+# for the widgets the sections' rerun did not draw; the values themselves are in Session State.
+NEW_EVERY_RUN = ("deferred_file_id",)
+PUSHED_VALUE = ("set_value", "raw_value", "value")
+
+
+def leaves(at: AppTest, ignore: tuple[str, ...] = NEW_EVERY_RUN) -> Leaves:
+    """Every element of the last run's tree by its delta path, with its protobuf bytes."""
+    out: Leaves = {}
+
+    def walk(node: Any, path: str) -> None:
+        children = getattr(node, "children", None)
+        if isinstance(children, dict) and children:
+            for k in sorted(children):
+                walk(children[k], f"{path}/{k}")
+        elif getattr(node, "proto", None) is not None:
+            proto = type(node.proto)()
+            proto.CopyFrom(node.proto)
+            for name in ignore:
+                if name in proto.DESCRIPTOR.fields_by_name:
+                    proto.ClearField(name)
+            out[path] = (type(node).__name__, proto.SerializeToString())
+
+    walk(at._tree, "")
+    return out
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def open_page(page: str, **state: Any) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in state.items():
+        at.session_state[key] = value
+    ok(at.run())
+    return ok(at.switch_page(page).run())
+
+
+def move(at: AppTest, kind: str, key: str, value: Any) -> AppTest:
+    return ok(getattr(at, kind)(key=key).set_value(value).run())
+
+
+def _root(path: str) -> str:
+    return "/".join(path.split("/")[:3])  # /0/<n>: a section's block in the main area
+
+
+def _own(entry: tuple[str, bytes], key: str) -> bool:
+    return entry[1].find(f"-{key}".encode()) >= 0 and entry[0] in {"Slider", "SelectSlider", "NumberInput"}
+
+
+def check_sections_rerun(page: str, kind: str, key: str, value: Any, **state: Any) -> None:
+    at = open_page(page, **state)
+    sections = at.session_state[LAB_SECTIONS]
+    assert sections, f"{page} drew no lab section"
+    before = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
+    move(at, kind, key, value)
+    assert at.session_state[LAB_RERUN] == sections, "the move did not rerun the page's lab sections alone"
+    rerun = {p: v for p, v in leaves(at).items() if p.startswith("/0/")}
+    roots = {_root(p) for p in rerun}
+    assert len(roots) == len(sections), roots
+    ok(at.run())  # a full run at the new value: what a fresh page shows
+    assert at.session_state[LAB_RERUN] == ()
+    full, full_outside = leaves(at), leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
+    inside = {p: v for p, v in full.items() if _root(p) in roots}
+    assert set(inside) == set(rerun), sorted(set(inside) ^ set(rerun))
+    stale = [p for p in inside if inside[p] != rerun[p]]
+    assert stale == [], f"the sections' rerun drew other elements than a full run at {key} = {value}: {stale}"
+    outside = {p: v for p, v in full_outside.items() if _root(p) not in roots and not _own(v, key)}
+    kept = {p: v for p, v in before.items() if _root(p) not in roots and not _own(v, key)}
+    changed = sorted(p for p in set(outside) | set(kept) if outside.get(p) != kept.get(p))
+    assert changed == [], f"outside the sections a full run draws something new at {key} = {value}: {changed}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize(("kind", "key", "value"), MOVES, ids=[m[1] for m in MOVES])
+def test_a_sidebar_move_reruns_the_sections_and_shows_what_a_full_run_shows(
+    page: str, kind: str, key: str, value: Any
+) -> None:
+    check_sections_rerun(page, kind, key, value)
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize(("kind", "key", "value"), [MOVES[0], MOVES[3]], ids=["eps", "d"])
+def test_undo_mode_follows_a_new_vector_in_a_sections_rerun(
+    page: str, kind: str, key: str, value: Any
+) -> None:
+    # γ = σ and β = μ of the vector: a new d draws a new vector, and the sections' rerun must
+    # recompute them rather than keep the old vector's
+    check_sections_rerun(page, kind, key, value, affine_mode=AFFINE_MODES[2])
+
+
+def test_typed_numbers_rerun_the_sections_on_eps() -> None:
+    check_sections_rerun(
+        "pages/14_invariances.py", "select_slider", "eps", 0.1, src=SOURCES[1], typed="3, 1, 4, 1, 5"
+    )
+
+
+def test_the_sections_are_the_pages_own_after_a_page_switch() -> None:
+    at = open_page("pages/14_invariances.py")
+    ok(at.switch_page("pages/1_mean.py").run())
+    assert at.session_state[LAB_SECTIONS] == ("mean_body",)
+    move(at, "select_slider", "eps", 0.2)
+    assert at.session_state[LAB_RERUN] == ("mean_body",)
+
+
+def whole_page_rerun(at: AppTest, kind: str, key: str, value: Any) -> None:
+    move(at, kind, key, value)
+    assert at.session_state[LAB_RERUN] == ()
+    assert at.sidebar and at.title, "a full run draws the sidebar and the page's title"
+
+
+def test_a_page_without_sections_reruns_whole() -> None:
+    at = open_page("pages/0_home.py")
+    assert at.session_state[LAB_SECTIONS] == ()
+    whole_page_rerun(at, "select_slider", "eps", 0.01)
+
+
+def test_another_d_with_per_feature_tables_reruns_whole() -> None:
+    # the sidebar's note names the table's d ("Per-feature γ, β for d = 16"): the sidebar changes
+    at = open_page("pages/1_mean.py", affine_mode=AFFINE_MODES[1])
+    whole_page_rerun(at, "select_slider", "d", 16)
+    assert any("d = 16" in c.value for c in at.sidebar.caption)
+    move(at, "select_slider", "eps", 0.01)  # the same d: the sections alone
+    assert at.session_state[LAB_RERUN] == ("mean_body",)
+
+
+def test_an_input_with_a_problem_reruns_whole() -> None:
+    at = open_page("pages/1_mean.py", src=SOURCES[1], typed="1, 2, x")
+    assert at.sidebar.error, "the typed text has a problem"
+    whole_page_rerun(at, "select_slider", "eps", 0.01)
+    assert at.sidebar.error, "the sidebar still says what is wrong"
+
+
+def test_a_minilm_token_reruns_whole() -> None:
+    at = open_page("pages/14_invariances.py", src=SOURCES[4])
+    whole_page_rerun(at, "select_slider", "eps", 0.01)
+
+
+def test_a_links_message_on_screen_reruns_whole() -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["eps"] = "0.0123"  # not a choice: the sidebar says which ε it uses
+    ok(at.switch_page("pages/1_mean.py").run())
+    assert at.session_state["link_report"], "the link's ε was noted"
+    whole_page_rerun(at, "select_slider", "eps", 0.01)
