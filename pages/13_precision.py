@@ -11,7 +11,7 @@ import layernorm as ln
 from layernorm.labs import precision as P
 from ui import charts_numerics as cn
 from ui import controls, page, plot, theme
-from ui.state import LabInput, lab_input
+from ui.state import LabInput, lab_input, lab_section
 from ui.text import digits_to_separate, fmt, tex_num
 
 OFFSETS = [0.0] + [float(f"{m}e{k}") for k in range(0, 8) for m in (1, 2, 5)] + [1e8]
@@ -51,7 +51,7 @@ def say(dtype: str, method: str, status: str, at: float) -> str:
     return f"{METHOD_NAMES[method]} in {dtype} first fails at an offset of about {fmt(at, 2)}: {P.STATUS_WORDS[status]}."
 
 
-lab = lab_input()
+lab_input()  # the page draws the input in its lab sections below
 page.header(
     "Under the hood · Precision",
     "The formula is exact; computers are not. Each number a kernel stores is rounded to its dtype: "
@@ -69,8 +69,9 @@ st.latex(
 st.latex(r"M_k = M_{k-1} + (x_k - \mu_{k-1})(x_k - \mu_k),\quad \sigma^2 = M_d / d")
 
 
-# Everything the offset and the dtype change, in a fragment: moving them reruns only this part.
-@st.fragment
+# Everything the offset and the dtype change, in a fragment: moving them reruns only this part (and
+# the sidebar's ε, d, seed rerun it with the page's other lab sections: ui.state.lab_section).
+@lab_section("prec_offset")
 def offset_section(lab: LabInput) -> None:
     c1, c2 = st.columns([3, 2])
     offset = float(
@@ -232,26 +233,34 @@ def notices(sw: P.PrecisionSweep) -> list[str]:
     return points
 
 
-offset_section(lab)
-sw = sweep(lab.x, lab.eps)
-facts = []
-for dt in P.DTYPES:
-    for m in P.METHODS:
-        first = sw.first_failure(dt, m)
-        if first is not None and first[1] != "input_overflow":
-            facts.append(say(dt, m, first[1], first[0]))
-for dt in ("bfloat16", "float16"):
-    changed_at = sw.first_input_change(dt)
-    if changed_at is not None:
+offset_section()
+
+
+@lab_section("prec_sweep")
+def sweep_section(lab: LabInput) -> None:
+    """What the whole sweep of this vector shows, in words."""
+    sw = sweep(lab.x, lab.eps)
+    facts = []
+    for dt in P.DTYPES:
+        for m in P.METHODS:
+            first = sw.first_failure(dt, m)
+            if first is not None and first[1] != "input_overflow":
+                facts.append(say(dt, m, first[1], first[0]))
+    for dt in ("bfloat16", "float16"):
+        changed_at = sw.first_input_change(dt)
+        if changed_at is not None:
+            facts.append(
+                f"Rounding to {dt} already changes the input itself from an offset of about {fmt(changed_at, 2)} on."
+            )
+    over = sw.first_failure("float16", "welford")
+    if over is not None and over[1] == "input_overflow":
         facts.append(
-            f"Rounding to {dt} already changes the input itself from an offset of about {fmt(changed_at, 2)} on."
+            f"From an offset of about {fmt(over[0], 2)}, the input itself is above float16's largest number (65504)."
         )
-over = sw.first_failure("float16", "welford")
-if over is not None and over[1] == "input_overflow":
-    facts.append(
-        f"From an offset of about {fmt(over[0], 2)}, the input itself is above float16's largest number (65504)."
-    )
-st.markdown("**Along the sweep (1 to 1e8, 65 offsets):**\n" + "\n".join(f"- {f}" for f in facts))
+    st.markdown("**Along the sweep (1 to 1e8, 65 offsets):**\n" + "\n".join(f"- {f}" for f in facts))
+
+
+sweep_section()
 st.caption(
     "The core is the reference: fed the float64 input it is exact at every offset (the grey line of the "
     "float64 panel lies on the floor, drawn at 1e-17). Fed an input already rounded to a dtype, it is "
@@ -272,7 +281,14 @@ with st.expander("Facts from real kernels (reference cases)"):
             + f". PyTorch 2.13 CPU returned [{torch_out}{', …' if len(fact.x) > 4 else ''}]."
         )
 
-page.notice(notices(sw))
+
+@lab_section("prec_notice")
+def notice_section(lab: LabInput) -> None:
+    """What to notice: checked against this vector's sweep, so it changes with the sidebar."""
+    page.notice(notices(sweep(lab.x, lab.eps)))
+
+
+notice_section()
 page.predict_then_reveal(
     "prec_q",
     "The vector [40000, 40001, 40002, 40003] in float32 with the one-pass variance. What comes out?",

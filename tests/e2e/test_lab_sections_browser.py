@@ -30,6 +30,7 @@ PAGES = [
     "/scale_shift",
     "/full_formula",
     "/estimators_and_eps",
+    "/precision",
     "/invariances",
     "/gradients",
 ]
