@@ -281,6 +281,40 @@ def test_gamma_beta_cells_read_like_typed_text(lab: Lab, way: str) -> None:
     lab.assert_clean()
 
 
+def test_gamma_beta_cells_fixed_after_a_sidebar_move(lab: Lab) -> None:
+    """An invalid cell, then ε moved (only the lab section reruns), then the cell fixed: the fix counts.
+
+    A browser QA pass saw the fix ignored after the ε move (the grid kept "x" and its error); the
+    grid then sits in a lab section that the sidebar reran alone.
+    """
+    x = [1.0, 2.0, 4.0, 8.0]
+    lab.open(SCALE_SHIFT, query(src="Type numbers", typed="1, 2, 4, 8"))
+    lab.page.get_by_role("button", name="Edit γ, β per feature").click()
+    main = lab.page.locator('[data-testid="stMain"]')
+    box = main.locator('[data-testid="stDataFrame"]')
+    expect(box).to_have_count(1)
+    grid = Grid(lab, box, [0.3, 0.75])
+    value = lab.metric("mean of y")
+    gamma, beta = [2.0, 1.0, 1.0, 1.0], [0.0] * 4
+    grid.enter(0, "2", "double-click", 0)
+    expect(value).to_have_text(mean_y(x, gamma, beta))
+    grid.enter(2, "x", "double-click", 0)
+    expect(alert(main, "Row 3 of the γ column is 'x'")).to_be_visible()
+    thumb = lab.slider("ε (inside the square root)", in_sidebar=True)
+    thumb.focus()
+    thumb.press("ArrowRight")
+    expect(lab.page).to_have_url(re.compile(r"eps=2e-05"))
+    lab.wait_idle()
+    expect(alert(main, "Row 3 of the γ column is 'x'")).to_be_visible()  # still invalid, still said
+    grid = Grid(lab, main.locator('[data-testid="stDataFrame"]'), [0.3, 0.75])
+    grid.enter(2, "3", "double-click", 0)
+    gamma[2] = 3.0
+    expect(alert(main, "Row 3")).to_have_count(0)
+    steps = ln.layer_norm_steps(np.asarray(x), np.asarray(gamma), np.asarray(beta), eps=2e-5)
+    expect(value).to_have_text(fmt(float(ln.mean(steps.y))))
+    lab.assert_clean()
+
+
 # --- uploads ------------------------------------------------------------------------------------------
 
 
