@@ -22,6 +22,7 @@ import ast
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -156,6 +157,23 @@ def test_typed_numbers_rerun_the_sections_on_eps() -> None:
     check_sections_rerun(
         "pages/14_invariances.py", "select_slider", "eps", 0.1, src=SOURCES[1], typed="3, 1, 4, 1, 5"
     )
+
+
+def test_a_table_reruns_the_sections_on_eps_and_gamma() -> None:
+    for kind, key, value in (MOVES[0], MOVES[1]):
+        check_sections_rerun("pages/5_full_formula.py", kind, key, value, src=SOURCES[2])
+
+
+def test_a_file_uploaded_earlier_reruns_the_sections_on_eps() -> None:
+    kept = (np.array([3.0, -1.0, 2.5, 7.0, 0.5]), "five.csv")  # the uploader forgets it; the lab keeps it
+    page = "pages/3_standardize.py"
+    check_sections_rerun(page, "select_slider", "eps", 0.01, src=SOURCES[3], upload_last=kept)
+
+
+def test_no_file_yet_reruns_whole() -> None:
+    at = open_page("pages/1_mean.py", src=SOURCES[3])
+    assert at.sidebar.error, "the sidebar asks for a file"
+    whole_page_rerun(at, "select_slider", "eps", 0.01)
 
 
 def test_the_sections_are_the_pages_own_after_a_page_switch() -> None:
