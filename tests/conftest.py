@@ -55,7 +55,7 @@ def _run_then_whole_page(self: AppTest, *args: object, **kwargs: object) -> AppT
     every other test then reads the whole page, as a full run draws it.
     """
     at = _APPTEST_RUN(self, *args, **kwargs)  # type: ignore[arg-type]
-    if at.session_state[LAB_RERUN] if LAB_RERUN in at.session_state else False:
+    if at.session_state.get(LAB_RERUN):
         at = _APPTEST_RUN(self, None, kwargs.get("timeout"))  # type: ignore[arg-type]
     return at
 
