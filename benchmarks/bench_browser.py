@@ -19,8 +19,12 @@ the same flags, since the helper only serves app.py. One headless Debian Chromiu
    ``new_session`` and ended at ``script_finished`` (not FINISHED_EARLY_FOR_RERUN). The
    ``data-test-script-state`` attribute alone is not enough: React may render "running" and
    "notRunning" in one commit, and a short run then never changes it. After ``script_finished``,
-   two animation frames, then further frames until the app shows the idle state (``IDLE``) and
-   every visible Plotly chart has its ``.main-svg``. A press after which no run begins within
+   two animation frames, then further frames until the app shows the idle state (``IDLE``), every
+   visible Plotly chart has its ``.main-svg``, and two frames in a row pass with no chart redraw
+   started or running: the lab's charts are redrawn in place (``Plotly.react``, wrapped in the page
+   to count the calls and their promises) by the components' effects after React's commit, and their
+   old ``.main-svg`` is there all along. Until 2026-12-02 the benchmark did not wait for those redraws,
+   so its ratios for controls that redraw charts were too low. A press after which no run begins within
    ``--rerun-wait-ms`` counts as "no rerun" and is left out of the statistics. ``--warmups``
    presses, then ``--repeats`` timed ones; the median and p95 per control.
 3. Controls: every enabled slider / select_slider (ARIA role ``slider``) in ``stMain`` and in
@@ -30,6 +34,12 @@ the same flags, since the helper only serves app.py. One headless Debian Chromiu
    ``goto``), so every page starts from its defaults.
 4. The trivial page is measured the same way before and after the pages; ratios use the mean of its
    two medians (and of its two p95s). Targets: ≤ 1.25× median and ≤ 1.5× p95.
+5. What each answer costs the browser, to tell a page's content from waiting: ``main ×`` is the tab's
+   main-thread busy time per timed press (Chromium's ``Performance.getMetrics`` TaskDuration over the
+   presses, divided by their number: scripts, style, layout, paint) over the trivial page's; ``sent``
+   the elements the server sent per press (Delta messages, median); ``charts`` the lab charts
+   redrawn per press (``Plotly.react`` calls, median; a chart out of sight waits and is not counted).
+   The trivial page's one chart is drawn anew on every press (``st.plotly_chart``).
 
 The machine has 2 cores shared with other jobs: the load average is printed with the results.
 """
@@ -133,7 +143,25 @@ ARM_JS = """
     .every((c) => c.querySelector('.main-svg') !== null);
   const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
   const r = {t0: null, rerunAt: null, idleAt: null, endAt: null, rerun: false, timedOut: false,
-             runs: 0, earlyEnds: 0, domStates: []};
+             runs: 0, earlyEnds: 0, deltas: 0, draws: 0, domStates: []};
+  // The lab's charts redraw in place with Plotly.react (ui/plot.py), in the components' effects
+  // after React's commit: wrapped once per tab, to count the redraws and to know when the last one
+  // has finished (a chart's .main-svg is there all along, so it cannot tell).
+  const plots = (globalThis.__benchPlots ??= {draws: 0, inFlight: 0});
+  if (globalThis.Plotly && !globalThis.Plotly.__benchCounted) {
+    const react = globalThis.Plotly.react;
+    globalThis.Plotly.react = (...a) => {
+      plots.draws += 1;
+      plots.inFlight += 1;
+      const done = () => { plots.inFlight -= 1; };
+      const drawn = react(...a);
+      Promise.resolve(drawn).then(done, done);
+      return drawn;
+    };
+    globalThis.Plotly.__benchCounted = true;
+  }
+  const drawsBefore = () => plots.draws;
+  let draws0 = 0;
   const taps = window.__benchWs ? window.__benchWs.listeners : null;
   window.__benchResult = new Promise((resolve) => {
     if (!taps) { resolve({error: 'WebSocket tap missing'}); return; }
@@ -158,18 +186,27 @@ ARM_JS = """
       r.idleAt = performance.now() - r.t0;
       await frame();
       await frame();
-      while (!(state() === 'notRunning' && connected() && chartsDrawn())) {
+      // Settled: idle, every chart drawn, and two frames in a row with no chart redraw started or
+      // still running (the components' effects call Plotly.react after the commit).
+      let quiet = 0;
+      let seen = plots.draws;
+      while (quiet < 2) {
         if (performance.now() - r.t0 > opts.timeoutMs) { r.timedOut = true; break; }
-        await frame();
+        const calm = plots.inFlight === 0 && plots.draws === seen;
+        seen = plots.draws;
+        quiet = state() === 'notRunning' && connected() && chartsDrawn() && calm ? quiet + 1 : 0;
+        if (quiet < 2) await frame();
       }
       r.endAt = performance.now() - r.t0;
+      r.draws = drawsBefore() - draws0;
       obs.disconnect();
       resolve(r);
     };
     const listen = (fields, t) => {
       if (r.t0 === null || settled) return;
       for (const [f, v] of fields) {
-        if (f === opts.newSession) {
+        if (f === opts.delta) r.deltas += 1;
+        else if (f === opts.newSession) {
           r.runs += 1;
           if (r.rerunAt === null) r.rerunAt = t - r.t0;
         } else if (f === opts.scriptFinished && r.rerunAt !== null) {
@@ -183,6 +220,7 @@ ARM_JS = """
     const start = () => {
       if (r.t0 !== null) return;
       r.t0 = performance.now();
+      draws0 = drawsBefore();
       noRerunTimer = setTimeout(() => { if (r.rerunAt === null) settle(false); }, opts.rerunWaitMs);
       deadlineTimer = setTimeout(() => { r.timedOut = true; settle(r.rerunAt !== null); }, opts.timeoutMs);
     };
@@ -198,6 +236,7 @@ ANY_RENDERED_CHART = f"{RENDERED_CHART}, {TRIVIAL_CHART} .main-svg"
 ARM_OPTS = {
     "chart": ANY_CHART,
     "newSession": _FIELDS["new_session"].number,
+    "delta": _FIELDS["delta"].number,
     "scriptFinished": _FIELDS["script_finished"].number,
     "finishedEarly": _FINISHED["FINISHED_EARLY_FOR_RERUN"].number,
     "timeoutMs": WAIT_MS,
@@ -231,6 +270,9 @@ class Result:
     run_begins_ms: list[float] = field(default_factory=list)  # keydown -> the server's new_session
     script_done_ms: list[float] = field(default_factory=list)  # keydown -> the server's script_finished
     runs: list[int] = field(default_factory=list)  # script runs per press (> 1: the page reran itself)
+    deltas: list[int] = field(default_factory=list)  # elements (Delta messages) the server sent per press
+    draws: list[int] = field(default_factory=list)  # Plotly.react calls per press (the lab's charts)
+    main_ms: float = float("nan")  # the tab's main-thread busy time per timed press (Chromium's TaskDuration)
     error: str = ""
 
     @property
@@ -240,6 +282,10 @@ class Result:
     @property
     def p95(self) -> float:
         return p95(self.times_ms)
+
+
+def median_of(xs: list[int] | list[float]) -> float:
+    return float(statistics.median(xs)) if xs else float("nan")
 
 
 def p95(xs: list[float]) -> float:
@@ -336,6 +382,23 @@ def answer_once(page: Page, presser: Presser, args: argparse.Namespace) -> dict[
     return result
 
 
+_CDP: dict[int, Any] = {}
+
+
+def main_thread_s(page: Page) -> float:
+    """Seconds the tab's main thread has been busy so far (CDP ``Performance.getMetrics`` TaskDuration).
+
+    Everything the renderer's main thread did — the page's scripts (React, plotly.js, KaTeX), style,
+    layout and paint — however long the answer waited for the server: the browser's share of an answer.
+    """
+    cdp = _CDP.get(id(page))
+    if cdp is None:
+        cdp = _CDP[id(page)] = page.context.new_cdp_session(page)
+        cdp.send("Performance.enable")
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return float(next(m["value"] for m in metrics if m["name"] == "TaskDuration"))
+
+
 def measure(page: Page, page_name: str, control: Control, args: argparse.Namespace) -> Result:
     res = Result(page_name, control.key, control.where, control.kind)
     try:
@@ -348,6 +411,7 @@ def measure(page: Page, page_name: str, control: Control, args: argparse.Namespa
             res.no_rerun = len(warm)
             res.error += "no rerun in the warm-up presses: skipped"
             return res
+        busy = main_thread_s(page)
         for _ in range(args.repeats):
             r = answer_once(page, presser, args)
             if r["timedOut"]:
@@ -359,6 +423,9 @@ def measure(page: Page, page_name: str, control: Control, args: argparse.Namespa
                 res.run_begins_ms.append(float(r["rerunAt"]))
                 res.script_done_ms.append(float(r["idleAt"]))
                 res.runs.append(int(r["runs"]))
+                res.deltas.append(int(r["deltas"]))
+                res.draws.append(int(r["draws"]))
+        res.main_ms = 1000.0 * (main_thread_s(page) - busy) / max(args.repeats, 1)
         if control.kind == "radio" and presser.n % 2:  # back to the option the page had
             answer_once(page, presser, args)
         page.locator(IDLE).wait_for(timeout=WAIT_MS)
@@ -460,12 +527,17 @@ def report(
 ) -> dict[str, Any]:
     base_med = statistics.mean(t.median for t in trivial)
     base_p95 = statistics.mean(t.p95 for t in trivial)
+    base_main = statistics.mean(t.main_ms for t in trivial)
     for label, t in zip(("before", "after"), trivial, strict=False):
         print(
-            f"trivial page ({label} the pages): median {fmt(t.median)} ms, p95 {fmt(t.p95)} ms "
+            f"trivial page ({label} the pages): median {fmt(t.median)} ms, p95 {fmt(t.p95)} ms, "
+            f"main thread {fmt(t.main_ms)} ms a press, {fmt(median_of(t.deltas), '.0f')} elements sent "
             f"(n = {len(t.times_ms)}, no rerun {t.no_rerun}){'  ' + t.error if t.error else ''}"
         )
-    print(f"baseline (mean of the two): median {fmt(base_med, '.1f')} ms, p95 {fmt(base_p95, '.1f')} ms")
+    print(
+        f"baseline (mean of the two): median {fmt(base_med, '.1f')} ms, p95 {fmt(base_p95, '.1f')} ms, "
+        f"main thread {fmt(base_main, '.1f')} ms a press (its one chart is drawn anew every time)"
+    )
     for label, t in zip(("before", "after"), in_place, strict=False):
         print(
             f"trivial app, chart updated in place ({label} the pages): median {fmt(t.median)} ms "
@@ -482,7 +554,7 @@ def report(
     failed = [r for r in results if not r.times_ms]
     head = (
         f"{'page':<24} {'control':<20} {'where':<7} {'n':>2} {'median ms':>9} {'p95 ms':>8} "
-        f"{'median ×':>8} {'p95 ×':>6}  notes"
+        f"{'median ×':>8} {'p95 ×':>6} {'main ×':>6} {'sent':>4} {'charts':>6}  notes"
     )
     print(head)
     print("-" * len(head))
@@ -503,7 +575,8 @@ def report(
             notes.append(r.error)
         print(
             f"{r.page:<24} {r.key:<20} {r.where:<7} {len(r.times_ms):>2} {fmt(r.median):>9} {fmt(r.p95):>8} "
-            f"{fmt(med_x, '.2f'):>7}× {fmt(p95_x, '.2f'):>5}×  {'; '.join(notes)}"
+            f"{fmt(med_x, '.2f'):>7}× {fmt(p95_x, '.2f'):>5}× {fmt(r.main_ms / base_main, '.2f'):>5}× "
+            f"{fmt(median_of(r.deltas)):>4} {fmt(median_of(r.draws)):>6}  {'; '.join(notes)}"
         )
     for r in failed:
         print(f"{r.page:<24} {r.key:<20} {r.where:<7}  -- not measured: {r.error or 'no rerun in any press'}")
@@ -539,6 +612,7 @@ def report(
         "args": {k: v for k, v in vars(args).items() if k != "json"},
         "baseline_median_ms": base_med,
         "baseline_p95_ms": base_p95,
+        "baseline_main_thread_ms": base_main,
         "trivial": [asdict(t) | {"median": t.median, "p95": t.p95} for t in trivial],
         "trivial_in_place": [asdict(t) | {"median": t.median, "p95": t.p95} for t in in_place],
         "controls": [
