@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui.state import AFFINE_MODES, LAB_RERUN, LAB_SECTIONS, SOURCES
+from ui.state import AFFINE_MODES, LAB_QUIET, LAB_RERUN, LAB_SECTIONS, SOURCES
 
 pytestmark = pytest.mark.keyed_reruns
 
@@ -118,10 +118,15 @@ def check_sections_rerun(page: str, kind: str, key: str, value: Any, **state: An
     assert sections, f"{page} drew no lab section"
     before = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
     move(at, kind, key, value)
-    assert at.session_state[LAB_RERUN] == sections, "the move did not rerun the page's lab sections alone"
+    fragments = at.session_state[LAB_RERUN]
+    assert fragments, "the move reran the whole page"
+    reran = tuple(k for k in fragments if k != LAB_QUIET)  # LAB_QUIET draws nothing, an empty block
+    assert set(reran) <= set(sections), reran
+    if key in ("d", "seed"):  # a new x: every section reads it
+        assert reran == sections, "the move did not rerun the page's lab sections"
     rerun = {p: v for p, v in leaves(at).items() if p.startswith("/0/")}
     roots = {_root(p) for p in rerun}
-    assert len(roots) == len(sections), roots
+    assert len(roots) == len(fragments), roots
     ok(at.run())  # a full run at the new value: what a fresh page shows
     assert at.session_state[LAB_RERUN] == ()
     full, full_outside = leaves(at), leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
@@ -223,3 +228,42 @@ def test_a_links_message_on_screen_reruns_whole() -> None:
     ok(at.switch_page("pages/1_mean.py").run())
     assert at.session_state["link_report"], "the link's ε was noted"
     whole_page_rerun(at, "select_slider", "eps", 0.01)
+
+
+# What a sidebar move reruns when a section does not read what the move changed: each section's run
+# records which of the input's fields it read (ui.state.LAB_READS), and a move reruns only the
+# sections that read a changed field. The test above checks, for every page and move, that what
+# stayed is what a full run draws; these pin down that the sections that need not run do not.
+@pytest.mark.parametrize(
+    ("page", "kind", "key", "value", "expected"),
+    [
+        ("pages/12_estimators_and_eps.py", "slider", "gamma", 2.0, ()),  # the recipes use γ = 1, β = 0
+        ("pages/12_estimators_and_eps.py", "slider", "beta", -1.5, ()),
+        ("pages/13_precision.py", "slider", "gamma", 2.0, ()),  # x̂ only
+        ("pages/15_gradients.py", "slider", "beta", -1.5, ()),  # no gradient depends on β
+        ("pages/15_gradients.py", "slider", "gamma", 2.0, ("grad_backward", "grad_jacobian")),
+        ("pages/14_invariances.py", "slider", "gamma", 2.0, ("inv_scale",)),
+        ("pages/1_mean.py", "slider", "gamma", 2.0, ("mean_body",)),  # its worksheet holds the link
+    ],
+    ids=["est-gamma", "est-beta", "prec-gamma", "grad-beta", "grad-gamma", "inv-gamma", "mean-gamma"],
+)
+def test_a_move_reruns_only_the_sections_that_read_what_it_changed(
+    page: str, kind: str, key: str, value: Any, expected: tuple[str, ...]
+) -> None:
+    at = open_page(page)
+    move(at, kind, key, value)
+    assert at.session_state[LAB_RERUN] == (expected or (LAB_QUIET,))
+
+
+def test_a_section_that_stopped_reading_eps_stays_when_eps_moves() -> None:
+    """Estimators with a framework's ε reads no sidebar ε; back to the sidebar's, it reads it again."""
+    at = open_page("pages/12_estimators_and_eps.py")
+    ok(at.selectbox(key="est_eps").set_value("Keras 3 LayerNormalization").run())
+    move(at, "select_slider", "eps", 0.01)
+    assert at.session_state[LAB_RERUN] == (LAB_QUIET,)
+    ok(at.run())
+    shown = [m.value for m in at.metric]
+    ok(at.selectbox(key="est_eps").set_value("sidebar").run())  # now the sidebar's ε = 0.01 counts
+    assert [m.value for m in at.metric] != shown
+    move(at, "select_slider", "eps", 0.02)
+    assert at.session_state[LAB_RERUN] == ("est_body",)

@@ -16,7 +16,8 @@ Pages draw the input inside their lab sections (:func:`lab_section`, keyed fragm
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from contextvars import ContextVar
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -92,7 +93,15 @@ MAX_TYPED = 200_000
 GAMMA_BETA_SLIDER = (-3.0, 3.0, 0.05)  # min, max, step of the shared γ and β sliders
 # The lab sections (lab_section) of the page's last finished full run, and of the run in progress
 LAB_SECTIONS, _LAB_SECTIONS_NOW = "lab_sections", "_lab_sections_now"
-LAB_RERUN = "lab_rerun"  # the lab sections the last run reran alone (empty after a full run)
+# The fragments the last run reran alone: lab sections, or LAB_QUIET (() after a full run)
+LAB_RERUN = "lab_rerun"
+# What each lab section read of the input on its last run ({key: frozenset of field names}, or None
+# when that run did not finish), and the fragment a sidebar move reruns when no section read what it
+# changed: it draws nothing.
+LAB_READS, LAB_QUIET = "lab_reads", "lab_quiet"
+# The input's fields a keyed sidebar move can change (_moved_lab keeps the others as they are).
+MOVABLE = frozenset({"x", "label", "gamma", "beta", "eps"})
+_READING: ContextVar[set[str] | None] = ContextVar("lab_reading", default=None)
 
 
 def eps_text(eps: float) -> str:
@@ -807,8 +816,63 @@ def _rerun_lab_sections() -> None:
     if moved is None:
         return
     state["lab_input"] = moved
+    changed = _changed_fields(lab, moved)
+    reads = state.get(LAB_READS, {})
+    # A section whose last run read none of what changed would draw exactly what it shows: it stays.
+    # (A section's own controls rerun it, and every run records what it read, so this holds for the
+    # view it shows; a run that did not finish recorded None.)
+    keys = tuple(k for k in keys if reads.get(k) is None or reads[k] & changed) or (LAB_QUIET,)
     state[LAB_RERUN] = keys
     st.rerun(list(keys))
+
+
+def _changed_fields(old: LabInput, new: LabInput) -> frozenset[str]:
+    """The fields of :data:`MOVABLE` whose values differ between ``old`` and ``new`` (arrays bit for bit)."""
+
+    def same(a: object, b: object) -> bool:
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            a, b = np.asarray(a), np.asarray(b)
+            return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+        return a == b
+
+    return frozenset(f for f in MOVABLE if not same(getattr(old, f), getattr(new, f)))
+
+
+class _SectionInput(LabInput):
+    """The input as a lab section's body gets it: it notes which of :data:`MOVABLE` the body reads.
+
+    A :class:`LabInput` in every way (``replace``, ``isinstance``); ``lab.d`` reads ``x``.
+    """
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in MOVABLE:
+            reading = _READING.get()
+            if reading is not None:
+                reading.add(name)
+        return super().__getattribute__(name)
+
+
+def reads_everything() -> None:
+    """Say that the lab section running now depends on the whole sidebar (e.g. it shows the page's link).
+
+    Outside a lab section's run it does nothing.
+    """
+    reading = _READING.get()
+    if reading is not None:
+        reading.update(MOVABLE)
+
+
+def _run_reading(key: str, body: Callable[[LabInput], None], lab: LabInput) -> None:
+    """Run a section's body on ``lab`` and keep, in Session State, what it read (None if it stopped)."""
+    reads: dict[str, frozenset[str] | None] = st.session_state.setdefault(LAB_READS, {})
+    reading: set[str] = set()
+    token = _READING.set(reading)
+    reads[key] = None
+    try:
+        body(_SectionInput(**{f.name: getattr(lab, f.name) for f in fields(LabInput)}))
+        reads[key] = frozenset(reading)
+    finally:
+        _READING.reset(token)
 
 
 def lab_section(key: str) -> Callable[[Callable[[LabInput], None]], Callable[[], None]]:
@@ -827,7 +891,7 @@ def lab_section(key: str) -> Callable[[Callable[[LabInput], None]], Callable[[],
         @st.fragment(key=key)
         def section() -> None:
             lab = st.session_state.get("lab_input")
-            body(lab if isinstance(lab, LabInput) else lab_input())
+            _run_reading(key, body, lab if isinstance(lab, LabInput) else lab_input())
 
         def call() -> None:
             drawn = st.session_state.get(_LAB_SECTIONS_NOW)
@@ -844,6 +908,13 @@ def lab_sections_drawn() -> None:
     """End of a full run (``app.py``, after the page): the lab sections it drew can now be rerun alone."""
     drawn = st.session_state.pop(_LAB_SECTIONS_NOW, None)
     st.session_state[LAB_SECTIONS] = tuple(drawn) if drawn else ()
+    if drawn:
+        _quiet()
+
+
+@st.fragment(key=LAB_QUIET)
+def _quiet() -> None:
+    """Draws nothing: a sidebar move that no lab section read reruns this alone (a rerun needs a key)."""
 
 
 def lab_input() -> LabInput:
