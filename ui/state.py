@@ -882,7 +882,10 @@ def lab_section(key: str) -> Callable[[Callable[[LabInput], None]], Callable[[],
     arguments that the page calls once, where the section goes. The section is an
     ``st.fragment(key=key)``: its own controls rerun it alone, and so do the sidebar's ε, γ, β, d
     and seed (:func:`_rerun_lab_sections`), since every run of it reads the input from Session
-    State rather than from the arguments of the page's last full run. A page that draws its input
+    State rather than from the arguments of the page's last full run. Each run records which of the
+    input's :data:`MOVABLE` fields the body read (:class:`_SectionInput`); a sidebar move that
+    changes none of them leaves the section as it is. A body that depends on the sidebar in another
+    way (the page's link) calls :func:`reads_everything`. A page that draws its input
     anywhere outside its lab sections must use none (the sidebar then reruns the whole page):
     ``tests/test_page_fragments.py`` reads the pages for that. ``key`` is unique in the app.
     """
