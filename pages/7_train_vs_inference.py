@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import streamlit as st
@@ -11,6 +11,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import running as R
 from ui import charts_axes, controls, page, plot
+from ui.state import rerun_fragments
 from ui.text import (
     MESSAGE_LIMIT,
     change_metric,
@@ -50,33 +51,96 @@ page.header(
 )
 
 
-# The page's controls rerun only this part (a fragment), not app.py and the sidebar.
-@st.fragment
-def body() -> None:
-    st.latex(
-        r"\text{train: }\hat{x} = \frac{x-\mu_B}{\sqrt{\sigma_B^2+\varepsilon}},\quad "
-        r"\sigma_B^2=\frac{1}{n}\sum (x-\mu_B)^2 \qquad "
-        r"\text{inference: }\hat{x} = \frac{x-\hat\mu}{\sqrt{\hat\sigma^2+\varepsilon}}"
-    )
-    st.latex(
-        r"\hat\mu \leftarrow (1-m)\,\hat\mu + m\,\mu_B,\qquad "
-        r"\hat\sigma^2 \leftarrow (1-m)\,\hat\sigma^2 + m\,\frac{n}{n-1}\,\sigma_B^2"
-    )
+st.latex(
+    r"\text{train: }\hat{x} = \frac{x-\mu_B}{\sqrt{\sigma_B^2+\varepsilon}},\quad "
+    r"\sigma_B^2=\frac{1}{n}\sum (x-\mu_B)^2 \qquad "
+    r"\text{inference: }\hat{x} = \frac{x-\hat\mu}{\sqrt{\hat\sigma^2+\varepsilon}}"
+)
+st.latex(
+    r"\hat\mu \leftarrow (1-m)\,\hat\mu + m\,\mu_B,\qquad "
+    r"\hat\sigma^2 \leftarrow (1-m)\,\hat\sigma^2 + m\,\frac{n}{n-1}\,\sigma_B^2"
+)
 
+# Five fragments, one a section: a control reruns only the sections that read it. The settings at the
+# top (n, m, d, feature, seed) and the training buttons rerun the sections that use them
+# (ui.state.rerun_fragments); every other control reruns its own section.
+TRAIN, SWITCH, NOISE, MATES, SHIFT = (
+    "tvi_train",
+    "tvi_switch",
+    "tvi_noise",
+    "tvi_mates_section",
+    "tvi_shift_section",
+)
+ALL = (TRAIN, SWITCH, NOISE, MATES, SHIFT)
+PER_FEATURE = (TRAIN, SWITCH, NOISE, MATES)  # the shift test uses its own 128 examples, every feature
+WITH_STATE = (TRAIN, SWITCH, SHIFT)  # the sections that show the running statistics
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings at the top of the page, as the training section drew them on its last run."""
+
+    n: int
+    m: float
+    d: int
+    k: int
+    seed: int
+
+    @property
+    def pop(self) -> R.Population:
+        return R.make_population(self.d, seed=self.seed)
+
+
+def settings() -> Settings:
+    """The top settings from Session State (the training section, which draws them, runs first)."""
+    get = st.session_state.get
+    return Settings(
+        int(get("tvi_n", 16)), float(get("tvi_momentum", 0.1)), int(get("tvi_d", 8)),
+        int(get("tvi_feature", 0)), int(get("tvi_seed", 0)),
+    )  # fmt: skip
+
+
+def running_state(d: int) -> tuple[list[R.TrainStep], R.RunningState]:
+    """The batches trained so far (oldest first) and the running statistics after them."""
+    history: list[R.TrainStep] = st.session_state.get("tvi_history", [])
+    return history, history[-1].after if history else R.initial_state(d)
+
+
+@st.fragment(key=TRAIN)
+def train_section() -> None:
     with st.container(border=True):
         c1, c2, c3, c4, c5 = st.columns(5)
-        n = int(controls.slider("Batch size n", 1, R.MAX_BATCH, 16, 1, key="tvi_n", where=c1, name="n"))
+        n = int(
+            controls.slider(
+                "Batch size n", 1, R.MAX_BATCH, 16, 1, key="tvi_n", where=c1, name="n",
+                on_change=rerun_fragments, args=PER_FEATURE,
+            )
+        )  # fmt: skip
         m = float(
             controls.slider(
                 "Momentum m (PyTorch)", 0.0, 1.0, 0.1, 0.01, key="tvi_momentum", where=c2, name="m"
             )
-        )
+        )  # its own section only: the running statistics change with the next batch, not with m
         c2.caption(f"Keras calls the same setting momentum = {1 - m:.2f} (it weights the old value).")
-        d = int(controls.select_slider("Features d", D_CHOICES, 8, key="tvi_d", where=c3, name="d"))
-        k = controls.number_input(
-            "Feature to follow", 0, d - 1, 0, key="tvi_feature", where=c4, name="feature"
+        d = int(
+            controls.select_slider(
+                "Features d",
+                D_CHOICES,
+                8,
+                key="tvi_d",
+                where=c3,
+                name="d",
+                on_change=rerun_fragments,
+                args=ALL,
+            )
         )
-        seed = controls.number_input("Seed", 0, 9999, 0, key="tvi_seed", where=c5, name="seed")
+        k = controls.number_input(
+            "Feature to follow", 0, d - 1, 0, key="tvi_feature", where=c4, name="feature",
+            on_change=rerun_fragments, args=PER_FEATURE,
+        )  # fmt: skip
+        seed = controls.number_input(
+            "Seed", 0, 9999, 0, key="tvi_seed", where=c5, name="seed", on_change=rerun_fragments, args=ALL
+        )
 
     pop = R.make_population(d, seed=seed)
     # The running state belongs to one population: a new d or seed starts training afresh.
@@ -99,8 +163,9 @@ def body() -> None:
     b1, b2, b3, b4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
 
     def _request(what: str) -> None:
-        """Button callbacks record the request; the body below acts on it (callbacks survive reruns)."""
+        """Button callbacks record the request; the section acts on it, then the others show the result."""
         st.session_state["tvi_request"] = what
+        rerun_fragments(*WITH_STATE)
 
     b1.button(
         "Next batch", key="tvi_next", disabled=n == 1, type="primary", on_click=_request, args=("next",)
@@ -209,7 +274,13 @@ def body() -> None:
         f"variance {fmt(pop.var[k], var_digits)}."
     )
 
-    # --- the switch --------------------------------------------------------------------------------
+
+@st.fragment(key=SWITCH)
+def switch_section() -> None:
+    s = settings()
+    n, k, seed = s.n, s.k, s.seed
+    pop = s.pop
+    _, state = running_state(s.d)
     st.subheader("2 · Switch to inference")
     mode = controls.choice("segmented_control", "Mode", ["Training", "Inference"], key="tvi_mode")
     mates_draw = int(st.session_state.get("tvi_mates_draw", 0))
@@ -250,7 +321,11 @@ def body() -> None:
                 f"{fmt(ln_y[k])} in both, because it has no mode."
             )
 
-    # --- noise from small batches --------------------------------------------------------------------
+
+@st.fragment(key=NOISE)
+def noise_section() -> None:
+    s = settings()
+    n, d, k, seed = s.n, s.d, s.k, s.seed
     st.subheader("3 · Small batches give noisy statistics")
     redraws = int(
         controls.slider("Redraws of the batch-mates", 20, 500, 200, 10, key="tvi_redraws", name="redraws")
@@ -274,15 +349,22 @@ def body() -> None:
             "whatever the values: two numbers always standardize to −1 and +1."
         )
 
-    # --- batch-mates ----------------------------------------------------------------------------------
+
+def _redraw_mates() -> None:
+    """The batch-mates button: a new draw, shown in section 2 (its example's batch) and section 4."""
+    st.session_state["tvi_mates_draw"] = int(st.session_state.get("tvi_mates_draw", 0)) + 1
+    rerun_fragments(SWITCH, MATES)
+
+
+@st.fragment(key=MATES)
+def mates_section() -> None:
+    s = settings()
+    n, k, seed = s.n, s.k, s.seed
+    pop = s.pop
+    mates_draw = int(st.session_state.get("tvi_mates_draw", 0))
     st.subheader("4 · Batch-mates")
     st.button(
-        "Redraw the other examples in the batch",
-        key="tvi_mates",
-        disabled=n == 1,
-        on_click=lambda: st.session_state.update(
-            tvi_mates_draw=int(st.session_state.get("tvi_mates_draw", 0)) + 1
-        ),
+        "Redraw the other examples in the batch", key="tvi_mates", disabled=n == 1, on_click=_redraw_mates
     )
     st.caption(
         f"Draw {int(st.session_state.get('tvi_mates_draw', 0))} of the batch-mates. A link does not carry "
@@ -307,7 +389,13 @@ def body() -> None:
             )
         st.caption("Your example stays the same; only the other rows of the batch are redrawn.")
 
-    # --- distribution shift ---------------------------------------------------------------------------
+
+@st.fragment(key=SHIFT)
+def shift_section() -> None:
+    s = settings()
+    seed = s.seed
+    pop = s.pop
+    _, state = running_state(s.d)
     st.subheader("5 · Distribution shift at test time")
     c1, c2 = st.columns(2)
     shift = float(
@@ -351,7 +439,11 @@ def body() -> None:
     )
 
 
-body()
+train_section()
+switch_section()
+noise_section()
+mates_section()
+shift_section()
 
 # What does not change with the page's controls is drawn outside the fragment: a control's rerun
 # sends none of it again.

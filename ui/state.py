@@ -826,6 +826,18 @@ def _rerun_lab_sections() -> None:
     st.rerun(list(keys))
 
 
+def rerun_fragments(*keys: str) -> None:
+    """Widget callback: rerun only the named fragments (in page order), not the one the widget is in.
+
+    For a control whose value several of a page's fragments read (``on_change=rerun_fragments,
+    args=(...)``): Streamlit 1.67's keyed rerun from a callback, which replaces the interaction's
+    default rerun of the widget's own fragment. Session State's ``LAB_RERUN`` records the keys, as
+    for the sidebar's moves (``tests/conftest.py`` reads it).
+    """
+    st.session_state[LAB_RERUN] = keys
+    st.rerun(list(keys))
+
+
 def _changed_fields(old: LabInput, new: LabInput) -> frozenset[str]:
     """The fields of :data:`MOVABLE` whose values differ between ``old`` and ``new`` (arrays bit for bit)."""
 

@@ -1,0 +1,94 @@
+"""Training vs inference is five fragments: a control reruns only the sections that read it.
+
+The settings at the top and the training buttons rerun, from their callbacks, the sections that use
+them (``ui.state.rerun_fragments``); the browser keeps the others. For each such control, with
+AppTest's plain runs (``keyed_reruns``), as ``tests/test_lab_sections.py`` does for the sidebar:
+
+- the move reran exactly the sections that read it;
+- what they drew equals, element for element, what a full run draws there;
+- outside them, a full run draws exactly what the page showed before, but for the moved control.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_lab_sections import NEW_EVERY_RUN, PUSHED_VALUE, _root, leaves, ok, open_page
+
+from ui.state import LAB_RERUN
+
+pytestmark = pytest.mark.keyed_reruns
+
+PAGE = "pages/7_train_vs_inference.py"
+ALL = ("tvi_train", "tvi_switch", "tvi_noise", "tvi_mates_section", "tvi_shift_section")
+PER_FEATURE = ALL[:4]  # not the shift test, which uses every feature of its own examples
+WITH_STATE = ("tvi_train", "tvi_switch", "tvi_shift_section")
+
+
+def _widget(kind: str, key: str, value: Any) -> Callable[[AppTest], Any]:
+    return lambda at: getattr(at, kind)(key=key).set_value(value)
+
+
+def _click(key: str) -> Callable[[AppTest], Any]:
+    return lambda at: at.button(key=key).click()
+
+
+CASES = [
+    ("n", _widget("slider", "tvi_n", 8), "tvi_n", PER_FEATURE),
+    ("d", _widget("select_slider", "tvi_d", 16), "tvi_d", ALL),
+    ("feature", _widget("number_input", "tvi_feature", 3), "tvi_feature", PER_FEATURE),
+    ("seed", _widget("number_input", "tvi_seed", 5), "tvi_seed", ALL),
+    ("next batch", _click("tvi_next"), "tvi_next", WITH_STATE),
+    ("batch-mates", _click("tvi_mates"), "tvi_mates", ("tvi_switch", "tvi_mates_section")),
+]
+
+
+@pytest.mark.parametrize(("act", "key", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_a_control_reruns_the_sections_that_read_it_and_shows_what_a_full_run_shows(
+    act: Callable[[AppTest], Any], key: str, expected: tuple[str, ...]
+) -> None:
+    at = open_page(PAGE)
+    ok(at.button(key="tvi_next").click().run())  # a batch trained: the running statistics show
+    ok(at.run())
+    before = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
+    ok(act(at).run())
+    assert at.session_state[LAB_RERUN] == expected
+    rerun = {p: v for p, v in leaves(at).items() if p.startswith("/0/")}
+    roots = {_root(p) for p in rerun}
+    assert len(roots) == len(expected), roots
+    ok(at.run())  # a full run: what a fresh page shows
+    full, full_outside = leaves(at), leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
+    inside = {p: v for p, v in full.items() if _root(p) in roots}
+    assert set(inside) == set(rerun), sorted(set(inside) ^ set(rerun))
+    stale = [p for p in inside if inside[p] != rerun[p]]
+    assert stale == [], f"the sections' rerun drew other elements than a full run: {stale}"
+    mine = f"-{key}".encode()
+    outside = {p: v for p, v in full_outside.items() if _root(p) not in roots and mine not in v[1]}
+    kept = {p: v for p, v in before.items() if _root(p) not in roots and mine not in v[1]}
+    changed = sorted(p for p in set(outside) | set(kept) if outside.get(p) != kept.get(p))
+    assert changed == [], f"outside the sections a full run draws something new: {changed}"
+
+
+def test_auto_run_reruns_the_sections_with_the_running_statistics() -> None:
+    """Its progress bar leaves an empty slot in the training section, so no element-by-element check."""
+    at = open_page(PAGE)
+    ok(at.button(key="tvi_auto").click().run())
+    assert at.session_state[LAB_RERUN] == WITH_STATE
+    ok(at.run())
+    assert at.metric[0].value == "50"  # batches seen
+
+
+def test_momentum_changes_only_the_training_section() -> None:
+    """m acts on the next batch: moved alone, only its own section's text changes (its fragment reruns)."""
+    at = open_page(PAGE)
+    ok(at.button(key="tvi_next").click().run())
+    ok(at.run())
+    before = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
+    ok(at.slider(key="tvi_momentum").set_value(0.5).run())
+    assert at.session_state[LAB_RERUN] == ()  # no keyed rerun: the browser reruns the slider's fragment
+    after = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
+    changed = {_root(p) for p in set(before) | set(after) if before.get(p) != after.get(p)}
+    assert len(changed) == 1, changed  # the training section, where the slider and its caption are
