@@ -8,6 +8,7 @@ from layernorm.core import layer_norm_x_hat
 from layernorm.labs.training import DEFAULT_LRS, Sweep, run_sweep
 from ui import charts_depth as cd
 from ui import controls, page, plot
+from ui.state import rerun_fragments
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -37,18 +38,31 @@ page.header(
 )
 
 
-# The page's controls rerun only this part (a fragment), not app.py and the sidebar.
-@st.fragment
-def body() -> None:
-    st.latex(
-        r"h_{l} = \mathrm{ReLU}\big(\mathrm{LN}(h_{l-1}W_l + b_l)\big) \quad\text{vs}\quad "
-        r"h_{l} = \mathrm{ReLU}(h_{l-1}W_l + b_l)"
-    )
-    st.latex(
-        r"\theta \leftarrow \theta - \eta\,\nabla_\theta\, \tfrac{1}{2}\,\mathrm{mean}\,(\hat y - y)^2"
-        r"\qquad \eta = \text{learning rate}"
-    )
+st.latex(
+    r"h_{l} = \mathrm{ReLU}\big(\mathrm{LN}(h_{l-1}W_l + b_l)\big) \quad\text{vs}\quad "
+    r"h_{l} = \mathrm{ReLU}(h_{l-1}W_l + b_l)"
+)
+st.latex(
+    r"\theta \leftarrow \theta - \eta\,\nabla_\theta\, \tfrac{1}{2}\,\mathrm{mean}\,(\hat y - y)^2"
+    r"\qquad \eta = \text{learning rate}"
+)
 
+# Two fragments: the sweep's settings rerun both (ui.state.rerun_fragments), the learning rate of the
+# loss curves only the second.
+MAP, CURVES = "lr_map_section", "lr_curves_section"
+BOTH = (MAP, CURVES)
+
+
+def settings() -> tuple[int, int, int, int, float]:
+    """(depth, width, steps, seeds, init scale) as the map's section drew them (it runs first)."""
+    get = st.session_state.get
+    depth, n_seeds = int(np.clip(int(get("lr_depth", 6)), 4, 8)), int(np.clip(int(get("lr_seeds", 3)), 1, 5))
+    return depth, int(get("lr_width", 32)), int(get("lr_steps", 100)), n_seeds, float(get("lr_gain", 1.5))
+
+
+@st.fragment(key=MAP)
+def map_section() -> None:
+    again = {"on_change": rerun_fragments, "args": BOTH}
     c1, c2, c3, c4 = st.columns(4)
     gain = float(
         controls.select_slider(
@@ -60,15 +74,14 @@ def body() -> None:
             name="init scale",
             help="1 is the carefully tuned He initialisation for ReLU; above 1 the "
             "unnormalized network starts with activations that grow layer by layer.",
+            **again,
         )
     )
-    depth = int(controls.slider("Hidden layers", 4, 8, 6, 1, key="lr_depth", where=c2))
-    width = int(controls.select_slider("Width", [16, 32, 64], 32, key="lr_width", where=c3))
-    steps = int(controls.select_slider("Steps", [50, 100, 200], 100, key="lr_steps", where=c4))
-    n_seeds = int(
-        controls.slider("Seeds (different starting weights)", 1, 5, 3, 1, key="lr_seeds", name="seeds")
-    )
-    depth, n_seeds = int(np.clip(depth, 4, 8)), int(np.clip(n_seeds, 1, 5))
+    controls.slider("Hidden layers", 4, 8, 6, 1, key="lr_depth", where=c2, **again)
+    controls.select_slider("Width", [16, 32, 64], 32, key="lr_width", where=c3, **again)
+    controls.select_slider("Steps", [50, 100, 200], 100, key="lr_steps", where=c4, **again)
+    controls.slider("Seeds (different starting weights)", 1, 5, 3, 1, key="lr_seeds", name="seeds", **again)
+    depth, width, steps, n_seeds, _ = settings()
 
     res = sweep(depth, width, steps, n_seeds, gain)
     med = res.median_final_loss()
@@ -94,6 +107,11 @@ def body() -> None:
     ]
     m3.metric("rates where both diverge", len(both_diverge), help=", ".join(both_diverge) or "none")
 
+
+@st.fragment(key=CURVES)
+def curves_section() -> None:
+    depth, width, steps, n_seeds, gain = settings()
+    res = sweep(depth, width, steps, n_seeds, gain)  # the map's, from the cache
     pick = controls.select_slider(
         "Loss curves at learning rate",
         [float(v) for v in DEFAULT_LRS],
@@ -127,7 +145,8 @@ def body() -> None:
         )
 
 
-body()
+map_section()
+curves_section()
 
 # What does not change with the page's controls is drawn outside the fragment: a control's rerun
 # sends none of it again.

@@ -1,8 +1,9 @@
-"""Training vs inference is five fragments: a control reruns only the sections that read it.
+"""Pages of several fragments: a control reruns only the sections that read it.
 
-The settings at the top and the training buttons rerun, from their callbacks, the sections that use
-them (``ui.state.rerun_fragments``); the browser keeps the others. For each such control, with
-AppTest's plain runs (``keyed_reruns``), as ``tests/test_lab_sections.py`` does for the sidebar:
+Training vs inference has five sections, Learning rate two. The controls that several sections read
+rerun those from their callbacks (``ui.state.rerun_fragments``); the browser keeps the others. For
+each such control, with AppTest's plain runs (``keyed_reruns``), as ``tests/test_lab_sections.py``
+does for the sidebar:
 
 - the move reran exactly the sections that read it;
 - what they drew equals, element for element, what a full run draws there;
@@ -22,7 +23,7 @@ from ui.state import LAB_RERUN
 
 pytestmark = pytest.mark.keyed_reruns
 
-PAGE = "pages/7_train_vs_inference.py"
+PAGE, LR = "pages/7_train_vs_inference.py", "pages/9_learning_rate.py"
 ALL = ("tvi_train", "tvi_switch", "tvi_noise", "tvi_mates_section", "tvi_shift_section")
 PER_FEATURE = ALL[:4]  # not the shift test, which uses every feature of its own examples
 WITH_STATE = ("tvi_train", "tvi_switch", "tvi_shift_section")
@@ -36,6 +37,7 @@ def _click(key: str) -> Callable[[AppTest], Any]:
     return lambda at: at.button(key=key).click()
 
 
+LR_BOTH = ("lr_map_section", "lr_curves_section")
 CASES = [
     ("n", _widget("slider", "tvi_n", 8), "tvi_n", PER_FEATURE),
     ("d", _widget("select_slider", "tvi_d", 16), "tvi_d", ALL),
@@ -44,15 +46,27 @@ CASES = [
     ("next batch", _click("tvi_next"), "tvi_next", WITH_STATE),
     ("batch-mates", _click("tvi_mates"), "tvi_mates", ("tvi_switch", "tvi_mates_section")),
 ]
+LR_CASES = [
+    ("lr-gain", _widget("select_slider", "lr_gain", 1.0), "lr_gain", LR_BOTH),
+    ("lr-depth", _widget("slider", "lr_depth", 4), "lr_depth", LR_BOTH),
+    ("lr-width", _widget("select_slider", "lr_width", 16), "lr_width", LR_BOTH),
+    ("lr-steps", _widget("select_slider", "lr_steps", 100), "lr_steps", LR_BOTH),
+    ("lr-seeds", _widget("slider", "lr_seeds", 2), "lr_seeds", LR_BOTH),
+]
 
 
-@pytest.mark.parametrize(("act", "key", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("page", "act", "key", "expected"),
+    [(PAGE, *c[1:]) for c in CASES] + [(LR, *c[1:]) for c in LR_CASES],
+    ids=[c[0] for c in CASES + LR_CASES],
+)
 def test_a_control_reruns_the_sections_that_read_it_and_shows_what_a_full_run_shows(
-    act: Callable[[AppTest], Any], key: str, expected: tuple[str, ...]
+    page: str, act: Callable[[AppTest], Any], key: str, expected: tuple[str, ...]
 ) -> None:
-    at = open_page(PAGE)
-    ok(at.button(key="tvi_next").click().run())  # a batch trained: the running statistics show
-    ok(at.run())
+    at = open_page(page, lr_steps=50, lr_seeds=1) if page == LR else open_page(page)
+    if page == PAGE:
+        ok(at.button(key="tvi_next").click().run())  # a batch trained: the running statistics show
+        ok(at.run())
     before = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
     ok(act(at).run())
     assert at.session_state[LAB_RERUN] == expected
@@ -92,3 +106,13 @@ def test_momentum_changes_only_the_training_section() -> None:
     after = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
     changed = {_root(p) for p in set(before) | set(after) if before.get(p) != after.get(p)}
     assert len(changed) == 1, changed  # the training section, where the slider and its caption are
+
+
+def test_the_loss_curves_learning_rate_changes_only_its_section() -> None:
+    at = open_page(LR, lr_steps=50, lr_seeds=1)
+    before = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
+    ok(at.select_slider(key="lr_pick").set_value(0.1).run())
+    assert at.session_state[LAB_RERUN] == ()  # no keyed rerun: the browser reruns the slider's fragment
+    after = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
+    changed = {_root(p) for p in set(before) | set(after) if before.get(p) != after.get(p)}
+    assert len(changed) == 1, changed  # the curves' section
