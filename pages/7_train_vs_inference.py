@@ -61,7 +61,7 @@ st.latex(
     r"\hat\sigma^2 \leftarrow (1-m)\,\hat\sigma^2 + m\,\frac{n}{n-1}\,\sigma_B^2"
 )
 
-# Five fragments, one a section: a control reruns only the sections that read it. The settings at the
+# Five fragments, one per section: a control reruns only the sections that read it. The settings at the
 # top (n, m, d, feature, seed) and the training buttons rerun the sections that use them
 # (ui.state.rerun_fragments); every other control reruns its own section.
 TRAIN, SWITCH, NOISE, MATES, SHIFT = (
@@ -100,10 +100,10 @@ def settings() -> Settings:
     )  # fmt: skip
 
 
-def running_state(d: int) -> tuple[list[R.TrainStep], R.RunningState]:
-    """The batches trained so far (oldest first) and the running statistics after them."""
+def running_state(d: int) -> R.RunningState:
+    """The running statistics after the batches trained so far (the training section keeps them)."""
     history: list[R.TrainStep] = st.session_state.get("tvi_history", [])
-    return history, history[-1].after if history else R.initial_state(d)
+    return history[-1].after if history else R.initial_state(d)
 
 
 @st.fragment(key=TRAIN)
@@ -280,7 +280,7 @@ def switch_section() -> None:
     s = settings()
     n, k, seed = s.n, s.k, s.seed
     pop = s.pop
-    _, state = running_state(s.d)
+    state = running_state(s.d)
     st.subheader("2 · Switch to inference")
     mode = controls.choice("segmented_control", "Mode", ["Training", "Inference"], key="tvi_mode")
     mates_draw = int(st.session_state.get("tvi_mates_draw", 0))
@@ -395,7 +395,7 @@ def shift_section() -> None:
     s = settings()
     seed = s.seed
     pop = s.pop
-    _, state = running_state(s.d)
+    state = running_state(s.d)
     st.subheader("5 · Distribution shift at test time")
     c1, c2 = st.columns(2)
     shift = float(
