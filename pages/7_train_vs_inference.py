@@ -78,10 +78,9 @@ WITH_STATE = (TRAIN, SWITCH, SHIFT)  # the sections that show the running statis
 
 @dataclass(frozen=True)
 class Settings:
-    """The settings at the top of the page, as the training section drew them on its last run."""
+    """The settings at the top of the page that the other sections read (momentum only trains)."""
 
     n: int
-    m: float
     d: int
     k: int
     seed: int
@@ -95,7 +94,7 @@ def settings() -> Settings:
     """The top settings from Session State (the training section, which draws them, runs first)."""
     get = st.session_state.get
     return Settings(
-        int(get("tvi_n", 16)), float(get("tvi_momentum", 0.1)), int(get("tvi_d", 8)),
+        int(get("tvi_n", 16)), int(get("tvi_d", 8)),
         int(get("tvi_feature", 0)), int(get("tvi_seed", 0)),
     )  # fmt: skip
 

@@ -64,24 +64,22 @@ def settings() -> tuple[int, int, int, int, float]:
 def map_section() -> None:
     again = {"on_change": rerun_fragments, "args": BOTH}
     c1, c2, c3, c4 = st.columns(4)
-    gain = float(
-        controls.select_slider(
-            "Init scale (× He init)",
-            [0.5, 1.0, 1.5, 2.0, 3.0],
-            1.5,
-            key="lr_gain",
-            where=c1,
-            name="init scale",
-            help="1 is the carefully tuned He initialisation for ReLU; above 1 the "
-            "unnormalized network starts with activations that grow layer by layer.",
-            **again,
-        )
+    controls.select_slider(
+        "Init scale (× He init)",
+        [0.5, 1.0, 1.5, 2.0, 3.0],
+        1.5,
+        key="lr_gain",
+        where=c1,
+        name="init scale",
+        help="1 is the carefully tuned He initialisation for ReLU; above 1 the "
+        "unnormalized network starts with activations that grow layer by layer.",
+        **again,
     )
     controls.slider("Hidden layers", 4, 8, 6, 1, key="lr_depth", where=c2, **again)
     controls.select_slider("Width", [16, 32, 64], 32, key="lr_width", where=c3, **again)
     controls.select_slider("Steps", [50, 100, 200], 100, key="lr_steps", where=c4, **again)
     controls.slider("Seeds (different starting weights)", 1, 5, 3, 1, key="lr_seeds", name="seeds", **again)
-    depth, width, steps, n_seeds, _ = settings()
+    depth, width, steps, n_seeds, gain = settings()  # the same reading as the curves' section
 
     res = sweep(depth, width, steps, n_seeds, gain)
     med = res.median_final_loss()
