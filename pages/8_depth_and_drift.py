@@ -173,32 +173,48 @@ def body() -> None:
     else:
         st.error(f"No gradient chart: {res.grad_status}.", icon=":material/crisis_alert:")
 
-    c1, c2 = st.columns([2, 1])
-    requested = int(controls.slider("Inspect layer (0 = input)", 0, 100, 10, 1, key="depth_pick", where=c1))
-    view = controls.choice(
-        "radio", "View", ["Histogram", "Ridgeline"], key="depth_view", where=c2, horizontal=True
-    )
-    pick = int(np.clip(requested, 0, res.n_computed))
-    if requested > pick:
-        st.caption(f"The stack has layers 0 … {res.n_computed} with finite values, so layer {pick} is shown.")
-    if view == "Histogram":
-        counts, edges = layer_histograms(res, [pick])
-        plot.show(
-            cd.histogram_figure(
-                counts[0],
-                edges,
-                f"Activations at layer {pick}: std {res.act_std[pick]:.3g}",
-                cd.NORM_COLORS[cfg.norm] if cfg.norm != "none" else cd.COLORS["x"],
-            ),
-            key="depth_hist",
+    inspect_section(cfg)
+
+
+# Nested in the simulation's fragment: the simulation's controls rerun both, the layer picker and the
+# view only this one. It reads the stack from the cache by its config (a fragment keeps its arguments
+# for its own reruns: the config is small, the result is not).
+@st.fragment
+def inspect_section(cfg: DepthConfig) -> None:
+    res = run(cfg)
+    with st.container():
+        c1, c2 = st.columns([2, 1])
+        requested = int(
+            controls.slider("Inspect layer (0 = input)", 0, 100, 10, 1, key="depth_pick", where=c1)
         )
-    else:
-        layers = sorted({int(v) for v in np.linspace(0, pick, 6).round()})
-        counts, edges = layer_histograms(res, layers)
-        plot.show(
-            cd.ridgeline_figure(counts, edges, layers, f"How the distribution changes up to layer {pick}"),
-            key="depth_ridge",
+        view = controls.choice(
+            "radio", "View", ["Histogram", "Ridgeline"], key="depth_view", where=c2, horizontal=True
         )
+        pick = int(np.clip(requested, 0, res.n_computed))
+        if requested > pick:
+            st.caption(
+                f"The stack has layers 0 … {res.n_computed} with finite values, so layer {pick} is shown."
+            )
+        if view == "Histogram":
+            counts, edges = layer_histograms(res, [pick])
+            plot.show(
+                cd.histogram_figure(
+                    counts[0],
+                    edges,
+                    f"Activations at layer {pick}: std {res.act_std[pick]:.3g}",
+                    cd.NORM_COLORS[cfg.norm] if cfg.norm != "none" else cd.COLORS["x"],
+                ),
+                key="depth_hist",
+            )
+        else:
+            layers = sorted({int(v) for v in np.linspace(0, pick, 6).round()})
+            counts, edges = layer_histograms(res, layers)
+            plot.show(
+                cd.ridgeline_figure(
+                    counts, edges, layers, f"How the distribution changes up to layer {pick}"
+                ),
+                key="depth_ridge",
+            )
 
 
 body()

@@ -20,7 +20,7 @@ import re
 import pytest
 from playwright.sync_api import Locator, expect
 
-from benchmarks.bench_classroom import Session, pick_control
+from benchmarks.bench_classroom import Session, _make_control, pick_control
 from e2e.support import Lab, page_by_url, query
 
 # The pages with a slider in a fragment and notes, a question and code below it. (Inside a real
@@ -126,3 +126,42 @@ def test_opening_the_code_box_shows_the_code_and_keeps_the_page(lab: Lab) -> Non
     lab.page.get_by_text("The code behind these numbers").click()  # and closed again
     expect(code).to_have_count(0)
     lab.assert_clean()
+
+
+# --- a section nested in a page's fragment reruns alone -------------------------------------------
+
+
+async def _move_keyed(base: str, page: str, key: str) -> tuple[list[str], list[str]]:
+    """(element kinds of the first run, of the rerun after one move of the slider with widget key ``key``)."""
+    s = Session(base, page)
+    try:
+        await s.connect()
+        first = await s.load(120)
+        assert first.finished and not first.exceptions, (page, first)
+        loaded = s.sent
+        found = [(el, f) for _, kind, el, f in s.elements if kind == "slider" and el.id.endswith(f"-{key}")]
+        assert len(found) == 1, f"{page}: {len(found)} sliders with the key {key}"
+        control = _make_control("slider", *found[0])
+        assert control is not None and control.fragment_id, f"{page}: {key} is not in a fragment"
+        s.control = control
+        moved = await s.move(1, 120)
+        assert moved.finished and not moved.exceptions, (page, moved)
+        return loaded, s.sent
+    finally:
+        await s.close()
+
+
+def test_inspecting_another_layer_reruns_only_the_inspect_section(server: str) -> None:
+    """Depth and drift: the layer picker reruns the histogram under it, not the simulation above it.
+
+    The picker reads the simulated stack, which the simulation's own fragment computes and draws (a
+    formula, four metrics, two charts). Before the inspect section was a fragment nested in it, each
+    move of the picker sent all of that again.
+    """
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        loaded, rerun = pool.submit(
+            lambda: asyncio.run(_move_keyed(server, "/depth_and_drift", "depth_pick"))
+        ).result(timeout=300)
+    assert loaded.count("bidi_component") == 4 and loaded.count("metric") == 4, loaded  # the page as drawn
+    # the picker, the view and the inspected layer's chart; no formula (markdown), metric or other chart
+    assert rerun == ["slider", "radio", "bidi_component"], f"more than the inspect section was sent: {rerun}"
