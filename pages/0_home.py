@@ -3,9 +3,21 @@
 import streamlit as st
 
 from ui.lessons import LESSONS
-from ui.state import lab_input
+from ui.state import LabInput, lab_input, lab_section
 
-lab_input()
+
+@lab_section("home_input")
+def input_note(lab: LabInput) -> None:
+    """Home shows the sidebar's input only as the warning ``lab_input`` draws when it has a problem.
+
+    A section that reads none of ε, γ, β, d and seed: their moves here rerun nothing of Home (a full
+    rerun sent its 61 unchanged elements again). A move never brings a problem: the sidebar then
+    reruns the whole page (``ui.state._moved_lab``).
+    """
+    lab_input()
+
+
+input_note()
 st.title("LayerNorm Lab")
 st.markdown(
     "A transformer hands each token from layer to layer as a long list of numbers — 384 in MiniLM, "
