@@ -89,7 +89,7 @@ def test_each_sidebar_move_leaves_the_page_as_a_fresh_tab_shows_it(
     lab.page.evaluate("() => { if (globalThis.labOffscreen) globalThis.labOffscreen.quietMs = 0; }")
     for label, key in PRESSES:
         _press(lab, label, key)
-        fresh = _fresh(browser, lab.page.url, bool(app_page.charts))  # the address already holds the new value
+        fresh = _fresh(browser, lab.page.url, bool(app_page.charts))  # the address holds the new value
         try:  # the press's run may not have begun yet: wait (10 s at most) for the page to catch up
             lab.page.wait_for_function(SAME_AS, arg=list(fresh), timeout=10_000)
         except PlaywrightTimeout:
