@@ -3,6 +3,7 @@
 import streamlit as st
 
 from ui.lessons import LESSONS
+from ui.page import wrap_page_links
 from ui.state import LabInput, lab_input, lab_section
 
 
@@ -18,6 +19,7 @@ def input_note(lab: LabInput) -> None:
 
 
 input_note()
+wrap_page_links()
 st.title("LayerNorm Lab")
 st.markdown(
     "A transformer hands each token from layer to layer as a long list of numbers — 384 in MiniLM, "

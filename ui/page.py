@@ -32,6 +32,26 @@ def ensure_app_shell() -> None:
         st.rerun()
 
 
+# Streamlit 1.67 cuts a long st.page_link label at its column's edge, mid-word: its ellipsis is set on
+# a span whose text sits in a nested <p>, so none shows ("Which axis? — LayerNorm, BatchNorm and" on
+# Home in a 1100-pixel window). Labels in the main area wrap instead; the sidebar's navigation is
+# Streamlit's own and keeps its one line.
+_LINK = '[data-testid="stMain"] [data-testid="stPageLink-NavLink"]'
+_MD = '[data-testid="stMarkdownContainer"]'
+PAGE_LINKS_WRAP = (
+    f"<style>{_LINK} span:has(> {_MD}), {_LINK} {_MD}, {_LINK} p "
+    "{ white-space: normal; overflow: visible; line-height: 1.4; }</style>"
+)
+
+
+def wrap_page_links() -> None:
+    """Let the page's ``st.page_link`` labels wrap onto a second line rather than be cut off.
+
+    Draws one ``<style>`` element (no room on the page); call it once on a page with long link labels.
+    """
+    st.html(PAGE_LINKS_WRAP)
+
+
 def header(title: str, idea: str) -> None:
     """Title and the page's idea in one short paragraph."""
     ensure_app_shell()

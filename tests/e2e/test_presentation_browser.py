@@ -222,3 +222,22 @@ def test_no_metric_value_is_cut_on_a_projector(lab: Lab) -> None:
         assert lab.page.evaluate(CUT_METRICS_JS) == [], app_page.url
     assert shown > 40  # the sweep saw the metrics it is about
     lab.assert_clean()
+
+
+CUT_LINKS_JS = """() => [
+  ...document.querySelectorAll('[data-testid=stMain] [data-testid=stPageLink-NavLink]')]
+  .filter(a => [a, ...a.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1))
+  .map(a => a.innerText)"""
+
+
+@pytest.mark.parametrize("query", ["", "?present=true"])
+def test_no_lesson_link_is_cut_on_a_projector(lab: Lab, query: str) -> None:
+    """Found by a newcomer: Streamlit cut Home's long link labels at the column's edge, mid-word and with
+    no ellipsis ("Which axis? — LayerNorm, BatchNorm and friends on one t"). They wrap now."""
+    _projector(lab)
+    lab.open(page_by_url("/"), query)
+    links = lab.page.locator('[data-testid="stMain"] [data-testid="stPageLink-NavLink"]')
+    links.first.wait_for()  # drawn once the app's pages are known, after the heading
+    assert links.count() >= 20  # the lessons and the lesson links
+    assert lab.page.evaluate(CUT_LINKS_JS) == []
+    lab.assert_clean()
