@@ -122,6 +122,11 @@ def test_variance_chart() -> None:
     assert [s.line.color for s in fig.layout.shapes] == [COLORS["mu"], COLORS["warn"]]
     assert [a.text for a in fig.layout.annotations] == ["σ² (÷d) = 1.25", "÷(d−1) = 1.667"]
     assert [a.xanchor for a in fig.layout.annotations] == ["left", "right"]  # labels do not collide
+    # σ²'s label under its line, the ÷(d−1) one over its own: the dashed line above σ² never crosses
+    # σ²'s label (a newcomer saw it struck through on Variance's default vector, 0.3098 and 0.354)
+    assert [a.yanchor for a in fig.layout.annotations] == ["top", "bottom"]
+    zero = charts.variance_chart(np.zeros(4), 0.0, 0.0)  # a constant vector: not under the x axis
+    assert [a.yanchor for a in zero.layout.annotations] == ["bottom", "bottom"]
 
 
 # ---------------------------------------------------------------------------- eps_curve

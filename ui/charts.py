@@ -103,7 +103,9 @@ def variance_chart(squared: np.ndarray, var_pop: float, var_sample: float, *, di
             ("mu", var_pop, f"σ² (÷d) = {fmt(var_pop, digits)}"),
             ("warn", var_sample, f"÷(d−1) = {fmt(var_sample, digits)}"),
         ],
-        label_positions=("top left", "top right"),
+        # σ² ≤ the ÷(d−1) value, and the two lines are close for any d beyond a few: σ²'s label hangs
+        # below its line, away from the dashed line above it (it sat on it), unless σ² = 0 (the axis)
+        label_positions=("bottom left" if var_pop > 0 else "top left", "top right"),
         y_title="(xᵢ − μ)²",
     )
     fig.data[0].name = "(xᵢ − μ)²"
