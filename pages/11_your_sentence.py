@@ -191,111 +191,120 @@ def token_section(sentences: tuple[str, ...], pieces: list[list[str]], base: ber
 labels = [bert.site_label(s) for s in SITES]
 token_section(sentences, pieces, base)
 
-# --- interventions ------------------------------------------------------------------------------
-st.subheader("2 · Change the LayerNorms, see what happens")
-with st.container(border=True):
-    c1, c2 = st.columns([3, 2])
-    kind = controls.choice(
-        "radio",
-        "At the LayerNorm sites",
-        list(KINDS),
-        format_func=KINDS.__getitem__,
-        key="ys_kind",
-        where=c1,
-        name="change",
-        disabled=not live,
-    )
-    where = controls.choice(
-        "radio",
-        "Where",
-        ["every site", "one site"],
-        key="ys_where",
-        where=c2,
-        horizontal=True,
-        disabled=not live,
-    )
-    one = int(
-        controls.select_slider(
-            "Which site",
-            SITES,
-            5,
-            format_func=bert.site_label,
-            key="ys_one_site",
-            where=c2,
-            name="changed site",
-            disabled=not live or where != "one site",
-        )
-    )
-    c3, c4 = st.columns([3, 2])
-    eps = float(
-        controls.select_slider(
-            "ε at the changed sites",
-            EPS_CHOICES,
-            1e-12,
-            format_func=lambda v: f"{v:.0e}",
-            key="ys_eps",
-            where=c3,
-            name="ε",
-            disabled=not live or kind == "none",
-        )
-    )
-    unit = bool(
-        controls.flag(
-            "toggle",
-            "γ = 1, β = 0 there",
-            False,
-            key="ys_unit",
-            where=c4,
-            disabled=not live or kind == "none",
-        )
-    )
 
-change = bert.Intervention(
-    kind=kind or "layer",  # type: ignore[arg-type]
-    sites=(one,) if where == "one site" else (),
-    eps=None if eps == 1e-12 else eps,
-    unit_affine=unit,
-)
-if not live:
-    plot.show(
-        charts_live.residual_figure(labels, bert.residual_size(base), None, ""), key="ys_chart_residual"
-    )
-elif change.is_identity:
-    plot.show(
-        charts_live.residual_figure(labels, bert.residual_size(base, range(len(sentences))), None, ""),
-        key="ys_chart_residual",
-    )
-    st.caption("Pick a change above: this is the model exactly as trained.")
-else:
-    mates = tuple(str(s) for s in recording().sentences) if change.kind == "batch" else ()
-    _, changed = run(sentences + mates, change)
-    cmp = bert.compare(base, changed, len(sentences))
-    name = KINDS[change.kind].split(" (")[0] + ("" if where == "every site" else f" at {labels[one]}")
-    plot.show(
-        charts_live.residual_figure(labels, cmp.size_base, cmp.size_changed, name), key="ys_chart_residual"
-    )
-    cols = st.columns(len(sentences) + 1)
-    for i in range(len(sentences)):
-        cols[i].metric(
-            f"sentence {i + 1}: meaning kept",
-            fmt(cmp.cosine_to_base[i], 6),
-            help="Cosine between the sentence embedding with this change and without it (1 = unchanged).",
+# --- interventions ------------------------------------------------------------------------------
+# The changes' controls rerun only this section (a fragment): the sentences and section 1 stay. The
+# section gets the base forward pass as an argument (a shared cache_resource object, not a copy).
+@st.fragment
+def change_section(sentences: tuple[str, ...], base: bert.ForwardResult) -> None:
+    st.subheader("2 · Change the LayerNorms, see what happens")
+    with st.container(border=True):
+        c1, c2 = st.columns([3, 2])
+        kind = controls.choice(
+            "radio",
+            "At the LayerNorm sites",
+            list(KINDS),
+            format_func=KINDS.__getitem__,
+            key="ys_kind",
+            where=c1,
+            name="change",
+            disabled=not live,
         )
-    if cmp.pair_base is not None and cmp.pair_changed is not None:
-        cols[-1].metric(
-            "similarity of your two sentences",
-            fmt(cmp.pair_changed, 4),
-            delta=f"was {fmt(cmp.pair_base, 4)}",
-            delta_color="off",
-            delta_arrow="off",  # a text, not a signed change
+        where = controls.choice(
+            "radio",
+            "Where",
+            ["every site", "one site"],
+            key="ys_where",
+            where=c2,
+            horizontal=True,
+            disabled=not live,
         )
+        one = int(
+            controls.select_slider(
+                "Which site",
+                SITES,
+                5,
+                format_func=bert.site_label,
+                key="ys_one_site",
+                where=c2,
+                name="changed site",
+                disabled=not live or where != "one site",
+            )
+        )
+        c3, c4 = st.columns([3, 2])
+        eps = float(
+            controls.select_slider(
+                "ε at the changed sites",
+                EPS_CHOICES,
+                1e-12,
+                format_func=lambda v: f"{v:.0e}",
+                key="ys_eps",
+                where=c3,
+                name="ε",
+                disabled=not live or kind == "none",
+            )
+        )
+        unit = bool(
+            controls.flag(
+                "toggle",
+                "γ = 1, β = 0 there",
+                False,
+                key="ys_unit",
+                where=c4,
+                disabled=not live or kind == "none",
+            )
+        )
+
+    change = bert.Intervention(
+        kind=kind or "layer",  # type: ignore[arg-type]
+        sites=(one,) if where == "one site" else (),
+        eps=None if eps == 1e-12 else eps,
+        unit_affine=unit,
+    )
+    if not live:
+        plot.show(
+            charts_live.residual_figure(labels, bert.residual_size(base), None, ""), key="ys_chart_residual"
+        )
+    elif change.is_identity:
+        plot.show(
+            charts_live.residual_figure(labels, bert.residual_size(base, range(len(sentences))), None, ""),
+            key="ys_chart_residual",
+        )
+        st.caption("Pick a change above: this is the model exactly as trained.")
     else:
-        cols[-1].caption("Add a second sentence to see how their similarity moves.")
-    if change.kind == "batch":
-        st.caption(
-            f"BatchNorm pooled each feature over the real tokens of your sentence(s) and the {len(mates)} recorded "
-            "ones: change a batch-mate and your sentence's numbers change. LayerNorm never looks outside the token."
+        mates = tuple(str(s) for s in recording().sentences) if change.kind == "batch" else ()
+        _, changed = run(sentences + mates, change)
+        cmp = bert.compare(base, changed, len(sentences))
+        name = KINDS[change.kind].split(" (")[0] + ("" if where == "every site" else f" at {labels[one]}")
+        plot.show(
+            charts_live.residual_figure(labels, cmp.size_base, cmp.size_changed, name),
+            key="ys_chart_residual",
         )
+        cols = st.columns(len(sentences) + 1)
+        for i in range(len(sentences)):
+            cols[i].metric(
+                f"sentence {i + 1}: meaning kept",
+                fmt(cmp.cosine_to_base[i], 6),
+                help="Cosine between the sentence embedding with this change and without it (1 = unchanged).",
+            )
+        if cmp.pair_base is not None and cmp.pair_changed is not None:
+            cols[-1].metric(
+                "similarity of your two sentences",
+                fmt(cmp.pair_changed, 4),
+                delta=f"was {fmt(cmp.pair_base, 4)}",
+                delta_color="off",
+                delta_arrow="off",  # a text, not a signed change
+            )
+        else:
+            cols[-1].caption("Add a second sentence to see how their similarity moves.")
+        if change.kind == "batch":
+            st.caption(
+                f"BatchNorm pooled each feature over the real tokens of your sentence(s) and the {len(mates)} recorded "
+                "ones: change a batch-mate and your sentence's numbers change. LayerNorm never looks outside the token."
+            )
+
+
+change_section(sentences, base)
 
 page.notice(
     [

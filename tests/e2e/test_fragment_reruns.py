@@ -131,9 +131,10 @@ def test_opening_the_code_box_shows_the_code_and_keeps_the_page(lab: Lab) -> Non
 # --- a section nested in a page's fragment reruns alone -------------------------------------------
 
 
-async def _move_keyed(base: str, page: str, key: str) -> tuple[list[str], list[str]]:
+async def _move_keyed(base: str, page: str, key: str, query: str = "") -> tuple[list[str], list[str]]:
     """(element kinds of the first run, of the rerun after one move of the slider with widget key ``key``)."""
     s = Session(base, page)
+    s.query_string = query
     try:
         await s.connect()
         first = await s.load(120)
@@ -141,7 +142,10 @@ async def _move_keyed(base: str, page: str, key: str) -> tuple[list[str], list[s
         loaded = s.sent
         found = [(el, f) for _, kind, el, f in s.elements if kind == "slider" and el.id.endswith(f"-{key}")]
         assert len(found) == 1, f"{page}: {len(found)} sliders with the key {key}"
-        control = _make_control("slider", *found[0])
+        assert not found[0][0].disabled, f"{page}: {key} is disabled"
+        control = _make_control(
+            "select_slider" if found[0][0].type == found[0][0].SELECT_SLIDER else "slider", *found[0]
+        )
         assert control is not None and control.fragment_id, f"{page}: {key} is not in a fragment"
         s.control = control
         moved = await s.move(1, 120)
@@ -165,3 +169,20 @@ def test_inspecting_another_layer_reruns_only_the_inspect_section(server: str) -
     assert loaded.count("bidi_component") == 4 and loaded.count("metric") == 4, loaded  # the page as drawn
     # the picker, the view and the inspected layer's chart; no formula (markdown), metric or other chart
     assert rerun == ["slider", "radio", "bidi_component"], f"more than the inspect section was sent: {rerun}"
+
+
+@pytest.mark.parametrize("key", ["ys_one_site", "ys_eps"])
+def test_a_change_to_the_layernorms_reruns_only_its_section(server: str, key: str) -> None:
+    """Your sentence: the change's controls rerun section 2 (the changed forward pass, its chart and
+    metrics), not the sentences' inputs or section 1's token, code, metrics and two charts (a full
+    rerun sent those 32 elements again)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        loaded, rerun = pool.submit(
+            lambda: asyncio.run(_move_keyed(server, "/your_sentence", key, "ys_kind=rms&ys_where=one+site"))
+        ).result(timeout=300)
+    assert {"text_input", "code"} <= set(loaded) and loaded.count("bidi_component") >= 3, loaded
+    # (the protocol client sends the moved widget's state alone, so the rerun may show another change
+    # than the link's; what it sent is what this checks)
+    assert rerun.count("bidi_component") == 1, f"another chart than the change's was sent: {rerun}"
+    assert rerun.count("heading") == 1, f"another section's heading was sent: {rerun}"
+    assert not {"text_input", "code"} & set(rerun), f"the sentences or section 1 were sent: {rerun}"
