@@ -77,6 +77,9 @@ def predict_then_reveal(
 
     @st.fragment
     def box() -> None:
+        from ui.state import end_link_news  # (ui.state imports this module)
+
+        end_link_news()  # in the box's own rerun the student acted: a link's messages elsewhere go
         with st.container(border=True):
             st.markdown(f"**Predict, then check.** {question}")
             choice = st.radio(
@@ -119,6 +122,9 @@ def show_source(*funcs: Callable[..., Any]) -> None:
 
     @st.fragment
     def box() -> None:
+        from ui.state import end_link_news  # (ui.state imports this module)
+
+        end_link_news()  # in the box's own rerun the student acted: a link's messages elsewhere go
         with st.container(key="code_expander"):  # presentation mode folds it away (ui/presentation.py)
             shown = st.expander(
                 "The code behind these numbers (from `layernorm/`, the tested core)",

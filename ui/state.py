@@ -93,6 +93,8 @@ MAX_TYPED = 200_000
 GAMMA_BETA_SLIDER = (-3.0, 3.0, 0.05)  # min, max, step of the shared γ and β sliders
 # The lab sections (lab_section) of the page's last finished full run, and of the run in progress
 LAB_SECTIONS, _LAB_SECTIONS_NOW = "lab_sections", "_lab_sections_now"
+# Whether the last full run drew any of a link's messages (they stay until the user's next action)
+LINK_NEWS = "link_news_on_screen"
 # The fragments the last run reran alone: lab sections, or LAB_QUIET (() after a full run)
 LAB_RERUN = "lab_rerun"
 # What each lab section read of the input on its last run ({key: frozenset of field names}, or None
@@ -574,6 +576,8 @@ def _rerun_for_link() -> None:
 
 def _report_link(report: LinkReport) -> None:
     """Say which link values the lab changed (and to what), which it ignored, which it does not know."""
+    if report.notes or report.unused or report.not_carried or report.elsewhere or report.unknown:
+        st.session_state[LINK_NEWS] = True
     if report.notes:
         st.warning("\n\n".join(report.notes), icon=":material/link:")
     if report.unused:
@@ -642,8 +646,7 @@ def link_control(
     user's next action. Needs :func:`sidebar` to run first (``app.py`` does).
     """
     notes: dict[str, str] = st.session_state.setdefault("link_notes", {})
-    if _fragment_only_run():  # the user moved a control of this fragment: the link's news is old
-        notes.clear()  # (a full run clears them in sidebar(), which a fragment's rerun skips)
+    end_link_news()  # in a fragment's own rerun the user acted: the link's news is old
     checked: set[str] = st.session_state.setdefault("link_checked", set())
     values = st.query_params.get_all(key) if key not in checked else []
     # The session's link was opened on another page: its value for this control counts here, once.
@@ -666,6 +669,27 @@ def link_control(
             _rerun_for_link()  # before the widget exists: it seeds itself from the canonical text
     if key in notes:  # shown until the user's next action, like the sidebar's link messages
         where.warning(notes[key], icon=":material/link:")  # right above the control (its column)
+        st.session_state[LINK_NEWS] = True
+
+
+def end_link_news() -> None:
+    """In a fragment's own rerun (the user acted): take a link's messages off the whole page.
+
+    A link's messages stay until the user's next action. A full run clears them (:func:`sidebar`),
+    but a fragment's rerun redraws only its own section: a message in another section or in the
+    sidebar stayed on screen (a browser QA pass: Training vs inference's n note after a move of the
+    redraws, Learning rate's init-scale note after a move of the curves' learning rate). So the
+    first action after a run that drew any reruns the whole app instead, without them; later
+    actions rerun their fragment alone. Every page fragment's controls call this through
+    :func:`link_control`, and the question and code boxes call it directly. A full run: nothing.
+    """
+    if not _fragment_only_run():
+        return
+    state = st.session_state
+    state.get("link_notes", {}).clear()
+    if state.pop(LINK_NEWS, False):
+        state.pop("link_report", None)
+        st.rerun(scope="app")
 
 
 def say_unread_link_keys(page: str, where: Any = st) -> None:
@@ -684,6 +708,7 @@ def say_unread_link_keys(page: str, where: Any = st) -> None:
     note = links.unread_keys_note({k: v for k, v in given.items() if v})
     if note:
         where.info(note, icon=":material/link:")
+        st.session_state[LINK_NEWS] = True
 
 
 def sidebar(
@@ -701,6 +726,7 @@ def sidebar(
     """
     st.session_state[LAB_SECTIONS] = ()  # until this run finishes: a sidebar move reruns the whole page
     st.session_state[LAB_RERUN] = ()  # this run is a full one
+    st.session_state[LINK_NEWS] = False  # this run draws the link's messages, if it still has any
     st.session_state[_LAB_SECTIONS_NOW] = []
     if "url_checked" not in st.session_state:
         st.session_state["url_checked"] = True

@@ -233,3 +233,8 @@ def page_by_url(url: str) -> AppPage:
     found = [p for p in PAGES if p.url == url]
     assert found, f"no page file serves {url}; pages: {[p.url for p in PAGES]}"
     return found[0]
+
+
+# Your sentence's change as its link carries it (a radio's shown text): RMSNorm, everywhere or at one site
+YS_RMS = "ys_kind=" + urllib.parse.quote("RMSNorm with the same γ (no centring, no β)")
+YS_RMS_ONE_SITE = YS_RMS + "&ys_where=" + urllib.parse.quote("one site")

@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import Locator, expect
 
 from benchmarks.bench_classroom import Session, _make_control, pick_control
-from e2e.support import Lab, page_by_url, query
+from e2e.support import YS_RMS_ONE_SITE, Lab, page_by_url, query
 
 # The pages with a slider in a fragment and notes, a question and code below it. (Inside a real
 # transformer and Estimators have only choices in theirs; tests/test_page_fragments.py checks every
@@ -178,7 +178,7 @@ def test_a_change_to_the_layernorms_reruns_only_its_section(server: str, key: st
     rerun sent those 32 elements again)."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         loaded, rerun = pool.submit(
-            lambda: asyncio.run(_move_keyed(server, "/your_sentence", key, "ys_kind=rms&ys_where=one+site"))
+            lambda: asyncio.run(_move_keyed(server, "/your_sentence", key, YS_RMS_ONE_SITE))
         ).result(timeout=300)
     assert {"text_input", "code"} <= set(loaded) and loaded.count("bidi_component") >= 3, loaded
     # (the protocol client sends the moved widget's state alone, so the rerun may show another change

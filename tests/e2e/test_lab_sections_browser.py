@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from e2e.support import RENDERED_CHART, Lab, page_by_url
+from e2e.support import RENDERED_CHART, YS_RMS, YS_RMS_ONE_SITE, Lab, page_by_url
 from scripts.browser import IDLE
 
 # Each chart's last drawn figure text, by its key (as in test_in_place_charts.py)
@@ -125,8 +125,8 @@ def test_a_note_a_section_no_longer_draws_goes(lab: Lab) -> None:
     ("url", "query", "label"),
     [
         ("/depth_and_drift", "", "Inspect layer"),
-        ("/your_sentence", "?ys_kind=rms&ys_where=one+site", "Which site"),
-        ("/your_sentence", "?ys_kind=rms", "ε at the changed sites"),
+        ("/your_sentence", "?" + YS_RMS_ONE_SITE, "Which site"),
+        ("/your_sentence", "?" + YS_RMS, "ε at the changed sites"),
     ],
     ids=["depth-pick", "ys-one-site", "ys-eps"],
 )

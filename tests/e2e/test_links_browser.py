@@ -248,3 +248,47 @@ def test_a_link_to_the_table_input_says_it_carries_no_table(lab: Lab) -> None:
     expect(alert).to_have_count(1)
     assert "(1, 2, 3, 4)" in _text(alert) and "“Put these numbers in the link”" in _text(alert)
     lab.assert_clean()
+
+
+def _link_alerts(lab: Lab) -> Locator:
+    """The link's messages, wherever they are: the main area (each above its control) and the sidebar."""
+    return lab.page.locator('[data-testid="stAlert"]').filter(has_text=re.compile(r"[Tt]he link"))
+
+
+@pytest.mark.parametrize(
+    ("url", "query", "label"),
+    [
+        ("/train_vs_inference", "?tvi_shift=inf&tvi_mode=foo&tvi_redraws=25&tvi_n=2.5&eps=abc", "Redraws"),
+        ("/learning_rate", "?lr_gain=2.5&lr_pick=0.02", "Loss curves at learning rate"),
+        ("/depth_and_drift", "?depth_gain=9&depth_pick=7.5", "Inspect layer"),
+    ],
+    ids=["tvi", "lr", "depth"],
+)
+def test_a_links_messages_all_go_at_the_first_action_in_any_section(
+    lab: Lab, url: str, query: str, label: str
+) -> None:
+    """Browser QA: the messages lived in several fragments (and the sidebar), and a control's rerun redrew
+    only its own: "the lab uses n = 3" stayed above n after a move of the redraws, and Learning
+    rate's init-scale note after a move of the curves' learning rate. A fresh tab shows none."""
+    lab.open(page_by_url(url), query)
+    messages = _link_alerts(lab)
+    expect(messages.first).to_be_visible()
+    assert messages.count() >= 2, messages.all_inner_texts()  # in more than the moved control's section
+    thumb = lab.page.locator('[data-testid="stMain"] [data-testid="stSlider"]').filter(has_text=label)
+    before = thumb.get_by_role("slider").get_attribute("aria-valuetext")
+    thumb.get_by_role("slider").focus()
+    thumb.get_by_role("slider").press("ArrowLeft")
+    expect(thumb.get_by_role("slider")).not_to_have_attribute("aria-valuetext", before or "")
+    lab.wait_idle()
+    expect(messages).to_have_count(0)
+    lab.assert_clean()
+
+
+def test_answering_the_question_takes_a_links_messages_away(lab: Lab) -> None:
+    lab.open(MEAN, "?mean_shift=99")
+    expect(_main_alerts(lab)).to_have_count(1)
+    box = lab.page.locator('[data-testid="stVerticalBlock"]').filter(has_text="Predict, then check").last
+    box.locator('label:has(input[type="radio"])').first.click()
+    lab.wait_idle()
+    expect(_link_alerts(lab)).to_have_count(0)
+    lab.assert_clean()
