@@ -415,7 +415,7 @@ class Session:
                     self.sent.append(el_kind)
                     if el_kind == "exception":
                         exceptions.append(f"{el.type}: {el.message}"[:200])
-                    elif el_kind in ("slider", "number_input"):
+                    elif el_kind in ("slider", "number_input", "radio"):  # radios: tests pick them
                         path = list(msg.metadata.delta_path)
                         self.elements.append((path, el_kind, el, msg.delta.fragment_id))
                 elif kind == "delta" and msg.delta.add_block.WhichOneof("type") == "expandable":

@@ -7,7 +7,9 @@ import streamlit as st
 
 from layernorm.labs.quiz import Question, make_quiz
 from ui import page
+from ui.state import end_link_news, rerun_fragments
 
+SCORE, END = "quiz_score", "quiz_end"  # the fragments every Check reruns
 PAGE_FILES = {
     "/variance": "pages/2_variance.py",
     "/standardize": "pages/3_standardize.py",
@@ -27,16 +29,22 @@ def _new_quiz() -> None:
     st.session_state["quiz_round"] = st.session_state.get("quiz_round", 0) + 1
 
 
-def _answer(q: Question, radio_key: str) -> None:
+def _answer(q: Question, radio_key: str, box: str) -> None:
+    """Check: record the answer, then rerun the question's box, the score and the closing line only."""
     choice = st.session_state.get(radio_key)
     if choice is not None:
         st.session_state["quiz_answers"][q.key] = q.options.index(choice)
+    rerun_fragments(SCORE, box, END)  # in page order
+
+
+def _try_again() -> None:
+    _new_quiz()
+    st.rerun()  # a new quiz: every box changes (the button sits in the score's fragment)
 
 
 if "quiz_seed" not in st.session_state:
     _new_quiz()
 questions = make_quiz(int(st.session_state["quiz_seed"]))
-answers: dict[str, int] = st.session_state["quiz_answers"]
 round_no = int(st.session_state["quiz_round"])
 
 page.header(
@@ -47,44 +55,79 @@ page.header(
     "appear only after you check.",
 )
 
-right = sum(q.check(answers[q.key]) for q in questions if q.key in answers)
-c1, c2, c3 = st.columns([1, 1, 2], vertical_alignment="bottom")
-c1.metric("score", f"{right} / {len(questions)}")
-c2.metric("answered", f"{len(answers)} / {len(questions)}")
-c3.button("Try again with new numbers", key="quiz_again", on_click=_new_quiz, icon=":material/refresh:")
-st.progress(len(answers) / len(questions))
 
-for n, q in enumerate(questions, start=1):
-    with st.container(border=True, key=f"quiz_box_{n}"):
-        st.markdown(f"**{n}. {q.topic}**")
-        st.text(q.prompt)  # plain text: the numbers and symbols exactly as computed
-        radio_key = f"quiz_{q.key}_{round_no}"
-        done = q.key in answers
-        st.radio(
-            "Your answer", q.options, index=answers.get(q.key), key=radio_key,
-            label_visibility="collapsed", disabled=done, persist_state="session",
-        )  # fmt: skip
-        if not done:
-            st.button("Check", key=f"check_{q.key}_{round_no}", on_click=_answer, args=(q, radio_key))
-            continue
-        if q.check(answers[q.key]):
-            st.success("Right. " + q.explanation, icon=":material/check_circle:")
-        else:
-            st.error(
-                f"Not quite — the answer is: {q.options[q.answer]}. {q.explanation}", icon=":material/cancel:"
+# A class answers at once: each question is a fragment, so choosing an answer reruns its box alone and
+# Check reruns that box, the score and the closing line (a full rerun sent all 14 boxes, about 70
+# elements, on every click).
+def _right() -> int:
+    answers = st.session_state["quiz_answers"]
+    return sum(q.check(answers[q.key]) for q in questions if q.key in answers)
+
+
+@st.fragment(key=SCORE)
+def score_section() -> None:
+    end_link_news()  # the student acted: a link's messages go
+    answers = st.session_state["quiz_answers"]
+    c1, c2, c3 = st.columns([1, 1, 2], vertical_alignment="bottom")
+    c1.metric("score", f"{_right()} / {len(questions)}")
+    c2.metric("answered", f"{len(answers)} / {len(questions)}")
+    c3.button("Try again with new numbers", key="quiz_again", on_click=_try_again, icon=":material/refresh:")
+    st.progress(len(answers) / len(questions))
+
+
+def question_box(n: int, q: Question) -> None:
+    box = f"quiz_q{n}"
+
+    @st.fragment(key=box)
+    def draw() -> None:
+        end_link_news()
+        answers = st.session_state["quiz_answers"]
+        with st.container(border=True, key=f"quiz_box_{n}"):
+            st.markdown(f"**{n}. {q.topic}**")
+            st.text(q.prompt)  # plain text: the numbers and symbols exactly as computed
+            radio_key = f"quiz_{q.key}_{round_no}"
+            done = q.key in answers
+            st.radio(
+                "Your answer", q.options, index=answers.get(q.key), key=radio_key,
+                label_visibility="collapsed", disabled=done, persist_state="session",
+            )  # fmt: skip
+            if not done:
+                st.button(
+                    "Check", key=f"check_{q.key}_{round_no}", on_click=_answer, args=(q, radio_key, box)
+                )
+                return
+            if q.check(answers[q.key]):
+                st.success("Right. " + q.explanation, icon=":material/check_circle:")
+            else:
+                st.error(
+                    f"Not quite — the answer is: {q.options[q.answer]}. {q.explanation}",
+                    icon=":material/cancel:",
+                )
+            path, _, query = q.link.partition("?")
+            st.page_link(
+                PAGE_FILES.get(path, "pages/0_home.py"),
+                label="Open the page that shows it",
+                icon=":material/open_in_new:",
+                query_params=dict(urllib.parse.parse_qsl(query)),
             )
-        path, _, query = q.link.partition("?")
-        st.page_link(
-            PAGE_FILES.get(path, "pages/0_home.py"),
-            label="Open the page that shows it",
-            icon=":material/open_in_new:",
-            query_params=dict(urllib.parse.parse_qsl(query)),
+
+    draw()
+
+
+@st.fragment(key=END)
+def end_section() -> None:
+    answers = st.session_state["quiz_answers"]
+    if len(answers) == len(questions):
+        right = _right()
+        if right == len(questions):
+            st.balloons()
+        st.info(
+            f"You got {right} of {len(questions)}. Press *Try again* for new numbers and a new order.",
+            icon=":material/school:",
         )
 
-if len(answers) == len(questions):
-    if right == len(questions):
-        st.balloons()
-    st.info(
-        f"You got {right} of {len(questions)}. Press *Try again* for new numbers and a new order.",
-        icon=":material/school:",
-    )
+
+score_section()
+for n, q in enumerate(questions, start=1):
+    question_box(n, q)
+end_section()

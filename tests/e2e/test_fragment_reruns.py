@@ -186,3 +186,35 @@ def test_a_change_to_the_layernorms_reruns_only_its_section(server: str, key: st
     assert rerun.count("bidi_component") == 1, f"another chart than the change's was sent: {rerun}"
     assert rerun.count("heading") == 1, f"another section's heading was sent: {rerun}"
     assert not {"text_input", "code"} & set(rerun), f"the sentences or section 1 were sent: {rerun}"
+
+
+async def _choose_first_answer(base: str) -> tuple[list[str], list[str]]:
+    """(element kinds of the quiz's first run, of the rerun after choosing an answer in question 1)."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    s = Session(base, "/quiz")
+    try:
+        await s.connect()
+        first = await s.load(120)
+        assert first.finished and not first.exceptions, first
+        loaded = s.sent
+        radios = [(el, f) for _, kind, el, f in s.elements if kind == "radio" and el.id.endswith("_1")]
+        assert len(radios) == 14, [el.id for el, _ in radios]
+        el, fragment_id = radios[0]
+        assert fragment_id, "the question is not in a fragment"
+        state = WidgetState(id=el.id, string_value=el.options[1])  # the shown text, as a browser sends
+        chose = await s._run(s._rerun_msg(state, fragment_id=fragment_id), 120)
+        assert chose.finished and not chose.exceptions, chose
+        return loaded, s.sent
+    finally:
+        await s.close()
+
+
+def test_choosing_a_quiz_answer_reruns_only_its_question(server: str) -> None:
+    """A class answers at once: a choice reruns its question's box (a full rerun sent all 14, about 70
+    elements). Check, which also moves the score, is played in Chromium (test_quiz_browser.py)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        loaded, rerun = pool.submit(lambda: asyncio.run(_choose_first_answer(server))).result(timeout=300)
+    assert loaded.count("radio") >= 14 and "metric" in loaded, loaded
+    assert rerun.count("radio") == 1 and "metric" not in rerun, f"more than the question's box: {rerun}"
+    assert len(rerun) <= 5, rerun  # its title, prompt, choices and Check
