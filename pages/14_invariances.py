@@ -225,6 +225,65 @@ def geometry_section(lab: LabInput) -> None:
                 help="You can also drag the 3-D views to turn them.",
             )
         )
+    cloud = geo.normalized_cloud(d, CLOUD_POINTS, seed=CLOUD_SEED, eps=lab.eps)  # x and x̂: no γ, β
+    if lab.d not in (d, 2, 3):
+        st.info(
+            f"Your vector has d = {lab.d}, which cannot be drawn. To see your own point here, pick "
+            f"Preset with size d = {d} in the sidebar, or type {d} numbers (e.g. "
+            f"{'5, 7' if d == 2 else '1, 2, 4'}).",
+            icon="💡",
+        )
+    elif lab.d != d:
+        st.info(
+            f"Your vector has d = {lab.d}: choose d = {lab.d} above to see it among the points.", icon="👆"
+        )
+    low, high = cloud.norm_squared_range
+    nd = digits_to_separate([low, high], 4, against=[float(d)])
+    st.caption(
+        f"{CLOUD_POINTS} random inputs (seed {CLOUD_SEED}), each a standard normal vector plus a random "
+        f"constant. Their ‖x̂‖² lie between {fmt(low, nd)} and {fmt(high, nd)} (d = {d}, ε = {lab.eps:.0e})."
+    )
+    camera = cg.CAMERAS.get(view, cg.CAMERAS["At an angle"])
+    if d == 3:
+        sphere = geo.sphere_mesh(cloud.radius)
+        plane = geo.sum_zero_disc_mesh(1.2 * cloud.radius)
+        left, right = st.columns(2)
+        plot.show(
+            figure(
+                "cloud_3d",
+                cloud.inputs,
+                kind="x",
+                title="Before: random inputs x",
+                camera=camera,
+                diagonal=True,
+                user=lab.x if lab.d == d else None,
+            ),
+            key="geo_chart_before",
+            where=left,
+        )
+        plot.show(
+            figure(
+                "cloud_3d",
+                cloud.x_hat,
+                kind="x_hat",
+                title="After: x̂ on the plane and the sphere",
+                camera=camera,
+                sphere=sphere,
+                plane=plane,
+                circle=geo.sum_zero_circle(cloud.radius),
+                user=ln.layer_norm(lab.x, eps=lab.eps) if lab.d == d else None,
+            ),
+            key="geo_chart_xhat",
+            where=right,
+        )
+    scale_shift_view(lab, d, camera)
+
+
+# Nested in the geometry section: γᵢ and βᵢ change only the picture of y = γ⊙x̂ + β (in 2-D, the one
+# picture), so their sliders sit beside it and rerun it alone; the section's d, view and the sidebar
+# rerun both.
+@st.fragment
+def scale_shift_view(lab: LabInput, d: int, camera: dict[str, Any]) -> None:
     st.markdown("**γ stretches each axis, β moves the centre** (for these pictures only):")
     lo, hi, step = GEO_SLIDER
     cols = st.columns(2 * d)
@@ -248,23 +307,6 @@ def geometry_section(lab: LabInput) -> None:
             ln.layer_norm(lab.x, eps=lab.eps),
             ln.layer_norm(lab.x, gamma, beta, eps=lab.eps),
         )
-    elif lab.d in (2, 3):
-        st.info(
-            f"Your vector has d = {lab.d}: choose d = {lab.d} above to see it among the points.", icon="👆"
-        )
-    else:
-        st.info(
-            f"Your vector has d = {lab.d}, which cannot be drawn. To see your own point here, pick "
-            f"Preset with size d = {d} in the sidebar, or type {d} numbers (e.g. "
-            f"{'5, 7' if d == 2 else '1, 2, 4'}).",
-            icon="💡",
-        )
-    low, high = cloud.norm_squared_range
-    nd = digits_to_separate([low, high], 4, against=[float(d)])
-    st.caption(
-        f"{CLOUD_POINTS} random inputs (seed {CLOUD_SEED}), each a standard normal vector plus a random "
-        f"constant. Their ‖x̂‖² lie between {fmt(low, nd)} and {fmt(high, nd)} (d = {d}, ε = {lab.eps:.0e})."
-    )
     if d == 2:
         segment = geo.sum_zero_line(1.0)  # x̂ can only lie between −(1, −1) and (1, −1)
         plot.show(
@@ -288,39 +330,7 @@ def geometry_section(lab: LabInput) -> None:
             "(ε pulls inputs with x₁ ≈ x₂ a little inside.)"
         )
         return
-    camera = cg.CAMERAS.get(view, cg.CAMERAS["At an angle"])
-    sphere = geo.sphere_mesh(cloud.radius)
-    plane = geo.sum_zero_disc_mesh(1.2 * cloud.radius)
     circle = geo.sum_zero_circle(cloud.radius)
-    left, right = st.columns(2)
-    plot.show(
-        figure(
-            "cloud_3d",
-            cloud.inputs,
-            kind="x",
-            title="Before: random inputs x",
-            camera=camera,
-            diagonal=True,
-            user=None if user is None else user[0],
-        ),
-        key="geo_chart_before",
-        where=left,
-    )
-    plot.show(
-        figure(
-            "cloud_3d",
-            cloud.x_hat,
-            kind="x_hat",
-            title="After: x̂ on the plane and the sphere",
-            camera=camera,
-            sphere=sphere,
-            plane=plane,
-            circle=circle,
-            user=None if user is None else user[1],
-        ),
-        key="geo_chart_xhat",
-        where=right,
-    )
     left, right = st.columns(2)
     plot.show(
         figure(

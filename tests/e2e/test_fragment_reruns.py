@@ -218,3 +218,17 @@ def test_choosing_a_quiz_answer_reruns_only_its_question(server: str) -> None:
     assert loaded.count("radio") >= 14 and "metric" in loaded, loaded
     assert rerun.count("radio") == 1 and "metric" not in rerun, f"more than the question's box: {rerun}"
     assert len(rerun) <= 5, rerun  # its title, prompt, choices and Check
+
+
+def test_a_geometry_gamma_reruns_only_the_picture_of_y(server: str) -> None:
+    """Invariances: γᵢ and βᵢ change only the picture of y = γ⊙x̂ + β, so they rerun it alone, not the
+    geometry section's formula, its radios and the pictures of x and x̂ (17 of the 18 elements it sent)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        loaded, rerun = pool.submit(
+            lambda: asyncio.run(_move_keyed(server, "/invariances", "geo_gamma1"))
+        ).result(timeout=300)
+    assert loaded.count("bidi_component") >= 5, loaded  # the scale section's two charts, the geometry's three
+    assert rerun.count("bidi_component") == 1, f"another chart than y's was sent: {rerun}"
+    assert rerun.count("slider") == 6 and "radio" not in rerun, (
+        f"more than the picture of y was sent: {rerun}"
+    )

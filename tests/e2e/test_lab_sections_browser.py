@@ -125,10 +125,12 @@ def test_a_note_a_section_no_longer_draws_goes(lab: Lab) -> None:
     ("url", "query", "label"),
     [
         ("/depth_and_drift", "", "Inspect layer"),
+        ("/invariances", "", "β₂"),
+        ("/invariances", "?geo_d=2", "γ₁"),
         ("/your_sentence", "?" + YS_RMS_ONE_SITE, "Which site"),
         ("/your_sentence", "?" + YS_RMS, "ε at the changed sites"),
     ],
-    ids=["depth-pick", "ys-one-site", "ys-eps"],
+    ids=["depth-pick", "geo-beta2", "geo-2d-gamma1", "ys-one-site", "ys-eps"],
 )
 def test_a_sections_own_control_leaves_the_page_as_a_fresh_tab_shows_it(
     lab: Lab, browser: BrowserContext, url: str, query: str, label: str
