@@ -94,35 +94,7 @@ def backward_section(lab: LabInput) -> None:
 
     # --- the three terms, with numbers ----------------------------------------------------------------
     st.subheader("The backward pass, term by term")
-    i = int(
-        controls.number_input(
-            "Show the arithmetic for feature i =",
-            1,
-            lab.d,
-            1,
-            key="grad_feature",
-            where=st.columns([1, 3])[0],
-            name="feature i",
-        )
-    )
-    i = min(max(i, 1), lab.d) - 1
-    digits = digits_to_separate([terms.g[i], terms.mean_g, terms.mean_g_x_hat, terms.x_hat[i]], 4)
-
-    def paren(v: float) -> str:
-        """A number for a product in LaTeX: negative ones in parentheses."""
-        return tex_num(v, digits) if v >= 0 else rf"({tex_num(v, digits)})"
-
-    st.latex(
-        rf"\frac{{\partial L}}{{\partial x_{{{i + 1}}}}} = \frac{{1}}{{{tex_num(terms.std)}}}\Big("
-        rf"{tex_num(terms.g[i], digits)} {tex_minus(terms.mean_g, digits)}"
-        rf" - {paren(terms.x_hat[i])} \cdot {paren(terms.mean_g_x_hat)}\Big)"
-        rf" = {tex_num(terms.dx[i], 6)}"
-    )
-    st.latex(
-        rf"\text{{as three terms:}}\quad {tex_num(terms.term_g[i], digits)}"
-        rf"\ + {paren(terms.term_mean[i])}\ + {paren(terms.term_proj[i])}"
-        rf" = {tex_num(terms.dx[i], 6)}"
-    )
+    feature_arithmetic(lab, terms)
     st.latex(rf"\frac{{\partial L}}{{\partial x}} = {tex_vector(terms.dx, digits=4)}")
     st.caption(
         f"σ̂ = √(σ² + ε) = {fmt(terms.std, 6)}; g⊙γ uses the sidebar's γ "
@@ -162,6 +134,41 @@ def backward_section(lab: LabInput) -> None:
         "The first is zero to rounding, always. The second is *not* exactly zero: ε slightly breaks the "
         "scale invariance, and the dot product is exactly ε/σ̂³ · (g⊙γ)·x̂ — the third number. While "
         "ε ≪ σ² that is tiny; choose ε = 1 in the sidebar and watch both grow together."
+    )
+
+
+# Nested in the backward section: the feature picked changes only its two lines of arithmetic, so it
+# reruns them alone; the section's own controls and the sidebar rerun both.
+@st.fragment
+def feature_arithmetic(lab: LabInput, terms: ln.LayerNormBackwardTerms) -> None:
+    i = int(
+        controls.number_input(
+            "Show the arithmetic for feature i =",
+            1,
+            lab.d,
+            1,
+            key="grad_feature",
+            where=st.columns([1, 3])[0],
+            name="feature i",
+        )
+    )
+    i = min(max(i, 1), lab.d) - 1
+    digits = digits_to_separate([terms.g[i], terms.mean_g, terms.mean_g_x_hat, terms.x_hat[i]], 4)
+
+    def paren(v: float) -> str:
+        """A number for a product in LaTeX: negative ones in parentheses."""
+        return tex_num(v, digits) if v >= 0 else rf"({tex_num(v, digits)})"
+
+    st.latex(
+        rf"\frac{{\partial L}}{{\partial x_{{{i + 1}}}}} = \frac{{1}}{{{tex_num(terms.std)}}}\Big("
+        rf"{tex_num(terms.g[i], digits)} {tex_minus(terms.mean_g, digits)}"
+        rf" - {paren(terms.x_hat[i])} \cdot {paren(terms.mean_g_x_hat)}\Big)"
+        rf" = {tex_num(terms.dx[i], 6)}"
+    )
+    st.latex(
+        rf"\text{{as three terms:}}\quad {tex_num(terms.term_g[i], digits)}"
+        rf"\ + {paren(terms.term_mean[i])}\ + {paren(terms.term_proj[i])}"
+        rf" = {tex_num(terms.dx[i], 6)}"
     )
 
 

@@ -132,7 +132,7 @@ def test_opening_the_code_box_shows_the_code_and_keeps_the_page(lab: Lab) -> Non
 
 
 async def _move_keyed(base: str, page: str, key: str, query: str = "") -> tuple[list[str], list[str]]:
-    """(element kinds of the first run, of the rerun after one move of the slider with widget key ``key``)."""
+    """(element kinds of the first run, of the rerun after one move of the slider or number input ``key``)."""
     s = Session(base, page)
     s.query_string = query
     try:
@@ -140,12 +140,13 @@ async def _move_keyed(base: str, page: str, key: str, query: str = "") -> tuple[
         first = await s.load(120)
         assert first.finished and not first.exceptions, (page, first)
         loaded = s.sent
-        found = [(el, f) for _, kind, el, f in s.elements if kind == "slider" and el.id.endswith(f"-{key}")]
-        assert len(found) == 1, f"{page}: {len(found)} sliders with the key {key}"
-        assert not found[0][0].disabled, f"{page}: {key} is disabled"
-        control = _make_control(
-            "select_slider" if found[0][0].type == found[0][0].SELECT_SLIDER else "slider", *found[0]
-        )
+        found = [(k, el, f) for _, k, el, f in s.elements if k != "radio" and el.id.endswith(f"-{key}")]
+        assert len(found) == 1, f"{page}: {len(found)} sliders or number inputs with the key {key}"
+        kind, el, fragment_id = found[0]
+        assert not el.disabled, f"{page}: {key} is disabled"
+        if kind == "slider" and el.type == el.SELECT_SLIDER:
+            kind = "select_slider"
+        control = _make_control(kind, el, fragment_id)
         assert control is not None and control.fragment_id, f"{page}: {key} is not in a fragment"
         s.control = control
         moved = await s.move(1, 120)
@@ -232,3 +233,14 @@ def test_a_geometry_gamma_reruns_only_the_picture_of_y(server: str) -> None:
     assert rerun.count("slider") == 6 and "radio" not in rerun, (
         f"more than the picture of y was sent: {rerun}"
     )
+
+
+def test_another_feature_reruns_only_its_arithmetic(server: str) -> None:
+    """Gradients: the feature i picked changes two lines of arithmetic, not the gradient's vector, the
+    terms' chart, the identities' metrics or the upstream gradient's controls (12 of the 14 it sent)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        loaded, rerun = pool.submit(
+            lambda: asyncio.run(_move_keyed(server, "/gradients", "grad_feature"))
+        ).result(timeout=300)
+    assert loaded.count("metric") >= 3, loaded
+    assert rerun == ["number_input", "markdown", "markdown"], f"more than its arithmetic was sent: {rerun}"

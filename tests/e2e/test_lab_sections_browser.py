@@ -126,11 +126,12 @@ def test_a_note_a_section_no_longer_draws_goes(lab: Lab) -> None:
     [
         ("/depth_and_drift", "", "Inspect layer"),
         ("/invariances", "", "β₂"),
+        ("/gradients", "", "Show the arithmetic for feature i"),
         ("/invariances", "?geo_d=2", "γ₁"),
         ("/your_sentence", "?" + YS_RMS_ONE_SITE, "Which site"),
         ("/your_sentence", "?" + YS_RMS, "ε at the changed sites"),
     ],
-    ids=["depth-pick", "geo-beta2", "geo-2d-gamma1", "ys-one-site", "ys-eps"],
+    ids=["depth-pick", "geo-beta2", "grad-feature", "geo-2d-gamma1", "ys-one-site", "ys-eps"],
 )
 def test_a_sections_own_control_leaves_the_page_as_a_fresh_tab_shows_it(
     lab: Lab, browser: BrowserContext, url: str, query: str, label: str
@@ -138,12 +139,21 @@ def test_a_sections_own_control_leaves_the_page_as_a_fresh_tab_shows_it(
     app_page = page_by_url(url)
     lab.open(app_page, query)
     lab.page.evaluate("() => { if (globalThis.labOffscreen) globalThis.labOffscreen.quietMs = 0; }")
+    number = lab.page.locator('[data-testid="stMain"] [data-testid="stNumberInput"]').filter(has_text=label)
     for key in ("ArrowRight", "ArrowRight", "ArrowLeft"):
-        thumb = lab.slider(label)
-        before = thumb.get_attribute("aria-valuetext")
-        thumb.focus()
-        thumb.press(key)
-        expect(thumb).not_to_have_attribute("aria-valuetext", before or "")
+        if number.count():  # a number input: its + and − buttons
+            field = number.locator("input")
+            before = field.input_value()
+            step = "stNumberInputStepUp" if key == "ArrowRight" else "stNumberInputStepDown"
+            number.locator(f'[data-testid="{step}"]').click()
+            expect(field).not_to_have_value(before)
+        else:
+            thumb = lab.slider(label)
+            before = thumb.get_attribute("aria-valuetext") or ""
+            thumb.focus()
+            thumb.press(key)
+            expect(thumb).not_to_have_attribute("aria-valuetext", before)
+        lab.wait_idle()
         fresh = _fresh(browser, lab.page.url, True)
         try:
             lab.page.wait_for_function(SAME_AS, arg=list(fresh), timeout=10_000)
