@@ -85,6 +85,18 @@ SAME_AS = f"""(want) => {{
 }}"""
 
 
+def _now_and_fresh(
+    lab: Lab, browser: BrowserContext, charts: bool
+) -> tuple[tuple[str, str, dict[str, str]], tuple[str, str, dict[str, str]]]:
+    """(this tab, a fresh tab at its address), each settled; this tab gets up to 10 s to catch up."""
+    fresh = _fresh(browser, lab.page.url, charts)  # the address already holds the new value
+    try:  # the move's run may not have begun yet: wait (10 s at most) for the page to catch up
+        lab.page.wait_for_function(SAME_AS, arg=list(fresh), timeout=10_000)
+    except PlaywrightTimeout:
+        pass
+    return _settled(lab.page), fresh
+
+
 @pytest.mark.parametrize("url", PAGES)
 def test_each_sidebar_move_leaves_the_page_as_a_fresh_tab_shows_it(
     lab: Lab, browser: BrowserContext, url: str
@@ -94,12 +106,7 @@ def test_each_sidebar_move_leaves_the_page_as_a_fresh_tab_shows_it(
     lab.page.evaluate("() => { if (globalThis.labOffscreen) globalThis.labOffscreen.quietMs = 0; }")
     for label, key in PRESSES:
         _press(lab, label, key)
-        fresh = _fresh(browser, lab.page.url, bool(app_page.charts))  # the address holds the new value
-        try:  # the press's run may not have begun yet: wait (10 s at most) for the page to catch up
-            lab.page.wait_for_function(SAME_AS, arg=list(fresh), timeout=10_000)
-        except PlaywrightTimeout:
-            pass
-        now = _settled(lab.page)
+        now, fresh = _now_and_fresh(lab, browser, bool(app_page.charts))
         assert now[0] == fresh[0], f"{url} after {label}: the main area differs from a fresh tab"
         assert now[1] == fresh[1], f"{url} after {label}: the sidebar differs from a fresh tab"
         assert now[2] == fresh[2], f"{url} after {label}: a chart differs from a fresh tab"
@@ -154,12 +161,7 @@ def test_a_sections_own_control_leaves_the_page_as_a_fresh_tab_shows_it(
             thumb.press(key)
             expect(thumb).not_to_have_attribute("aria-valuetext", before)
         lab.wait_idle()
-        fresh = _fresh(browser, lab.page.url, True)
-        try:
-            lab.page.wait_for_function(SAME_AS, arg=list(fresh), timeout=10_000)
-        except PlaywrightTimeout:
-            pass
-        now = _settled(lab.page)
+        now, fresh = _now_and_fresh(lab, browser, True)
         assert now[0] == fresh[0], f"{url} after {label} {key}: the main area differs from a fresh tab"
         assert now[2] == fresh[2], f"{url} after {label} {key}: a chart differs from a fresh tab"
     lab.assert_clean()
