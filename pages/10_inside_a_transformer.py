@@ -11,7 +11,7 @@ import streamlit as st
 from layernorm.labs.transformer_stats import SiteStats, dimension_profile, parameter_histograms, site_stats
 from ui import charts_depth as cd
 from ui import controls, page, plot, theme
-from ui.state import recording
+from ui.state import page_fragment, recording
 from ui.text import digits_to_separate, fmt
 from ui.theme import COLORS
 from ui.widgets import placement_control
@@ -51,7 +51,7 @@ page.header(
 
 
 # The page's controls rerun only this part (a fragment), not app.py and the sidebar.
-@st.fragment
+@page_fragment
 def body() -> None:
     st.latex(
         r"y = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta,\qquad "

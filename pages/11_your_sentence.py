@@ -16,7 +16,7 @@ from layernorm.data.weights import (
 )
 from layernorm.labs import bert
 from ui import charts_live, controls, page, plot
-from ui.state import recording
+from ui.state import page_fragment, recording
 from ui.text import fmt, plain
 
 KINDS = {
@@ -151,7 +151,7 @@ def _pick(label: str, names: list[str], key: str, where: DeltaGenerator) -> int:
 
 # --- one token, one site ------------------------------------------------------------------------
 # Picking a sentence, a token or a site only changes this section: a fragment reruns it alone.
-@st.fragment
+@page_fragment
 def token_section(sentences: tuple[str, ...], pieces: list[list[str]], base: bert.ForwardResult) -> None:
     st.subheader("1 · One token through the 13 LayerNorms")
     c1, c2, c3 = st.columns([2, 2, 3])
@@ -195,7 +195,7 @@ token_section(sentences, pieces, base)
 # --- interventions ------------------------------------------------------------------------------
 # The changes' controls rerun only this section (a fragment): the sentences and section 1 stay. The
 # section gets the base forward pass as an argument (a shared cache_resource object, not a copy).
-@st.fragment
+@page_fragment
 def change_section(sentences: tuple[str, ...], base: bert.ForwardResult) -> None:
     st.subheader("2 · Change the LayerNorms, see what happens")
     with st.container(border=True):

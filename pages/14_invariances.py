@@ -10,7 +10,7 @@ import layernorm as ln
 from layernorm.labs import geometry as geo
 from ui import charts_geometry as cg
 from ui import controls, page, plot, theme
-from ui.state import LabInput, lab_input, lab_section
+from ui.state import LabInput, lab_input, lab_section, page_fragment
 from ui.text import (
     digits_to_separate,
     fmt,
@@ -282,7 +282,7 @@ def geometry_section(lab: LabInput) -> None:
 # Nested in the geometry section: γᵢ and βᵢ change only the picture of y = γ⊙x̂ + β (in 2-D, the one
 # picture), so their sliders sit beside it and rerun it alone; the section's d, view and the sidebar
 # rerun both.
-@st.fragment
+@page_fragment
 def scale_shift_view(lab: LabInput, d: int, camera: dict[str, Any]) -> None:
     st.markdown("**γ stretches each axis, β moves the centre** (for these pictures only):")
     lo, hi, step = GEO_SLIDER

@@ -7,7 +7,7 @@ import layernorm as ln
 from layernorm.backward import layer_norm_backward_from_steps
 from ui import charts_geometry as cg
 from ui import controls, page, plot
-from ui.state import LabInput, lab_input, lab_section
+from ui.state import LabInput, lab_input, lab_section, page_fragment
 from ui.text import (
     ROUNDING_K,
     digits_to_separate,
@@ -139,7 +139,7 @@ def backward_section(lab: LabInput) -> None:
 
 # Nested in the backward section: the feature picked changes only its two lines of arithmetic, so it
 # reruns them alone; the section's own controls and the sidebar rerun both.
-@st.fragment
+@page_fragment
 def feature_arithmetic(lab: LabInput, terms: ln.LayerNormBackwardTerms) -> None:
     i = int(
         controls.number_input(

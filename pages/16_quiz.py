@@ -7,7 +7,7 @@ import streamlit as st
 
 from layernorm.labs.quiz import Question, make_quiz
 from ui import page
-from ui.state import end_link_news, rerun_fragments
+from ui.state import page_fragment, rerun_fragments
 
 SCORE, END = "quiz_score", "quiz_end"  # the fragments every Check reruns
 PAGE_FILES = {
@@ -64,9 +64,8 @@ def _right() -> int:
     return sum(q.check(answers[q.key]) for q in questions if q.key in answers)
 
 
-@st.fragment(key=SCORE)
+@page_fragment(key=SCORE)
 def score_section() -> None:
-    end_link_news()  # the student acted: a link's messages go
     answers = st.session_state["quiz_answers"]
     c1, c2, c3 = st.columns([1, 1, 2], vertical_alignment="bottom")
     c1.metric("score", f"{_right()} / {len(questions)}")
@@ -78,9 +77,8 @@ def score_section() -> None:
 def question_box(n: int, q: Question) -> None:
     box = f"quiz_q{n}"
 
-    @st.fragment(key=box)
+    @page_fragment(key=box)
     def draw() -> None:
-        end_link_news()
         answers = st.session_state["quiz_answers"]
         with st.container(border=True, key=f"quiz_box_{n}"):
             st.markdown(f"**{n}. {q.topic}**")
@@ -114,7 +112,7 @@ def question_box(n: int, q: Question) -> None:
     draw()
 
 
-@st.fragment(key=END)
+@page_fragment(key=END)
 def end_section() -> None:
     answers = st.session_state["quiz_answers"]
     if len(answers) == len(questions):

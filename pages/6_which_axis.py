@@ -11,7 +11,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import lenses as L
 from ui import charts_axes, controls, page, plot
-from ui.state import recording
+from ui.state import page_fragment, recording
 from ui.text import digits_to_separate, fmt, fmt_zero, rounding_noise
 
 SOURCES = ["Seeded random batch", "Real MiniLM batch (padded)"]
@@ -73,7 +73,7 @@ def _identities(source: str, b: int, t: int, d: int, seed: int, site: int) -> tu
 
 
 # The page's controls rerun only this part (a fragment), not app.py and the sidebar.
-@st.fragment
+@page_fragment
 def body() -> None:
     # --- the data ----------------------------------------------------------------------------------
     with st.container(border=True):

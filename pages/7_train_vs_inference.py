@@ -11,7 +11,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import running as R
 from ui import charts_axes, controls, page, plot
-from ui.state import rerun_fragments
+from ui.state import page_fragment, rerun_fragments
 from ui.text import (
     MESSAGE_LIMIT,
     change_metric,
@@ -105,7 +105,7 @@ def running_state(d: int) -> R.RunningState:
     return history[-1].after if history else R.initial_state(d)
 
 
-@st.fragment(key=TRAIN)
+@page_fragment(key=TRAIN)
 def train_section() -> None:
     with st.container(border=True):
         c1, c2, c3, c4, c5 = st.columns(5)
@@ -274,7 +274,7 @@ def train_section() -> None:
     )
 
 
-@st.fragment(key=SWITCH)
+@page_fragment(key=SWITCH)
 def switch_section() -> None:
     s = settings()
     n, k, seed = s.n, s.k, s.seed
@@ -321,7 +321,7 @@ def switch_section() -> None:
             )
 
 
-@st.fragment(key=NOISE)
+@page_fragment(key=NOISE)
 def noise_section() -> None:
     s = settings()
     n, d, k, seed = s.n, s.d, s.k, s.seed
@@ -355,7 +355,7 @@ def _redraw_mates() -> None:
     rerun_fragments(SWITCH, MATES)
 
 
-@st.fragment(key=MATES)
+@page_fragment(key=MATES)
 def mates_section() -> None:
     s = settings()
     n, k, seed = s.n, s.k, s.seed
@@ -389,7 +389,7 @@ def mates_section() -> None:
         st.caption("Your example stays the same; only the other rows of the batch are redrawn.")
 
 
-@st.fragment(key=SHIFT)
+@page_fragment(key=SHIFT)
 def shift_section() -> None:
     s = settings()
     seed = s.seed

@@ -8,6 +8,7 @@ import streamlit as st
 from layernorm.labs.depth import EXPLODE, VANISH, DepthConfig, DepthResult, layer_histograms, simulate_depth
 from ui import charts_depth as cd
 from ui import controls, page, plot
+from ui.state import page_fragment
 from ui.text import digits_to_separate, rounding_noise
 from ui.widgets import placement_control
 
@@ -30,7 +31,7 @@ page.header(
 
 
 # The page's controls rerun only this part (a fragment), not app.py and the sidebar.
-@st.fragment
+@page_fragment
 def body() -> None:
     c1, c2, c3 = st.columns(3)
     n_layers = int(controls.slider("Layers L", 1, 100, 30, 1, key="depth_layers", where=c1))
@@ -179,7 +180,7 @@ def body() -> None:
 # Nested in the simulation's fragment: the simulation's controls rerun both, the layer picker and the
 # view only this one. It reads the stack from the cache by its config (a fragment keeps its arguments
 # for its own reruns: the config is small, the result is not).
-@st.fragment
+@page_fragment
 def inspect_section(cfg: DepthConfig) -> None:
     res = run(cfg)
     with st.container():

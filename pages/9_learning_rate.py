@@ -8,7 +8,7 @@ from layernorm.core import layer_norm_x_hat
 from layernorm.labs.training import DEFAULT_LRS, Sweep, run_sweep
 from ui import charts_depth as cd
 from ui import controls, page, plot
-from ui.state import rerun_fragments
+from ui.state import page_fragment, rerun_fragments
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -60,7 +60,7 @@ def settings() -> tuple[int, int, int, int, float]:
     return depth, int(get("lr_width", 32)), int(get("lr_steps", 100)), n_seeds, float(get("lr_gain", 1.5))
 
 
-@st.fragment(key=MAP)
+@page_fragment(key=MAP)
 def map_section() -> None:
     again = {"on_change": rerun_fragments, "args": BOTH}
     c1, c2, c3, c4 = st.columns(4)
@@ -106,7 +106,7 @@ def map_section() -> None:
     m3.metric("rates where both diverge", len(both_diverge), help=", ".join(both_diverge) or "none")
 
 
-@st.fragment(key=CURVES)
+@page_fragment(key=CURVES)
 def curves_section() -> None:
     depth, width, steps, n_seeds, gain = settings()
     res = sweep(depth, width, steps, n_seeds, gain)  # the map's, from the cache

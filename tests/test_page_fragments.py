@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-PAGES = sorted((Path(__file__).resolve().parent.parent / "pages").glob("*.py"))
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = sorted((ROOT / "pages").glob("*.py"))
+APP_SOURCES = sorted([ROOT / "app.py", *PAGES, *(ROOT / "ui").glob("*.py")])
 STATIC = {"notice", "predict_then_reveal", "show_source"}
 
 
@@ -30,8 +32,8 @@ def _decorated(func: ast.FunctionDef, name: str) -> bool:
 
 
 def _is_fragment(func: ast.FunctionDef) -> bool:
-    """An ``st.fragment`` or a ``ui.state.lab_section`` (a keyed fragment)."""
-    return _decorated(func, "fragment") or _decorated(func, "lab_section")
+    """An ``st.fragment``, a ``ui.state.page_fragment`` or a ``ui.state.lab_section`` (a keyed fragment)."""
+    return any(_decorated(func, name) for name in ("fragment", "page_fragment", "lab_section"))
 
 
 def _local_names(func: ast.FunctionDef) -> set[str]:
@@ -146,3 +148,53 @@ def test_nine_or_more_pages_have_lab_sections() -> None:
         if any(isinstance(f, ast.FunctionDef) and _decorated(f, "lab_section") for f in tree.body)
     ]
     assert len(with_sections) >= 9, with_sections
+
+
+def _fragment_uses(path: Path) -> list[str]:
+    """Where a module uses ``st.fragment`` itself (a decorator or a call), not ``ui.state.page_fragment``.
+
+    A fragment's own rerun is the user's action, so it must take a link's messages off the page
+    (``ui.state.end_link_news``); ``page_fragment`` does that on every run of every fragment. A
+    fragment made with ``st.fragment`` directly would leave the messages in other sections on
+    screen, next to values they no longer describe (stop 25's browser QA). ``page_fragment`` is the
+    one place allowed to call it.
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    inside = {
+        id(n)
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef) and f.name == "page_fragment"
+        for n in ast.walk(f)
+    }
+    uses = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and n.attr == "fragment" and id(n) not in inside
+    ]
+    return [f"line {n.lineno}: {ast.unparse(n)}" for n in sorted(uses, key=lambda n: n.lineno)]
+
+
+@pytest.mark.parametrize("path", APP_SOURCES, ids=[p.stem for p in APP_SOURCES])
+def test_every_fragment_is_made_by_page_fragment(path: Path) -> None:
+    assert _fragment_uses(path) == []
+
+
+def test_the_check_finds_st_fragment_used_directly(tmp_path: Path) -> None:
+    source = tmp_path / "page.py"
+    source.write_text(
+        "@st.fragment\ndef a():\n    pass\n\n@st.fragment(key='k')\ndef b():\n    pass\n\n"
+        "def c():\n    @page_fragment\n    def d():\n        pass\n    st.fragment(d)()\n\n"
+        "def page_fragment(func):\n    return st.fragment(func)\n",
+        encoding="utf-8",
+    )
+    assert _fragment_uses(source) == ["line 1: st.fragment", "line 5: st.fragment", "line 13: st.fragment"]
+
+
+def test_page_fragment_is_used_by_the_pages_and_the_lab_sections() -> None:
+    uses = {
+        p.stem
+        for p in APP_SOURCES
+        for f in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(f, ast.FunctionDef) and _decorated(f, "page_fragment")
+    }
+    assert {"state", "page", "16_quiz", "7_train_vs_inference", "14_invariances"} <= uses, uses

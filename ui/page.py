@@ -75,11 +75,10 @@ def predict_then_reveal(
     an auto-run of training batches): a fragment's rerun waits for it instead.
     """
 
-    @st.fragment
-    def box() -> None:
-        from ui.state import end_link_news  # (ui.state imports this module)
+    from ui.state import page_fragment  # (ui.state imports this module)
 
-        end_link_news()  # in the box's own rerun the student acted: a link's messages elsewhere go
+    @page_fragment  # in the box's own rerun the student acted: a link's messages elsewhere go
+    def box() -> None:
         with st.container(border=True):
             st.markdown(f"**Predict, then check.** {question}")
             choice = st.radio(
@@ -120,11 +119,10 @@ def show_source(*funcs: Callable[..., Any]) -> None:
     ["show_code"]`` is its open state.
     """
 
-    @st.fragment
-    def box() -> None:
-        from ui.state import end_link_news  # (ui.state imports this module)
+    from ui.state import page_fragment  # (ui.state imports this module)
 
-        end_link_news()  # in the box's own rerun the student acted: a link's messages elsewhere go
+    @page_fragment  # in the box's own rerun the student acted: a link's messages elsewhere go
+    def box() -> None:
         with st.container(key="code_expander"):  # presentation mode folds it away (ui/presentation.py)
             shown = st.expander(
                 "The code behind these numbers (from `layernorm/`, the tested core)",

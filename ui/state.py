@@ -15,10 +15,11 @@ Pages draw the input inside their lab sections (:func:`lab_section`, keyed fragm
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 import numpy as np
 import streamlit as st
@@ -646,7 +647,6 @@ def link_control(
     user's next action. Needs :func:`sidebar` to run first (``app.py`` does).
     """
     notes: dict[str, str] = st.session_state.setdefault("link_notes", {})
-    end_link_news()  # in a fragment's own rerun the user acted: the link's news is old
     checked: set[str] = st.session_state.setdefault("link_checked", set())
     values = st.query_params.get_all(key) if key not in checked else []
     # The session's link was opened on another page: its value for this control counts here, once.
@@ -680,8 +680,8 @@ def end_link_news() -> None:
     sidebar stayed on screen (a browser QA pass: Training vs inference's n note after a move of the
     redraws, Learning rate's init-scale note after a move of the curves' learning rate). So the
     first action after a run that drew any reruns the whole app instead, without them; later
-    actions rerun their fragment alone. Every page fragment's controls call this through
-    :func:`link_control`, and the question and code boxes call it directly. A full run: nothing.
+    actions rerun their fragment alone. Every fragment of the app calls this first on each run
+    (:func:`page_fragment`, which :func:`lab_section` uses too). A full run: nothing.
     """
     if not _fragment_only_run():
         return
@@ -690,6 +690,52 @@ def end_link_news() -> None:
     if state.pop(LINK_NEWS, False):
         state.pop("link_report", None)
         st.rerun(scope="app")
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@overload
+def page_fragment(func: F, *, key: str | None = None) -> F: ...
+@overload
+def page_fragment(func: None = None, *, key: str | None = None) -> Callable[[F], F]: ...
+def page_fragment(func: F | None = None, *, key: str | None = None) -> F | Callable[[F], F]:
+    """Decorator: ``st.fragment`` for a page's section, whose own reruns take a link's messages away.
+
+    Use it wherever a page (or a ``ui`` helper) would write ``@st.fragment`` or
+    ``@st.fragment(key=...)``; ``tests/test_page_fragments.py`` checks that nothing else uses
+    ``st.fragment``. Every run of the section first calls :func:`end_link_news`: a fragment's own
+    rerun is the user's action (a slider, a radio, a button, an answer), whichever of its widgets it
+    was, so a link's messages elsewhere on the page go with it. Calling it only from
+    :func:`link_control` left that to fragments whose reruns happen to draw one.
+
+    Parameters
+    ----------
+    func : callable, optional
+        The section; called like the function it decorates (a fragment keeps its arguments for
+        its own reruns).
+    key : str, optional
+        A keyed fragment (Streamlit 1.67's ``st.fragment(key=...)``), which ``st.rerun([key])``
+        and :func:`rerun_fragments` can rerun by name. Unique in the app.
+
+    Returns
+    -------
+    callable
+        The fragment, or a decorator when ``func`` is omitted.
+
+    Source: ``st.fragment`` (Streamlit 1.67); the fault it closes was found in the browser
+    (stop 25's link messages).
+    """
+
+    def wrap(body: F) -> F:
+        @functools.wraps(body)
+        def section(*args: Any, **kwargs: Any) -> Any:
+            end_link_news()
+            return body(*args, **kwargs)
+
+        return cast(F, st.fragment(section, key=key))
+
+    return wrap if func is None else wrap(func)
 
 
 def say_unread_link_keys(page: str, where: Any = st) -> None:
@@ -929,7 +975,7 @@ def lab_section(key: str) -> Callable[[Callable[[LabInput], None]], Callable[[],
     """
 
     def wrap(body: Callable[[LabInput], None]) -> Callable[[], None]:
-        @st.fragment(key=key)
+        @page_fragment(key=key)
         def section() -> None:
             lab = st.session_state.get("lab_input")
             _run_reading(key, body, lab if isinstance(lab, LabInput) else lab_input())
@@ -953,7 +999,7 @@ def lab_sections_drawn() -> None:
         _quiet()
 
 
-@st.fragment(key=LAB_QUIET)
+@page_fragment(key=LAB_QUIET)
 def _quiet() -> None:
     """Draws nothing: a sidebar move that no lab section read reruns this alone (a rerun needs a key)."""
 
