@@ -10,7 +10,7 @@ import layernorm as ln
 from layernorm.labs import geometry as geo
 from ui import charts_geometry as cg
 from ui import controls, page, plot, theme
-from ui.state import LabInput, lab_input, lab_section, page_fragment
+from ui.state import LabInput, lab_input, lab_section, page_fragment, rerun_fragments
 from ui.text import (
     digits_to_separate,
     fmt,
@@ -62,35 +62,26 @@ page.header(
 
 
 # --- 1. scale and shift ----------------------------------------------------------------------------
+# The controls and the text around the numbers are drawn once, by the page. The numbers are lab
+# sections: c and b rerun them alone (their sliders' on_change), and so does the sidebar, which
+# then leaves the sliders, headings and text where they are.
+SCALE_SECTIONS = ("inv_scale", "inv_curve")
+
+
+def c_and_b() -> tuple[float, float]:
+    """The scale c and the shift b the sliders hold (read by both of section 1's lab sections)."""
+    return float(st.session_state.get("inv_c", 2.0)), float(st.session_state.get("inv_b", 1.0))
+
+
 @lab_section("inv_scale")
-def invariance_section(lab: LabInput) -> None:
-    st.subheader("Scale by c, add b: what moves?")
-    c1, c2 = st.columns(2)
-    c = float(
-        controls.select_slider(
-            "Scale c",
-            C_CHOICES,
-            2.0,
-            key="inv_c",
-            where=c1,
-            name="c",
-            format_func=c_text,
-            help="Negative values flip the vector; 0 flattens it to the constant b.",
-        )
-    )
-    b = float(
-        controls.slider("Add b to every feature", -10.0, 10.0, 1.0, 0.5, key="inv_b", where=c2, name="b")
-    )
+def scale_numbers(lab: LabInput) -> None:
+    c, b = c_and_b()
     try:
         chk = geo.invariance_check(lab.x, c, b, lab.gamma, lab.beta, eps=lab.eps)
     except ValueError as exc:  # overflow of c·x + b for huge inputs; never a traceback
         st.error(plain(exc, 400), icon="⚠️")
         return
     steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
-    st.latex(
-        r"\mathrm{LN}(c\,x + b) = \operatorname{sign}(c)\,\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon / c^2}}"
-        r"\qquad (\gamma = 1,\ \beta = 0)"
-    )
     eff = r"\infty" if not np.isfinite(chk.effective_eps) else tex_num(chk.effective_eps)
     st.latex(
         rf"c = {tex_num(c, 3)},\ b = {tex_num(b, 3)}:\quad \sigma^2 = {tex_num(float(steps.var))},\quad"
@@ -145,14 +136,13 @@ def invariance_section(lab: LabInput) -> None:
     digits = digits_to_separate(np.concatenate([chk.y_x, chk.y_moved]), 3)
     st.latex(rf"y(x) = {tex_vector(chk.y_x, digits=digits)}")
     st.latex(rf"y(c\,x + b) = {tex_vector(chk.y_moved, digits=digits)}")
-    st.caption("y = γ⊙LN(·) + β with the sidebar's γ and β. Set γ = 0 there: both become β.")
 
-    st.markdown(
-        "**How nearly?** The curve tries every scale c > 0 (your b kept). With ε = 0 LayerNorm would "
-        "not move at all (only float64 rounding is left); with your ε it moves once c²σ² is no longer "
-        "much larger than ε, because the input then looks nearly constant. RMSNorm moves as soon as b ≠ 0."
-    )
+
+@lab_section("inv_curve")
+def scale_curve(lab: LabInput) -> None:
+    c, b = c_and_b()
     try:
+        now = geo.invariance_check(lab.x, c, b, eps=lab.eps).ln_gap  # LN alone: no γ, β read
         curve = geo.invariance_curve(lab.x, C_GRID, shift=b, eps=lab.eps)
     except ValueError as exc:
         st.error(plain(exc, 400), icon="⚠️")
@@ -172,31 +162,62 @@ def invariance_section(lab: LabInput) -> None:
             shift=b,
             ln_gap_eps0=curve0,
             c_now=c,
-            gap_now=chk.ln_gap,
+            gap_now=now,
             rounding=curve.rounding,
         ),
         key="inv_chart_curve",
     )
-    st.caption(
-        "Log–log axes; a gap of exactly 0 has no place on them and is not drawn. At c = 1 nothing "
-        "changes, hence the dip. For large c the output tends to the ε-free x̂, which differs from "
-        "LN(x) itself by a factor of about 1 + ε/(2σ²): the flat tail. The dotted line is what float64 rounding alone "
-        "can do: for small c, b dwarfs c·x and keeps fewer of its digits."
-    )
 
 
-invariance_section()
+st.subheader("Scale by c, add b: what moves?")
+c1, c2 = st.columns(2)
+again = {"on_change": rerun_fragments, "args": SCALE_SECTIONS}
+controls.select_slider(
+    "Scale c",
+    C_CHOICES,
+    2.0,
+    key="inv_c",
+    where=c1,
+    name="c",
+    format_func=c_text,
+    help="Negative values flip the vector; 0 flattens it to the constant b.",
+    **again,
+)
+controls.slider("Add b to every feature", -10.0, 10.0, 1.0, 0.5, key="inv_b", where=c2, name="b", **again)
+st.latex(
+    r"\mathrm{LN}(c\,x + b) = \operatorname{sign}(c)\,\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon / c^2}}"
+    r"\qquad (\gamma = 1,\ \beta = 0)"
+)
+scale_numbers()
+st.caption("y = γ⊙LN(·) + β with the sidebar's γ and β. Set γ = 0 there: both become β.")
+st.markdown(
+    "**How nearly?** The curve tries every scale c > 0 (your b kept). With ε = 0 LayerNorm would "
+    "not move at all (only float64 rounding is left); with your ε it moves once c²σ² is no longer "
+    "much larger than ε, because the input then looks nearly constant. RMSNorm moves as soon as b ≠ 0."
+)
+scale_curve()
+st.caption(
+    "Log–log axes; a gap of exactly 0 has no place on them and is not drawn. At c = 1 nothing "
+    "changes, hence the dip. For large c the output tends to the ε-free x̂, which differs from "
+    "LN(x) itself by a factor of about 1 + ε/(2σ²): the flat tail. The dotted line is what float64 rounding alone "
+    "can do: for small c, b dwarfs c·x and keeps fewer of its digits."
+)
 
 
 # --- 2. geometry -----------------------------------------------------------------------------------
-@lab_section("inv_geometry")
-def geometry_section(lab: LabInput) -> None:
-    st.subheader("Where LayerNorm sends vectors: a plane and a sphere")
-    st.markdown(
-        "x̂ has mean 0, so its features add up to 0: it lies on the plane orthogonal to (1, …, 1). "
-        "Its variance is σ²/(σ² + ε), so its squared length is d·σ²/(σ² + ε): it lies on the sphere "
-        "of radius √d (just inside, by ε). For your vector:"
-    )
+# A fragment for d (which changes how many γ, β sliders there are). Inside it, the numbers and
+# pictures are lab sections: the view reruns the pictures, γᵢ and βᵢ only the picture of y, and the
+# sidebar all three, without the radios, sliders and text around them.
+PICTURES = ("inv_geometry", "inv_y")
+
+
+def geo_view() -> str:
+    """The camera the view radio holds ("At an angle" in 2-D, where it is not drawn)."""
+    return str(st.session_state.get("geo_view", "At an angle"))
+
+
+@lab_section("inv_norm")
+def norm_numbers(lab: LabInput) -> None:
     measured, expected = geo.x_hat_norm_squared(lab.x, eps=lab.eps)
     steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
     nd = digits_to_separate([float(measured), float(expected)], 6, against=[float(lab.d)])
@@ -205,26 +226,10 @@ def geometry_section(lab: LabInput) -> None:
         rf"d\,\frac{{\sigma^2}}{{\sigma^2 + \epsilon}} = {lab.d}\cdot\frac{{{tex_num(float(steps.var))}}}"
         rf"{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}} = {tex_num(float(expected), nd)}"
     )
-    c1, c2 = st.columns([1, 2])
-    d = int(
-        controls.choice(
-            "radio", "Dimension d", [2, 3], index=1, key="geo_d", where=c1, horizontal=True, name="d"
-        )
-    )
-    view = "At an angle"
-    if d == 3:
-        view = str(
-            controls.choice(
-                "radio",
-                "Look from",
-                list(cg.CAMERAS),
-                key="geo_view",
-                where=c2,
-                horizontal=True,
-                name="view",
-                help="You can also drag the 3-D views to turn them.",
-            )
-        )
+
+
+@lab_section("inv_geometry")
+def geometry_pictures(lab: LabInput, d: int) -> None:
     cloud = geo.normalized_cloud(d, CLOUD_POINTS, seed=CLOUD_SEED, eps=lab.eps)  # x and x̂: no γ, β
     if lab.d not in (d, 2, 3):
         st.info(
@@ -243,62 +248,53 @@ def geometry_section(lab: LabInput) -> None:
         f"{CLOUD_POINTS} random inputs (seed {CLOUD_SEED}), each a standard normal vector plus a random "
         f"constant. Their ‖x̂‖² lie between {fmt(low, nd)} and {fmt(high, nd)} (d = {d}, ε = {lab.eps:.0e})."
     )
-    camera = cg.CAMERAS.get(view, cg.CAMERAS["At an angle"])
-    if d == 3:
-        sphere = geo.sphere_mesh(cloud.radius)
-        plane = geo.sum_zero_disc_mesh(1.2 * cloud.radius)
-        left, right = st.columns(2)
-        plot.show(
-            figure(
-                "cloud_3d",
-                cloud.inputs,
-                kind="x",
-                title="Before: random inputs x",
-                camera=camera,
-                diagonal=True,
-                user=lab.x if lab.d == d else None,
-            ),
-            key="geo_chart_before",
-            where=left,
-        )
-        plot.show(
-            figure(
-                "cloud_3d",
-                cloud.x_hat,
-                kind="x_hat",
-                title="After: x̂ on the plane and the sphere",
-                camera=camera,
-                sphere=sphere,
-                plane=plane,
-                circle=geo.sum_zero_circle(cloud.radius),
-                user=ln.layer_norm(lab.x, eps=lab.eps) if lab.d == d else None,
-            ),
-            key="geo_chart_xhat",
-            where=right,
-        )
-    scale_shift_view(lab, d, camera)
+    if d == 2:
+        return
+    camera = cg.CAMERAS.get(geo_view(), cg.CAMERAS["At an angle"])
+    sphere = geo.sphere_mesh(cloud.radius)
+    plane = geo.sum_zero_disc_mesh(1.2 * cloud.radius)
+    left, right = st.columns(2)
+    plot.show(
+        figure(
+            "cloud_3d",
+            cloud.inputs,
+            kind="x",
+            title="Before: random inputs x",
+            camera=camera,
+            diagonal=True,
+            user=lab.x if lab.d == d else None,
+        ),
+        key="geo_chart_before",
+        where=left,
+    )
+    plot.show(
+        figure(
+            "cloud_3d",
+            cloud.x_hat,
+            kind="x_hat",
+            title="After: x̂ on the plane and the sphere",
+            camera=camera,
+            sphere=sphere,
+            plane=plane,
+            circle=geo.sum_zero_circle(cloud.radius),
+            user=ln.layer_norm(lab.x, eps=lab.eps) if lab.d == d else None,
+        ),
+        key="geo_chart_xhat",
+        where=right,
+    )
 
 
-# Nested in the geometry section: γᵢ and βᵢ change only the picture of y = γ⊙x̂ + β (in 2-D, the one
-# picture), so their sliders sit beside it and rerun it alone; the section's d, view and the sidebar
-# rerun both.
-@page_fragment
-def scale_shift_view(lab: LabInput, d: int, camera: dict[str, Any]) -> None:
-    st.markdown("**γ stretches each axis, β moves the centre** (for these pictures only):")
-    lo, hi, step = GEO_SLIDER
-    cols = st.columns(2 * d)
-    gamma = np.array(
-        [
-            controls.slider(f"γ{'₁₂₃'[i]}", lo, hi, 1.0, step, key=f"geo_gamma{i + 1}", where=cols[i])
-            for i in range(d)
-        ]
-    )  # fmt: skip
-    beta = np.array(
-        [
-            controls.slider(f"β{'₁₂₃'[i]}", lo, hi, 0.0, step, key=f"geo_beta{i + 1}", where=cols[d + i])
-            for i in range(d)
-        ]
-    )  # fmt: skip
+def gamma_beta(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """The per-axis γ and β the geometry's sliders hold, for d axes."""
+    get = st.session_state.get
+    gamma = np.array([float(get(f"geo_gamma{i + 1}", 1.0)) for i in range(d)])
+    beta = np.array([float(get(f"geo_beta{i + 1}", 0.0)) for i in range(d)])
+    return gamma, beta
+
+
+@lab_section("inv_y")
+def y_picture(lab: LabInput, d: int) -> None:
+    gamma, beta = gamma_beta(d)
     cloud = geo.normalized_cloud(d, CLOUD_POINTS, seed=CLOUD_SEED, gamma=gamma, beta=beta, eps=lab.eps)
     user = None
     if lab.d == d:
@@ -323,6 +319,64 @@ def scale_shift_view(lab: LabInput, d: int, camera: dict[str, Any]) -> None:
             ),
             key="geo_chart_2d",
         )
+        return
+    circle = geo.sum_zero_circle(cloud.radius)
+    plot.show(
+        figure(
+            "cloud_3d",
+            cloud.y,
+            kind="y",
+            title="Then y = γ⊙x̂ + β",
+            camera=cg.CAMERAS.get(geo_view(), cg.CAMERAS["At an angle"]),
+            circle=ln.scale_shift(circle, gamma, beta),
+            centre=cloud.beta,
+            user=None if user is None else user[2],
+        ),
+        key="geo_chart_y",
+    )
+
+
+@page_fragment
+def geometry_section() -> None:
+    st.subheader("Where LayerNorm sends vectors: a plane and a sphere")
+    st.markdown(
+        "x̂ has mean 0, so its features add up to 0: it lies on the plane orthogonal to (1, …, 1). "
+        "Its variance is σ²/(σ² + ε), so its squared length is d·σ²/(σ² + ε): it lies on the sphere "
+        "of radius √d (just inside, by ε). For your vector:"
+    )
+    norm_numbers()
+    c1, c2 = st.columns([1, 2])
+    d = int(
+        controls.choice(
+            "radio", "Dimension d", [2, 3], index=1, key="geo_d", where=c1, horizontal=True, name="d"
+        )
+    )
+    if d == 3:
+        controls.choice(
+            "radio",
+            "Look from",
+            list(cg.CAMERAS),
+            key="geo_view",
+            where=c2,
+            horizontal=True,
+            name="view",
+            help="You can also drag the 3-D views to turn them.",
+            on_change=rerun_fragments,
+            args=PICTURES,
+        )
+    geometry_pictures(d)
+    # γᵢ and βᵢ change only the picture of y = γ⊙x̂ + β (in 2-D, the one picture): their sliders sit
+    # right above it and rerun it alone.
+    st.markdown("**γ stretches each axis, β moves the centre** (for these pictures only):")
+    lo, hi, step = GEO_SLIDER
+    cols = st.columns(2 * d)
+    again = {"on_change": rerun_fragments, "args": ("inv_y",)}
+    for i in range(d):
+        controls.slider(f"γ{'₁₂₃'[i]}", lo, hi, 1.0, step, key=f"geo_gamma{i + 1}", where=cols[i], **again)
+    for i in range(d):
+        controls.slider(f"β{'₁₂₃'[i]}", lo, hi, 0.0, step, key=f"geo_beta{i + 1}", where=cols[d + i], **again)
+    if d == 2:
+        y_picture(d)
         st.markdown(
             "**The d = 2 surprise:** with two features, x − μ is (+a, −a) or (−a, +a), so after dividing "
             "by the spread every non-constant input lands on (1, −1) or (−1, 1): all "
@@ -330,22 +384,9 @@ def scale_shift_view(lab: LabInput, d: int, camera: dict[str, Any]) -> None:
             "(ε pulls inputs with x₁ ≈ x₂ a little inside.)"
         )
         return
-    circle = geo.sum_zero_circle(cloud.radius)
     left, right = st.columns(2)
-    plot.show(
-        figure(
-            "cloud_3d",
-            cloud.y,
-            kind="y",
-            title="Then y = γ⊙x̂ + β",
-            camera=camera,
-            circle=ln.scale_shift(circle, gamma, beta),
-            centre=cloud.beta,
-            user=None if user is None else user[2],
-        ),
-        key="geo_chart_y",
-        where=left,
-    )
+    with left:
+        y_picture(d)
     right.markdown(
         "**Reading the three views**\n\n"
         "- *Before:* the blob is stretched along the dashed diagonal (1, 1, 1), because each input "

@@ -105,7 +105,26 @@ def move(at: AppTest, kind: str, key: str, value: Any) -> AppTest:
 
 
 def _root(path: str) -> str:
-    return "/".join(path.split("/")[:3])  # /0/<n>: a section's block in the main area
+    return "/".join(path.split("/")[:3])  # /0/<n>: a top-level block in the main area
+
+
+def _blocks(rerun: set[str], full: set[str]) -> set[str]:
+    """The blocks a fragments-only run redrew: for each element it drew, its largest enclosing block in
+    the main area (``/0/<n>`` or deeper: a section nested in a fragment or a column) all of whose
+    elements in a full run it drew too."""
+    blocks = set()
+    for path in rerun:
+        parts = path.split("/")
+        for depth in range(3, len(parts) + 1):
+            block = "/".join(parts[:depth])
+            if all(q in rerun for q in full if q == block or q.startswith(block + "/")):
+                blocks.add(block)
+                break
+    return blocks
+
+
+def _inside(path: str, blocks: set[str]) -> bool:
+    return any(path == b or path.startswith(b + "/") for b in blocks)
 
 
 def _own(entry: tuple[str, bytes], key: str) -> bool:
@@ -128,17 +147,17 @@ def check_sections_rerun(page: str, kind: str, key: str, value: Any, **state: An
         assert reran == read_x, f"the move did not rerun the page's lab sections {read_x}: {reran}"
         assert read_x == sections or page == "pages/0_home.py", f"a section read no x: {reads}"
     rerun = {p: v for p, v in leaves(at).items() if p.startswith("/0/")}
-    roots = {_root(p) for p in rerun}
-    assert len(roots) == len(fragments), roots
     ok(at.run())  # a full run at the new value: what a fresh page shows
     assert at.session_state[LAB_RERUN] == ()
     full, full_outside = leaves(at), leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
-    inside = {p: v for p, v in full.items() if _root(p) in roots}
+    roots = _blocks(set(rerun), set(full))
+    assert len(roots) == len(fragments), roots  # one block each: no section drew outside its own
+    inside = {p: v for p, v in full.items() if _inside(p, roots)}
     assert set(inside) == set(rerun), sorted(set(inside) ^ set(rerun))
     stale = [p for p in inside if inside[p] != rerun[p]]
     assert stale == [], f"the sections' rerun drew other elements than a full run at {key} = {value}: {stale}"
-    outside = {p: v for p, v in full_outside.items() if _root(p) not in roots and not _own(v, key)}
-    kept = {p: v for p, v in before.items() if _root(p) not in roots and not _own(v, key)}
+    outside = {p: v for p, v in full_outside.items() if not _inside(p, roots) and not _own(v, key)}
+    kept = {p: v for p, v in before.items() if not _inside(p, roots) and not _own(v, key)}
     changed = sorted(p for p in set(outside) | set(kept) if outside.get(p) != kept.get(p))
     assert changed == [], f"outside the sections a full run draws something new at {key} = {value}: {changed}"
 

@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_lab_sections import NEW_EVERY_RUN, PUSHED_VALUE, _root, leaves, ok, open_page
+from test_lab_sections import NEW_EVERY_RUN, PUSHED_VALUE, _blocks, _inside, _root, leaves, ok, open_page
 
 from ui.state import LAB_RERUN
 
 pytestmark = pytest.mark.keyed_reruns
 
-PAGE, LR = "pages/7_train_vs_inference.py", "pages/9_learning_rate.py"
+PAGE, LR, INV = "pages/7_train_vs_inference.py", "pages/9_learning_rate.py", "pages/14_invariances.py"
 ALL = ("tvi_train", "tvi_switch", "tvi_noise", "tvi_mates_section", "tvi_shift_section")
 PER_FEATURE = ALL[:4]  # not the shift test, which uses every feature of its own examples
 WITH_STATE = ("tvi_train", "tvi_switch", "tvi_shift_section")
@@ -54,11 +54,21 @@ LR_CASES = [
     ("lr-seeds", _widget("slider", "lr_seeds", 2), "lr_seeds", LR_BOTH),
 ]
 
+# Invariances: c and b rerun their two number sections, the view the pictures, γᵢ and βᵢ the picture of
+# y alone; their sliders, the radios, headings and text stay as they are.
+INV_CASES = [
+    ("inv-c", _widget("select_slider", "inv_c", -1.0), "inv_c", ("inv_scale", "inv_curve")),
+    ("inv-b", _widget("slider", "inv_b", -2.5), "inv_b", ("inv_scale", "inv_curve")),
+    ("geo-view", _widget("radio", "geo_view", "Along (1, 1, 1)"), "geo_view", ("inv_geometry", "inv_y")),
+    ("geo-gamma1", _widget("slider", "geo_gamma1", -0.5), "geo_gamma1", ("inv_y",)),
+    ("geo-beta3", _widget("slider", "geo_beta3", 1.2), "geo_beta3", ("inv_y",)),
+]
+
 
 @pytest.mark.parametrize(
     ("page", "act", "key", "expected"),
-    [(PAGE, *c[1:]) for c in CASES] + [(LR, *c[1:]) for c in LR_CASES],
-    ids=[c[0] for c in CASES + LR_CASES],
+    [(PAGE, *c[1:]) for c in CASES] + [(LR, *c[1:]) for c in LR_CASES] + [(INV, *c[1:]) for c in INV_CASES],
+    ids=[c[0] for c in CASES + LR_CASES + INV_CASES],
 )
 def test_a_control_reruns_the_sections_that_read_it_and_shows_what_a_full_run_shows(
     page: str, act: Callable[[AppTest], Any], key: str, expected: tuple[str, ...]
@@ -71,17 +81,17 @@ def test_a_control_reruns_the_sections_that_read_it_and_shows_what_a_full_run_sh
     ok(act(at).run())
     assert at.session_state[LAB_RERUN] == expected
     rerun = {p: v for p, v in leaves(at).items() if p.startswith("/0/")}
-    roots = {_root(p) for p in rerun}
-    assert len(roots) == len(expected), roots
     ok(at.run())  # a full run: what a fresh page shows
     full, full_outside = leaves(at), leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
-    inside = {p: v for p, v in full.items() if _root(p) in roots}
+    roots = _blocks(set(rerun), set(full))
+    assert len(roots) == len(expected), roots
+    inside = {p: v for p, v in full.items() if _inside(p, roots)}
     assert set(inside) == set(rerun), sorted(set(inside) ^ set(rerun))
     stale = [p for p in inside if inside[p] != rerun[p]]
     assert stale == [], f"the sections' rerun drew other elements than a full run: {stale}"
     mine = f"-{key}".encode()
-    outside = {p: v for p, v in full_outside.items() if _root(p) not in roots and mine not in v[1]}
-    kept = {p: v for p, v in before.items() if _root(p) not in roots and mine not in v[1]}
+    outside = {p: v for p, v in full_outside.items() if not _inside(p, roots) and mine not in v[1]}
+    kept = {p: v for p, v in before.items() if not _inside(p, roots) and mine not in v[1]}
     changed = sorted(p for p in set(outside) | set(kept) if outside.get(p) != kept.get(p))
     assert changed == [], f"outside the sections a full run draws something new: {changed}"
 

@@ -19,7 +19,7 @@ import functools
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast, overload
 
 import numpy as np
 import streamlit as st
@@ -693,6 +693,7 @@ def end_link_news() -> None:
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
 
 
 @overload
@@ -946,45 +947,56 @@ def reads_everything() -> None:
         reading.update(MOVABLE)
 
 
-def _run_reading(key: str, body: Callable[[LabInput], None], lab: LabInput) -> None:
-    """Run a section's body on ``lab`` and keep, in Session State, what it read (None if it stopped)."""
+def _run_reading(key: str, body: Callable[..., None], lab: LabInput, *args: Any, **kwargs: Any) -> None:
+    """Run a section's body on ``lab`` (and its other arguments) and keep, in Session State, what it read.
+
+    What it read is None when the body stopped (an exception, ``st.stop``, a rerun).
+    """
     reads: dict[str, frozenset[str] | None] = st.session_state.setdefault(LAB_READS, {})
     reading: set[str] = set()
     token = _READING.set(reading)
     reads[key] = None
     try:
-        body(_SectionInput(**{f.name: getattr(lab, f.name) for f in fields(LabInput)}))
+        body(_SectionInput(**{f.name: getattr(lab, f.name) for f in fields(LabInput)}), *args, **kwargs)
         reads[key] = frozenset(reading)
     finally:
         _READING.reset(token)
 
 
-def lab_section(key: str) -> Callable[[Callable[[LabInput], None]], Callable[[], None]]:
+def lab_section(key: str) -> Callable[[Callable[Concatenate[LabInput, P], None]], Callable[P, None]]:
     """Decorator: a page section that draws the sidebar's input, a fragment the sidebar can rerun alone.
 
     ``@lab_section("inv_scale")`` over ``def section(lab: LabInput) -> None`` gives a function of no
     arguments that the page calls once, where the section goes. The section is an
-    ``st.fragment(key=key)``: its own controls rerun it alone, and so do the sidebar's ε, γ, β, d
-    and seed (:func:`_rerun_lab_sections`), since every run of it reads the input from Session
-    State rather than from the arguments of the page's last full run. Each run records which of the
-    input's :data:`MOVABLE` fields the body read (:class:`_SectionInput`); a sidebar move that
-    changes none of them leaves the section as it is. A body that depends on the sidebar in another
-    way (the page's link) calls :func:`reads_everything`. A page that draws its input
-    anywhere outside its lab sections must use none (the sidebar then reruns the whole page):
+    ``st.fragment(key=key)`` (made by :func:`page_fragment`): its own controls rerun it alone, and so
+    do the sidebar's ε, γ, β, d and seed (:func:`_rerun_lab_sections`), since every run of it reads
+    the input from Session State rather than from the arguments of the page's last full run. Each
+    run records which of the input's :data:`MOVABLE` fields the body read (:class:`_SectionInput`);
+    a sidebar move that changes none of them leaves the section as it is. A body that depends on the
+    sidebar in another way (the page's link) calls :func:`reads_everything`. A page that draws its
+    input anywhere outside its lab sections must use none (the sidebar then reruns the whole page):
     ``tests/test_page_fragments.py`` reads the pages for that. ``key`` is unique in the app.
+
+    A body may take more arguments after ``lab`` (``def numbers(lab, c, b)``, called as
+    ``numbers(c, b)``): the values of controls drawn outside it, typically in an enclosing
+    :func:`page_fragment`. Then a sidebar move reruns the numbers alone, with the arguments of their
+    last call (a fragment keeps them), and does not send the controls, headings and text around them
+    again; a move of those controls reruns the enclosing fragment, and the section with it. Such a
+    section must be drawn on every run of its page, whatever the controls say, so that the sidebar
+    always finds it.
     """
 
-    def wrap(body: Callable[[LabInput], None]) -> Callable[[], None]:
+    def wrap(body: Callable[Concatenate[LabInput, P], None]) -> Callable[P, None]:
         @page_fragment(key=key)
-        def section() -> None:
+        def section(*args: P.args, **kwargs: P.kwargs) -> None:
             lab = st.session_state.get("lab_input")
-            _run_reading(key, body, lab if isinstance(lab, LabInput) else lab_input())
+            _run_reading(key, body, lab if isinstance(lab, LabInput) else lab_input(), *args, **kwargs)
 
-        def call() -> None:
+        def call(*args: P.args, **kwargs: P.kwargs) -> None:
             drawn = st.session_state.get(_LAB_SECTIONS_NOW)
             if isinstance(drawn, list):
                 drawn.append(key)
-            section()
+            section(*args, **kwargs)
 
         return call
 
