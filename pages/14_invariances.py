@@ -169,21 +169,28 @@ def scale_curve(lab: LabInput) -> None:
     )
 
 
+@page_fragment
+def scale_controls() -> None:
+    """c and b: their moves rerun the two number sections (a fragment, so the browser's own rerun is
+    this one's, which the callback replaces, and not the whole page's)."""
+    c1, c2 = st.columns(2)
+    again = {"on_change": rerun_fragments, "args": SCALE_SECTIONS}
+    controls.select_slider(
+        "Scale c",
+        C_CHOICES,
+        2.0,
+        key="inv_c",
+        where=c1,
+        name="c",
+        format_func=c_text,
+        help="Negative values flip the vector; 0 flattens it to the constant b.",
+        **again,
+    )
+    controls.slider("Add b to every feature", -10.0, 10.0, 1.0, 0.5, key="inv_b", where=c2, name="b", **again)
+
+
 st.subheader("Scale by c, add b: what moves?")
-c1, c2 = st.columns(2)
-again = {"on_change": rerun_fragments, "args": SCALE_SECTIONS}
-controls.select_slider(
-    "Scale c",
-    C_CHOICES,
-    2.0,
-    key="inv_c",
-    where=c1,
-    name="c",
-    format_func=c_text,
-    help="Negative values flip the vector; 0 flattens it to the constant b.",
-    **again,
-)
-controls.slider("Add b to every feature", -10.0, 10.0, 1.0, 0.5, key="inv_b", where=c2, name="b", **again)
+scale_controls()
 st.latex(
     r"\mathrm{LN}(c\,x + b) = \operatorname{sign}(c)\,\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon / c^2}}"
     r"\qquad (\gamma = 1,\ \beta = 0)"
