@@ -7,7 +7,7 @@ import layernorm as ln
 from layernorm.backward import layer_norm_backward_from_steps
 from ui import charts_geometry as cg
 from ui import controls, page, plot
-from ui.state import LabInput, lab_input, lab_section, page_fragment
+from ui.state import LabInput, lab_input, lab_section, page_fragment, rerun_fragments
 from ui.text import (
     ROUNDING_K,
     digits_to_separate,
@@ -58,10 +58,20 @@ st.latex(
 
 
 # --- controls: the upstream gradient ---------------------------------------------------------------
-# The page's controls above the Jacobian and the sidebar's ε, γ, β, d, seed rerun only this part
-# (ui.state.lab_section); the Jacobian and the ε curve are lab sections of their own.
-@lab_section("grad_backward")
-def backward_section(lab: LabInput) -> None:
+# The controls and the text around the numbers are drawn once, by the page. The numbers are lab
+# sections: the page's controls rerun theirs alone (on_change), and the sidebar's ε, γ, β, d, seed
+# rerun all three, leaving the controls, headings and text where they are.
+UPSTREAM_CONTROLS, BACKWARD = "grad_upstream", "grad_backward"
+
+
+def upstream() -> tuple[str, int, int]:
+    """The upstream gradient's kind, seed and one-hot position k as its controls hold them."""
+    get = st.session_state.get
+    return str(get("grad_kind", UPSTREAM[0])), int(get("grad_seed", 0)), int(get("grad_k", 1))
+
+
+@page_fragment(key=UPSTREAM_CONTROLS)
+def upstream_controls() -> None:
     c1, c2, c3 = st.columns([2, 1, 1])
     kind = str(
         controls.choice(
@@ -73,14 +83,22 @@ def backward_section(lab: LabInput) -> None:
             horizontal=True,
             name="g",
             help="Random: any loss. All ones: L = sum of the outputs. One-hot: L = one output yₖ.",
+            on_change=rerun_fragments,
+            args=(UPSTREAM_CONTROLS, BACKWARD),  # the seed and k boxes are enabled by the kind
         )
     )
-    seed = controls.number_input(
-        "Seed of g", 0, 9999, 0, key="grad_seed", where=c2, name="seed", disabled=kind != UPSTREAM[0]
+    again = {"on_change": rerun_fragments, "args": (BACKWARD,)}
+    controls.number_input(
+        "Seed of g", 0, 9999, 0, key="grad_seed", where=c2, name="seed", disabled=kind != UPSTREAM[0], **again
     )
-    k_raw = controls.number_input(
-        "One-hot at k =", 1, 4096, 1, key="grad_k", where=c3, name="k", disabled=kind != UPSTREAM[2]
+    controls.number_input(
+        "One-hot at k =", 1, 4096, 1, key="grad_k", where=c3, name="k", disabled=kind != UPSTREAM[2], **again
     )
+
+
+@lab_section(BACKWARD)
+def backward_numbers(lab: LabInput) -> None:
+    kind, seed, k_raw = upstream()
     k = min(max(k_raw, 1), lab.d)
     if kind == UPSTREAM[2] and k != k_raw:
         st.info(f"Your vector has d = {lab.d} features, so the one-hot sits at k = {k}.", icon="ℹ️")
@@ -93,7 +111,6 @@ def backward_section(lab: LabInput) -> None:
         return
 
     # --- the three terms, with numbers ----------------------------------------------------------------
-    st.subheader("The backward pass, term by term")
     feature_arithmetic(lab, terms)
     st.latex(rf"\frac{{\partial L}}{{\partial x}} = {tex_vector(terms.dx, digits=4)}")
     st.caption(
@@ -129,11 +146,6 @@ def backward_section(lab: LabInput) -> None:
         "ε/σ̂³ · (g⊙γ)·x̂  (exact value)",
         fmt_zero(terms.dx_dot_x_hat_expected, terms.magnitude, dot_digits, k=k_round),
         help="What ∂L/∂x · x̂ is in exact arithmetic: 0 only when ε = 0.",
-    )
-    st.markdown(
-        "The first is zero to rounding, always. The second is *not* exactly zero: ε slightly breaks the "
-        "scale invariance, and the dot product is exactly ε/σ̂³ · (g⊙γ)·x̂ — the third number. While "
-        "ε ≪ σ² that is tiny; choose ε = 1 in the sidebar and watch both grow together."
     )
 
 
@@ -172,13 +184,19 @@ def feature_arithmetic(lab: LabInput, terms: ln.LayerNormBackwardTerms) -> None:
     )
 
 
-backward_section()
+upstream_controls()
+st.subheader("The backward pass, term by term")
+backward_numbers()
+st.markdown(
+    "The first is zero to rounding, always. The second is *not* exactly zero: ε slightly breaks the "
+    "scale invariance, and the dot product is exactly ε/σ̂³ · (g⊙γ)·x̂ — the third number. While "
+    "ε ≪ σ² that is tiny; choose ε = 1 in the sidebar and watch both grow together."
+)
 
 
 # --- the Jacobian ---------------------------------------------------------------------------------
 @lab_section("grad_jacobian")
-def jacobian_section(lab: LabInput) -> None:
-    st.subheader("The whole Jacobian ∂y/∂x")
+def jacobian_numbers(lab: LabInput) -> None:
     if lab.d > MAX_JACOBIAN_D:
         st.info(
             f"Your vector has d = {lab.d} features: its Jacobian has {lab.d * lab.d:,} entries, too many "
@@ -231,7 +249,8 @@ def jacobian_section(lab: LabInput) -> None:
     st.markdown("\n".join(f"- {n}" for n in notes))
 
 
-jacobian_section()
+st.subheader("The whole Jacobian ∂y/∂x")
+jacobian_numbers()
 
 
 # --- what ε does -------------------------------------------------------------------------------------
@@ -251,18 +270,30 @@ def norm_vs_eps(x: np.ndarray, eps: tuple[float, ...]) -> ln.JacobianNormCurve:
 GRID = tuple(float(e) for e in EPS_GRID)
 
 
-@lab_section("grad_eps")
-def eps_section(lab: LabInput) -> None:
-    st.subheader("What ε does to the gradient of a nearly constant vector")
-    st.markdown(
-        "Without ε, LayerNorm stretches a small change of x by up to 1/σ: a vector whose features are "
-        f"almost equal would get an enormous gradient. Here {NEAR_D} values close to {NEAR_MEAN:g} with a "
-        "spread you choose, next to your own vector (γ = 1). ε caps the stretch at 1/√ε."
+def spread() -> float:
+    """The spread of the nearly constant vector, as its slider holds it."""
+    return float(st.session_state.get("grad_spread", 1e-4))
+
+
+@page_fragment
+def spread_control() -> None:
+    near_constant_control(
+        "grad_spread",
+        1e-4,
+        d=NEAR_D,
+        mean=NEAR_MEAN,
+        seed=NEAR_SEED,
+        on_change=rerun_fragments,
+        args=("grad_eps",),
     )
-    spread, near = near_constant_control("grad_spread", 1e-4, d=NEAR_D, mean=NEAR_MEAN, seed=NEAR_SEED)
+
+
+@lab_section("grad_eps")
+def eps_numbers(lab: LabInput) -> None:
+    near = ln.make_near_constant(NEAR_D, NEAR_MEAN, spread(), seed=NEAR_SEED)  # the slider's vector
     near_curve = norm_vs_eps(near, GRID)
     near_now = norm_vs_eps(near, (lab.eps, 0.0))
-    curves = [(f"nearly constant (spread {spread:.0e})", near_curve.norm, "mu")]
+    curves = [(f"nearly constant (spread {spread():.0e})", near_curve.norm, "mu")]
     now = [float(near_now.norm[0])]
     if 2 <= lab.d <= MAX_CURVE_D:
         curves.append(("your vector", norm_vs_eps(lab.x, GRID).norm, "x"))
@@ -283,7 +314,14 @@ def eps_section(lab: LabInput) -> None:
     c3.metric("ceiling 1/√ε", fmt(float(near_now.ceiling[0])))
 
 
-eps_section()
+st.subheader("What ε does to the gradient of a nearly constant vector")
+st.markdown(
+    "Without ε, LayerNorm stretches a small change of x by up to 1/σ: a vector whose features are "
+    f"almost equal would get an enormous gradient. Here {NEAR_D} values close to {NEAR_MEAN:g} with a "
+    "spread you choose, next to your own vector (γ = 1). ε caps the stretch at 1/√ε."
+)
+spread_control()
+eps_numbers()
 
 page.notice(
     [

@@ -64,11 +64,23 @@ INV_CASES = [
     ("geo-beta3", _widget("slider", "geo_beta3", 1.2), "geo_beta3", ("inv_y",)),
 ]
 
+# Gradients: the upstream gradient's seed and k rerun the backward numbers, its kind also its own
+# controls (which it enables), the spread the ε curve; the headings and text around them stay.
+GRAD = "pages/15_gradients.py"
+GRAD_CASES = [
+    ("grad-kind", _widget("radio", "grad_kind", "One-hot"), "grad_kind", ("grad_upstream", "grad_backward")),
+    ("grad-seed", _widget("number_input", "grad_seed", 4), "grad_seed", ("grad_backward",)),
+    ("grad-spread", _widget("select_slider", "grad_spread", 1e-2), "grad_spread", ("grad_eps",)),
+]
+
 
 @pytest.mark.parametrize(
     ("page", "act", "key", "expected"),
-    [(PAGE, *c[1:]) for c in CASES] + [(LR, *c[1:]) for c in LR_CASES] + [(INV, *c[1:]) for c in INV_CASES],
-    ids=[c[0] for c in CASES + LR_CASES + INV_CASES],
+    [(PAGE, *c[1:]) for c in CASES]
+    + [(LR, *c[1:]) for c in LR_CASES]
+    + [(INV, *c[1:]) for c in INV_CASES]
+    + [(GRAD, *c[1:]) for c in GRAD_CASES],
+    ids=[c[0] for c in CASES + LR_CASES + INV_CASES + GRAD_CASES],
 )
 def test_a_control_reruns_the_sections_that_read_it_and_shows_what_a_full_run_shows(
     page: str, act: Callable[[AppTest], Any], key: str, expected: tuple[str, ...]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 import numpy as np
 import streamlit as st
@@ -88,12 +89,12 @@ SPREADS = [10.0**k for k in range(-8, 1)]  # the nearly constant vector's spread
 
 
 def near_constant_control(
-    key: str, default: float, *, d: int, mean: float, seed: int
+    key: str, default: float, *, d: int, mean: float, seed: int, **kw: Any
 ) -> tuple[float, np.ndarray]:
     """The "Spread of the nearly constant vector" slider, and that vector (``ln.make_near_constant``).
 
     Returns ``(spread, x)``. Standardize and Gradients show ε taking over such a vector; each page
-    keeps its own key and default spread.
+    keeps its own key and default spread. ``kw`` goes to the widget (``on_change``, ``args``).
     """
     from ui import controls
 
@@ -105,6 +106,7 @@ def near_constant_control(
             key=key,
             name="spread",
             format_func=lambda v: f"{v:.0e}",
+            **kw,
         )
     )
     return spread, ln.make_near_constant(d, mean, spread, seed=seed)
