@@ -28,10 +28,9 @@ st.markdown(
     "using only that token's own numbers, then lets the network choose the centre and spread it "
     "actually wants. This lab walks one vector through every term, with numbers you can change."
 )
-st.latex(
-    r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta"
-    r"\qquad \mu = \frac{1}{d}\sum_{i=1}^{d} x_i \qquad \sigma^2 = \frac{1}{d}\sum_{i=1}^{d}(x_i-\mu)^2"
-)
+# Two lines: on one, the definitions of μ and σ² ran past a 1024-pixel projector's column.
+st.latex(r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta")
+st.latex(r"\mu = \frac{1}{d}\sum_{i=1}^{d} x_i \qquad \sigma^2 = \frac{1}{d}\sum_{i=1}^{d}(x_i-\mu)^2")
 
 left, right = st.columns(2, gap="large")
 with left:

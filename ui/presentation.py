@@ -55,13 +55,27 @@ html {{ font-size: 20px; }}
 </style>"""
 
 
+# On every page, in both modes: a label or a number that does not fit its column wraps at its spaces
+# (and a metric's value shrinks to fit first) instead of ending in an ellipsis. At 1024×768 with the
+# sidebar open, Streamlit cut values ("0.99996…" on Standardize, "2.070e−0…" on Invariances, a
+# silently different number) and labels ("LayerNorm moved…", "Undo the normalization: γ = σ, β…").
+BASE_STYLE = """<style>
+[data-testid="stMetric"] { container-type: inline-size; }
+[data-testid="stMetricValue"] { font-size: min(2.25rem, 16cqi); }
+[data-testid="stMetricValue"] p, [data-testid="stMetricLabel"] p, [data-testid="stWidgetLabel"] p,
+[data-testid^="stBaseButton"] p { white-space: normal !important; }
+</style>"""
+
+
 def presentation_toggle() -> bool:
     """The sidebar toggle (URL key ``present``); when on, restyle the page for a projector.
 
     ``app.py`` calls this on every run, right after the sidebar. Charts read the same toggle when
-    they are built (:func:`ui.theme.presenting`), so they need nothing from here.
+    they are built (:func:`ui.theme.presenting`), so they need nothing from here. In both modes it
+    draws :data:`BASE_STYLE`, which wraps labels and numbers that do not fit rather than cut them.
     """
     on = controls.flag("toggle", LABEL, False, key=PRESENT_KEY, where=st.sidebar, name="presentation mode")
+    st.html(BASE_STYLE)  # in both modes (no room on the page)
     if on:
         st.html(STYLE)  # a <style> alone: Streamlit adds it without taking room on the page
     return on

@@ -202,24 +202,35 @@ def test_chart_text_reads_at_4_5_to_1_in_the_systems_theme(
     lab.assert_clean()
 
 
-CUT_METRICS_JS = """() => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
+CUT_TEXT_JS = """() => [...document.querySelectorAll(
+    '[data-testid="stMetricValue"], [data-testid="stMetricLabel"],'
+    + ' [data-testid="stMain"] [data-testid="stWidgetLabel"],'
+    + ' [data-testid="stMain"] [data-testid^="stBaseButton"]')]
   .filter(v => [v, ...v.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1))
   .map(v => v.innerText)"""
 
 
-def test_no_metric_value_is_cut_on_a_projector(lab: Lab) -> None:
-    """Found in a sweep of every page: on a 1280 px projector, presentation mode's larger metric values
-    were cut with an ellipsis ("2.070e−0…" on Invariances, "0 (to roun…" on Gradients). They now
-    shrink to their column and wrap at spaces."""
-    _projector(lab)
+@pytest.mark.parametrize(
+    ("size", "query"),
+    [(PROJECTOR, "?present=true"), ({"width": 1024, "height": 768}, "")],
+    ids=["1280x720-presenting", "1024x768"],
+)
+def test_no_metric_or_label_is_cut_on_a_projector(lab: Lab, size: dict[str, int], query: str) -> None:
+    """Found in sweeps of every page: on a 1280 px projector, presentation mode's larger metric values
+    were cut with an ellipsis ("2.070e−0…" on Invariances, "0 (to roun…" on Gradients); at 1024×768
+    with the sidebar open, without presentation mode, so were values ("0.99996…" on Standardize),
+    metric labels ("LayerNorm moved…") and control labels ("Undo the normalization: γ = σ, β…").
+    Values now shrink to their column, and values and labels wrap at spaces."""
+    lab.page.set_viewport_size(size)
     from e2e.support import PAGES
 
     shown = 0
     for app_page in PAGES:
-        lab.open(app_page, "?present=true")
-        expect(_toggle(lab)).to_be_checked()
+        lab.open(app_page, query)
+        if query:
+            expect(_toggle(lab)).to_be_checked()
         shown += lab.page.locator('[data-testid="stMetricValue"]').count()
-        assert lab.page.evaluate(CUT_METRICS_JS) == [], app_page.url
+        assert lab.page.evaluate(CUT_TEXT_JS) == [], app_page.url
     assert shown > 40  # the sweep saw the metrics it is about
     lab.assert_clean()
 
