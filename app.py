@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.formulas import fit_formulas
 from ui.heap import freeze_imports
 from ui.history import keep_pages_in_history
 from ui.plot import prepare_static
@@ -62,6 +63,7 @@ titles = {p.url_path: p.title for section in pages.values() for p in section}
 sidebar(own_data=nav.url_path in own_data, page=nav.url_path, titles=titles)
 presentation_toggle()
 keep_pages_in_history()  # Back returns to the previous page with its values (ui/history.py)
+fit_formulas()  # a displayed formula wider than its column is drawn smaller (ui/formulas.py)
 nav.run()
 say_unread_link_keys(nav.url_path, where=st.sidebar)  # a link's keys for controls this view never drew
 lab_sections_drawn()  # the page finished: the sidebar's ε, γ, β, d, seed may rerun its lab sections alone

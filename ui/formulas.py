@@ -1,0 +1,107 @@
+"""Formulas that fit their column: a displayed formula wider than its column is drawn smaller.
+
+KaTeX lays a displayed formula (``st.latex``) out on one line, and Streamlit 1.67 lets a line wider
+than its column scroll sideways, with no scroll bar in sight. On a 1024×768 projector with the
+sidebar open, the main column is 564 pixels wide, and eight lines ran past it: Precision's
+"float32, offset 1e4: σ² = 1.00007032 × 10⁸ − 1.00007032 × 10⁸ = 0" lost the result it exists to
+show, Invariances' y(c·x + b) and the Full formula's x̂ lost their last numbers (measured by a
+sweep of every page).
+
+The script below (a hidden ``st.components.v2`` component, drawn by ``app.py`` on every page) sets
+such a line's font size so that it fits: its width over the column's gives the factor, down to 60%
+of KaTeX's size (below that, a line would be too small to read from the back of a room, and it
+scrolls as before). It runs after every change of the page's formulas (a ``MutationObserver``, at
+the next animation frame) and of a column's width (a ``ResizeObserver``), and it only reads and
+writes ``.katex-display`` elements: text the user controls never reaches it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+KEY = "lab_fit_formulas"
+SMALLEST = 0.6  # of KaTeX's own display size (1.21em)
+_FIT = f"""
+export default function () {{
+  if (globalThis.labFitFormulas) return;
+  const SIZE = 1.21, SMALLEST = {SMALLEST};
+  const fit = (display) => {{
+    const katex = display.querySelector(":scope > .katex");
+    if (!katex || !display.isConnected) return;
+    katex.style.fontSize = "";
+    const width = display.clientWidth;
+    let factor = 1;
+    // Not every part of a line scales with the font (rules, rounding to pixels): measure again.
+    // (A line's box overhangs by a pixel or two at any size: that cuts nothing.)
+    const over = () => width && display.scrollWidth > width + 4 && factor > SMALLEST;
+    for (let tries = 0; tries < 4 && over(); tries++) {{
+      factor = Math.max(SMALLEST, factor * (width - 2) / display.scrollWidth);
+      katex.style.fontSize = (SIZE * factor).toFixed(4) + "em";
+    }}
+  }};
+  const waiting = new Set();
+  let framed = false;
+  const later = (display) => {{
+    waiting.add(display);
+    if (framed) return;
+    framed = true;
+    requestAnimationFrame(() => {{
+      framed = false;
+      const now = [...waiting];
+      waiting.clear();
+      for (const display of now) fit(display);
+    }});
+  }};
+  // A column that changes width, and a formula whose width changes without a change of the page
+  // (KaTeX's fonts arriving after the first layout make every line wider).
+  const sizes = new ResizeObserver((entries) => {{
+    for (const entry of entries) later(entry.target.closest(".katex-display") ?? entry.target);
+  }});
+  const watch = (root) => {{
+    const found = root.matches(".katex-display") ? [root] : [...root.querySelectorAll(".katex-display")];
+    for (const display of found) {{
+      if (!display.labFit) {{
+        display.labFit = true;
+        sizes.observe(display);
+        const katex = display.querySelector(":scope > .katex");
+        if (katex) sizes.observe(katex);
+      }}
+      later(display);
+    }}
+  }};
+  const changes = new MutationObserver((records) => {{
+    for (const record of records) {{
+      const node = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+      if (!node || node.closest(".js-plotly-plot")) continue;  // a chart's redraw holds no formula
+      const display = node.closest(".katex-display");
+      if (display) later(display);
+      for (const added of record.addedNodes) if (added.nodeType === 1) watch(added);
+    }}
+  }});
+  const main = document.querySelector('[data-testid="stMain"]') ?? document.body;
+  changes.observe(main, {{childList: true, subtree: true, characterData: true}});
+  watch(main);
+  document.fonts?.addEventListener("loadingdone", () => watch(main));
+  globalThis.labFitFormulas = {{fit, SMALLEST}};
+}}
+"""
+
+_fit_formulas = st.components.v2.component(
+    KEY,
+    html=f"<style>.st-key-{KEY} {{display: none;}}</style>",  # draws nothing, takes no space
+    js=_FIT,
+    isolate_styles=False,  # the style must reach the element's own container
+)
+
+
+def fit_formulas() -> None:
+    """Make every displayed formula of the page fit its column (once per tab; draws nothing).
+
+    Call it on every run of every page (``app.py`` does, before the page). A line wider than its
+    column is drawn smaller, down to :data:`SMALLEST` of KaTeX's size; a line that would need less
+    scrolls sideways, as Streamlit draws it.
+
+    Source: KaTeX's display size (``.katex-display > .katex``, 1.21em) as Streamlit 1.67 ships it,
+    measured in Chromium by ``tests/e2e/test_presentation_browser.py``.
+    """
+    _fit_formulas(key=KEY)
