@@ -376,12 +376,16 @@ def geometry_section() -> None:
     # right above it and rerun it alone.
     st.markdown("**γ stretches each axis, β moves the centre** (for these pictures only):")
     lo, hi, step = GEO_SLIDER
-    cols = st.columns(2 * d)
     again = {"on_change": rerun_fragments, "args": ("inv_y",)}
-    for i in range(d):
-        controls.slider(f"γ{'₁₂₃'[i]}", lo, hi, 1.0, step, key=f"geo_gamma{i + 1}", where=cols[i], **again)
-    for i in range(d):
-        controls.slider(f"β{'₁₂₃'[i]}", lo, hi, 0.0, step, key=f"geo_beta{i + 1}", where=cols[d + i], **again)
+    # A row of γ and a row of β, three columns each whatever d: a slider that changed column when d
+    # changed (β₁ was the fourth of 2·d columns in 3-D, the third in 2-D) was mounted anew by the
+    # browser, and its next moves often never reached the address (found by a browser QA pass).
+    for name, key, value in (("γ", "geo_gamma", 1.0), ("β", "geo_beta", 0.0)):
+        cols = st.columns(3)
+        for i in range(d):
+            controls.slider(
+                f"{name}{'₁₂₃'[i]}", lo, hi, value, step, key=f"{key}{i + 1}", where=cols[i], **again
+            )
     if d == 2:
         y_picture(d)
         st.markdown(
