@@ -25,6 +25,9 @@ C_CHOICES = [-100.0, -10.0, -1.0, -0.1, -0.001, 0.0, 1e-6, 1e-4, 1e-3, 0.01, 0.1
 C_CHOICES += [1e4, 1e6]
 C_GRID = np.logspace(-6, 6, 97)  # the curve's scales, c > 0
 GEO_SLIDER = (-2.0, 2.0, 0.1)  # per-axis γ and β on the geometry section
+C_START, B_START = 2.0, 1.0  # the scale and shift sliders' starting values
+GEO_START = {"geo_gamma": 1.0, "geo_beta": 0.0}  # the geometry's γᵢ and βᵢ start at the identity
+VIEW_START = "At an angle"  # the 3-D views' camera (also in 2-D, where the radio is not drawn)
 CLOUD_POINTS, CLOUD_SEED = 300, 0
 
 
@@ -70,7 +73,7 @@ SCALE_SECTIONS = ("inv_scale", "inv_curve")
 
 def c_and_b() -> tuple[float, float]:
     """The scale c and the shift b the sliders hold (read by both of section 1's lab sections)."""
-    return float(st.session_state.get("inv_c", 2.0)), float(st.session_state.get("inv_b", 1.0))
+    return float(st.session_state.get("inv_c", C_START)), float(st.session_state.get("inv_b", B_START))
 
 
 @lab_section("inv_scale")
@@ -178,7 +181,7 @@ def scale_controls() -> None:
     controls.select_slider(
         "Scale c",
         C_CHOICES,
-        2.0,
+        C_START,
         key="inv_c",
         where=c1,
         name="c",
@@ -186,7 +189,9 @@ def scale_controls() -> None:
         help="Negative values flip the vector; 0 flattens it to the constant b.",
         **again,
     )
-    controls.slider("Add b to every feature", -10.0, 10.0, 1.0, 0.5, key="inv_b", where=c2, name="b", **again)
+    controls.slider(
+        "Add b to every feature", -10.0, 10.0, B_START, 0.5, key="inv_b", where=c2, name="b", **again
+    )
 
 
 st.subheader("Scale by c, add b: what moves?")
@@ -218,9 +223,10 @@ st.caption(
 PICTURES = ("inv_geometry", "inv_y")
 
 
-def geo_view() -> str:
-    """The camera the view radio holds ("At an angle" in 2-D, where it is not drawn)."""
-    return str(st.session_state.get("geo_view", "At an angle"))
+def camera() -> dict[str, float]:
+    """Where the eye sits for the 3-D views: the view radio's choice (its first one in 2-D, where it is
+    not drawn)."""
+    return cg.CAMERAS.get(str(st.session_state.get("geo_view", VIEW_START)), cg.CAMERAS[VIEW_START])
 
 
 @lab_section("inv_norm")
@@ -257,7 +263,7 @@ def geometry_pictures(lab: LabInput, d: int) -> None:
     )
     if d == 2:
         return
-    camera = cg.CAMERAS.get(geo_view(), cg.CAMERAS["At an angle"])
+    eye = camera()
     sphere = geo.sphere_mesh(cloud.radius)
     plane = geo.sum_zero_disc_mesh(1.2 * cloud.radius)
     left, right = st.columns(2)
@@ -267,7 +273,7 @@ def geometry_pictures(lab: LabInput, d: int) -> None:
             cloud.inputs,
             kind="x",
             title="Before: random inputs x",
-            camera=camera,
+            camera=eye,
             diagonal=True,
             user=lab.x if lab.d == d else None,
         ),
@@ -280,7 +286,7 @@ def geometry_pictures(lab: LabInput, d: int) -> None:
             cloud.x_hat,
             kind="x_hat",
             title="After: x̂ on the plane and the sphere",
-            camera=camera,
+            camera=eye,
             sphere=sphere,
             plane=plane,
             circle=geo.sum_zero_circle(cloud.radius),
@@ -294,8 +300,8 @@ def geometry_pictures(lab: LabInput, d: int) -> None:
 def gamma_beta(d: int) -> tuple[np.ndarray, np.ndarray]:
     """The per-axis γ and β the geometry's sliders hold, for d axes."""
     get = st.session_state.get
-    gamma = np.array([float(get(f"geo_gamma{i + 1}", 1.0)) for i in range(d)])
-    beta = np.array([float(get(f"geo_beta{i + 1}", 0.0)) for i in range(d)])
+    gamma = np.array([float(get(f"geo_gamma{i + 1}", GEO_START["geo_gamma"])) for i in range(d)])
+    beta = np.array([float(get(f"geo_beta{i + 1}", GEO_START["geo_beta"])) for i in range(d)])
     return gamma, beta
 
 
@@ -334,7 +340,7 @@ def y_picture(lab: LabInput, d: int) -> None:
             cloud.y,
             kind="y",
             title="Then y = γ⊙x̂ + β",
-            camera=cg.CAMERAS.get(geo_view(), cg.CAMERAS["At an angle"]),
+            camera=camera(),
             circle=ln.scale_shift(circle, gamma, beta),
             centre=cloud.beta,
             user=None if user is None else user[2],
@@ -380,11 +386,11 @@ def geometry_section() -> None:
     # A row of γ and a row of β, three columns each whatever d: a slider that changed column when d
     # changed (β₁ was the fourth of 2·d columns in 3-D, the third in 2-D) was mounted anew by the
     # browser, and its next moves often never reached the address (found by a browser QA pass).
-    for name, key, value in (("γ", "geo_gamma", 1.0), ("β", "geo_beta", 0.0)):
+    for name, key in (("γ", "geo_gamma"), ("β", "geo_beta")):
         cols = st.columns(3)
         for i in range(d):
             controls.slider(
-                f"{name}{'₁₂₃'[i]}", lo, hi, value, step, key=f"{key}{i + 1}", where=cols[i], **again
+                f"{name}{'₁₂₃'[i]}", lo, hi, GEO_START[key], step, key=f"{key}{i + 1}", where=cols[i], **again
             )
     if d == 2:
         y_picture(d)

@@ -62,12 +62,13 @@ st.latex(
 # sections: the page's controls rerun theirs alone (on_change), and the sidebar's ε, γ, β, d, seed
 # rerun all three, leaving the controls, headings and text where they are.
 UPSTREAM_CONTROLS, BACKWARD = "grad_upstream", "grad_backward"
+SEED_START, K_START, SPREAD_START = 0, 1, 1e-4  # the controls' starting values
 
 
 def upstream() -> tuple[str, int, int]:
     """The upstream gradient's kind, seed and one-hot position k as its controls hold them."""
     get = st.session_state.get
-    return str(get("grad_kind", UPSTREAM[0])), int(get("grad_seed", 0)), int(get("grad_k", 1))
+    return str(get("grad_kind", UPSTREAM[0])), int(get("grad_seed", SEED_START)), int(get("grad_k", K_START))
 
 
 @page_fragment(key=UPSTREAM_CONTROLS)
@@ -89,10 +90,26 @@ def upstream_controls() -> None:
     )
     again = {"on_change": rerun_fragments, "args": (BACKWARD,)}
     controls.number_input(
-        "Seed of g", 0, 9999, 0, key="grad_seed", where=c2, name="seed", disabled=kind != UPSTREAM[0], **again
+        "Seed of g",
+        0,
+        9999,
+        SEED_START,
+        key="grad_seed",
+        where=c2,
+        name="seed",
+        disabled=kind != UPSTREAM[0],
+        **again,
     )
     controls.number_input(
-        "One-hot at k =", 1, 4096, 1, key="grad_k", where=c3, name="k", disabled=kind != UPSTREAM[2], **again
+        "One-hot at k =",
+        1,
+        4096,
+        K_START,
+        key="grad_k",
+        where=c3,
+        name="k",
+        disabled=kind != UPSTREAM[2],
+        **again,
     )
 
 
@@ -272,14 +289,14 @@ GRID = tuple(float(e) for e in EPS_GRID)
 
 def spread() -> float:
     """The spread of the nearly constant vector, as its slider holds it."""
-    return float(st.session_state.get("grad_spread", 1e-4))
+    return float(st.session_state.get("grad_spread", SPREAD_START))
 
 
 @page_fragment
 def spread_control() -> None:
     near_constant_control(
         "grad_spread",
-        1e-4,
+        SPREAD_START,
         d=NEAR_D,
         mean=NEAR_MEAN,
         seed=NEAR_SEED,
@@ -290,10 +307,11 @@ def spread_control() -> None:
 
 @lab_section("grad_eps")
 def eps_numbers(lab: LabInput) -> None:
-    near = ln.make_near_constant(NEAR_D, NEAR_MEAN, spread(), seed=NEAR_SEED)  # the slider's vector
+    spread_now = spread()
+    near = ln.make_near_constant(NEAR_D, NEAR_MEAN, spread_now, seed=NEAR_SEED)  # the slider's vector
     near_curve = norm_vs_eps(near, GRID)
     near_now = norm_vs_eps(near, (lab.eps, 0.0))
-    curves = [(f"nearly constant (spread {spread():.0e})", near_curve.norm, "mu")]
+    curves = [(f"nearly constant (spread {spread_now:.0e})", near_curve.norm, "mu")]
     now = [float(near_now.norm[0])]
     if 2 <= lab.d <= MAX_CURVE_D:
         curves.append(("your vector", norm_vs_eps(lab.x, GRID).norm, "x"))
