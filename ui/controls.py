@@ -174,19 +174,30 @@ def select_slider(
     _keep_option(key, options)
     show = format_func or str
     what = name or label
-    spec: links.Choice | links.Words
     texts = [show(o) for o in options]
     redraw_when_relabelled(key, texts)
-    numeric = all(_numeric_text(o, t) for o, t in zip(options, texts, strict=True))
-    if numeric and len(set(texts)) == len(texts):  # numbers, told apart by their shown text
-        numbers = [float(o) for o in options]  # type: ignore[arg-type]  # checked just above
-        spec = links.Choice(numbers, float(value), lambda v: show(_match(options, v)), what)  # type: ignore[arg-type]
-    else:
-        spec = links.Words(texts, show(value), "values offered")
+    spec = option_spec(options, value, show, what, "values offered")
     link_control(key, spec, what, where)
     extra = {"format_func": format_func} if format_func else {}
     result: T = where.select_slider(label, list(options), value=value, key=key, **_BOUND, **extra, **kw)
     return result
+
+
+def option_spec(
+    options: Sequence[T], value: T, show: Callable[[T], str], what: str, words: str
+) -> links.Choice | links.Words:
+    """How a link's value picks one of ``options``: as a number when every option is a number shown as
+    one (``"−1"``, ``"1.00e+06"``), else by its shown text (``words`` names them in a message).
+
+    Numbers are read by the links' one parser (:func:`ui.links.number`), so ``-1``, ``−1``, ``-1.0``
+    and ``-1e0`` all pick the option shown "−1"; a number not offered moves to the nearest, and is said.
+    """
+    texts = [show(o) for o in options]
+    numeric = all(_numeric_text(o, t) for o, t in zip(options, texts, strict=True))
+    if numeric and len(set(texts)) == len(texts):  # numbers, told apart by their shown text
+        numbers = [float(o) for o in options]  # type: ignore[arg-type]  # checked just above
+        return links.Choice(numbers, float(value), lambda v: show(_match(options, v)), what)  # type: ignore[arg-type]
+    return links.Words(texts, show(value), words)
 
 
 def _numeric_text(option: Any, text: str) -> bool:
@@ -197,10 +208,8 @@ def _numeric_text(option: Any, text: str) -> bool:
     """
     if not isinstance(option, (int, float)) or isinstance(option, bool):
         return False
-    try:
-        return math.isclose(float(text), float(option), rel_tol=1e-2)  # the text may round it
-    except ValueError:
-        return False  # a label such as "Layer 1 · after attention": matched as words
+    shown = links.number(text)  # None for a label such as "Layer 1 · after attention": matched as words
+    return shown is not None and math.isclose(shown, float(option), rel_tol=1e-2)  # the text may round it
 
 
 def _match(options: Sequence[Any], v: float) -> Any:
@@ -220,13 +229,16 @@ def choice(
     name: str | None = None,
     **kw: Any,
 ) -> T:
-    """A ``selectbox``, ``radio`` or ``segmented_control`` (``kind``): the link carries the shown text."""
+    """A ``selectbox``, ``radio`` or ``segmented_control`` (``kind``): the link carries the shown text
+    (read as a number when the options are numbers shown as numbers, as in :func:`select_slider`)."""
     _check(key)
     _keep_option(key, options)
     show = format_func or str
     texts = [show(o) for o in options]
     redraw_when_relabelled(key, texts)
-    link_control(key, links.Words(texts, show(options[index]), "choices"), name or label, where)
+    link_control(
+        key, option_spec(options, options[index], show, name or label, "choices"), name or label, where
+    )
     extra = {"format_func": format_func} if format_func else {}
     if kind == "segmented_control":
         result = where.segmented_control(

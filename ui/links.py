@@ -96,8 +96,11 @@ def url_number(value: float) -> str:
     return str(int(v)) if v == int(v) else repr(v)
 
 
-def _number(text: str) -> float | None:
+def number(text: str) -> float | None:
     """The link's text as a number (``"007"``, ``"1E-07"``, ``" 16.0 "``, ``"−3"``), else None (NaN too).
+
+    The one reading of a number for every key of a link, the sidebar's and the pages' own, and for
+    the options' shown texts (``"−1"``, ``"1.00e+06"``) when a control decides it is over numbers.
 
     A number beyond float64's range (``1e999``) or an infinity (``inf``, ``-inf``) is kept as ±inf:
     it is a number above (below) every value a control offers, so the readers clamp it and say so.
@@ -122,11 +125,12 @@ def _read_choice(text: str, w: Choice) -> _Read:
     for option in w.options:  # the widget's own text ("0.00316" for 0.0031622…): exactly that option
         if text.strip() == w.show(option):
             return option, None, ""
-    x = _number(text)
+    x = number(text)
     if x is None:
         return w.default, "is empty" if not text.strip() else "is not a number", "the default "
-    for option in w.options:
-        if _same(x, option):
+    for option in w.options:  # the number itself, or the number its shown text rounds it to
+        shown = number(w.show(option))
+        if _same(x, option) or (shown is not None and _same(x, shown)):
             return option, None, ""
     lo, hi = min(w.options), max(w.options)
     if x < lo:
@@ -139,7 +143,7 @@ def _read_choice(text: str, w: Choice) -> _Read:
 
 
 def _read_range(text: str, w: Range) -> _Read:
-    x = _number(text)
+    x = number(text)
     if x is None:
         return w.default, "is empty" if not text.strip() else "is not a number", "the default "
     if x < w.lo and not _same(x, w.lo):
