@@ -23,10 +23,18 @@ wrap_page_links()
 st.title("LayerNorm Lab")
 st.markdown(
     "A transformer hands each token from layer to layer as a long list of numbers — 384 in MiniLM, "
-    "768 in BERT-base, 4096 in LLaMA-7B. As training goes on those numbers drift: their centre moves "
-    "and their spread grows or shrinks. **Layer Normalization** re-centres and re-scales every token "
-    "using only that token's own numbers, then lets the network choose the centre and spread it "
-    "actually wants. This lab walks one vector through every term, with numbers you can change."
+    "768 in BERT-base, 1600 in GPT-2 XL. **Layer Normalization** re-centres and re-scales every token "
+    "using only that token's own numbers, then applies a learned scale γ and shift β, one per feature "
+    "and the same for every token. This lab walks one vector through every term, with numbers you can "
+    "change."
+)
+st.markdown(
+    "Why does it help training? The first explanation offered, that it stops each layer's inputs "
+    "from drifting as the layers before them learn (“internal covariate shift”), is disputed: later "
+    "experiments found BatchNorm networks training about as well with that drift deliberately put "
+    "back in. What holds up is that normalization keeps the size of the activations in check from "
+    "layer to layer, makes the loss smoother to optimize, and so lets a network train with larger "
+    "learning rates. LLaMA and many newer models use RMSNorm, a cousin that skips the centring."
 )
 # Two lines: on one, the definitions of μ and σ² ran past a 1024-pixel projector's column.
 st.latex(r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta")
@@ -52,7 +60,7 @@ with left:
     )
     st.page_link(
         "pages/4_scale_shift.py",
-        label="4 · Scale & shift — γ and β give the freedom back",
+        label="4 · Scale & shift — the learned γ and β, shared by every token",
         icon=":material/straighten:",
     )
     st.page_link(
@@ -126,12 +134,13 @@ with right:
         "(.csv or .npy), or a **real token** from the MiniLM sentence transformer.\n"
         "- The same vector, γ, β and ε follow you from page to page, so the class sees one "
         "example travel through the whole formula.\n"
-        "- Each page ends with **What to notice** and a **Predict, then check** question: ask the room "
-        "before pressing *Reveal*.\n"
+        "- Each lesson page ends with **What to notice** and a **Predict, then check** question: ask "
+        "the room before pressing *Reveal*.\n"
         "- Every setting is in the page address — the sidebar's (input, preset, d, seed, typed numbers, "
         "real token, ε, γ, β) and each page's own controls: copy the link and the class sees your view. "
-        "Table edits and uploaded files stay in your browser session.\n"
-        "- Every number comes from the project's NumPy core; each page shows that code at the bottom."
+        "Table edits, per-feature γ, β and uploaded files stay in your browser session.\n"
+        "- Every number comes from the project's NumPy core; each lesson page shows that code at the "
+        "bottom."
     )
     st.subheader("Lesson links")
     st.caption(

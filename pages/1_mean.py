@@ -23,9 +23,10 @@ lab_input()  # the page draws the input in its lab section below
 page.header(
     "Step 1 · The mean μ",
     "Before we can fix how a token's numbers are spread, we need to know where they are centred. "
-    "The mean is the balance point of the d features: a positive μ means the whole vector leans "
-    "up, a negative μ that it leans down. Subtracting it slides every feature by the same amount, "
-    "so the centred vector x − μ balances exactly at zero.",
+    "The mean is the balance point of the d features: a positive μ means the vector sits above "
+    "zero on average, a negative μ below. Subtracting it slides every feature by the same amount, "
+    "so the centred vector x − μ balances at zero (exactly in arithmetic; float64 may leave a "
+    "rounding-sized remainder, which the page marks).",
 )
 
 
@@ -82,10 +83,11 @@ body()
 # sends none of it again.
 page.notice(
     [
-        "The bars of x − μ have the same shape as x: centring moves the vector, it does not reshape it.",
-        "Move c: μ follows it exactly, and x − μ does not change at all (shift invariance).",
-        "Pick the *one large outlier* preset: a single big feature drags μ up and pushes every other "
-        "feature below zero after centring. Real MiniLM tokens have such a feature.",
+        "x − μ has the same shape as x: centring moves the vector, it does not reshape it.",
+        "Move c: μ moves by c, and x − μ stays the same up to float64 rounding (shift invariance).",
+        "Pick the *one large outlier* preset: its feature at 40 (c = 0) adds 40/d to μ (5 at d = 8), and for "
+        "d up to 8 every other feature lands below zero after centring. Real MiniLM tokens have "
+        "outlier features too.",
     ]
 )
 page.predict_then_reveal(
@@ -93,6 +95,7 @@ page.predict_then_reveal(
     "Every feature of a token gets +5 added. What happens to x − μ?",
     ["Every entry grows by 5", "Nothing: it is unchanged", "It is multiplied by 5"],
     1,
-    "μ grows by exactly 5 too, so the difference stays the same: LayerNorm cannot even see a shift.",
+    "μ grows by 5 too, so every difference xᵢ − μ stays the same (up to float64 rounding): "
+    "LayerNorm's output does not change when the same number is added to every feature.",
 )
 page.show_source(ln.mean, _center_rows)

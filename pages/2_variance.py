@@ -48,8 +48,9 @@ def body(lab: LabInput) -> None:
     c1.metric("σ² (÷d, population)", fmt(var, var_digits))
     if var == 0 and float(steps.sigma) > 0:
         st.caption(
-            "σ² is smaller than the smallest positive float64 (about 1e−308) and shows as 0; "
-            "σ itself is still exact, and so is everything LayerNorm computes from it."
+            "σ² is smaller than the smallest positive float64 (about 5e−324) and shows as 0; "
+            "σ is computed without squaring, so it is still accurate, and so is everything LayerNorm "
+            "computes here."
         )
     c2.metric("σ = √σ²", fmt(float(steps.sigma)))
     c3.metric("÷(d−1) would give", fmt(var_sample, var_digits) if lab.d > 1 else "undefined (d = 1)")
@@ -64,9 +65,10 @@ def body(lab: LabInput) -> None:
     st.markdown(
         "In statistics, ÷(d−1) corrects for estimating a *population's* variance from a sample. LayerNorm "
         "is not estimating anything: the d numbers in front of it are the whole population it wants to "
-        "rescale. Dividing by d gives their exact spread, so the normalized vector ends up with variance 1 "
-        "(just under 1, because of ε). Dividing by d − 1 would leave it at (d−1)/d: a small but "
-        "systematic shrink that matters most for small d."
+        "rescale. Dividing by d gives their exact spread, so the normalized vector's variance is "
+        "σ²/(σ² + ε): just under 1 while σ² is far above ε (it drops towards 0 when σ² is near ε or "
+        "below it). Dividing by d − 1 would shrink it further, to (d−1)/d of that when ε ≪ σ²: a small "
+        "but systematic shrink that matters most for small d."
     )
     if lab.d > 1:
         xhat_right = ln.standardize(x, eps=lab.eps)
@@ -126,10 +128,11 @@ body()
 # sends none of it again.
 page.notice(
     [
-        "σ² is the average height of the squared-deviation bars: the dashed orange line.",
-        "Stretch x by a: σ² grows by a², σ by a.",
-        "The gap between ÷d and ÷(d−1) is large for d = 4 and vanishes for d = 768.",
-        "Push the offset to 1e4 or more: the one-pass float32 formula falls apart while the exact value stays put.",
+        "σ² is the average height of the squared deviations: the dashed orange line.",
+        "Stretch x by a: σ² is multiplied by a², σ by a.",
+        "The ÷(d−1) value is d/(d−1) times σ²: a third more at d = 4, only 0.13% more at d = 768.",
+        "Push the offset up: once it is large next to the spread, the one-pass float32 formula loses "
+        "the variance (it can even go negative), while the two-pass float64 value holds on far longer.",
     ]
 )
 page.predict_then_reveal(

@@ -14,9 +14,10 @@ lab_input()  # the page draws the input in its lab section below
 page.header(
     "Step 3 · Standardize: x̂ = (x − μ) / √(σ² + ε)",
     "Now we use both statistics: subtract the mean so the vector is centred at zero, then divide by "
-    "the standard deviation so its spread becomes one. Whatever scale the token arrived with, x̂ "
-    "leaves with the same predictable one. The small ε under the root is a safety margin: without "
-    "it, a vector whose features are all equal would divide zero by zero.",
+    "√(σ² + ε), very nearly the standard deviation, so its spread becomes one. Whatever scale the "
+    "token arrived with, x̂ leaves with variance σ²/(σ² + ε): 1 for all practical purposes while σ² "
+    "is far above ε. The small ε under the root is a safety margin: without it, a vector whose "
+    "features are all equal would divide zero by zero.",
 )
 
 
@@ -46,7 +47,7 @@ def body(lab: LabInput) -> None:
         [xhat_var, xhat_var_expected], 6, against=[1.0], same_within=rounding_noise(1.0)
     )
     c3.metric("variance of x̂", fmt(xhat_var, var_digits))
-    c4.metric("σ² / (σ² + ε)", fmt(xhat_var_expected, var_digits), help="What the variance of x̂ must be.")
+    c4.metric("σ² / (σ² + ε)", fmt(xhat_var_expected, var_digits), help="What the variance of x̂ is in exact arithmetic.")
     plot.show(
         charts.standardized_chart(steps.x_hat),
         key="std_chart_xhat",
@@ -61,9 +62,10 @@ def body(lab: LabInput) -> None:
 
     st.subheader("Where ε takes over: a nearly constant vector")
     st.markdown(
-        "ε only matters when σ² is tiny. Here is a vector of eight values all close to 3, with a spread "
-        "you choose. While σ² is much larger than ε, x̂ still has unit variance; once σ² falls below ε, "
-        "the division is by √ε instead and x̂ collapses towards zero — finite, never NaN."
+        "ε matters only when σ² is not far above it. Here is a vector of eight values around 3, with a "
+        "spread you choose. While σ² is much larger than ε, x̂ still has nearly unit variance; once σ² "
+        "falls well below ε, the division is by about √ε instead and x̂ collapses towards zero — finite, "
+        "never NaN."
     )
     _, near = near_constant_control("std_spread", 1e-3, d=8, mean=3.0, seed=1)
     near_steps = ln.layer_norm_steps(near, eps=lab.eps)
@@ -95,8 +97,10 @@ body()
 # sends none of it again.
 page.notice(
     [
-        "x̂ has mean 0 and variance just below 1: exactly σ²/(σ² + ε).",
-        "Slide ε up in the sidebar: nothing visible happens until ε approaches σ², then x̂ shrinks.",
+        "x̂ has mean 0 (up to rounding) and variance σ²/(σ² + ε): just below 1 while σ² is far above ε, "
+        "lower when it is not, and 0 for a constant vector.",
+        "Slide ε up in the sidebar: x̂ barely changes while ε is far below σ²; as ε nears σ² and passes "
+        "it, x̂ shrinks towards 0.",
         "Choose the *constant* preset: σ² = 0, and x̂ is exactly 0 everywhere thanks to ε.",
     ]
 )

@@ -11,10 +11,11 @@ from ui.text import MESSAGE_LIMIT, digits_to_separate, fmt, plain, rounding_nois
 lab_input()  # the page draws the input in its lab section below
 page.header(
     "Step 4 · Scale and shift: y = γ ⊙ x̂ + β",
-    "Forcing every token to mean 0 and variance 1 could throw away something useful. So LayerNorm "
+    "Forcing every token to mean 0 and unit spread could throw away something useful. So LayerNorm "
     "ends with two learned vectors: γ stretches each feature and β moves it. They start at γ = 1 and "
-    "β = 0, so a fresh network gets plain standardization; training can then move them anywhere — "
-    "even all the way back to the original vector.",
+    "β = 0, so a fresh network gets plain standardization; training then sets each feature's scale "
+    "and offset. One γ and one β serve every token, while μ and σ are each token's own: γ = σ, β = μ "
+    "gives back the one token they were taken from, not every token at once.",
 )
 st.latex(
     r"y_i = \gamma_i \, \hat{x}_i + \beta_i \qquad \gamma_i \text{ starts at } 1,\; \beta_i \text{ at } 0"
@@ -31,7 +32,7 @@ c1.button(
     key="ss_reset",
     on_click=lambda: (_set_mode(AFFINE_MODES[0]), st.session_state.update(gamma=1.0, beta=0.0)),
 )
-c2.button("Undo the normalization: γ = σ, β = μ", key="ss_undo", on_click=_set_mode, args=(AFFINE_MODES[2],))
+c2.button("Undo for this vector: γ = σ, β = μ", key="ss_undo", on_click=_set_mode, args=(AFFINE_MODES[2],))
 c3.button("Edit γ, β per feature", key="ss_table", on_click=_set_mode, args=(AFFINE_MODES[1],))
 
 
@@ -74,7 +75,8 @@ def body(lab: LabInput) -> None:
         **zero_metric(
             ln.max_abs_diff(steps.y, steps.x),
             [steps.x, steps.y],
-            help="0 up to ε's effect when γ = σ and β = μ: the normalization is undone.",
+            help="With γ = σ and β = μ (Undo) this is |xᵢ − μ|·(1 − σ/√(σ² + ε)) at its largest: close "
+            "to 0 while ε ≪ σ², for this vector only.",
         ),
     )
     plot.show(
@@ -85,10 +87,17 @@ def body(lab: LabInput) -> None:
         key="ss_chart_bars",
     )
     plot.show(charts.affine_map(steps.x_hat, steps.y), key="ss_chart_map")
+    if lab.affine_mode == AFFINE_MODES[2]:
+        mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
+        st.caption(
+            f"γ = σ = {fmt(float(steps.sigma))} and β = μ = {fmt(float(steps.mu), mu_digits)}: this vector's "
+            "own statistics, used for every feature. They give back this vector only; another token, "
+            "with its own μ and σ, would need its own γ and β, and a LayerNorm has one γ and one β for all."
+        )
     if lab.affine_mode == AFFINE_MODES[3] and lab.recorded_y is not None:
         st.info(
-            "These are MiniLM's learned γ and β for this LayerNorm site: far from 1 and 0 after training, "
-            "and different for every feature.",
+            "These are MiniLM's learned γ and β for this LayerNorm site: no longer 1 and 0 after training, "
+            "and different from feature to feature.",
             icon=":material/memory:",
         )
     ui.worksheet.offer("scale_shift", lab, steps)
@@ -97,16 +106,26 @@ def body(lab: LabInput) -> None:
 body()
 page.notice(
     [
-        "With γ = 1 and β = 0, y is exactly x̂: the orange-red and green bars coincide.",
-        "A shared γ tilts the map line, β lifts it; per-feature values scatter the points off one line.",
-        "Press *Undo*: y lands on x (up to ε), so normalization never limits what the network can represent.",
+        "With γ = 1 and β = 0, y is exactly x̂: each feature's vermillion y is as tall as its green x̂, "
+        "and the map's points sit on the dotted line y = x̂.",
+        "A shared γ sets the slope of the map's points, β lifts them; per-feature values can scatter the "
+        "points off one line.",
+        "Press *Undo*: with this vector's σ as γ and its μ as β, y lands back on x (closely while ε ≪ σ²). "
+        "It is often said that γ and β can therefore always undo the normalization; they can for one "
+        "token, but γ and β are shared by every token while μ and σ are each token's own, so each "
+        "token's own mean and spread are gone after LayerNorm (a transformer keeps them in the residual "
+        "stream that runs around it).",
     ]
 )
 page.predict_then_reveal(
     "ss_q",
-    "The network wants feature i to have mean 3.5 and standard deviation 2. Which γᵢ, βᵢ give that?",
-    ["γᵢ = 3.5, βᵢ = 2", "γᵢ = 2, βᵢ = 3.5", "γᵢ = 1, βᵢ = 0"],
+    "One γ and one β for every feature: which pair gives y a mean of 1.5 and a standard deviation of 2 "
+    "across a token's features (take ε ≪ σ²)? Try it with the sidebar's sliders.",
+    ["γ = 1.5, β = 2", "γ = 2, β = 1.5", "γ = 1, β = 0"],
     1,
-    "x̂ has mean 0 and standard deviation 1; multiplying by 2 sets the spread and adding 3.5 sets the centre.",
+    "Across its features x̂ has mean 0 and standard deviation √(σ²/(σ² + ε)), which is 1 when ε ≪ σ²; "
+    "multiplying by 2 sets the spread and adding 1.5 sets the centre. Per-feature γᵢ, βᵢ would not set "
+    "feature i's mean over many tokens to βᵢ: x̂ is standardized across one token's features, not "
+    "across tokens.",
 )
 page.show_source(ln.scale_shift, ln.layer_norm)

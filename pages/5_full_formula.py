@@ -12,7 +12,7 @@ from ui.text import column_format, digits_to_separate, fmt, rounding_noise, tex_
 lab_input()  # the page draws the input in its lab section below
 page.header(
     "Step 5 · The full formula",
-    "All the pieces at once: centre with μ, scale by √(σ² + ε), then apply the learned γ and β. "
+    "All the pieces at once: centre with μ, divide by √(σ² + ε), then apply the learned γ and β. "
     "Every quantity is in the table below, feature by feature, exactly as the core computed it.",
 )
 
@@ -44,8 +44,8 @@ def body(lab: LabInput) -> None:
     c1, c2, c3, c4 = st.columns(4)
     if float(steps.var) == 0 and float(steps.sigma) > 0:
         st.caption(
-            f"σ² is below the smallest positive float64 and shows as 0; σ = {fmt(float(steps.sigma))} is exact, "
-            "and so is every number in the table."
+            f"σ² is below the smallest positive float64 and shows as 0; σ = {fmt(float(steps.sigma))} is "
+            "computed without squaring and is accurate, and so is every number in the table."
         )
     c1.metric("μ", fmt(mu, mu_digits))
     c2.metric("σ²", fmt(var, var_digits))
@@ -101,7 +101,8 @@ def body(lab: LabInput) -> None:
         else:
             st.info(
                 f"Largest difference from MiniLM's recorded output: {fmt(diff)}. To reproduce the model "
-                f"exactly choose *MiniLM's learned γ, β* and ε = {lab.model_eps:.0e} in the sidebar.",
+                f"(to float32 rounding) choose *MiniLM's learned γ, β* and ε = {lab.model_eps:.0e} in the "
+                "sidebar.",
                 icon=":material/info:",
             )
 
@@ -110,13 +111,16 @@ body()
 page.notice(
     [
         "Read one row of the table left to right: that is the whole formula for one feature.",
-        "x̂ has mean 0 and variance ≈ 1 whatever x was; y's centre and spread are set by β and γ.",
+        "x̂ has mean 0 (up to rounding) and variance σ²/(σ² + ε): close to 1 unless ε is near σ² or above "
+        "it. With one γ and one β for every feature, y has mean β and standard deviation |γ| times x̂'s; "
+        "per-feature γ and β (MiniLM's) mix with x̂'s own pattern.",
         "Two statistics (μ and σ²) were computed from this one token — no other token was needed.",
     ]
 )
 page.predict_then_reveal(
     "full_q",
-    "How many numbers does LayerNorm compute *from the data* for one token of width d = 512?",
+    "How many statistics (numbers that summarize the token) does LayerNorm compute from one token of "
+    "width d = 512?",
     ["512", "2", "1024"],
     1,
     "Just μ and σ². γ and β have 512 entries each, but they are learned parameters, not statistics.",

@@ -475,7 +475,7 @@ def test_mean_formula_large_values_in_latex(open_app: Callable[..., AppTest]) ->
         (MEAN, "mean_q", "Nothing: it is unchanged", "Every entry grows by 5"),
         (VAR, "var_q", "It is multiplied by 9", "It triples"),
         (STD, "std_q", "All zeros", "NaN, because of 0/0"),
-        (SS, "ss_q", "γᵢ = 2, βᵢ = 3.5", "γᵢ = 3.5, βᵢ = 2"),
+        (SS, "ss_q", "γ = 2, β = 1.5", "γ = 1.5, β = 2"),
         (FULL, "full_q", "2", "512"),
     ],
 )

@@ -25,7 +25,7 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "A nearly constant vector: ε takes over",
         "pages/3_standardize.py",
-        {"src": "Type numbers", "typed": "3, 3.0001, 2.9999, 3.0002"},
+        {"src": "Type numbers", "typed": "3, 3.0001, 2.9999, 3.0002", "eps": "1e-05"},
         "σ² is about 1e-8, far below ε = 1e-5: x̂ shrinks towards 0 instead of reaching unit variance.",
     ),
     Lesson(
@@ -44,7 +44,8 @@ LESSONS: tuple[Lesson, ...] = (
             "tok_site": "Layer 0 · after FFN",
             "affine_mode": "MiniLM's learned γ, β",
         },
-        "Feature 99 is about 220 while most features are near 0.1: one feature sets σ for the whole token.",
+        "Feature 99 is about 220 while most features are near 0.1: that one feature makes up over 99% "
+        "of σ², so it sets σ for the whole token.",
     ),
     Lesson(
         "100 layers without normalization",
@@ -68,7 +69,8 @@ LESSONS: tuple[Lesson, ...] = (
         "Batch size 1: BatchNorm has nothing to pool",
         "pages/7_train_vs_inference.py",
         {"tvi_n": "1"},
-        "One example per batch: BatchNorm's training statistics are undefined; LayerNorm does not care.",
+        "One example per batch: BatchNorm has nothing to compare it with in training (PyTorch refuses it); "
+        "LayerNorm normalizes each example on its own.",
     ),
     Lesson(
         "÷d or ÷(d − 1), ε inside or outside",
@@ -81,16 +83,18 @@ LESSONS: tuple[Lesson, ...] = (
         "The tutorial's recipe gives a different answer from PyTorch on the same vector.",
     ),
     Lesson(
-        "γ = σ, β = μ undoes the normalization",
+        "γ = σ, β = μ gives one token back",
         "pages/4_scale_shift.py",
         {"affine_mode": "Undo the normalization: γ = σ, β = μ", "eps": "1e-12"},
-        "With these γ and β the output is the input again (up to ε): "
-        "normalization loses nothing it cannot learn back.",
+        "With γ set to this vector's σ and β to its μ, the output is this vector again (up to ε's tiny "
+        "effect). But γ and β are shared by every token, and each token has its own μ and σ: no one "
+        "choice gives them all back, so each token's own mean and spread are gone after LayerNorm.",
     ),
     Lesson(
         "float16 and the one-pass variance",
         "pages/13_precision.py",
-        {"prec_dtype": "float16"},
-        "Far from zero, mean(x²) − μ² cancels to nonsense in low precision; the two-pass formula does not.",
+        {"src": "Type numbers", "typed": "1, 2, 3, 4", "prec_dtype": "float16", "prec_offset": "1e2"},
+        "[1, 2, 3, 4] moved up by 100, in float16: mean(x²) − μ² gives σ² = 8 instead of 1.25, "
+        "while the two-pass formula gets 1.25.",
     ),
 )

@@ -217,7 +217,7 @@ def _preset_input() -> tuple[np.ndarray, str]:
     c2.button(
         "New draw",
         key="reseed",
-        help="Draw new random numbers (seed + 1; after 9999 comes 0)",
+        help="New random numbers for the random presets (seed + 1; after 9999 comes 0)",
         on_click=lambda: st.session_state.update(seed=(int(st.session_state["seed"]) + 1) % 10000),
     )
     st.caption(ln.PRESETS[name])
@@ -360,7 +360,8 @@ def _token_input() -> tuple[np.ndarray, str, dict[str, object]]:
     )
     st.caption(
         "Real hidden state of all-MiniLM-L6-v2 (d = 384) just before this LayerNorm. "
-        "Note the one feature far larger than the rest: real transformers have such outlier dimensions."
+        "Its largest features are several times the typical size: real transformers have such outlier "
+        "dimensions."
     )
     extra = {
         "gamma": rec.gamma[site].astype(np.float64),
