@@ -725,7 +725,9 @@ def offer(
     lab : LabInput
         The sidebar's input (its label, γ/β mode and whether it had a problem).
     steps : LayerNormSteps
-        The steps the page drew (one vector): every number in both files.
+        The steps the page drew (one vector): every number in both files. A page before Scale & shift
+        draws x̂ without γ and β; its files take ``lab``'s γ and β for the γ, β and y columns (the
+        sidebar's, as on every later page), so the same link gives the same γ, β and y on every page.
     figures : sequence of plotly Figure, or a callable returning them, optional
         The worksheet's charts; a callable is called only when the worksheet is clicked.
         Default: :func:`page_figures` (the page's main charts, drawn from ``steps``).
@@ -738,6 +740,8 @@ def offer(
         ``page_name`` is not a step page.
     """
     spec = STEP_PAGES[page_name]
+    if spec.level < 4:  # the page stops before y; its files still use the sidebar's γ and β, as y does
+        steps = ln.layer_norm_steps(steps.x, lab.gamma, lab.beta, eps=steps.eps)
     link = current_link()
     notes = _view_notes(page_name, lab, steps)
     feature = min(max(int(feature), 0), steps.d - 1)
