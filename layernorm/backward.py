@@ -421,6 +421,20 @@ class LayerNormJacobian:
         return float(np.max(np.abs(self.gamma))) / self.std
 
     @property
+    def eps_share(self) -> float:
+        """``eps / std**2 = eps / (var + eps)``, between 0 and 1: ``1 - ||x_hat||^2 / d``.
+
+        Near 0 while eps << var; 1 for a constant vector. For d = 2 ``J`` is exactly
+        ``diag(gamma) * (eps / std**3) * (I - 1 1^T / 2)``: this share of ``diag(gamma) / std``.
+        """
+        return self.eps / self.std / self.std
+
+    @property
+    def eps_over_std3(self) -> float:
+        """``eps / std**3``: for d = 2, ``J = diag(gamma) * eps_over_std3 * (I - 1 1^T / 2)``."""
+        return self.eps_share / self.std
+
+    @property
     def j_x_hat_gap(self) -> float:
         """``max |J x_hat - j_x_hat_expected|``: 0 to rounding (the identity holds for every eps)."""
         return float(np.max(np.abs(self.j_x_hat - self.j_x_hat_expected)))
@@ -522,6 +536,20 @@ class LayerNormBackwardTerms:
         ``dx_dot_x_hat`` add up, so the size of their float64 rounding."""
         terms = np.concatenate([self.term_g, self.term_mean, self.term_proj, self.dx])
         return float(np.max(np.abs(terms)) * max(1.0, float(np.max(np.abs(self.x_hat)))))
+
+    @property
+    def dx_dot_x_hat_gap(self) -> float:
+        """``|dx_dot_x_hat - dx_dot_x_hat_expected|``: 0 in exact arithmetic, float64 rounding only."""
+        return abs(self.dx_dot_x_hat - self.dx_dot_x_hat_expected)
+
+    @property
+    def eps_share(self) -> float:
+        """``eps / std**2 = eps / (var + eps)``: the share of a push along ``x_hat`` that ``dx`` keeps.
+
+        The component of ``dx`` along ``x_hat`` is this share of the component of ``(g - mean(g)) / std``
+        along it (the projection term removes the rest): near 0 while eps << var, 1 when x is constant.
+        """
+        return self.eps / self.std / self.std
 
 
 def layer_norm_backward_terms(

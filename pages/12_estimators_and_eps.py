@@ -37,8 +37,9 @@ page.header(
     "Under the hood · Estimators and ε",
     "Two small choices hide inside every LayerNorm implementation: divide the squared deviations by d or "
     "by d − 1, and add ε inside the square root or to σ after it. Frameworks also disagree on how big ε is. "
-    "On a typical token none of this shows; on a short vector or one with a tiny spread, the outputs differ "
-    "in the first digit. Here you pick a recipe and see its output beside the standard one "
+    "On a long vector whose σ² is far above ε the recipes nearly agree; on a short vector, or one whose σ² "
+    "is close to ε, they can differ in the first digit. Here you pick a recipe and see its output beside "
+    "the standard one "
     "(÷d, ε inside, as in PyTorch and the paper).",
 )
 
@@ -209,12 +210,13 @@ body()
 page.notice(
     [
         "Load the tutorial case: the standard recipe gives x̂₁ = 1.732 (√3), the tutorial recipe 1.5. "
-        "÷(d−1) alone shrinks x̂ by √((d−1)/d) = 0.866 for d = 4.",
+        "While ε ≪ σ², ÷(d−1) alone shrinks x̂ by √((d−1)/d): 0.866 for d = 4.",
         "Load the Keras case: ε = 1e-3 is about as large as σ² (0.0012), so the outputs are ±0.74 instead "
         "of ±1. Switch ε to PyTorch's 1e-5 and they return to ±0.996.",
         "With ε outside the root the same ε hurts much less on that vector: it is compared with σ (0.035), "
         "not with σ² (0.0012).",
-        "On the sidebar's d = 768 vectors, ÷d and ÷(d−1) differ in the 4th digit: the choice matters for short vectors.",
+        "With d = 768 in the sidebar (and ε ≪ σ²), ÷(d−1) shrinks x̂ only by √(767/768) = 0.99935: "
+        "the choice matters for short vectors.",
     ]
 )
 page.predict_then_reveal(

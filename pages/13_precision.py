@@ -47,8 +47,17 @@ def offset_text(v: float) -> str:
     return "0" if v == 0 else f"{v:.0e}".replace("e+0", "e")
 
 
+OVERFLOWS = {"sum_overflow", "step_overflow", "deviation_overflow", "square_overflow"}
+
+
+def about(offset: float) -> str:
+    """An offset of the sweep, rounded to the two digits its grid can tell apart (8 points a decade)."""
+    rounded = float(f"{offset:.2g}")
+    return f"{rounded:,.0f}" if 1e3 <= rounded < 1e5 else fmt(rounded, 2)
+
+
 def say(dtype: str, method: str, status: str, at: float) -> str:
-    return f"{METHOD_NAMES[method]} in {dtype} first fails at an offset of about {fmt(at, 2)}: {P.STATUS_WORDS[status]}."
+    return f"{METHOD_NAMES[method]} in {dtype} first fails at an offset of about {about(at)}: {P.STATUS_WORDS[status]}."
 
 
 lab_input()  # the page draws the input in its lab sections below
@@ -136,18 +145,18 @@ def offset_section(lab: LabInput) -> None:
         st.error(
             f"The one-pass variance in {dtype} is negative ({fmt(float(one.var[0]), n)}): two numbers of about "
             f"{fmt(shown[0], 3)} that should differ by {fmt(exact_var, 3)} were subtracted, and {dtype} cannot hold "
-            "that many digits. √(σ² + ε) of a negative number is undefined, so the output is NaN (not a number) "
+            "that many digits. σ² + ε is negative too, and its square root is undefined, so the output is NaN (not a number) "
             "in every feature.",
             icon="⚠️",
         )
-    elif one.status[0] == "ok" and float(one.var[0]) == 0 and exact_var > 0:
+    now = ln.precision_sweep(lab.x, [offset], eps=lab.eps)
+    if one.status[0] == "ok" and float(one.var[0]) == 0 and exact_var > 0:
         st.warning(
             f"The one-pass variance in {dtype} came out exactly 0 (the exact value is {fmt(exact_var, 4)}): "
-            "the spread was lost to rounding, x − μ is divided by √ε alone, and x̂ is far too large.",
+            "the spread was lost to rounding, so x − μ is divided by √ε alone instead of √(σ² + ε). "
+            f"x̂'s largest error here: {cn.fmt_error(float(now.error[dtype]['one_pass'][0]))}.",
             icon="⚠️",
         )
-
-    now = ln.precision_sweep(lab.x, [offset], eps=lab.eps)
     rows = []
     for dt in P.DTYPES:
         row = {"dtype": dt}
@@ -169,15 +178,16 @@ def offset_section(lab: LabInput) -> None:
             row[METHOD_NAMES[m]] = cn.fmt_error(err) if status == "ok" else SHORT[status]
         rows.append(row)
     st.markdown(
-        f"**Largest error of x̂ at offset {offset_text(offset)}**, per dtype and method (x̂ is about ±1, "
-        "so an error of 0.01 is already visible; ✕ means there is no usable output):"
+        f"**Largest error of x̂ at offset {offset_text(offset)}**, per dtype and method (x̂'s entries have a "
+        "root mean square of at most 1, so an error of 0.01 is already visible; ✕ means there is no usable "
+        "output):"
     )
     st.table(pd.DataFrame(rows).set_index("dtype"))
 
     plot.show(cn.mark_offset(sweep_figure(lab.x, lab.eps, theme.scale()), offset), key="prec_chart")
 
 
-def notices(sw: P.PrecisionSweep) -> list[str]:
+def notices(sw: P.PrecisionSweep, constant: bool = False) -> list[str]:
     """What to notice in the four panels, each point checked against this vector's sweep.
 
     The lesson's usual story (one-pass breaks first in float32; in float16 two-pass breaks on its sum
@@ -189,13 +199,13 @@ def notices(sw: P.PrecisionSweep) -> list[str]:
     at = sw.first_failure  # (offset, status) of a dtype and method's first failure, or None
 
     def where(first: tuple[float, str] | None) -> str:
-        return "over the whole sweep" if first is None else f"until an offset of about {fmt(first[0], 2)}"
+        return "over the whole sweep" if first is None else f"until an offset of about {about(first[0])}"
 
     points = []
     one, two, wel = at("float32", "one_pass"), at("float32", "two_pass"), at("float32", "welford")
     if one is not None and all(o is None or o[0] > one[0] for o in (two, wel)):
         points.append(
-            f"Slide the offset up with float32 selected: the one-pass variance breaks from about {fmt(one[0], 2)} "
+            f"Slide the offset up with float32 selected: the one-pass variance breaks from about {about(one[0])} "
             f"on; two-pass holds {where(two)}, Welford {where(wel)}."
         )
     elif one is None:
@@ -207,26 +217,30 @@ def notices(sw: P.PrecisionSweep) -> list[str]:
             if wel16 is not None and wel16[1] == "input_overflow"
             else where(wel16)
         )
+        why = "its largest number is 65504, so " if two16[1] in OVERFLOWS else ""
         points.append(
-            f"float16 panel: its largest number is 65504, so two-pass breaks early (about {fmt(two16[0], 2)}: "
-            f"{P.STATUS_WORDS[two16[1]]}); Welford keeps a running mean instead of a sum and lasts {tail}."
+            f"float16 panel: {why}two-pass breaks early (about {about(two16[0])}: "
+            f"{P.STATUS_WORDS[two16[1]]}); Welford, which keeps a running mean instead of a sum, lasts {tail}."
         )
     elif wel16 is not None and two16 is not None and wel16[0] <= two16[0] and wel16[1] != "input_overflow":
         points.append(
-            f"float16 panel: here Welford breaks no later than two-pass (about {fmt(wel16[0], 2)}: "
+            f"float16 panel: here Welford breaks no later than two-pass (about {about(wel16[0])}: "
             f"{P.STATUS_WORDS[wel16[1]]}): its running mean avoids the big sum, but not this."
         )
-    changed = sw.first_input_change("bfloat16")
-    if changed is not None:
+    lost = sw.first_input_loss("bfloat16")
+    if lost is not None:
         points.append(
-            f"bfloat16 panel: the grey line leaves the floor from an offset of about {fmt(changed, 2)}: 8 "
+            f"bfloat16 panel: the grey line leaves the floor from an offset of about {about(lost)}: 8 "
             "significant bits cannot hold the shifted input (1000.3, say, becomes 1000), so no method can recover "
             "what the input lost."
         )
     one64 = at("float64", "one_pass")
     points.append(
-        f"float64 one-pass fails too, only later (from an offset of about {fmt(one64[0], 2)})."
+        f"float64 one-pass fails too, only later (from an offset of about {about(one64[0])})."
         if one64 is not None
+        else "float64 one-pass holds over this whole sweep: x − μ is 0 for a constant vector, whatever σ² "
+        "comes out."
+        if constant
         else "float64 one-pass holds over this whole sweep: 53 bits outlast an offset of 1e8 for this vector's "
         "spread (a narrower spread would break it)."
     )
@@ -250,12 +264,12 @@ def sweep_section(lab: LabInput) -> None:
         changed_at = sw.first_input_change(dt)
         if changed_at is not None:
             facts.append(
-                f"Rounding to {dt} already changes the input itself from an offset of about {fmt(changed_at, 2)} on."
+                f"Rounding to {dt} already changes the input itself from an offset of about {about(changed_at)} on."
             )
     over = sw.first_failure("float16", "welford")
     if over is not None and over[1] == "input_overflow":
         facts.append(
-            f"From an offset of about {fmt(over[0], 2)}, the input itself is above float16's largest number (65504)."
+            f"From an offset of about {about(over[0])}, the input itself is above float16's largest number (65504)."
         )
     st.markdown("**Along the sweep (1 to 1e8, 65 offsets):**\n" + "\n".join(f"- {f}" for f in facts))
 
@@ -285,7 +299,7 @@ with st.expander("Facts from real kernels (reference cases)"):
 @lab_section("prec_notice")
 def notice_section(lab: LabInput) -> None:
     """What to notice: checked against this vector's sweep, so it changes with the sidebar."""
-    page.notice(notices(sweep(lab.x, lab.eps)))
+    page.notice(notices(sweep(lab.x, lab.eps), constant=float(ln.variance(lab.x)) == 0))
 
 
 notice_section()

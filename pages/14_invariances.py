@@ -55,12 +55,13 @@ def c_text(c: float) -> str:
 lab_input()  # the page draws the input in its lab sections below
 page.header(
     "Under the hood · Invariances and geometry",
-    "LayerNorm throws information away on purpose. Multiply a token's features by any positive "
-    "number, or add the same constant to all of them, and the normalized vector does not change: "
-    "only the *pattern* across features survives, not its size or its offset. That is also a "
-    "geometric statement: every normalized vector lands on one flat plane and one sphere, whatever "
-    "came in. Here you move the input and watch the output stay put, then see the plane and the "
-    "sphere in 2-D and 3-D.",
+    "LayerNorm throws information away on purpose. Add the same constant to all of a token's features "
+    "and the normalized vector does not change; multiply them by a positive number and it changes only "
+    "through ε, barely while ε stays far below the variance before and after: only the *pattern* across features "
+    "survives, not its size or its offset. That is also a geometric statement: every normalized vector "
+    "lands on one flat plane, on or just inside one sphere (further inside only when ε is comparable to "
+    "σ²), whatever came in. Here you move the input and watch the output stay put, then see the plane "
+    "and the sphere in 2-D and 3-D.",
 )
 
 
@@ -98,8 +99,8 @@ def scale_numbers(lab: LabInput) -> None:
         )
     elif c < 0:
         st.info(
-            "A negative c mirrors the vector: LayerNorm's output flips sign. Compare the "
-            "'flipped' number below with the 'moved' one.",
+            "A negative c mirrors the vector: LayerNorm's output flips sign. Compare 'LayerNorm + its "
+            "flip' below with 'LayerNorm moved by'.",
             icon="🔁",
         )
     m1, m2, m3, m4 = st.columns(4)
@@ -204,14 +205,16 @@ scale_numbers()
 st.caption("y = γ⊙LN(·) + β with the sidebar's γ and β. Set γ = 0 there: both become β.")
 st.markdown(
     "**How nearly?** The curve tries every scale c > 0 (your b kept). With ε = 0 LayerNorm would "
-    "not move at all (only float64 rounding is left); with your ε it moves once c²σ² is no longer "
-    "much larger than ε, because the input then looks nearly constant. RMSNorm moves as soon as b ≠ 0."
+    "not move at all (only float64 rounding is left); with your ε it moves as far as ε/c² differs from "
+    "ε next to σ²: little while both are far below σ², a lot once c²σ² is no longer much larger than ε, "
+    "because the input then looks nearly constant. RMSNorm moves as soon as b ≠ 0."
 )
 scale_curve()
 st.caption(
     "Log–log axes; a gap of exactly 0 has no place on them and is not drawn. At c = 1 nothing "
     "changes, hence the dip. For large c the output tends to the ε-free x̂, which differs from "
-    "LN(x) itself by a factor of about 1 + ε/(2σ²): the flat tail. The dotted line is what float64 rounding alone "
+    "LN(x) itself by a factor √(1 + ε/σ²), about 1 + ε/(2σ²) while ε ≪ σ²: the flat tail (a constant "
+    "vector has no tail: its output is 0 at every c). The dotted line is what float64 rounding alone "
     "can do: for small c, b dwarfs c·x and keeps fewer of its digits."
 )
 
@@ -354,8 +357,9 @@ def geometry_section() -> None:
     st.subheader("Where LayerNorm sends vectors: a plane and a sphere")
     st.markdown(
         "x̂ has mean 0, so its features add up to 0: it lies on the plane orthogonal to (1, …, 1). "
-        "Its variance is σ²/(σ² + ε), so its squared length is d·σ²/(σ² + ε): it lies on the sphere "
-        "of radius √d (just inside, by ε). For your vector:"
+        "Its variance is σ²/(σ² + ε), so its squared length is d·σ²/(σ² + ε): it lies just inside the "
+        "sphere of radius √d while ε ≪ σ², further inside as ε grows towards σ², and at the centre when "
+        "the vector is constant. For your vector:"
     )
     norm_numbers()
     c1, c2 = st.columns([1, 2])
@@ -396,9 +400,10 @@ def geometry_section() -> None:
         y_picture(d)
         st.markdown(
             "**The d = 2 surprise:** with two features, x − μ is (+a, −a) or (−a, +a), so after dividing "
-            "by the spread every non-constant input lands on (1, −1) or (−1, 1): all "
-            f"{CLOUD_POINTS} points pile up on two spots. Only the sign of x₁ − x₂ survives. "
-            "(ε pulls inputs with x₁ ≈ x₂ a little inside.)"
+            "by √(a² + ε) every non-constant input lands on the line through (1, −1) and (−1, 1), at "
+            "±a/√(a² + ε) times (1, −1): on the two end points themselves while ε ≪ a², so the "
+            f"{CLOUD_POINTS} points pile up on two spots and only the sign of x₁ − x₂ survives. "
+            "ε pulls inputs with a² not far above ε inside (raise ε in the sidebar to see it)."
         )
         return
     left, right = st.columns(2)
@@ -408,9 +413,10 @@ def geometry_section() -> None:
         "**Reading the three views**\n\n"
         "- *Before:* the blob is stretched along the dashed diagonal (1, 1, 1), because each input "
         "got a random constant added. LayerNorm forgets that direction entirely.\n"
-        "- *After:* all points sit on the green circle where the plane x₁ + x₂ + x₃ = 0 meets the "
-        "sphere of radius √3. A 3-feature vector keeps just one number: its angle around the circle.\n"
-        "- *Then:* γ stretches the circle into an ellipse along the axes (a negative γ mirrors it) "
+        "- *After:* the points sit on (or, by ε, just inside) the green circle where the plane "
+        "x₁ + x₂ + x₃ = 0 meets the sphere of radius √3. A 3-feature vector keeps just one number: its "
+        "angle around the circle.\n"
+        "- *Then:* γ stretches each axis, so the circle becomes an ellipse (a negative γ mirrors it) "
         "and β moves its centre (×). γ = 0 on an axis flattens it; all three at 0 collapse it to β.\n"
         "- Raise ε in the sidebar towards 1: inputs with a small spread fall *inside* the circle."
     )
@@ -420,10 +426,13 @@ geometry_section()
 
 page.notice(
     [
-        "With c > 0 and any b, 'LayerNorm moved by' is 0 to rounding or tiny; RMSNorm moves as soon as b ≠ 0.",
-        "Make c small (1e-4, 1e-6): ε/c² becomes comparable to σ², and LayerNorm's output shrinks.",
-        "c < 0: 'moved by' is large but 'LayerNorm + its flip' is 0: the output only changed sign.",
-        "In 3-D, turn the view to 'Along (1, 1, 1)': the normalized points form a perfect circle.",
+        "With c = 1 and any b, 'LayerNorm moved by' is 0 to rounding; with other c > 0 it stays tiny while "
+        "ε/c² and ε are both far below σ². RMSNorm moves as soon as b ≠ 0.",
+        "Make c small (1e-4, 1e-6): once ε/c² (shown above) is comparable to σ², LayerNorm's output shrinks.",
+        "c < 0: 'LayerNorm + its flip' is 0 to rounding while ε/c² and ε are both far below σ²: the output "
+        "only changed sign.",
+        "In 3-D, turn the view to 'Along (1, 1, 1)': the normalized points form a circle (with ε comparable "
+        "to their spread, some fall inside it).",
     ]
 )
 page.predict_then_reveal(

@@ -10,6 +10,7 @@ from ui import controls, page, plot
 from ui.state import LabInput, lab_input, lab_section, page_fragment, rerun_fragments
 from ui.text import (
     ROUNDING_K,
+    ZERO_TO_ROUNDING,
     digits_to_separate,
     fmt,
     fmt_zero,
@@ -22,6 +23,7 @@ from ui.text import (
 )
 from ui.widgets import near_constant_control
 
+MUCH_SMALLER = 0.01  # "ε ≪ σ²" when ε/(σ² + ε) is at most this
 MAX_JACOBIAN_D = 16  # a 16 × 16 grid is the most a projected heatmap shows readably
 MAX_CURVE_D = 64  # one SVD per ε: fine up to here
 ANNOTATE_D = 8  # write the numbers into the cells up to this size
@@ -46,7 +48,8 @@ page.header(
     "Training sends a gradient backwards through every LayerNorm: given how the loss L changes "
     "with the outputs (g = ∂L/∂y), what is ∂L/∂x? Because LayerNorm forgets the mean and the scale "
     "of x, the answer can never push x to change its mean: the input gradient always sums to zero. "
-    "It also (nearly) never pushes x to grow or shrink along x̂. Below, the backward pass is split "
+    "Of a push that would grow or shrink x along x̂ it keeps only the share ε/(σ² + ε): next to nothing "
+    "while ε ≪ σ². Below, the backward pass is split "
     "into its three terms with your numbers, the whole Jacobian is drawn, and ε shows what it is "
     "for: it keeps the gradient of a nearly constant vector from exploding.",
 )
@@ -148,21 +151,40 @@ def backward_numbers(lab: LabInput) -> None:
         help="Zero in exact arithmetic for every γ and ε: adding a constant to x never changes y. "
         + rounding_help(terms.dx_sum, terms.magnitude, k_round),
     )
-    dot_digits = digits_to_separate(  # equal up to rounding: shown alike; different: shown apart
-        [terms.dx_dot_x_hat, terms.dx_dot_x_hat_expected],
-        4,
-        same_within=rounding_noise(terms.magnitude, k_round),
+    dot, exact = terms.dx_dot_x_hat, terms.dx_dot_x_hat_expected
+    alike = terms.dx_dot_x_hat_gap <= rounding_noise(terms.magnitude, k_round)
+
+    def shown(v: float, n: int) -> str:
+        """The metric's text, with 0 and "0 (to rounding)" read as the same number."""
+        text = fmt_zero(v, terms.magnitude, n, k=k_round)
+        return "0" if text == ZERO_TO_ROUNDING else text
+
+    if alike:  # the same number up to float64 rounding: shown to the digits the two agree on
+        dot_digits = next((n for n in range(4, 0, -1) if shown(dot, n) == shown(exact, n)), 1)
+    else:  # really different: shown apart
+        dot_digits = digits_to_separate([dot, exact], 4)
+    same = (
+        f"It equals the formula's value up to float64 rounding, so both are shown to the {dot_digits} "
+        "significant digits they share. "
+        if alike and dot_digits < 4
+        else ""
     )
     m2.metric(
         "∂L/∂x · x̂",
-        fmt_zero(terms.dx_dot_x_hat, terms.magnitude, dot_digits, k=k_round),
+        fmt_zero(dot, terms.magnitude, dot_digits, k=k_round),
         help="Growing x along x̂ only rescales it, which LayerNorm forgets — up to ε. "
-        + rounding_help(terms.dx_dot_x_hat, terms.magnitude, k_round),
+        + same
+        + rounding_help(dot, terms.magnitude, k_round),
     )
     m3.metric(
         "ε/σ̂³ · (g⊙γ)·x̂  (exact value)",
-        fmt_zero(terms.dx_dot_x_hat_expected, terms.magnitude, dot_digits, k=k_round),
-        help="What ∂L/∂x · x̂ is in exact arithmetic: 0 only when ε = 0.",
+        fmt_zero(exact, terms.magnitude, dot_digits, k=k_round),
+        help="What ∂L/∂x · x̂ is in exact arithmetic (here computed in float64 from the formula): 0 when "
+        "(g⊙γ)·x̂ = 0, and otherwise not 0, since ε > 0.",
+    )
+    st.caption(
+        f"Here ε/(σ² + ε) = {fmt(terms.eps_share)}: the share of a push along x̂ that ∂L/∂x keeps "
+        + ("(ε ≪ σ², so next to nothing)." if terms.eps_share <= MUCH_SMALLER else "(ε is not ≪ σ² here).")
     )
 
 
@@ -205,9 +227,10 @@ upstream_controls()
 st.subheader("The backward pass, term by term")
 backward_numbers()
 st.markdown(
-    "The first is zero to rounding, always. The second is *not* exactly zero: ε slightly breaks the "
-    "scale invariance, and the dot product is exactly ε/σ̂³ · (g⊙γ)·x̂ — the third number. While "
-    "ε ≪ σ² that is tiny; choose ε = 1 in the sidebar and watch both grow together."
+    "The first is zero to rounding, always. The second is in general not zero: ε breaks the scale "
+    "invariance, and the dot product is exactly ε/σ̂³ · (g⊙γ)·x̂ — the third number (0 only when "
+    "(g⊙γ)·x̂ = 0, e.g. g = all ones with γ shared). While ε ≪ σ² it is a small share of what the "
+    "push along x̂ would be; move ε in the sidebar and watch the two numbers move together."
 )
 
 
@@ -254,9 +277,17 @@ def jacobian_numbers(lab: LabInput) -> None:
     else:
         notes.append("γ differs per feature, so row i is scaled by γᵢ: J is no longer symmetric.")
     if lab.d == 2:
+        stretch = "|γ|·ε/σ̂³" if shared else "ε/σ̂³ · √((γ₁² + γ₂²)/2)"
         notes.append(
-            "d = 2: x̂ is always ±(1, −1), so almost nothing can move y; J is ε/σ̂³ times a projection "
-            f"(its largest stretch is {fmt(facts.spectral_norm)})."
+            f"d = 2: x̂ = ({fmt(facts.x_hat[0])}, {fmt(facts.x_hat[1])}) and J = diag(γ)·ε/σ̂³·(I − 11ᵀ/2) "
+            f"exactly, with ε/σ̂³ = {fmt(facts.eps_over_std3)}: the share ε/(σ² + ε) = "
+            f"{fmt(facts.eps_share)} of diag(γ)/σ̂·(I − 11ᵀ/2). Its largest stretch is {stretch} = "
+            f"{fmt(facts.spectral_norm)}. "
+            + (
+                "Here ε ≪ σ², so x̂ is almost ±(1, −1) and almost nothing can move y."
+                if facts.eps_share <= MUCH_SMALLER
+                else "Here ε is not ≪ σ², so x̂ lies inside ±(1, −1) and y still moves with x."
+            )
         )
     if float(ln.layer_norm_steps(lab.x, lab.gamma, eps=lab.eps).var) == 0.0:
         notes.append(
@@ -344,10 +375,14 @@ eps_numbers()
 page.notice(
     [
         "Σᵢ ∂L/∂xᵢ is 0 to rounding whatever g, γ and ε: LayerNorm cannot be pushed to move its input's mean.",
-        "Pick g = all ones (L = Σ y) with γ shared: ∂L/∂x is 0 — that loss does not depend on x at all.",
-        "Pick one-hot k: ∂L/∂x is row k of the Jacobian (compare the bars with that row of the heatmap).",
-        "With d = 2 the Jacobian is almost 0: the output can only be ±(1, −1).",
-        "Raise ε: the nearly constant vector's gradient stops growing at 1/√ε, far below 1/σ.",
+        "Pick g = all ones (L = Σ y) with γ shared: ∂L/∂x is 0 to rounding — that loss does not depend "
+        "on x at all.",
+        "Pick one-hot k: ∂L/∂x is row k of the Jacobian (for d ≤ 16, compare the bars with that row of "
+        "the heatmap).",
+        "With d = 2, x̂ can only be ±(a, −a) with a = σ/√(σ² + ε): while ε ≪ σ², a ≈ 1 and the Jacobian "
+        "is almost 0, so the output hardly moves.",
+        "Raise ε: the nearly constant vector's largest stretch is 1/√(σ² + ε), never above 1/√ε; once ε "
+        "is well above σ² it is about 1/√ε, far below 1/σ.",
     ]
 )
 page.predict_then_reveal(

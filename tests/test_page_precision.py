@@ -213,10 +213,16 @@ def test_what_to_notice_is_true_of_this_vectors_sweep(typed: str) -> None:
     said = " ".join(points)
     assert ("float32: with this vector even the one-pass variance holds" in said) == (one32 is None)
     if "Slide the offset up" in said:
-        assert one32 is not None and f"breaks from about {fmt(one32[0], 2)} on" in said
+        assert one32 is not None and f"breaks from about {about(one32[0])} on" in said
     one64 = sw.first_failure("float64", "one_pass")
     assert ("float64 one-pass fails too" in said) == (one64 is not None)
-    assert ("grey line leaves the floor" in said) == (sw.first_input_change("bfloat16") is not None)
+    assert ("grey line leaves the floor" in said) == (sw.first_input_loss("bfloat16") is not None)
+
+
+def about(offset: float) -> str:
+    """An offset of the sweep as the page writes an estimate: two significant digits."""
+    rounded = float(f"{offset:.2g}")
+    return f"{rounded:,.0f}" if 1e3 <= rounded < 1e5 else fmt(rounded, 2)
 
 
 def test_what_to_notice_for_the_qa_vector_names_welfords_step() -> None:

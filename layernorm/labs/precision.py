@@ -315,6 +315,14 @@ class PrecisionSweep:
             return None
         return float(self.offsets[bad[0]]), str(self.status[dtype][method][bad[0]])
 
+    def first_input_loss(self, dtype: str) -> float | None:
+        """The smallest offset at which rounding to ``dtype`` changes the exact ``x_hat``, or None.
+
+        That is ``input_error > 0``: a rounded input can change yet keep ``x_hat`` exact (a uniform shift).
+        """
+        lost = np.flatnonzero(self.input_error[dtype] > 0)  # NaN (overflow) is not a measured loss
+        return float(self.offsets[lost[0]]) if lost.size else None
+
     def first_input_change(self, dtype: str) -> float | None:
         """The smallest offset at which rounding to ``dtype`` changes the input, or None."""
         changed = np.flatnonzero(self.input_changed[dtype])
