@@ -86,7 +86,7 @@ bench: $(DEV_STAMP)
 
 FUZZ_CASES ?= 10000
 fuzz: $(DEV_STAMP)
-	$(PY) scripts/fuzz.py --cases $(FUZZ_CASES) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
+	HYPOTHESIS_PROFILE=fuzz $(PY) scripts/fuzz.py --cases $(FUZZ_CASES) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
 
 screenshots: $(DEV_STAMP) chromium
 	$(PY) scripts/screenshot_pages.py screenshots

@@ -69,7 +69,7 @@ def main() -> int:
 
 def run_reader_properties(examples: int) -> bool:
     """The readers' properties (tests/fuzz/test_fuzz_readers.py) with many fresh random examples."""
-    env = dict(os.environ, FUZZ_READER_EXAMPLES=str(examples), FUZZ_RANDOM="1")
+    env = dict(os.environ, FUZZ_READER_EXAMPLES=str(examples), FUZZ_RANDOM="1", HYPOTHESIS_PROFILE="fuzz")
     print(f"readers: {examples} random examples per property (tests/fuzz/test_fuzz_readers.py)", flush=True)
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/fuzz/test_fuzz_readers.py"]
     return subprocess.run(cmd, cwd=ROOT, env=env, check=False).returncode == 0

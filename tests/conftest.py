@@ -7,13 +7,28 @@ that module. The browser tests keep theirs in ``tests/e2e/conftest.py``.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 
 import pytest
 import streamlit as st
+from apptest_support import run_then_whole_page
+from hypothesis import HealthCheck, settings
 from streamlit.testing.v1 import AppTest
 
-from ui.state import LAB_RERUN
+# Property tests draw the same examples on every run, so `make test` passes or fails the same way
+# each time; a failure prints its example and a @reproduce_failure blob. HYPOTHESIS_PROFILE=fuzz
+# draws new examples (and more, where a test does not set its own count) to explore.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile(
+    "fuzz",
+    derandomize=False,
+    database=None,
+    print_blob=True,
+    max_examples=1000,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def _clear_cache_data() -> None:
@@ -41,30 +56,11 @@ def _clear_streamlit_data_cache() -> Iterator[None]:
     _clear_cache_data()
 
 
-_APPTEST_RUN = AppTest._run
-
-
-def _run_then_whole_page(self: AppTest, *args: object, **kwargs: object) -> AppTest:
-    """``AppTest._run``, then a full run when that run reran only the page's lab sections.
-
-    A move of the sidebar's ε, γ, β, d or seed reruns only the page's lab sections
-    (``ui.state.lab_section``); the browser keeps the rest of the page, but AppTest's element
-    tree holds only what the last run sent, so the sidebar and the page's text would be missing
-    from it. ``tests/test_lab_sections.py`` checks, with the plain ``AppTest._run``, that the
-    sections' rerun draws exactly what a full run draws and that nothing outside them changes;
-    every other test then reads the whole page, as a full run draws it.
-    """
-    at = _APPTEST_RUN(self, *args, **kwargs)  # type: ignore[arg-type]
-    if at.session_state.get(LAB_RERUN):
-        at = _APPTEST_RUN(self, None, kwargs.get("timeout"))  # type: ignore[arg-type]
-    return at
-
-
 @pytest.fixture(autouse=True)
 def _whole_page_after_lab_section_reruns(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every AppTest run shows the whole page (see :func:`_run_then_whole_page`); a test marked
+    """Every AppTest run shows the whole page (see :func:`apptest_support.run_then_whole_page`); a test marked
     ``keyed_reruns`` sees each run as it is."""
     if request.node.get_closest_marker("keyed_reruns") is None:
-        monkeypatch.setattr(AppTest, "_run", _run_then_whole_page)
+        monkeypatch.setattr(AppTest, "_run", run_then_whole_page)

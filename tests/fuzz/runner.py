@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from apptest_support import whole_page_runs
 from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
 from hypothesis.stateful import run_state_machine_as_test
 
@@ -93,57 +94,63 @@ def run(
     shrink_seconds: float = 120,
     log: Callable[[str], None] = print,
 ) -> Result:
-    """Run at least ``cases`` cases (sessions of ``steps`` actions) and return the counts."""
+    """Run at least ``cases`` cases (sessions of ``steps`` actions) and return the counts.
+
+    AppTest runs as under pytest (:func:`apptest_support.whole_page_runs`), wherever this is
+    called from, so a fault reported here is one the tests would see too.
+    """
     quiet_streamlit()
     limit_shrinking(shrink_seconds)
     stats = Stats(on_case=progress)
     LabSession.stats = stats
     LabSession.known_kinds = set()
     result = Result(stats)
-    batch = 0
-    while stats.cases < cases:
-        remaining = cases - stats.cases
-        sessions = max(1, min(batch_sessions, math.ceil(remaining / steps)))
-        batch_seed = base_seed + batch
-        batch += 1
-        config = settings(
-            max_examples=sessions,
-            stateful_step_count=steps,
-            deadline=None,
-            database=None,
-            derandomize=derandomize,
-            suppress_health_check=list(HealthCheck),
-            print_blob=True,
-            verbosity=Verbosity.normal,
-            phases=[Phase.explicit, Phase.generate, Phase.shrink],
-        )
+    with whole_page_runs():
+        batch = 0
+        while stats.cases < cases:
+            remaining = cases - stats.cases
+            sessions = max(1, min(batch_sessions, math.ceil(remaining / steps)))
+            batch_seed = base_seed + batch
+            batch += 1
+            config = settings(
+                max_examples=sessions,
+                stateful_step_count=steps,
+                deadline=None,
+                database=None,
+                derandomize=derandomize,
+                suppress_health_check=list(HealthCheck),
+                print_blob=True,
+                verbosity=Verbosity.normal,
+                phases=[Phase.explicit, Phase.generate, Phase.shrink],
+            )
 
-        def factory() -> LabSession:
-            return LabSession()
+            def factory() -> LabSession:
+                return LabSession()
 
-        stats.counting = True
-        before = stats.cases
-        try:
-            run_state_machine_as_test(seed(batch_seed)(factory), settings=config)
-        except Exception as exc:  # Ctrl-C still stops the run
-            found = _failures(exc)
-            if "Flaky" in type(exc).__name__:
-                log(flaky_diagnosis())
-            if not keep_going:
-                raise
-            if not found:  # the fuzzer's own error (or Hypothesis'): say so and go on with the next batch
-                kind = f"fuzzer error {type(exc).__name__}"
-                text = format_exception(exc)[-3000:]
-                stats.failing_cases += 1
-                stats.kinds[kind] += 1
-                result.found.append(Found(kind, text, _steps(exc), batch_seed))
-                log(f"\nFUZZER ERROR (batch seed {batch_seed})\n{text}\n{_steps(exc)}\n")
-            for f in found:
-                LabSession.known_kinds.add(f.kind)
-                result.found.append(Found(f.kind, str(f), _steps(f) or _steps(exc), batch_seed))
-                log(f"\nFAULT [{f.kind}] (batch seed {batch_seed})\n{f}\n{_steps(f) or _steps(exc)}\n")
-        if stats.cases == before:  # every session failed at once: do not loop forever
-            stats.cases += 1
+            stats.counting = True
+            before = stats.cases
+            try:
+                run_state_machine_as_test(seed(batch_seed)(factory), settings=config)
+            except Exception as exc:  # Ctrl-C still stops the run
+                found = _failures(exc)
+                if "Flaky" in type(exc).__name__:
+                    log(flaky_diagnosis())
+                if not keep_going:
+                    raise
+                if not found:  # the harness's own error (or Hypothesis'), not the app's: say so, go on
+                    kind = f"fuzzer error {type(exc).__name__}"
+                    text = format_exception(exc)[-3000:]
+                    stats.failing_cases += 1
+                    stats.kinds[kind] += 1
+                    result.found.append(Found(kind, text, _steps(exc), batch_seed))
+                    where = f"in the harness, not the app (batch seed {batch_seed})"
+                    log(f"\nFUZZER ERROR, {where}\n{text}\n{_steps(exc)}\n")
+                for f in found:
+                    LabSession.known_kinds.add(f.kind)
+                    result.found.append(Found(f.kind, str(f), _steps(f) or _steps(exc), batch_seed))
+                    log(f"\nFAULT [{f.kind}] (batch seed {batch_seed})\n{f}\n{_steps(f) or _steps(exc)}\n")
+            if stats.cases == before:  # every session failed at once: do not loop forever
+                stats.cases += 1
     return result
 
 
