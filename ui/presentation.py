@@ -8,7 +8,8 @@ link as ``present=true`` (:func:`ui.controls.flag`). When it is on:
   their column: a value shrinks to fit it and wraps at its spaces rather than end in an ellipsis);
 - charts get 22 px fonts and lines 1.5 times as thick (:func:`ui.theme.finish` reads the toggle);
 - the code expander at the end of a page ("The code behind these numbers") and the small print
-  (captions) are folded away, and a long paragraph shows three lines until the pointer rests on it.
+  (captions) are folded away. Paragraphs, the page's intro first, are shown whole: in front of a
+  class nobody rests a pointer on a paragraph to read past its third line.
 
 Only CSS changes, and it hides no control: every widget stays where it was and keeps its place in
 the keyboard's Tab order. The style sheet is a constant: no user text ever reaches it.
@@ -31,12 +32,6 @@ _CODE = (
     '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'
     ' > :last-child:has(> [data-testid="stExpander"])',
 )
-# Prose at the top level of a page (not in alerts, columns, boxes or expanders).
-_PROSE = (
-    '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'
-    ' > [data-testid="stElementContainer"]:not(:has([data-testid="stAlert"]))'
-    ' [data-testid="stMarkdownContainer"] > p'
-)
 STYLE = f"""<style>
 html {{ font-size: 20px; }}
 [data-testid="stMainBlockContainer"] {{ padding: 4rem 2rem 4rem 2rem; }}
@@ -47,11 +42,6 @@ html {{ font-size: 20px; }}
 [data-testid="stMetricLabel"] p {{ font-size: 1rem; }}
 {", ".join(_CODE)} {{ display: none; }}
 [data-testid="stMain"] [data-testid="stCaptionContainer"] {{ display: none; }}
-{_PROSE} {{
-  display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 3; line-clamp: 3;
-  overflow: hidden;
-}}
-{_PROSE}:hover {{ display: block; -webkit-line-clamp: unset; line-clamp: none; }}
 </style>"""
 
 
