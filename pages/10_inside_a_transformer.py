@@ -163,8 +163,9 @@ body()
 # sends none of it again.
 page.notice(
     [
-        "Typical entries stay near ±0.4 at every site, yet feature 99 of the [CLS] token reaches 222 after layer "
-        "0's feed-forward block: one number 500× the median.",
+        "From layer 0 on, typical entries stay near ±0.4 (at the embeddings they are ten times smaller), yet "
+        "feature 99 of the [CLS] token reaches 222 after layer 0's feed-forward block: one number over 500× the "
+        "median.",
         "LayerNorm divides the whole row by its std, which the outlier inflates: the outlier becomes ≈19.6 and "
         "every other feature of that token is squeezed toward 0. Normalization bounds the scale, it does not "
         "make the features equal.",

@@ -251,8 +251,12 @@ def body() -> None:
         f"For this shape (B = {b_n}, T = {t_n}, d = {d}): LayerNorm computes **2 numbers per token** "
         f"(μ and σ²), {by['LayerNorm'].total:,} in all, each from that token's own {d} features — exact, "
         f"no batch needed. BatchNorm computes **2 numbers per feature**, {by['BatchNorm'].total:,} in all, "
-        f"each *estimated* from the {b_n * t_n:,} tokens that happen to share the batch. "
-        "Pick the preset with d = 512 to see the lesson's example: 512 means and 512 variances for BatchNorm."
+        f"each *estimated* from the {b_n * t_n:,} tokens that happen to share the batch."
+        + (
+            " Pick the preset with d = 512 to see the lesson's example: 512 means and 512 variances for BatchNorm."
+            if source == SOURCES[0]
+            else ""
+        )
     )
 
     # --- padding ---------------------------------------------------------------------------------
@@ -274,7 +278,9 @@ def body() -> None:
         )
     else:
         st.info(
-            "Switch **Data** to the real MiniLM batch: its 7 sentences are padded to 17 positions.", icon="ℹ️"
+            f"Switch **Data** to the real MiniLM batch: its {recording().n_sentences} sentences are padded to "
+            f"{recording().seq_len} positions.",
+            icon="ℹ️",
         )
 
     # --- identities ------------------------------------------------------------------------------
@@ -310,7 +316,8 @@ page.notice(
         "Change the batch (seed, B, or another sequence): LayerNorm's x̂ of your cell only changes if your "
         "token changes; BatchNorm's changes with any token in the batch.",
         "Set G = 1 and G = d for GroupNorm: it becomes LayerNorm over a whole sequence, then InstanceNorm.",
-        "RMSNorm's x̂ is close to LayerNorm's when the token's mean is near 0 — and far off when it is not.",
+        "RMSNorm's x̂ is close to LayerNorm's when the token's mean is small next to its spread — and far off "
+        "when it is not.",
     ]
 )
 page.predict_then_reveal(

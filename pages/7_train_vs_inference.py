@@ -157,7 +157,8 @@ def train_section() -> None:
     st.subheader("1 · Training: step through batches")
     if m == 0:
         st.caption(
-            "With momentum 0 the running statistics never move: they stay at 0 and 1 however long you train."
+            "With momentum 0 the running statistics never move: they keep the values they have now (0 and 1 "
+            "before any training) however long you train."
         )
     b1, b2, b3, b4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
 
@@ -448,7 +449,8 @@ shift_section()
 # sends none of it again.
 page.notice(
     [
-        "Small momentum: the running mean moves slowly and smoothly; momentum 1 copies the last batch, noise and all.",
+        "Small momentum: the running mean moves slowly and smoothly; momentum 1 copies the last batch's "
+        "statistics, noise and all.",
         "The running variance is stored with ÷(n−1) but each batch is normalized with ÷n — visible at small n.",
         "Batch size 2: BatchNorm's training output is always about ±1, whatever the data.",
         "Shift the test data: BatchNorm's outputs drift off mean 0 / std 1; LayerNorm's stay put.",

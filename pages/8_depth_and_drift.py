@@ -224,21 +224,29 @@ body()
 # sends none of it again.
 page.notice(
     [
-        "No normalization, tanh, gain 1: the spread slowly shrinks. Gain 0.5: it vanishes. Linear or ReLU with "
-        "gain 3: it explodes within a few layers, and the gradients explode with it.",
-        "Switch on LayerNorm: the std is reset at every layer whatever the gain, so nothing accumulates.",
-        "Honest limits: with LayerNorm and ReLU at gain 3 the gradient still shrinks toward the input; "
-        "BatchNorm + ReLU keeps activations tidy but its gradients *explode* backwards (Yang et al. 2019).",
-        "Residual + pre-LN: the stream is never normalized itself, so its std still grows (about √L), "
-        "slowly instead of exponentially. Post-LN keeps the stream at std 1.",
+        "No normalization, tanh, gain 1: the spread shrinks slowly over the layers. Gain 0.5: it about "
+        "halves at every layer and has vanished (10⁴× smaller) after a dozen or so layers. Linear or ReLU with "
+        "gain 3: it grows 2 to 3× per layer and has exploded after about 9 to 15 layers; the gradients grow "
+        "with it.",
+        "Without residual connections, switch on LayerNorm: the std is reset at every layer whatever the gain, "
+        "so nothing accumulates in the activations.",
+        "Honest limits: LayerNorm resets the activations, not the gradients; with ReLU at gain 3 the gradient "
+        "reaching the input still drifts with depth, up or down with the width and seed. BatchNorm + ReLU keeps "
+        "the activations tidy, but its gradients grow by a roughly constant factor at every layer on the way "
+        "back (Yang et al. 2019): at 100 layers they have exploded, while a shallower stack can still read "
+        "healthy.",
+        "Residual + pre-LN: the stream itself is never normalized, so its std still grows, but slowly: every "
+        "layer adds about the same variance, so nothing compounds. Post-LN keeps the stream at std 1.",
     ]
 )
 page.predict_then_reveal(
     "depth_q",
-    "100 linear layers, gain 1.1, no normalization. Roughly how much larger is the std at the end?",
+    "If every layer multiplies the std by 1.1 (linear layers, no normalization), roughly how much larger is "
+    "it after 100 layers?",
     ["about 1.1 times", "about 110 times", "about 14 000 times"],
     2,
-    "Each layer multiplies the scale by about 1.1, and 1.1¹⁰⁰ ≈ 13 800: small per-layer drift compounds. "
-    "Set L = 100, gain 1.1, linear, and look.",
+    "1.1¹⁰⁰ ≈ 13 800: small per-layer drift compounds. The simulation's random layers multiply by 1.1 only on "
+    "average, so what it shows scatters around that, most at small widths: set L = 100, gain 1.1, linear, "
+    "and try a few seeds.",
 )
 page.show_source(simulate_depth)

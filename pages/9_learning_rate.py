@@ -150,11 +150,12 @@ curves_section()
 # sends none of it again.
 page.notice(
     [
-        "Init scale 1.5 or more: without LayerNorm the loss blows up already at small learning rates, because the "
-        "activations grow layer by layer before training even starts. LayerNorm trains the same network up to 0.1.",
-        "Where it does not help: at init scale 1 (a carefully tuned start) both networks diverge at the same "
-        "learning rate here; and above about 0.3 both diverge whatever the init, because the last layer is not "
-        "normalized. LayerNorm widens the safe range, it does not remove the limit.",
+        "Raise the init scale above 1: without LayerNorm the activations grow layer by layer before training "
+        "even starts, while LayerNorm resets the scale at every hidden layer. Compare the two 'stable up to' "
+        "metrics at each init scale.",
+        "Where it does not help: at init scale 1 (a carefully tuned start) LayerNorm does not survive a larger "
+        "learning rate here. And the output layer is not normalized, so LayerNorm can widen the safe range but "
+        "not remove the limit: 'rates where both diverge' counts the rates that break both networks.",
         "At the smallest learning rates the unnormalized network can even be *ahead*: LayerNorm makes each layer "
         "blind to the size of its weights, so large weights learn slowly.",
     ]
@@ -162,9 +163,10 @@ page.notice(
 page.predict_then_reveal(
     "lr_q",
     "Set the init scale to 1 (He init). With LayerNorm, how much larger a learning rate survives?",
-    ["About 10× larger", "About the same", "Any learning rate"],
+    ["About 10× larger", "None larger: the same or smaller", "Any learning rate"],
     1,
-    "With a well-scaled start this small network diverges at the same learning rate either way: normalization "
-    "helps most when the scale is off, which in a real, deep, changing network it soon is.",
+    "With a well-scaled start this small network survives no larger learning rate with LayerNorm (compare the "
+    "two 'stable up to' metrics): normalization helps most when the scale is off, which in a real, deep, "
+    "changing network it soon is.",
 )
 page.show_source(run_sweep, layer_norm_x_hat, layer_norm_input_grad)

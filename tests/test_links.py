@@ -314,7 +314,7 @@ def test_another_pages_key_counts_when_that_page_is_opened_once() -> None:
 
 def test_a_placement_link_sets_the_choice_both_pages_share() -> None:
     """Each page has its own placement key (one key on two pages was lost on Back); the choice is shared."""
-    pre = "pre-LN: before the sublayer (GPT-2, LLaMA)"  # a link carries the option's shown text
+    pre = "pre-LN: before the sublayer (GPT-2)"  # a link carries the option's shown text
     at = _open_page(MEAN, depth_placement="Pre-LN")
     assert _infos(at) == [
         "The link's depth\\_placement\\=Pre\\-LN (Depth and drift) sets a control "
@@ -334,7 +334,7 @@ def test_a_placement_link_sets_the_choice_both_pages_share() -> None:
 def test_a_links_placement_for_the_other_page_is_used_there(other: str) -> None:
     """QA: the note promised the other page's key "is used when you open that page", and that page
     showed the first page's placement instead (the shared choice was synced over the link)."""
-    text = {"pre": "pre-LN: before the sublayer (GPT-2, LLaMA)", "post": "post-LN: after the add (BERT)"}
+    text = {"pre": "pre-LN: before the sublayer (GPT-2)", "post": "post-LN: after the add (BERT)"}
     here = "post" if other == "pre" else "pre"
     at = _open_page(
         "pages/8_depth_and_drift.py",

@@ -194,7 +194,7 @@ def _arrow(fig: go.Figure, x0: float, y0: float, x1: float, y1: float) -> None:
 
 
 def block_diagram(selected: str) -> go.Figure:
-    """One transformer block drawn twice: post-LN (BERT, MiniLM) and pre-LN (GPT-2, LLaMA).
+    """One transformer block drawn twice: post-LN (BERT, MiniLM) and pre-LN (GPT-2).
 
     ``selected`` ("post" or "pre") is drawn in full colour, the other faded.
     LayerNorm boxes are green, sublayers grey, residual additions orange.
@@ -210,7 +210,7 @@ def block_diagram(selected: str) -> go.Figure:
         "pre": (
             6.0,
             ["LayerNorm", "Attention", "Add", "LayerNorm", "Feed-forward", "Add"],
-            "pre-LN: normalize before each sublayer<br>(GPT-2, LLaMA; + one final LayerNorm)",
+            "pre-LN: normalize before each sublayer<br>(GPT-2 + a final LayerNorm; LLaMA: RMSNorm)",
         ),
     }
     for key, (x, boxes, caption) in layouts.items():

@@ -14,7 +14,7 @@ import layernorm as ln
 
 PLACEMENT_NAMES = {
     "post": "post-LN: after the add (BERT)",
-    "pre": "pre-LN: before the sublayer (GPT-2, LLaMA)",
+    "pre": "pre-LN: before the sublayer (GPT-2)",
 }
 
 

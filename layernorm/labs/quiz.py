@@ -121,7 +121,7 @@ def _divide_by(rng: np.random.Generator) -> Question:
         [f"{_g(sample)} (÷(d−1), the sample variance)", f"{_g(ms)} (the mean of x²)"],
         f"LayerNorm (and BatchNorm when it normalizes) uses the population variance: the squared deviations "
         f"summed and divided by d = 4, giving {_g(pop)}. Dividing by d − 1 = 3 gives {_g(sample)}, the unbiased "
-        "estimate, which PyTorch uses only for BatchNorm's running variance.",
+        "estimate, which PyTorch's BatchNorm uses only for its running variance.",
         _link("/variance", **_typed(x)),
     )  # fmt: skip
 
@@ -136,7 +136,7 @@ def _eps_near_constant(rng: np.random.Generator) -> Question:
         f"x = [{c:g} − {delta / 2:g}, {c:g} + {delta / 2:g}] is almost constant. With ε = 1e−5 inside the "
         "square root, LayerNorm's second output is…",
         _g(y), ["1 (as for any non-constant pair)", "0 (ε removes everything)", _g(delta / 2 / 1e-5)],
-        f"σ² = {_g(delta**2 / 4)} is smaller than ε = 1e−5, so √(σ² + ε) is dominated by ε and x̂ = "
+        f"σ² = {_g(delta**2 / 4)} is smaller than ε = 1e−5, so ε makes up most of σ² + ε and x̂ = "
         f"{_g(delta / 2)} / √({_g(delta**2 / 4)} + 1e−5) = {_g(y)}: ε keeps near-constant vectors from being "
         "blown up to ±1.",
         _link("/standardize", **_typed(x)),
@@ -155,8 +155,8 @@ def _which_axis(rng: np.random.Generator) -> Question:
         rng, "which-axis", "which axis each norm pools over",
         f"For a batch of shape (B sequences, T tokens, d features), {lens} computes one mean from…",
         pools[lens], [v for k, v in pools.items() if k != lens],
-        f"{lens} pools over {pools[lens]}. Only LayerNorm (and RMSNorm) stays inside one token, which is why "
-        "a token's output does not depend on the rest of the batch.",
+        f"{lens} pools over {pools[lens]}. Only LayerNorm (and RMSNorm) stays inside one token, so only their "
+        "output for a token depends on no other token.",
         _link("/which_axis", axes_lens=lens),
     )  # fmt: skip
 
@@ -172,7 +172,7 @@ def _how_many_stats(rng: np.random.Generator) -> Question:
         "does BatchNorm compute in one training step?",
         f"{bn_count:,} (a mean and a variance per feature)",
         [f"{ln_count:,} (a mean and a variance per token)", "2 (one mean, one variance)", f"{2 * b * t * d:,}"],
-        f"BatchNorm keeps 2 numbers per feature: 2·d = {bn_count:,}, whatever B and T are. LayerNorm keeps 2 per "
+        f"BatchNorm computes 2 numbers per feature: 2·d = {bn_count:,}, whatever B and T are. LayerNorm computes 2 per "
         f"token: 2·B·T = {ln_count:,}.",
         _link("/which_axis", axes_B=str(b), axes_T=str(t), axes_d=str(d), axes_lens="BatchNorm"),
     )  # fmt: skip
@@ -213,9 +213,9 @@ def _batch_of_one(rng: np.random.Generator) -> Question:
         f"You train with a batch of one example of d = {d} features (shape (1, {d}), no other axes). What happens?",
         "BatchNorm cannot train (one value per feature: no variance); LayerNorm works as usual",
         ["Both work as usual", "LayerNorm fails, BatchNorm works", "Both fail"],
-        "BatchNorm's statistics come from the batch: with one value per feature the variance is 0/0 and PyTorch "
-        "raises an error in training. LayerNorm's statistics come from the token's own features, so it is the "
-        "same with 1 example or 1,000.",
+        "BatchNorm's statistics come from the batch: with one value per feature, x − μ is 0 whatever the input "
+        "and the ÷(n−1) variance for the running average is 0/0, so PyTorch raises an error in training. "
+        "LayerNorm's statistics come from the token's own features, so it is the same with 1 example or 1,000.",
         _link("/train_vs_inference", tvi_n="1", tvi_d=str(d)),
     )  # fmt: skip
 
@@ -245,8 +245,9 @@ def _invariance(rng: np.random.Generator) -> Question:
         rng, "invariance", "shift and positive-scale invariance",
         f"With ε = 0, LayerNorm({_vec(x)}) = {_vec(y)}. What is LayerNorm({_g(c)}·x + {_g(b)})?",
         f"{_vec(y)}, unchanged", [_vec(c * y + b), _vec(c * y), _vec(-y)],
-        f"Adding {_g(b)} moves μ by the same amount, and multiplying by {_g(c)} > 0 multiplies σ too: x̂ cannot see "
-        "either. (A negative factor would flip the signs; with ε > 0 the scale invariance is only approximate.)",
+        f"Multiplying by {_g(c)} > 0 multiplies x − μ and σ alike, and adding {_g(b)} moves x and μ alike: x̂ "
+        "cannot see either. (A negative factor would flip the signs; with ε > 0 the scale invariance is only "
+        "approximate.)",
         _link("/invariances", **_typed(x)),
     )  # fmt: skip
 
@@ -275,7 +276,7 @@ def _rms_centring(rng: np.random.Generator) -> Question:
         f"RMSNorm (ε = 0) of x = {_vec(x)}. What is the mean of its output?",
         _g(m), ["0, like LayerNorm", "1", _g(float(mean(x)))],
         f"RMSNorm divides by √(mean of x²) and never subtracts μ, so an all-positive input stays all-positive: "
-        f"{_vec(r)}, mean {_g(m)}. Only LayerNorm's output has mean 0.",
+        f"{_vec(r)}, mean {_g(m)}. LayerNorm's output has mean 0; RMSNorm's only when the input's mean is 0.",
         _link("/which_axis", axes_lens="RMSNorm"),
     )  # fmt: skip
 
@@ -285,13 +286,20 @@ def _undo(rng: np.random.Generator) -> Question:
     while np.ptp(x) == 0:
         x = rng.integers(-2, 9, size=4).astype(float)
     s = layer_norm_steps(x, eps=0.0)
+    mu, sigma = float(s.mu), float(s.sigma)
+    other = 2.0 * x + 1.0  # another token: twice the spread, another mean, the same x̂
+    gamma, beta = np.full(x.size, sigma), np.full(x.size, mu)
+    other_y = layer_norm(other, gamma, beta, eps=0.0)
     return _ask(
-        rng, "undo", "γ = σ, β = μ undoes it",
-        f"For x = {_vec(x)}: μ = {_g(float(s.mu))}, σ = {_g(float(s.sigma))}. With ε = 0, γ = σ and β = μ in "
+        rng, "undo", "γ = σ, β = μ undoes it for one token",
+        f"For x = {_vec(x)}: μ = {_g(mu)}, σ = {_g(sigma)}. With ε = 0, γ = σ and β = μ in "
         "every feature, LayerNorm outputs…",
         f"{_vec(x)}, x itself", [_vec(s.x_hat), _vec(s.centered), "[0, 0, 0, 0]"],
-        "y = σ·(x − μ)/σ + μ = x: the learned scale and shift can undo the normalization completely, so "
-        "normalizing never limits what the layer can represent.",
+        f"y = σ·(x − μ)/σ + μ = x, but only for this x: γ and β are shared by every token, while μ and σ are "
+        f"each token's own. The same γ and β turn the token 2x + 1 = {_vec(other)} into {_vec(other_y)}, not "
+        "back into itself: its own mean and spread are gone. So the scale and shift cannot undo the "
+        "normalization for every token at once. (A pre-LN transformer keeps each token's own scale in its residual "
+        "stream, which its LayerNorms only read.)",
         _link("/scale_shift", **_typed(x), affine_mode="Undo the normalization: γ = σ, β = μ", eps="1e-12"),
     )  # fmt: skip
 
@@ -299,7 +307,7 @@ def _undo(rng: np.random.Generator) -> Question:
 def _pre_post(rng: np.random.Generator) -> Question:
     return _ask(
         rng, "pre-post", "pre-LN versus post-LN",
-        "In a pre-LN transformer block (GPT-2, LLaMA), where does LayerNorm sit?",
+        "In a pre-LN transformer block (GPT-2), where does LayerNorm sit?",
         "At the start of each sublayer's branch: x + Sublayer(LN(x)); the residual path itself is never normalized",
         [
             "After the residual add: LN(x + Sublayer(x)), as in the original BERT",
@@ -308,12 +316,13 @@ def _pre_post(rng: np.random.Generator) -> Question:
         ],
         "Post-LN (BERT, the original transformer) normalizes the sum after each add. Pre-LN normalizes only the "
         "input of each branch, so the residual stream is an unnormalized sum that grows with depth — one reason a "
-        "final LayerNorm is added at the end — and gradients flow well without warm-up (Xiong et al. 2020).",
+        "final LayerNorm is added at the end — and gradients flow well without warm-up (Xiong et al. 2020). "
+        "LLaMA and Mistral place RMSNorm, not LayerNorm, the same way.",
         _link(
             "/depth_and_drift",
             depth_norm="LayerNorm",
             depth_residual="true",
-            depth_placement="pre-LN: before the sublayer (GPT-2, LLaMA)",
+            depth_placement="pre-LN: before the sublayer (GPT-2)",
         ),
     )  # fmt: skip
 

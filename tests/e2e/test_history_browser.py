@@ -123,7 +123,7 @@ def _checked_radio(lab: Lab, label_start: str) -> Locator:
 
 
 DEPTH_RADIO, TF_RADIO = "Where the normalization sits", "Placement"
-PRE = "pre-LN: before the sublayer (GPT-2, LLaMA)"
+PRE = "pre-LN: before the sublayer (GPT-2)"
 
 
 def _pick(lab: Lab, placement: str) -> None:
