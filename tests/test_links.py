@@ -330,6 +330,25 @@ def test_a_placement_link_sets_the_choice_both_pages_share() -> None:
     assert at.radio(key="depth_placement").value == "post"
 
 
+@pytest.mark.parametrize(
+    ("page", "key", "old", "now"),
+    [
+        ("pages/8_depth_and_drift.py", "depth_placement", "pre-LN: before the sublayer (GPT-2, LLaMA)",
+         "pre"),
+        (MEAN, "affine_mode", "Undo the normalization: γ = σ, β = μ", "Undo for this vector: γ = σ, β = μ"),
+    ],
+)
+def test_a_link_with_a_label_the_lab_once_showed_opens_what_it_meant(
+    page: str, key: str, old: str, now: str
+) -> None:
+    """Labels renamed because they overclaimed (LLaMA uses RMSNorm; Undo gives back one vector) keep
+    the links written with them: the old text picks the renamed option, silently."""
+    at = _open_page(page, **{key: old})
+    assert not at.exception
+    assert not [w for w in at.warning if key in w.value]
+    assert at.radio(key=key).value == now
+
+
 @pytest.mark.parametrize("other", ["pre", "post"])
 def test_a_links_placement_for_the_other_page_is_used_there(other: str) -> None:
     """QA: the note promised the other page's key "is used when you open that page", and that page

@@ -33,7 +33,7 @@ MEAN, VAR, STD, SS, FULL = (
     "pages/5_full_formula.py",
 )
 AXES, TVI = "pages/6_which_axis.py", "pages/7_train_vs_inference.py"
-UNDO = "Undo the normalization: γ = σ, β = μ"
+UNDO = "Undo for this vector: γ = σ, β = μ"
 ISSUE = "40000, 40001, 40002, 40003"  # μ = 40001.5, which 4 significant digits turn into x₃ = 40002
 
 

@@ -85,7 +85,7 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "γ = σ, β = μ gives one token back",
         "pages/4_scale_shift.py",
-        {"affine_mode": "Undo the normalization: γ = σ, β = μ", "eps": "1e-12"},
+        {"affine_mode": "Undo for this vector: γ = σ, β = μ", "eps": "1e-12"},
         "With γ set to this vector's σ and β to its μ, the output is this vector again (up to ε's "
         "effect, tiny while ε ≪ σ²). But γ and β are shared by every token, and each token has its "
         "own μ and σ: no one choice gives them all back, so each token's own mean and spread are gone "

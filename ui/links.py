@@ -159,9 +159,20 @@ def _read_range(text: str, w: Range) -> _Read:
     return snapped, f"is not on the slider's steps of {url_number(w.step)}", "the nearest step, "
 
 
+# Option texts the lab once showed, and what they are called now: a link written then still opens
+# the view it meant. A label is renamed when it said something untrue (LLaMA uses RMSNorm; γ = σ,
+# β = μ undoes the normalization for one vector, not for every token).
+RENAMED = {
+    "Undo the normalization: γ = σ, β = μ": "Undo for this vector: γ = σ, β = μ",
+    "pre-LN: before the sublayer (GPT-2, LLaMA)": "pre-LN: before the sublayer (GPT-2)",
+}
+
+
 def _read_words(text: str, w: Words) -> _Read:
     if text in w.options:
         return text, None, ""
+    if RENAMED.get(text) in w.options:
+        return RENAMED[text], None, ""
     folded = " ".join(text.split()).casefold()
     for option in w.options:
         if " ".join(option.split()).casefold() == folded:

@@ -65,7 +65,7 @@ EPS_CHOICES = [float(f"{m}e{k}") for k in range(-12, 0) for m in (1, 2, 5)] + [1
 AFFINE_MODES = [
     "Same γ, β for every feature",
     "Per feature (edit on Scale & shift)",
-    "Undo the normalization: γ = σ, β = μ",
+    "Undo for this vector: γ = σ, β = μ",
     "MiniLM's learned γ, β",
 ]
 DEFAULT_TEXT = "1, 2, 3, 4"

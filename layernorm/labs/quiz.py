@@ -300,7 +300,7 @@ def _undo(rng: np.random.Generator) -> Question:
         "back into itself: its own mean and spread are gone. So the scale and shift cannot undo the "
         "normalization for every token at once. (A pre-LN transformer keeps each token's own scale in its residual "
         "stream, which its LayerNorms only read.)",
-        _link("/scale_shift", **_typed(x), affine_mode="Undo the normalization: γ = σ, β = μ", eps="1e-12"),
+        _link("/scale_shift", **_typed(x), affine_mode="Undo for this vector: γ = σ, β = μ", eps="1e-12"),
     )  # fmt: skip
 
 

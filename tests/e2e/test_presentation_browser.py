@@ -222,7 +222,7 @@ def test_no_number_label_or_formula_is_cut_on_a_projector(lab: Lab, size: dict[s
     """Found in sweeps of every page: on a 1280 px projector, presentation mode's larger metric values
     were cut with an ellipsis ("2.070e−0…" on Invariances, "0 (to roun…" on Gradients); at 1024×768
     with the sidebar open, without presentation mode, so were values ("0.99996…" on Standardize),
-    metric labels ("LayerNorm moved…") and control labels ("Undo the normalization: γ = σ, β…"), and
+    metric labels ("LayerNorm moved…") and control labels ("Undo for this vector: γ = σ, β…"), and
     eight displayed formulas ran past the column (Precision's float32 line lost its result). Values
     now shrink to their column, values and labels wrap at spaces, and formulas are drawn smaller."""
     lab.page.set_viewport_size(size)

@@ -79,7 +79,7 @@ SOURCES = ["Preset", "Type numbers", "Edit a table", "Upload a file", "Real toke
 AFFINE_MODES = [
     "Same γ, β for every feature",
     "Per feature (edit on Scale & shift)",
-    "Undo the normalization: γ = σ, β = μ",
+    "Undo for this vector: γ = σ, β = μ",
     "MiniLM's learned γ, β",
 ]
 DEFAULT_VECTOR = (1.0, 2.0, 3.0, 4.0)
