@@ -54,7 +54,7 @@ page.header(
     "Type anything. The lab splits it into word-pieces and runs all-MiniLM-L6-v2 — 6 transformer layers, "
     "13 LayerNorms — on it right here, with every LayerNorm computed by the lab's own core. Then change "
     "what stands at those 13 places: remove LayerNorm, swap in RMSNorm, give it another ε, or let it pool "
-    "statistics over the batch like BatchNorm, and watch the activations and the sentence's meaning move.",
+    "statistics over the batch like BatchNorm, and watch how far the activations and the sentence's meaning move.",
 )
 st.latex(
     r"h \leftarrow \mathrm{LN}\big(h + \mathrm{Attention}(h)\big),\qquad h \leftarrow \mathrm{LN}\big(h + \mathrm{FFN}(h)\big)"
@@ -66,7 +66,8 @@ try:
 except (WeightsMissingError, OSError, ValueError) as exc:
     live = False
     st.warning(
-        f"The live model is not available ({exc}). This page shows the 7 recorded sentences instead; "
+        f"The live model is not available ({exc}). This page shows the {recording().n_sentences} recorded "
+        "sentences instead; "
         "the interventions need the live model.",
         icon=":material/cloud_off:",
     )
@@ -174,7 +175,7 @@ def token_section(sentences: tuple[str, ...], pieces: list[list[str]], base: ber
     m1.metric("μ entering this site", fmt(mu[site]))
     m2.metric("σ entering this site", fmt(sigma[site]))
     m3.metric(
-        "largest |x| (its outlier feature)",
+        "largest |x| among its features",
         fmt(abs(values[0])),
         help=f"feature {int(marks[0])}: {fmt(values[0])}",
     )
@@ -299,8 +300,9 @@ def change_section(sentences: tuple[str, ...], base: bert.ForwardResult) -> None
             cols[-1].caption("Add a second sentence to see how their similarity moves.")
         if change.kind == "batch":
             st.caption(
-                f"BatchNorm pooled each feature over the real tokens of your sentence(s) and the {len(mates)} recorded "
-                "ones: change a batch-mate and your sentence's numbers change. LayerNorm never looks outside the token."
+                f"BatchNorm pooled each feature {'at every site' if where == 'every site' else 'at ' + labels[one]} "
+                f"over the real tokens of your sentence(s) and the {len(mates)} recorded ones: change a batch-mate "
+                "and your sentence's numbers change. LayerNorm never looks outside the token."
             )
 
 
@@ -308,20 +310,29 @@ change_section(sentences, base)
 
 page.notice(
     [
-        "Follow σ across the 13 sites: before each LayerNorm it is whatever the residual sum made it; after, every "
-        "token starts the next block at a comparable scale.",
-        "Remove LayerNorm everywhere: the residual stream grows layer after layer and the embedding turns into "
-        "something else — the weights were trained for normalized inputs.",
-        "RMSNorm skips the centring; on this model the means are small, so the meaning mostly survives. "
+        "Follow σ across the 13 sites: before each LayerNorm it is whatever the sum before it made it; the "
+        "LayerNorm divides every token by its own σ, so whatever σ a token brings, it leaves as an x̂ of σ ≈ 1 "
+        "under the same γ and β as every other token.",
+        "Remove LayerNorm everywhere and compare the two curves: nothing divides the residual stream by its "
+        "size any more, so every later layer gets inputs unlike the normalized ones its weights were trained "
+        "on. 'meaning kept' (1 = unchanged) says how far that moved your sentence.",
+        "RMSNorm, as set here, skips the centring and drops β (it keeps γ): compare μ with σ in section 1 to "
+        "see how much centring there is to skip, and read 'meaning kept' for what the two together cost. "
         "BatchNorm instead makes your sentence depend on the sentences next to it.",
     ]
 )
 page.predict_then_reveal(
     "ys_q",
     "You remove only the very first LayerNorm (Embeddings LN). What happens to the rest of the network?",
-    ["Nothing: the later LayerNorms fix it", "The embedding changes a lot", "The model crashes with NaN"],
+    [
+        "Nothing: the later LayerNorms fix it",
+        "The sentence embedding changes: the later LayerNorms cannot undo it",
+        "The model crashes with NaN",
+    ],
     1,
     "The later LayerNorms rescale every token, but the first attention layer already saw unnormalized inputs "
-    "its weights were not trained for. Try it: 'one site', Embeddings LN, 'Remove it'.",
+    "its weights were not trained for, and what it added stays in the residual stream: rescaling a token "
+    "does not take it out again. Try it: 'one site', Embeddings LN, 'Remove it', and read 'meaning kept' "
+    "(1 = unchanged).",
 )
 page.show_source(bert.forward, bert._normalize_site)

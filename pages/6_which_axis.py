@@ -12,7 +12,7 @@ import layernorm as ln
 from layernorm.labs import lenses as L
 from ui import charts_axes, controls, page, plot
 from ui.state import page_fragment, recording
-from ui.text import digits_to_separate, fmt, fmt_zero, rounding_noise
+from ui.text import digits_to_separate, fmt, fmt_zero, is_rounding_zero, rounding_noise
 
 SOURCES = ["Seeded random batch", "Real MiniLM batch (padded)"]
 PRESETS: dict[str, tuple[int, int, int]] = {
@@ -70,6 +70,22 @@ def _identities(source: str, b: int, t: int, d: int, seed: int, site: int) -> tu
     x = _tensor(source, b, t, d, seed, site)
     k = max(1, min(b, 2**18 // (t * d)))  # at most ~262k values (or one sequence): ~0.1 s
     return L.identity_gaps(x[:k], eps=EPS), k
+
+
+def identities_verdict(gaps: list[float], scale: float) -> str:
+    """What the identities' differences are, read from their sizes (``scale``: the largest possible |x̂|)."""
+    largest = max(gaps)
+    if largest == 0:
+        return "the two sides agree exactly, bit for bit."
+    if all(g == 0 or is_rounding_zero(g, scale) for g in gaps):
+        return (
+            f"the largest difference, {fmt(largest, 2)}, is float64 rounding (each value is rounded to "
+            "steps of 2⁻⁵² ≈ 2.2e−16 of its size), not approximation."
+        )
+    return (
+        f"the largest difference, {fmt(largest, 2)}, is more than float64 rounding of values this size "
+        "would leave."
+    )
 
 
 # The page's controls rerun only this part (a fragment), not app.py and the sidebar.
@@ -302,8 +318,8 @@ def body() -> None:
         )
         st.caption(
             f"Computed on the first {k} of {b_n} sequence(s) with the core functions on both sides; "
-            "any difference is float64 rounding (about 1e-16), not approximation. For GroupNorm and "
-            "InstanceNorm the features are the channels C and the tokens the positions L."
+            + identities_verdict(list(gaps.values()), math.sqrt(t_n * d))
+            + " For GroupNorm and InstanceNorm the features are the channels C and the tokens the positions L."
         )
 
 

@@ -153,9 +153,10 @@ page.notice(
         "Raise the init scale above 1: without LayerNorm the activations grow layer by layer before training "
         "even starts, while LayerNorm resets the scale at every hidden layer. Compare the two 'stable up to' "
         "metrics at each init scale.",
-        "Where it does not help: at init scale 1 (a carefully tuned start) LayerNorm does not survive a larger "
-        "learning rate here. And the output layer is not normalized, so LayerNorm can widen the safe range but "
-        "not remove the limit: 'rates where both diverge' counts the rates that break both networks.",
+        "Where it does not help: at init scale 1 (a carefully tuned start) LayerNorm survives hardly any larger "
+        "learning rate here, at most one step of the grid. And the output layer is not normalized, so LayerNorm "
+        "can widen the safe range but not remove the limit: 'rates where both diverge' counts the rates that "
+        "break both networks.",
         "At the smallest learning rates the unnormalized network can even be *ahead*: LayerNorm makes each layer "
         "blind to the size of its weights, so large weights learn slowly.",
     ]
@@ -163,10 +164,11 @@ page.notice(
 page.predict_then_reveal(
     "lr_q",
     "Set the init scale to 1 (He init). With LayerNorm, how much larger a learning rate survives?",
-    ["About 10× larger", "None larger: the same or smaller", "Any learning rate"],
+    ["About 10× larger", "Hardly any: none, or at most one step of the grid (√10×)", "Any learning rate"],
     1,
-    "With a well-scaled start this small network survives no larger learning rate with LayerNorm (compare the "
-    "two 'stable up to' metrics): normalization helps most when the scale is off, which in a real, deep, "
-    "changing network it soon is.",
+    "With a well-scaled start this small network survives hardly any larger learning rate with LayerNorm: "
+    "none at almost every setting, one step of the grid at a few (6 hidden layers, width 16, 4 seeds: 0.316 "
+    "against 0.1). Compare the two 'stable up to' metrics: normalization helps most when the scale is off, "
+    "which in a real, deep, changing network it soon is.",
 )
 page.show_source(run_sweep, layer_norm_x_hat, layer_norm_input_grad)

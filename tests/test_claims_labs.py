@@ -183,4 +183,5 @@ def test_learning_rate_notice_names_no_fixed_rates() -> None:
     text = _text(at)
     assert "LayerNorm trains the same network up to 0.1" not in text
     assert "above about 0.3 both diverge whatever the init" not in text
-    assert "None larger: the same or smaller" in " ".join(str(r.options) for r in at.radio)
+    options = " ".join(str(r.options) for r in at.radio)
+    assert "Hardly any: none, or at most one step of the grid (√10×)" in options

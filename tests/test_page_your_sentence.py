@@ -57,7 +57,7 @@ def test_token_statistics_come_from_the_core(at: AppTest, model) -> None:  # typ
         shown = _metrics(at)
         assert shown["μ entering this site"] == fmt(mu[site])
         assert shown["σ entering this site"] == fmt(sigma[site])
-        assert shown["largest |x| (its outlier feature)"] == fmt(float(np.max(np.abs(x))))
+        assert shown["largest |x| among its features"] == fmt(float(np.max(np.abs(x))))
 
 
 @pytest.mark.parametrize("kind", ["none", "rms", "batch"])

@@ -6,7 +6,8 @@ an activation, optionally a residual connection, and optionally a normalization:
 
 - no residual:            ``h' = act(Norm(h @ W))``  (normalize before the activation)
 - residual, post-norm:    ``h' = Norm(h + act(h @ W))``  (after the add, as in BERT)
-- residual, pre-norm:     ``h' = h + act(Norm(h) @ W)``  (before the sublayer, GPT-2, LLaMA)
+- residual, pre-norm:     ``h' = h + act(Norm(h) @ W)``  (before the sublayer, as in GPT-2; LLaMA places
+  RMSNorm, not LayerNorm, there)
 
 Then one backward pass of the loss ``sum(h_L * r) / N`` (``r`` a fixed random
 direction) gives ``dL/dh_l`` and ``dL/dW_l`` for every layer, using
