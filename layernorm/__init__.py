@@ -4,6 +4,7 @@ Pure functions over float64 statistics; no Streamlit, no Plotly. See
 :mod:`layernorm.core` for the letters used in shapes (N, T, d, C).
 """
 
+from layernorm._checks import ResultRangeError
 from layernorm.backward import (
     JacobianNormCurve,
     LayerNormBackwardTerms,
@@ -91,6 +92,7 @@ __all__ = [
     "NormalizedCloud",
     "PrecisionSweep",
     "RecipeComparison",
+    "ResultRangeError",
     "VectorFromFile",
     "ZeroVarianceError",
     "batch_norm_backward",

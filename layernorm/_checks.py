@@ -7,7 +7,12 @@ inputs with the same messages.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import functools
+import inspect
+import math
+from collections.abc import Callable, Sequence
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -82,3 +87,107 @@ def check_param(p: ArrayLike | None, name: str, shape: tuple[int, ...], what: st
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinity")
     return arr
+
+
+FLOAT64_MAX = float(np.finfo(np.float64).max)
+
+
+class ResultRangeError(ValueError):
+    """A result of finite input does not fit in a float64 (its size would pass about 1.8e308).
+
+    The core refuses instead of returning ``inf`` or ``NaN`` that nobody asked for; the
+    message names the function, the result, the input's largest size and the limit.
+    Scaling the input down (or choosing smaller ``gamma``, ``eps``, ``dy``) gives a result
+    that fits. Source: this project.
+    """
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _non_finite(value: object, name: str, depth: int = 0, allow: tuple[str, ...] = ()) -> str | None:
+    """The name of the first part of ``value`` that is a float and not finite, else None.
+
+    Fields named in ``allow`` are skipped (a documented ``inf``, such as "no limit").
+    """
+    if name.rpartition(".")[2] in allow:
+        return None
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "fc" and not np.isfinite(value).all():
+            return name
+        return None
+    if isinstance(value, (float, np.floating)):
+        return None if math.isfinite(value) else name
+    if depth > 2:
+        return None
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            bad = _non_finite(getattr(value, f.name), f"{name}.{f.name}", depth + 1, allow)
+            if bad:
+                return bad
+    elif isinstance(value, (tuple, list)):
+        for i, v in enumerate(value):
+            bad = _non_finite(v, f"{name}[{i}]", depth + 1, allow)
+            if bad:
+                return bad
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            bad = _non_finite(v, f"{name}[{k!r}]", depth + 1, allow)
+            if bad:
+                return bad
+    return None
+
+
+def _largest(value: object) -> float | None:
+    """The largest ``|value|`` of a numeric argument, or None for anything else."""
+    if isinstance(value, (bool, str, bytes)) or value is None:
+        return None
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    if arr.dtype.kind not in "iuf" or arr.size == 0:
+        return None
+    with np.errstate(over="ignore"):
+        return float(np.max(np.abs(arr.astype(np.float64))))
+
+
+def finite_results(
+    *names: str, allow: tuple[str, ...] = ()
+) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Make a public function raise :class:`ResultRangeError` rather than return inf or NaN.
+
+    The function runs with NumPy's overflow and invalid-value warnings off, then every float
+    in its result (arrays, floats, and the fields of a tuple, dataclass or dict) is checked.
+    ``names`` name the parts of a tuple result, for the message; ``allow`` names result fields
+    whose ``inf`` the function documents (a meaning, not an overflow).
+    """
+
+    def wrap(func: Callable[_P, _R]) -> Callable[_P, _R]:
+        signature = inspect.signature(func)
+
+        @functools.wraps(func)
+        def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                result = func(*args, **kwargs)
+            if isinstance(result, tuple) and len(names) == len(result):
+                bad = next(
+                    (b for n, v in zip(names, result, strict=True) if (b := _non_finite(v, n, 0, allow))),
+                    None,
+                )
+            else:
+                bad = _non_finite(result, "the result", 0, allow)
+            if bad is None:
+                return result
+            bound = signature.bind(*args, **kwargs)
+            sizes = [(k, _largest(v)) for k, v in bound.arguments.items()]
+            inputs = ", ".join(f"largest |{k}| = {m:.4g}" for k, m in sizes if m is not None)
+            raise ResultRangeError(
+                f"{func.__name__}: {bad} does not fit in a float64 (the largest is {FLOAT64_MAX:.4g}) "
+                f"for this input ({inputs or 'see the arguments'}); scale the input down"
+            )
+
+        return checked
+
+    return wrap

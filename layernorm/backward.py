@@ -26,15 +26,15 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from layernorm._checks import F64, as_float64, check_eps, check_param
+from layernorm._checks import F64, as_float64, check_eps, check_param, finite_results
 from layernorm.core import (
     DEFAULT_EPS,
     LayerNormSteps,
     _as_exact,
     _center_rows,
     _check_divisor,
+    _layer_norm_steps_unchecked,
     _spread_rows,
-    layer_norm_steps,
 )
 
 
@@ -68,6 +68,7 @@ def _input_grad(g: F64, x_hat: F64, std: F64, *, centre: bool) -> F64:
     return dx
 
 
+@finite_results("dx", "dgamma", "dbeta")
 def layer_norm_backward(
     x: ArrayLike, gamma: ArrayLike | None, dy: ArrayLike, *, eps: float = DEFAULT_EPS
 ) -> tuple[F64, F64, F64]:
@@ -101,6 +102,9 @@ def layer_norm_backward(
         Shapes that do not match, NaN/inf, ``eps`` negative.
     ZeroVarianceError
         A constant row with ``eps == 0`` (the forward pass is 0/0 there).
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -112,7 +116,7 @@ def layer_norm_backward(
     x64 = _as_exact(x)  # 64-bit integers stay integers: their mean is exact
     if x64.ndim == 0:
         raise ValueError(f"layer_norm_backward needs x of shape (..., d), got shape {x64.shape}")
-    return layer_norm_backward_from_steps(layer_norm_steps(x64, gamma, eps=eps), dy)
+    return layer_norm_backward_from_steps(_layer_norm_steps_unchecked(x64, gamma, eps=eps), dy)
 
 
 def layer_norm_backward_from_steps(steps: LayerNormSteps, dy: ArrayLike) -> tuple[F64, F64, F64]:
@@ -161,6 +165,7 @@ def layer_norm_backward_from_steps(steps: LayerNormSteps, dy: ArrayLike) -> tupl
     return dx.reshape(shape), np.sum(dy2 * x_hat, axis=0), np.sum(dy2, axis=0)
 
 
+@finite_results()
 def layer_norm_input_grad(x_hat: F64, std: F64, dy: F64) -> F64:
     """``dL/dx`` of a LayerNorm without ``gamma``/``beta``, from its forward's ``x_hat`` and divisor.
 
@@ -179,7 +184,7 @@ def layer_norm_input_grad(x_hat: F64, std: F64, dy: F64) -> F64:
     dx : (..., d) ndarray of float64
         ``(dy - mean(dy) - x_hat * mean(dy * x_hat)) / std`` (loss units per unit of ``x``), each
         row summing to 0 (to rounding): bit for bit ``layer_norm_backward_from_steps(steps, dy)[0]`` for
-        ``steps = layer_norm_steps(x, eps=eps)`` with the default ``gamma`` of ones.
+        ``steps = _layer_norm_steps_unchecked(x, eps=eps)`` with the default ``gamma`` of ones.
         An entry beyond float64's range (about 1.8e308) is ±inf, as IEEE rounding and PyTorch give it;
         with eps = 0 that happens once a row's spread falls below about 1e-308.
 
@@ -188,6 +193,9 @@ def layer_norm_input_grad(x_hat: F64, std: F64, dy: F64) -> F64:
     ValueError
         Shapes that do not match. ``dy`` is not checked for NaN or infinity (a training
         loop checks its loss instead); a non-finite ``dy`` gives a non-finite ``dx``.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -206,6 +214,7 @@ def layer_norm_input_grad(x_hat: F64, std: F64, dy: F64) -> F64:
     return dx.reshape(x_hat.shape)
 
 
+@finite_results("dx", "dgamma")
 def rms_norm_backward(
     x: ArrayLike, gamma: ArrayLike | None, dy: ArrayLike, *, eps: float = DEFAULT_EPS
 ) -> tuple[F64, F64]:
@@ -237,6 +246,9 @@ def rms_norm_backward(
         Shapes that do not match, NaN/inf, ``eps`` negative.
     ZeroVarianceError
         An all-zero row with ``eps == 0``.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -256,6 +268,7 @@ def rms_norm_backward(
     return dx.reshape(shape), np.sum(dy2 * x_hat, axis=0)
 
 
+@finite_results("dx", "dgamma", "dbeta")
 def batch_norm_backward(
     x: ArrayLike, gamma: ArrayLike | None, dy: ArrayLike, *, eps: float = DEFAULT_EPS
 ) -> tuple[F64, F64, F64]:
@@ -284,6 +297,9 @@ def batch_norm_backward(
     ------
     ValueError
         ``x`` not (N, C, ...), one value per channel, shapes that do not match, NaN/inf.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -319,6 +335,7 @@ def batch_norm_backward(
 # --- the Jacobian and the terms of the backward pass, for the gradients lesson -----------------
 
 
+@finite_results()
 def layer_norm_jacobian(x: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = DEFAULT_EPS) -> F64:
     """The Jacobian ``J[i, j] = dy_i / dx_j`` of LayerNorm at one vector ``x``.
 
@@ -342,6 +359,9 @@ def layer_norm_jacobian(x: ArrayLike, gamma: ArrayLike | None = None, *, eps: fl
         ``x`` not one finite vector, ``gamma`` of the wrong shape, ``eps`` negative.
     ZeroVarianceError
         ``x`` constant and ``eps == 0``.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -355,7 +375,9 @@ def layer_norm_jacobian(x: ArrayLike, gamma: ArrayLike | None = None, *, eps: fl
     if x64.ndim != 1 or x64.size == 0:
         raise ValueError(f"layer_norm_jacobian needs one vector x of shape (d,), got shape {x64.shape}")
     d = x64.size
-    steps = layer_norm_steps(np.broadcast_to(x64, (d, d)), gamma, eps=eps)  # the same x in every row
+    steps = _layer_norm_steps_unchecked(
+        np.broadcast_to(x64, (d, d)), gamma, eps=eps
+    )  # the same x in every row
     jac, _, _ = layer_norm_backward_from_steps(steps, np.eye(d))  # row i: upstream gradient e_i
     return jac
 
@@ -440,6 +462,7 @@ class LayerNormJacobian:
         return float(np.max(np.abs(self.j_x_hat - self.j_x_hat_expected)))
 
 
+@finite_results()
 def layer_norm_jacobian_facts(
     x: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = DEFAULT_EPS
 ) -> LayerNormJacobian:
@@ -459,6 +482,9 @@ def layer_norm_jacobian_facts(
     ------
     ValueError, ZeroVarianceError
         As :func:`layer_norm_jacobian`.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -466,7 +492,7 @@ def layer_norm_jacobian_facts(
     Source: Ba, Kiros & Hinton (2016); this project (the identities, derived from the closed form).
     """
     jac = layer_norm_jacobian(x, gamma, eps=eps)
-    steps = layer_norm_steps(as_float64(x), gamma, eps=eps)
+    steps = _layer_norm_steps_unchecked(as_float64(x), gamma, eps=eps)
     std = float(steps.std)
     x_hat, gam = np.array(steps.x_hat), np.array(steps.gamma)
     return LayerNormJacobian(
@@ -552,6 +578,7 @@ class LayerNormBackwardTerms:
         return self.eps / self.std / self.std
 
 
+@finite_results()
 def layer_norm_backward_terms(
     x: ArrayLike, gamma: ArrayLike | None, dy: ArrayLike, *, eps: float = DEFAULT_EPS
 ) -> LayerNormBackwardTerms:
@@ -578,6 +605,9 @@ def layer_norm_backward_terms(
         shape, ``eps`` negative.
     ZeroVarianceError
         ``x`` constant and ``eps == 0``.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -588,7 +618,7 @@ def layer_norm_backward_terms(
     x64 = as_float64(x)
     if x64.ndim != 1 or x64.size == 0:
         raise ValueError(f"layer_norm_backward_terms needs one vector x of shape (d,), got {x64.shape}")
-    steps = layer_norm_steps(x64, gamma, eps=eps)
+    steps = _layer_norm_steps_unchecked(x64, gamma, eps=eps)
     dy64 = _upstream(dy, x64.shape)
     dx, _, _ = layer_norm_backward_from_steps(steps, dy64)
     std = float(steps.std)
@@ -633,6 +663,7 @@ class JacobianNormCurve:
     ceiling: F64
 
 
+@finite_results(allow=("ceiling",))  # ceiling is inf at eps = 0, as documented
 def layer_norm_jacobian_norm_vs_eps(x: ArrayLike, eps: ArrayLike) -> JacobianNormCurve:
     """How much LayerNorm (gamma = 1) can amplify a small change of ``x``, for every ``eps`` given.
 
@@ -653,6 +684,9 @@ def layer_norm_jacobian_norm_vs_eps(x: ArrayLike, eps: ArrayLike) -> JacobianNor
         ``x`` not one finite vector, ``eps`` not a 1-D array of finite numbers >= 0.
     ZeroVarianceError
         ``x`` constant and an ``eps`` of 0.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from layernorm._checks import F64, check_eps, check_param
+from layernorm._checks import F64, check_eps, check_param, finite_results
 from layernorm.core import DEFAULT_EPS, _as_exact, _center_rows, _check_divisor, _spread_rows, _subtract
 
 DEFAULT_MOMENTUM = 0.1
@@ -31,6 +31,7 @@ def _channel_shape(x64: NDArray[Any]) -> tuple[int, tuple[int, ...]]:
     return c, (1, c) + (1,) * (x64.ndim - 2)
 
 
+@finite_results("y", "new_running_mean", "new_running_var")
 def batch_norm_train(
     x: ArrayLike,
     gamma: ArrayLike | None,
@@ -71,6 +72,9 @@ def batch_norm_train(
         Shape mismatches, bad ``momentum``/``eps``, NaN/inf, or only one value
         per channel (``n = 1``: the unbiased variance is 0/0), with PyTorch's
         message "Expected more than 1 value per channel when training".
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -104,6 +108,7 @@ def batch_norm_train(
     return y, new_running_mean, new_running_var
 
 
+@finite_results()
 def batch_norm_eval(
     x: ArrayLike,
     gamma: ArrayLike | None,
@@ -135,6 +140,9 @@ def batch_norm_eval(
         Shape mismatches, a negative running variance, NaN/inf, bad ``eps``.
     ZeroVarianceError
         ``running_var + eps`` is 0 for some channel.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----

@@ -28,7 +28,7 @@ Functions that deliberately show a *wrong* recipe live in :mod:`layernorm.varian
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +36,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from layernorm._accurate import _HUGE, _SPLIT, _U, _exact_row_sums, _ms, row_means
-from layernorm._checks import F64, as_float64, check_eps, check_param, normalize_axes
+from layernorm._checks import (
+    F64,
+    ResultRangeError,
+    as_float64,
+    check_eps,
+    check_param,
+    finite_results,
+    normalize_axes,
+)
 
 Axis = int | Sequence[int]
 DEFAULT_EPS = 1e-5
@@ -131,7 +139,10 @@ def _center_rows(x2: NDArray[Any], out: F64 | None = None, scratch: F64 | None =
     if top >= 2.0**1022:  # only then can x - mu overflow
         with np.errstate(over="ignore"):
             if not (np.isfinite(xmax - mu).all() and np.isfinite(mu - xmin).all()):
-                raise ValueError("x has values too large to subtract in float64 (|x| above about 1e307)")
+                raise ResultRangeError(
+                    "x - mean(x) does not fit in a float64 (the largest is 1.798e+308) for this x "
+                    f"(largest |x| = {top:.4g}); scale x down"
+                )
     np.subtract(x64, mu[:, None], out=centered)
     if r is not None:
         _correct(centered, r, bound)
@@ -309,6 +320,7 @@ def _check_divisor(std: F64, first_row: int = 0) -> None:
         )
 
 
+@finite_results()
 def mean(x: ArrayLike, axis: Axis = -1) -> F64:
     """Arithmetic mean ``mu = (1/d) * sum_i x_i`` over ``axis``, in float64.
 
@@ -329,6 +341,9 @@ def mean(x: ArrayLike, axis: Axis = -1) -> F64:
     ValueError
         ``x`` is a scalar, not numeric, contains NaN/inf, ``axis`` is out of range,
         or the reduced axes are empty.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -343,6 +358,7 @@ def mean(x: ArrayLike, axis: Axis = -1) -> F64:
     return mu.reshape(batch_shape)
 
 
+@finite_results()
 def variance(x: ArrayLike, axis: Axis = -1, *, ddof: int = 0) -> F64:
     """Variance ``sum_i (x_i - mu)**2 / (d - ddof)`` over ``axis``, two-pass, in float64.
 
@@ -367,6 +383,9 @@ def variance(x: ArrayLike, axis: Axis = -1, *, ddof: int = 0) -> F64:
     ValueError
         As :func:`mean`; also ``ddof`` not 0 or 1, or ``ddof=1`` with ``d = 1``
         (the sample variance of one number is 0/0).
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -387,6 +406,7 @@ def variance(x: ArrayLike, axis: Axis = -1, *, ddof: int = 0) -> F64:
     return result
 
 
+@finite_results()
 def std(x: ArrayLike, axis: Axis = -1) -> F64:
     """Population standard deviation ``sqrt(sum_i (x_i - mu)**2 / d)`` over ``axis``, in float64.
 
@@ -406,6 +426,9 @@ def std(x: ArrayLike, axis: Axis = -1) -> F64:
     ------
     ValueError
         As :func:`mean`.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -418,6 +441,7 @@ def std(x: ArrayLike, axis: Axis = -1) -> F64:
     return result
 
 
+@finite_results()
 def standardize(x: ArrayLike, *, eps: float = DEFAULT_EPS, axis: Axis = -1) -> F64:
     """``x_hat = (x - mu) / sqrt(var + eps)`` over the trailing ``axis``.
 
@@ -440,14 +464,18 @@ def standardize(x: ArrayLike, *, eps: float = DEFAULT_EPS, axis: Axis = -1) -> F
         Bad ``x``/``axis`` (see :func:`mean`), ``eps`` negative or not finite.
     ZeroVarianceError
         A row is constant and ``eps == 0``.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
     Source: Ba, Kiros & Hinton (2016), eq. 4 with PyTorch's ``eps``.
     """
-    return layer_norm_steps(x, eps=eps, axis=axis).x_hat
+    return layer_norm(x, eps=eps, axis=axis)  # gamma = 1, beta = 0 are skipped: the bits of x_hat
 
 
+@finite_results()
 def scale_shift(
     x_hat: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None, *, axis: Axis = -1
 ) -> F64:
@@ -472,6 +500,9 @@ def scale_shift(
     ------
     ValueError
         ``gamma``/``beta`` of the wrong shape or not finite.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -486,6 +517,7 @@ def scale_shift(
     return g * xh + b
 
 
+@finite_results()
 def layer_norm(
     x: ArrayLike,
     gamma: ArrayLike | None = None,
@@ -520,6 +552,9 @@ def layer_norm(
         ``gamma``/``beta`` of the wrong shape; ``eps`` negative.
     ZeroVarianceError
         A row is constant and ``eps == 0`` (0/0).
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -677,6 +712,7 @@ class LayerNormSteps:
         return np.square(self.sigma / self.std)
 
 
+@finite_results()
 def layer_norm_steps(
     x: ArrayLike,
     gamma: ArrayLike | None = None,
@@ -716,6 +752,9 @@ def layer_norm_steps(
         finite; ``eps`` negative or not finite.
     ZeroVarianceError
         A row is constant and ``eps == 0`` (0/0).
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -751,6 +790,12 @@ def layer_norm_steps(
     return LayerNormSteps(**frozen, eps=eps, d=x2.shape[1])
 
 
+# The steps without the range check on their own fields, for callers that check their own
+# results (a backward pass needs sigma and x_hat, which fit, where var may not).
+_layer_norm_steps_unchecked: Callable[..., LayerNormSteps] = layer_norm_steps.__wrapped__  # type: ignore[attr-defined]
+
+
+@finite_results("x_hat", "std")
 def layer_norm_x_hat(x: F64, *, eps: float = DEFAULT_EPS) -> tuple[F64, F64]:
     """LayerNorm's forward for a training loop: ``x_hat`` and the divisor of each row.
 
@@ -778,6 +823,9 @@ def layer_norm_x_hat(x: F64, *, eps: float = DEFAULT_EPS) -> tuple[F64, F64]:
         ``eps`` negative or not finite.
     ZeroVarianceError
         A row is constant and ``eps == 0`` (0/0).
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -800,6 +848,7 @@ def layer_norm_x_hat(x: F64, *, eps: float = DEFAULT_EPS) -> tuple[F64, F64]:
     return x_hat.reshape(x.shape), std.reshape(*x.shape[:-1], 1)
 
 
+@finite_results()
 def max_abs_diff(a: ArrayLike, b: ArrayLike) -> float:
     """Largest ``|a - b|`` over all elements, in float64 (how far two results disagree).
 
@@ -816,6 +865,9 @@ def max_abs_diff(a: ArrayLike, b: ArrayLike) -> float:
     ------
     ValueError
         Shapes differ.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----

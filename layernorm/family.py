@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from layernorm._checks import F64, check_eps, check_param
+from layernorm._checks import F64, check_eps, check_param, finite_results
 from layernorm.core import DEFAULT_EPS, Axis, _as_exact, _check_divisor, _rows, _spread_rows, layer_norm
 
 
@@ -26,6 +26,7 @@ def _check_nc(x64: NDArray[Any], what: str) -> None:
         raise ValueError(f"{what} expects x of shape (N, C, ...), got shape {x64.shape}")
 
 
+@finite_results()
 def group_norm(
     x: ArrayLike,
     num_groups: int,
@@ -55,6 +56,9 @@ def group_norm(
         ``num_groups`` < 1 or not dividing ``C``; shapes; NaN/inf; ``eps`` < 0.
     ZeroVarianceError
         A constant group with ``eps == 0``.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -78,6 +82,7 @@ def group_norm(
     return g.reshape(bshape) * x_hat + b.reshape(bshape)
 
 
+@finite_results()
 def instance_norm(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
     """Instance Normalization: each sample's channel over its own positions, no affine.
 
@@ -97,6 +102,9 @@ def instance_norm(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
         ``x`` with fewer than 3 axes; NaN/inf; ``eps`` < 0.
     ZeroVarianceError
         A constant channel with ``eps == 0``.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -109,6 +117,7 @@ def instance_norm(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
     return layer_norm(x64, eps=eps, axis=tuple(range(2, x64.ndim)))
 
 
+@finite_results()
 def rms_norm(
     x: ArrayLike,
     gamma: ArrayLike | None = None,
@@ -139,6 +148,9 @@ def rms_norm(
         Bad ``x``/``axis``/``gamma``, ``eps`` < 0.
     ZeroVarianceError
         An all-zero row with ``eps == 0``.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----

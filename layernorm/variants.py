@@ -13,13 +13,14 @@ eps inside or outside the square root) are :func:`layernorm.standardize` (the st
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from layernorm._checks import F64, as_float64, check_eps
+from layernorm._checks import F64, ResultRangeError, as_float64, check_eps, finite_results
 from layernorm.core import (
     DEFAULT_EPS,
     ZeroVarianceError,
@@ -69,6 +70,16 @@ def variance_one_pass(x: ArrayLike, *, dtype: DTypeLike = np.float32) -> F64:
         return np.asarray(ex2 - ex * ex, dtype=np.float64)
 
 
+def _unbiased_root(x64: F64, eps: float) -> F64:
+    """``sqrt(var_unbiased + eps)`` per row, (..., 1); finite where the variance itself is not."""
+    try:
+        root: F64 = np.sqrt(variance(x64, ddof=1) + eps)[..., None]
+    except ResultRangeError:  # var * d / (d - 1) passes float64; its root, from std, does not
+        d = x64.shape[-1]
+        root = np.hypot(std(x64) * math.sqrt(d / (d - 1)), math.sqrt(eps))[..., None]
+    return root
+
+
 def layer_norm_unbiased(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
     """LayerNorm with the *sample* variance (divide by ``d - 1``), last axis, no affine.
 
@@ -94,8 +105,7 @@ def layer_norm_unbiased(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
     eps = check_eps(eps)
     x64 = as_float64(x)
     mu = mean(x64)[..., None]
-    var = variance(x64, ddof=1)[..., None]
-    return (x64 - mu) / np.sqrt(var + eps)
+    return (x64 - mu) / _unbiased_root(x64, eps)
 
 
 def layer_norm_std_plus_eps(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
@@ -125,13 +135,14 @@ def layer_norm_std_plus_eps(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
     eps = check_eps(eps)
     x64 = as_float64(x)
     mu = mean(x64)[..., None]
-    std = np.sqrt(variance(x64, ddof=1))[..., None]
-    return (x64 - mu) / (std + eps)
+    y: F64 = (x64 - mu) / (_unbiased_root(x64, 0.0) + eps)
+    return y
 
 
 # --- the four recipes of the "Estimators and ε" lesson, and RMSNorm's two -----------------------
 
 
+@finite_results()
 def layer_norm_eps_outside(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
     """LayerNorm with ``eps`` added to the population standard deviation: ``(x - mu) / (sigma + eps)``.
 
@@ -155,6 +166,9 @@ def layer_norm_eps_outside(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
         Bad ``eps`` or ``x`` (see :func:`layernorm.mean`).
     ZeroVarianceError
         A constant row with ``eps == 0`` (0/0).
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -170,6 +184,7 @@ def layer_norm_eps_outside(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
     return (x64 - mu) / divisor
 
 
+@finite_results()
 def rms_norm_eps_outside(x: ArrayLike, *, eps: float = 1e-8) -> F64:
     """RMSNorm with ``eps`` added to the root mean square: ``x / (rms + eps)``, last axis, no gamma.
 
@@ -190,6 +205,9 @@ def rms_norm_eps_outside(x: ArrayLike, *, eps: float = 1e-8) -> F64:
         Bad ``eps`` or ``x``.
     ZeroVarianceError
         An all-zero row with ``eps == 0`` (0/0).
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -296,6 +314,7 @@ def _comparison(x64: F64, standard: F64, variant: F64) -> RecipeComparison:
     )
 
 
+@finite_results()
 def compare_recipe(
     x: ArrayLike,
     *,
@@ -330,6 +349,9 @@ def compare_recipe(
         (the sample variance of one number is 0/0); bad ``eps`` or ``ddof``.
     ZeroVarianceError
         A constant vector with ``eps == 0``.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -342,6 +364,7 @@ def compare_recipe(
     return _comparison(x64, standard, layer_norm_recipe(ddof, eps_inside)(x64, eps=eps))
 
 
+@finite_results()
 def compare_rms_placement(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> RecipeComparison:
     """RMSNorm with eps outside the root (authors' code) beside eps inside (PyTorch, Hugging Face).
 
@@ -362,6 +385,9 @@ def compare_rms_placement(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> RecipeCo
         As :func:`compare_recipe`.
     ZeroVarianceError
         An all-zero vector with ``eps == 0``.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----

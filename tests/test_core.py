@@ -432,11 +432,13 @@ def test_huge_magnitudes() -> None:
     x64 = rng.standard_normal((3, 16)) * 1e300
     _assert_exact(x64, eps=1e-5)
     _assert_exact(np.array([1e308, -1e308, 1.7e308, -1.7e308, 0.0]), eps=1e-5)
-    # the variance is beyond float64 but the divisor std is not
-    s = layer_norm_steps(x64, eps=0)
-    assert np.all(np.isfinite(s.std))
+    # the variance is beyond float64 but the divisor std is not: layer_norm_steps, which returns
+    # the variance, refuses (it returned var = inf); std and layer_norm give their finite values
+    with pytest.raises(ln.ResultRangeError, match=r"layer_norm_steps: the result\.var does not fit"):
+        layer_norm_steps(x64, eps=0)
+    np.testing.assert_array_equal(ln.standardize(x64, eps=0), layer_norm(x64, eps=0))
     np.testing.assert_allclose(
-        s.std,
+        ln.std(x64),
         [math.sqrt(float(exact_var(r.tolist()) / Fraction(10) ** 600)) * 1e300 for r in x64],
         rtol=1e-14,
     )

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import erf
 
+from layernorm._checks import finite_results
 from layernorm.batch import batch_norm_eval
 from layernorm.core import layer_norm, mean, std, variance
 from layernorm.data.activations import MiniLMRecording
@@ -256,6 +257,7 @@ def forward(
     )
 
 
+@finite_results()
 def sentence_embedding(last_hidden: npt.ArrayLike, attention_mask: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """all-MiniLM-L6-v2's sentence embedding: mean over real tokens, then unit length.
 
@@ -273,6 +275,9 @@ def sentence_embedding(last_hidden: npt.ArrayLike, attention_mask: npt.ArrayLike
     ------
     ValueError
         A sentence has no real token, or its mean vector is exactly zero.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -292,6 +297,7 @@ def sentence_embedding(last_hidden: npt.ArrayLike, attention_mask: npt.ArrayLike
     return out
 
 
+@finite_results()
 def cosine(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     """Cosine similarity of two vectors, ``a·b / (|a| |b|)`` (dimensionless, in [−1, 1]).
 
@@ -307,6 +313,9 @@ def cosine(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     ------
     ValueError
         Shapes differ, or a vector is zero.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -495,6 +504,7 @@ def compare(base: ForwardResult, changed: ForwardResult, n_sentences: int) -> Co
     )
 
 
+@finite_results("index", "value")
 def top_features(vector: npt.ArrayLike, k: int = 3) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64]]:
     """The ``k`` features of largest magnitude in one token's vector: its outlier dimensions.
 
@@ -515,6 +525,9 @@ def top_features(vector: npt.ArrayLike, k: int = 3) -> tuple[npt.NDArray[np.intp
     ------
     ValueError
         ``vector`` is not 1-D or ``k`` is not in 1…d.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----

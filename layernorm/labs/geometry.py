@@ -23,13 +23,14 @@ and re-centering of a single case); Zhang & Sennrich (2019) for RMSNorm.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from layernorm._checks import F64, as_float64, check_eps
-from layernorm.core import DEFAULT_EPS, layer_norm, layer_norm_steps, std
+from layernorm._checks import F64, ResultRangeError, as_float64, check_eps, finite_results
+from layernorm.core import DEFAULT_EPS, _layer_norm_steps_unchecked, layer_norm, std
 from layernorm.family import rms_norm
 
 ROUNDING = 2.0**-52  # float64's relative spacing just above 1
@@ -51,7 +52,7 @@ def _moved(x: F64, c: F64, shift: float) -> F64:
         moved: F64 = c[:, None] * x[None, :] + shift  # (k, d)
     if not np.all(np.isfinite(moved)):
         bad = c[~np.all(np.isfinite(moved), axis=1)]
-        raise ValueError(
+        raise ResultRangeError(
             f"c * x + b overflows float64 (|value| above about 1.8e308) for c = {float(bad[0]):g}; "
             "use a smaller c or smaller numbers in x"
         )
@@ -81,7 +82,8 @@ class InvarianceCheck:
     ln_flip_gap : float
         ``max |ln_moved + ln_x|``: 0 when the output only flipped sign (``c < 0``).
     effective_eps : float
-        ``eps / c**2``: the eps the original ``x`` effectively sees (``inf`` when ``c = 0``).
+        ``eps / c**2``: the eps the original ``x`` effectively sees (``inf`` when ``c = 0``, or
+        when ``c`` is so small that ``eps / c**2`` passes float64's largest value, 1.8e308).
     """
 
     c: float
@@ -102,6 +104,7 @@ class InvarianceCheck:
     effective_eps: float
 
 
+@finite_results(allow=("effective_eps",))
 def invariance_check(
     x: ArrayLike,
     c: float,
@@ -137,6 +140,9 @@ def invariance_check(
         ``eps`` negative, ``gamma``/``beta`` of the wrong shape.
     ZeroVarianceError
         ``eps = 0`` and ``x`` or ``c * x + shift`` constant (``c = 0``): 0/0.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -155,7 +161,10 @@ def invariance_check(
     rms = rms_norm(both, eps=eps)
     y = layer_norm(both, gamma, beta, eps=eps)
     with np.errstate(divide="ignore", over="ignore"):
-        effective = float(eps / cf**2) if cf != 0 else float("inf")
+        # c**2 may under- or overflow: eps / c**2 is then inf (beyond any float64) or 0
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            effective = float(np.float64(eps) / np.square(np.float64(cf))) if eps and cf != 0 else math.inf
+        effective = 0.0 if eps == 0 else effective
     return InvarianceCheck(
         c=cf,
         shift=bf,
@@ -205,6 +214,7 @@ class InvarianceCurve:
     rounding: F64
 
 
+@finite_results(allow=("rounding",))  # rounding is NaN, as documented, where c * sigma is 0
 def invariance_curve(
     x: ArrayLike, c: ArrayLike, *, shift: float = 0.0, eps: float = DEFAULT_EPS
 ) -> InvarianceCurve:
@@ -232,6 +242,9 @@ def invariance_curve(
         ``eps`` negative.
     ZeroVarianceError
         ``eps = 0`` and a constant row (``x`` constant, or ``c = 0``).
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -256,6 +269,7 @@ def invariance_curve(
     return InvarianceCurve(c=cs.copy(), shift=bf, eps=eps, ln_gap=ln_gap, rms_gap=rms_gap, rounding=rounding)
 
 
+@finite_results()
 def x_hat_norm_squared(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> tuple[F64, F64]:
     """``||x_hat||**2`` over the last axis, measured and as the identity predicts.
 
@@ -275,6 +289,9 @@ def x_hat_norm_squared(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> tuple[F64, 
     ------
     ValueError, ZeroVarianceError
         As :func:`layernorm.layer_norm_steps`.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -282,7 +299,7 @@ def x_hat_norm_squared(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> tuple[F64, 
     every normalized vector lies on (or, with eps, just inside) the sphere of radius ``sqrt(d)``.
     Source: Ba, Kiros & Hinton (2016), eq. 4.
     """
-    steps = layer_norm_steps(x, eps=eps)
+    steps = _layer_norm_steps_unchecked(x, eps=eps)
     measured: F64 = np.sum(np.square(steps.x_hat), axis=-1)
     expected: F64 = steps.d * steps.x_hat_var_expected
     return measured, expected
@@ -324,6 +341,7 @@ class NormalizedCloud:
         return float(np.min(self.norm_squared)), float(np.max(self.norm_squared))
 
 
+@finite_results()
 def normalized_cloud(
     d: int,
     n: int = 300,
@@ -355,6 +373,9 @@ def normalized_cloud(
     ------
     ValueError
         ``d < 2``, ``n`` outside 1..100 000, ``gamma``/``beta`` of the wrong shape, ``eps`` < 0.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -369,7 +390,7 @@ def normalized_cloud(
     z = rng.standard_normal((int(n), int(d)))
     m = CLOUD_SPREAD * rng.standard_normal((int(n), 1))
     inputs = z + m  # (n, d)
-    steps = layer_norm_steps(inputs, gamma, beta, eps=eps)
+    steps = _layer_norm_steps_unchecked(inputs, gamma, beta, eps=eps)
     measured, _ = x_hat_norm_squared(inputs, eps=eps)
     return NormalizedCloud(
         inputs=inputs,
@@ -389,6 +410,7 @@ _U = np.array([1.0, -1.0, 0.0]) / np.sqrt(2.0)  # orthonormal basis of the plane
 _V = np.array([1.0, 1.0, -2.0]) / np.sqrt(6.0)
 
 
+@finite_results()
 def sphere_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     """Points of the sphere of ``radius`` around 0 on an ``(n, n)`` latitude-longitude grid.
 
@@ -408,6 +430,9 @@ def sphere_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     ------
     ValueError
         ``radius`` negative or not finite, ``n`` < 3.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -421,6 +446,7 @@ def sphere_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     return r * np.sin(theta) * np.cos(phi), r * np.sin(theta) * np.sin(phi), r * np.cos(theta) + 0 * phi
 
 
+@finite_results()
 def sum_zero_disc_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     """A disc of the plane ``x1 + x2 + x3 = 0`` (orthogonal to (1, 1, 1)), centred at 0.
 
@@ -441,6 +467,9 @@ def sum_zero_disc_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     ------
     ValueError
         ``radius`` negative or not finite, ``n`` < 3.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -455,6 +484,7 @@ def sum_zero_disc_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     return pts[..., 0], pts[..., 1], pts[..., 2]
 
 
+@finite_results()
 def sum_zero_circle(radius: float, n: int = 121) -> F64:
     """The circle where the plane ``sum(x) = 0`` meets the sphere of ``radius`` in 3-D.
 
@@ -474,6 +504,9 @@ def sum_zero_circle(radius: float, n: int = 121) -> F64:
     ------
     ValueError
         ``radius`` negative or not finite, ``n`` < 3.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -487,6 +520,7 @@ def sum_zero_circle(radius: float, n: int = 121) -> F64:
     return circle
 
 
+@finite_results()
 def circle_2d(radius: float, n: int = 121) -> F64:
     """The circle of ``radius`` around 0 in the plane: the "sphere" of ``d = 2``.
 
@@ -505,6 +539,9 @@ def circle_2d(radius: float, n: int = 121) -> F64:
     ------
     ValueError
         ``radius`` negative or not finite, ``n`` < 3.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -517,6 +554,7 @@ def circle_2d(radius: float, n: int = 121) -> F64:
     return np.stack([r * np.cos(t), r * np.sin(t)], axis=1)
 
 
+@finite_results()
 def sum_zero_line(half_length: float) -> F64:
     """The segment of the line ``x1 + x2 = 0`` from ``(-h, h)`` to ``(h, -h)``: the "plane" of ``d = 2``.
 
@@ -533,6 +571,9 @@ def sum_zero_line(half_length: float) -> F64:
     ------
     ValueError
         ``half_length`` not finite.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----

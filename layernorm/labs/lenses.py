@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from layernorm._checks import F64, as_float64
+from layernorm._checks import F64, as_float64, finite_results
 from layernorm.batch import batch_norm_train
 from layernorm.core import DEFAULT_EPS, layer_norm, mean, variance
 from layernorm.family import group_norm, instance_norm, rms_norm
@@ -297,6 +297,7 @@ class LensReading:
     problem: str | None = None
 
 
+@finite_results()
 def read_lens(
     x: ArrayLike, cell: Cell, lens: str, *, groups: int = 1, eps: float = DEFAULT_EPS
 ) -> LensReading:
@@ -322,6 +323,9 @@ def read_lens(
     ------
     ValueError
         ``x`` not 3-D, a cell outside it, an unknown lens.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -474,6 +478,7 @@ class PaddingEffect:
         return float(np.max(self.ln_change))
 
 
+@finite_results()
 def padding_effect(x: ArrayLike, attention_mask: ArrayLike, *, eps: float = DEFAULT_EPS) -> PaddingEffect:
     """Normalize a padded batch twice, with and without its padding tokens.
 
@@ -493,6 +498,9 @@ def padding_effect(x: ArrayLike, attention_mask: ArrayLike, *, eps: float = DEFA
     ValueError
         Shapes that do not match, or fewer than 2 real tokens (BatchNorm training
         needs more than one value per feature).
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -533,6 +541,7 @@ IDENTITIES: tuple[str, ...] = (
 )
 
 
+@finite_results()
 def identity_gaps(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> dict[str, float]:
     """Check the four identities that tie the lenses together; return each ``max |lhs - rhs|``.
 
@@ -556,6 +565,9 @@ def identity_gaps(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> dict[str, float]
         or not finite (from the core functions).
     ZeroVarianceError
         ``eps == 0`` and a row or group is constant (from the core functions).
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -628,6 +640,7 @@ def _blocks(n: int, limit: int) -> tuple[int, NDArray[np.intp], F64]:
     return step, starts, starts + (sizes - 1) / 2.0
 
 
+@finite_results()
 def display_grid(x: ArrayLike, *, max_rows: int = 256, max_cols: int = 512) -> DisplayGrid:
     """Block-average a (B, T, d) tensor to at most ``max_rows × max_cols`` cells for a heatmap.
 
@@ -647,6 +660,9 @@ def display_grid(x: ArrayLike, *, max_rows: int = 256, max_cols: int = 512) -> D
     ------
     ValueError
         ``x`` not 3-D, not numeric (text, complex), or a budget below 1.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----

@@ -343,6 +343,8 @@ def precision_sweep(x: ArrayLike, offsets: ArrayLike, *, eps: float = DEFAULT_EP
     Returns
     -------
     PrecisionSweep
+        Its errors are NaN, and its runs may hold inf or NaN, where a recipe failed in a
+        narrow dtype (overflow, a negative variance, 0/0): the failures the Precision page shows.
 
     Raises
     ------

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from layernorm._checks import F64
+from layernorm._checks import F64, finite_results
 from layernorm.batch import DEFAULT_MOMENTUM, batch_norm_eval, batch_norm_train
 from layernorm.core import DEFAULT_EPS, layer_norm, mean, variance
 
@@ -89,6 +89,7 @@ def make_population(d: int, *, seed: int = 0) -> Population:
     return Population(rng.normal(0.0, 2.0, size=int(d)), rng.uniform(0.5, 3.0, size=int(d)))
 
 
+@finite_results()
 def shifted(pop: Population, *, shift: float, scale: float) -> Population:
     """The test distribution: every feature's mean moved by ``shift``, its std times ``scale`` (> 0).
 
@@ -110,6 +111,9 @@ def shifted(pop: Population, *, shift: float, scale: float) -> Population:
     ------
     ValueError
         ``scale`` not > 0 (NaN included).
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -379,12 +383,14 @@ class RedrawSpread:
     @property
     def bn_std(self) -> F64:
         """``(d,)`` standard deviation of the BatchNorm output across redraws (population)."""
-        return np.sqrt(variance(self.bn_y, axis=0))
+        sd: F64 = np.sqrt(variance(self.bn_y, axis=0))
+        return sd
 
     @property
     def ln_std(self) -> F64:
         """``(d,)`` the same for LayerNorm: exactly 0."""
-        return np.sqrt(variance(self.ln_y, axis=0))
+        sd: F64 = np.sqrt(variance(self.ln_y, axis=0))
+        return sd
 
 
 def redraw_spread(

@@ -9,11 +9,13 @@ tokens, ``d`` features (384).
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-from layernorm._checks import F64
+from layernorm._checks import F64, finite_results
 from layernorm.core import layer_norm_steps
 from layernorm.data.activations import MiniLMRecording
 
@@ -197,6 +199,7 @@ def dimension_profile(rec: MiniLMRecording, site: int) -> tuple[F64, F64]:
     return np.abs(st.x).max(axis=0), np.abs(st.y).max(axis=0)
 
 
+@finite_results()
 def parameter_histograms(values: F64, bins: int = 60) -> tuple[F64, F64]:
     """Histogram of every row of ``values`` (e.g. ``gamma`` of each site) on shared bin edges.
 
@@ -218,6 +221,9 @@ def parameter_histograms(values: F64, bins: int = 60) -> tuple[F64, F64]:
     ------
     ValueError
         ``values`` not 2-D, empty, not numeric or not finite; ``bins < 1``.
+    ResultRangeError
+        A result does not fit in a float64 (above 1.8e308) for this finite input; the
+        message names the result and the input's largest values.
 
     Notes
     -----
@@ -230,6 +236,10 @@ def parameter_histograms(values: F64, bins: int = 60) -> tuple[F64, F64]:
         raise ValueError(f"bins must be at least 1, got {bins}")
     lo, hi = float(v.min()), float(v.max())
     if lo == hi:
-        lo, hi = lo - 0.5, hi + 0.5
-    edges = np.linspace(lo, hi, bins + 1)
+        pad = max(0.5, abs(lo) * 2.0**-40)  # (lo - 0.5 == lo beyond 2**53)
+        lo, hi = max(lo - pad, -sys.float_info.max), min(hi + pad, sys.float_info.max)
+    # halved, then doubled (exact): hi - lo may pass float64's largest value
+    edges = (
+        np.linspace(lo / 2, hi / 2, bins + 1) * 2 if hi - lo == math.inf else np.linspace(lo, hi, bins + 1)
+    )
     return np.stack([np.histogram(row, bins=edges)[0] for row in v]).astype(np.float64), edges
