@@ -168,15 +168,20 @@ RENAMED = {
 }
 
 
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
 def _read_words(text: str, w: Words) -> _Read:
     if text in w.options:
         return text, None, ""
-    if RENAMED.get(text) in w.options:
-        return RENAMED[text], None, ""
-    folded = " ".join(text.split()).casefold()
+    folded = _fold(text)
     for option in w.options:
-        if " ".join(option.split()).casefold() == folded:
+        if _fold(option) == folded:
             return option, None, ""
+    for old, now in RENAMED.items():
+        if _fold(old) == folded and now in w.options:
+            return now, None, ""
     return w.default, "is empty" if not text.strip() else f"is not one of the {w.what}", "the default "
 
 
