@@ -17,6 +17,7 @@ from ui.text import (
     fmt_zero,
     plain,
     rounding_help,
+    tex_base,
     tex_num,
     tex_vector,
 )
@@ -89,7 +90,7 @@ def scale_numbers(lab: LabInput) -> None:
     eff = r"\infty" if not np.isfinite(chk.effective_eps) else tex_num(chk.effective_eps)
     st.latex(
         rf"c = {tex_num(c, 3)},\ b = {tex_num(b, 3)}:\quad \sigma^2 = {tex_num(float(steps.var))},\quad"
-        rf"\epsilon / c^2 = {tex_num(lab.eps)} / {tex_num(c, 3)}^2 = {eff}"
+        rf"\epsilon / c^2 = {tex_num(lab.eps)} / {tex_base(c, 3)}^2 = {eff}"
     )
     if c == 0:
         st.warning(

@@ -21,6 +21,7 @@ from ui.text import (
     is_rounding_zero,
     rounding_help,
     rounding_noise,
+    tex_base,
     tex_minus,
     tex_num,
     tex_sum,
@@ -115,6 +116,20 @@ def test_fmt_never_uses_a_hyphen_minus() -> None:
 )
 def test_tex_num(value: float, digits: int, expected: str) -> None:
     assert tex_num(value, digits) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (2.0, "2"),
+        (-1.0, r"\left(-1\right)"),  # QA: Invariances wrote −1² beside a positive ε/c²
+        (-0.001, r"\left(-0.001\right)"),
+        (1e6, r"\left(1 \times 10^{6}\right)"),  # QA: 10^{6}^2 is a KaTeX error (double superscript)
+        (1e-6, r"\left(1 \times 10^{-6}\right)"),
+    ],
+)
+def test_tex_base_is_bracketed_where_an_exponent_would_misread(value: float, expected: str) -> None:
+    assert tex_base(value, 3) == expected
 
 
 @pytest.mark.parametrize(("value", "expected"), [(math.inf, "∞"), (-math.inf, "-∞"), (math.nan, "NaN")])

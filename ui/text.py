@@ -245,6 +245,13 @@ def tex_num(value: float, digits: int = 4) -> str:
     return fmt(v, digits).replace("−", "-")
 
 
+def tex_base(value: float, digits: int = 4) -> str:
+    """:func:`tex_num` ready to carry an exponent: in brackets when negative or in ×10 form, so
+    ``(-1)^2`` never reads as −1² and ``(1 \\times 10^{6})^2`` is not a double superscript."""
+    text = tex_num(value, digits)
+    return rf"\left({text}\right)" if float(value) < 0 or r"\times" in text else text
+
+
 def tex_vector(values: Sequence[float] | np.ndarray, *, head: int = 3, digits: int = 3) -> str:
     """A vector for LaTeX: all of it when short, else the first and last ``head`` entries.
 
