@@ -53,7 +53,7 @@ def _vectors() -> dict[str, tuple[np.ndarray, np.ndarray | None, np.ndarray | No
         "near-constant": (3.0 + 1e-9 * ln.make_preset("standard normal", 8, 1), None, None, 1e-5),
         "constant": (np.full(6, 2.5), np.full(6, 2.0), np.full(6, -1.0), 1e-3),
         "large offset": (1e8 + ln.make_preset("standard normal", 16, 2), None, None, 1e-5),
-        "tiny and huge": (np.array([1e-300, -3e-300, 2e300, -1e300]), None, None, 1.0),
+        "tiny and huge": (np.array([1e-150, -3e-150, 2e150, -1e150]), None, None, 1.0),  # the lab's limits
     }
 
 
@@ -73,8 +73,7 @@ def _read_csv(data: bytes) -> pd.DataFrame:
 def _core_columns(s: ln.LayerNormSteps) -> dict[str, np.ndarray]:
     """What each CSV column must equal, straight from the core (no arithmetic here but broadcasting)."""
     d = s.d
-    with np.errstate(over="ignore"):  # "tiny and huge": (2e300)² is inf in float64
-        squares = s.squared_deviations
+    squares = s.squared_deviations
     return {
         "i": np.arange(1, d + 1),
         "x": s.x,
@@ -389,3 +388,26 @@ def test_digits_to_add_up() -> None:
     n = digits_to_add_up([(g, xh, b, g * xh + b)])
     printed = [float(fmt(v, n).replace("−", "-")) for v in (g, xh, b)]
     assert fmt(printed[0] * printed[1] + printed[2], n) == fmt(g * xh + b, n)
+
+
+@pytest.mark.parametrize(
+    ("x", "eps", "said"),
+    [
+        (np.full(4, 2.5), 1e-5, "= 0: 0, because this vector is constant"),  # QA: it said "just under 1"
+        (np.array([0.0, 0.002]), 1e-5, "well under 1, because ε is not small next to σ² here"),
+        (np.array([1.0, 2.0, 3.0, 4.0]), 1e-5, "just under 1, because of ε"),
+    ],
+)
+def test_standardize_task_says_just_under_1_only_when_it_is(x: np.ndarray, eps: float, said: str) -> None:
+    s = ln.layer_norm_steps(x, eps=eps)
+    assert said in ws.worksheet_html("t", s, page="standardize")
+
+
+def test_the_worksheets_tasks_claim_no_undo_for_every_token() -> None:
+    """QA: 'with γ = σ and β = μ, y is x again (up to ε)' and 'γ and β are learned parameters' held
+    neither for a vector with σ² near ε nor in the lab's Undo mode, where γ and β come from the vector."""
+    s = ln.layer_norm_steps(np.array([0.0, 0.002]), eps=1e-5)
+    scale_shift = ws.worksheet_html("t", s, page="scale_shift")
+    assert "y is x again (up to ε)" not in scale_shift
+    assert "closely while ε ≪ σ²" in scale_shift and "shared by every token" in scale_shift
+    assert "γ and β are learned parameters" not in ws.worksheet_html("t", s, page="full_formula")

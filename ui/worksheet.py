@@ -353,7 +353,8 @@ def _task(page: str, steps: LayerNormSteps) -> str:
     if level == 1:
         text = (
             f"Add up the x column and divide by d = {d}: that is μ = {mu}. Then add up the x − μ column: "
-            "it comes to 0, because centring slides every feature by the same amount."
+            "it comes to 0 in exact arithmetic, because centring slides every feature by the same amount "
+            "(the printed values are rounded, so a sum by hand may miss 0 in its last digits)."
         )
     elif level == 2:
         text = (
@@ -364,19 +365,27 @@ def _task(page: str, steps: LayerNormSteps) -> str:
     elif level == 3:
         expected = float(steps.x_hat_var_expected)
         digits = digits_to_separate([expected], 6, against=[1.0], same_within=rounding_noise(1.0))
+        if float(steps.var) == 0:
+            why = "0, because this vector is constant: every x − μ is 0"
+        elif expected >= 0.99:
+            why = "just under 1, because of ε"
+        else:
+            why = "well under 1, because ε is not small next to σ² here"
         text = (
             f"Divide each x − μ by √(σ² + ε) = {_num(float(steps.std))}: that is the x̂ column. x̂ has mean 0 "
-            f"and variance σ² / (σ² + ε) = {_num(expected, digits)}: just under 1, because of ε."
+            f"and variance σ² / (σ² + ε) = {_num(expected, digits)}: {why}."
         )
     elif level == 4:
         text = (
             "Multiply each x̂ by its γ and add its β: that is the y column. With γ = 1 and β = 0, y is x̂; "
-            "with γ = σ and β = μ, y is x again (up to ε)."
+            "with this vector's own γ = σ and β = μ, y is this vector again (closely while ε ≪ σ²), and "
+            "no other: a network's γ and β are shared by every token, each with its own μ and σ."
         )
     else:
         text = (
-            "Read one row from left to right: that is the whole formula for one feature. Only μ and σ² "
-            "come from the data; γ and β are learned parameters."
+            "Read one row from left to right: that is the whole formula for one feature. μ and σ² are "
+            "computed from this vector; γ and β are given to the formula (in a network, learned "
+            "parameters shared by every token)."
         )
     return f'<aside class="task"><p class="task-title">Work it out</p><p>{text}</p></aside>'
 
