@@ -113,8 +113,9 @@ page.notice(
         "Press *Undo*: with this vector's σ as γ and its μ as β, y lands back on x (closely while ε ≪ σ²). "
         "It is often said that γ and β can therefore always undo the normalization; they can for one "
         "token, but γ and β are shared by every token while μ and σ are each token's own, so each "
-        "token's own mean and spread are gone after LayerNorm (a transformer keeps them in the residual "
-        "stream that runs around it).",
+        "token's own mean and spread are gone from LayerNorm's output. A pre-LN transformer (GPT-2) still "
+        "carries them in the residual stream that runs around its LayerNorms; a post-LN one (BERT, "
+        "MiniLM) normalizes the stream itself.",
     ]
 )
 page.predict_then_reveal(
