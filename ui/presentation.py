@@ -7,9 +7,10 @@ link as ``present=true`` (:func:`ui.controls.flag`). When it is on:
   everything Streamlit sizes in rem grows with it; metric values grow a little more, but never past
   their column: a value shrinks to fit it and wraps at its spaces rather than end in an ellipsis);
 - charts get 22 px fonts and lines 1.5 times as thick (:func:`ui.theme.finish` reads the toggle);
-- the code expander at the end of a page ("The code behind these numbers") and the small print
-  (captions) are folded away. Paragraphs, the page's intro first, are shown whole: in front of a
-  class nobody rests a pointer on a paragraph to read past its third line.
+- the code expander at the end of a page ("The code behind these numbers") is folded away. Every
+  paragraph and caption is shown whole, the page's intro first: in front of a class nobody rests a
+  pointer on a paragraph to read past its third line, and a caption often says when the claim
+  beside it holds ("ε is not ≪ σ² here").
 
 Only CSS changes, and it hides no control: every widget stays where it was and keeps its place in
 the keyboard's Tab order. The style sheet is a constant: no user text ever reaches it.
@@ -41,7 +42,6 @@ html {{ font-size: 20px; }}
 [data-testid="stMetricValue"] p {{ white-space: normal !important; }}
 [data-testid="stMetricLabel"] p {{ font-size: 1rem; }}
 {", ".join(_CODE)} {{ display: none; }}
-[data-testid="stMain"] [data-testid="stCaptionContainer"] {{ display: none; }}
 </style>"""
 
 

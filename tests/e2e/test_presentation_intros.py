@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from e2e.support import PAGES, AppPage, Lab
+from e2e.support import PAGES, AppPage, Lab, page_by_url
 
 pytestmark = pytest.mark.browser
 
@@ -50,4 +50,16 @@ def test_every_intro_is_shown_whole_in_presentation_mode(lab: Lab, app_page: App
     assert intro and all(len(p["text"]) > 20 for p in intro), paragraphs[:3]
     assert [p for p in intro if _cut(p)] == []
     assert [p for p in paragraphs if _cut(p)] == []
+    lab.assert_clean()
+
+
+def test_a_caption_that_qualifies_a_claim_is_shown_in_presentation_mode(lab: Lab) -> None:
+    """Captions carry the conditions of the page's claims ("Here ε/(σ² + ε) = 0.9998 … ε is not ≪ σ²
+    here"): hidden as small print on a projector, the class read the claim without its condition."""
+    lab.page.set_viewport_size(PROJECTOR)
+    query = "?present=true&src=Type+numbers&typed=2,2.001&eps=1e-03&gamma=-1.5&grad_kind=All+ones"
+    lab.open(page_by_url("/gradients"), query)
+    caption = lab.page.locator('[data-testid="stCaptionContainer"]', has_text="Here ε/(σ² + ε) =")
+    caption.first.wait_for(state="visible")
+    assert "ε is not ≪ σ² here" in caption.first.inner_text()
     lab.assert_clean()
