@@ -110,13 +110,13 @@ def body() -> None:
         body = r"h_{l-1} + \phi\!\left(" + wrap(r"h_{l-1}") + r"\, W_l\right)"
     st.latex(r"h_l = " + body + init)
 
-    verdict = f"**Activations:** {res.status}.  \n**Gradients:** {res.grad_status}."
+    verdict = f"**Activations:** {res.status}.  \n**Backward pass:** {res.grad_status}."
     if res.exploded:
         st.error(verdict, icon=":material/crisis_alert:")
     elif (
         res.vanished
         or not res.status.startswith("stable")
-        or not res.grad_status.startswith("gradients healthy")
+        or not res.grad_status.startswith("gradients stable")
     ):
         st.warning(verdict, icon=":material/warning:")
     else:
@@ -233,8 +233,8 @@ page.notice(
         "Honest limits: LayerNorm resets the activations, not the gradients; with ReLU at gain 3 the gradient "
         "reaching the input still drifts with depth, up or down with the width and seed. BatchNorm + ReLU keeps "
         "the activations tidy, but its gradients grow by a roughly constant factor at every layer on the way "
-        "back (Yang et al. 2019): at 100 layers they have exploded, while a shallower stack can still read "
-        "healthy.",
+        "back (Yang et al. 2019): add layers and their verdict goes from stable to growing to exploded, "
+        "which it reads at 100 layers.",
         "Residual + pre-LN: the stream itself is never normalized, so its std still grows, but slowly: every "
         "layer adds about the same variance, so nothing compounds. Post-LN keeps the stream at std 1.",
     ]

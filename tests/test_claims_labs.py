@@ -117,13 +117,13 @@ def test_depth_notice_no_longer_says_batchnorm_relu_explodes_at_any_depth() -> N
     at = _open("pages/8_depth_and_drift.py")
     text = _text(at)
     assert "BatchNorm + ReLU keeps activations tidy but its gradients *explode* backwards" not in text
-    assert "at 100 layers they have exploded, while a shallower stack can still read healthy" in text
-    # the page's default depth (30) with BatchNorm + ReLU at gain 3 reads healthy, 100 layers exploded
+    assert "verdict goes from stable to growing to exploded, which it reads at 100 layers" in text
+    # the page's default depth (30) with BatchNorm + ReLU at gain 3 reads growing (298×), 100 layers exploded
     at.radio(key="depth_norm").set_value("batchnorm").run()
     at.selectbox(key="depth_act").set_value("relu").run()
     at.slider(key="depth_gain").set_value(3.0).run()
     assert not at.exception and at.slider(key="depth_layers").value == 30
-    assert "gradients healthy" in " ".join(e.body for e in (*at.warning, *at.success))
+    assert "gradients growing: 298× larger" in " ".join(e.body for e in at.warning)  # QA: was "healthy"
     at.slider(key="depth_layers").set_value(100).run()
     assert not at.exception
     assert "gradients exploded" in " ".join(e.body for e in (*at.warning, *at.error))

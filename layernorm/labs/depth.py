@@ -217,7 +217,11 @@ def _grad_status(h_norm: F64, overflow_at: int | None) -> str:
         return f"gradients exploded: {ratio:.2g}× larger at the input than at the output"
     if ratio < VANISH:
         return f"gradients vanished: {ratio:.2g}× the size at the output by the time they reach the input"
-    return f"gradients healthy: {ratio:.3g}× the size at the output when they reach the input"
+    if ratio > 4:  # the forward verdict's thresholds: a trend, not yet a failure
+        return f"gradients growing: {ratio:.3g}× larger at the input than at the output, not exploded yet"
+    if ratio < 0.25:
+        return f"gradients shrinking: {ratio:.3g}× the size at the output at the input, not vanished yet"
+    return f"gradients stable: {ratio:.3g}× the size at the output when they reach the input"
 
 
 def simulate_depth(config: DepthConfig) -> DepthResult:
