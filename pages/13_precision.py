@@ -269,7 +269,8 @@ def sweep_section(lab: LabInput) -> None:
     over = sw.first_failure("float16", "welford")
     if over is not None and over[1] == "input_overflow":
         facts.append(
-            f"From an offset of about {about(over[0])}, the input itself is above float16's largest number (65504)."
+            f"At the sweep's offset of about {about(over[0])} the input itself is already above float16's largest "
+            "number, 65504 (the sweep takes 8 offsets a decade: the input passed it after the one before)."
         )
     st.markdown("**Along the sweep (1 to 1e8, 65 offsets):**\n" + "\n".join(f"- {f}" for f in facts))
 

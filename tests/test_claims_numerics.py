@@ -181,7 +181,7 @@ def test_precision_estimates_are_rounded_to_what_the_grid_tells(params: dict[str
 
 def test_precision_default_names_the_float16_overflow_as_an_estimate() -> None:
     said = texts(open_link(PREC))
-    assert "From an offset of about 75,000, the input itself is above float16's largest number" in said
+    assert "At the sweep's offset of about 75,000 the input itself is already above float16's largest" in said
     assert "74989" not in said and "13335" not in said
 
 
