@@ -48,12 +48,16 @@ html {{ font-size: 20px; }}
 # On every page, in both modes: a label or a number that does not fit its column wraps at its spaces
 # (and a metric's value shrinks to fit first) instead of ending in an ellipsis. At 1024×768 with the
 # sidebar open, Streamlit cut values ("0.99996…" on Standardize, "2.070e−0…" on Invariances, a
-# silently different number) and labels ("LayerNorm moved…", "Undo for this vector: γ = σ, β…").
+# silently different number) and labels ("LayerNorm moved…", "Undo for this vector: γ = σ, β…"); in
+# presentation mode the sidebar's section names too ("The formula, step by st…").
 BASE_STYLE = """<style>
 [data-testid="stMetric"] { container-type: inline-size; }
 [data-testid="stMetricValue"] { font-size: min(2.25rem, 16cqi); }
 [data-testid="stMetricValue"] p, [data-testid="stMetricLabel"] p, [data-testid="stWidgetLabel"] p,
 [data-testid^="stBaseButton"] p { white-space: normal !important; }
+[data-testid="stNavSectionHeader"] .stMarkdownEllipsis, [data-testid="stNavSectionHeader"] p {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+}
 </style>"""
 
 

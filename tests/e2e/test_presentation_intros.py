@@ -63,3 +63,19 @@ def test_a_caption_that_qualifies_a_claim_is_shown_in_presentation_mode(lab: Lab
     caption.first.wait_for(state="visible")
     assert "ε is not ≪ σ² here" in caption.first.inner_text()
     lab.assert_clean()
+
+
+def test_the_sidebars_section_names_are_not_cut_in_presentation_mode(lab: Lab) -> None:
+    """At 20 px the sidebar read "The formula, step by st…" (browser QA)."""
+    lab.page.set_viewport_size(PROJECTOR)
+    lab.open(page_by_url("/scale_shift"), "?present=true")
+    names = lab.page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stNavSectionHeader"] p')].map(p => {
+             const text = document.createRange();  // the whole text's box, drawn or clipped
+             text.selectNodeContents(p);
+             const shown = p.closest('[data-testid="stNavSectionHeader"] > span').getBoundingClientRect();
+             return [p.innerText, text.getBoundingClientRect().right <= shown.right + 1];
+           })"""
+    )
+    assert ["The formula, step by step", True] in names
+    assert [n for n in names if not n[1]] == []
