@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
@@ -42,3 +43,26 @@ def whole_page_runs() -> Iterator[None]:
         yield
     finally:
         AppTest._run = before  # type: ignore[method-assign]
+
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def open_page(page: str, **query: str) -> AppTest:
+    """A fresh session opened from a link to ``page`` (``"pages/1_mean.py"``) carrying ``query``.
+
+    The whole app runs (the sidebar first, as in a browser) and the page must draw without an
+    exception; the returned AppTest shows it.
+    """
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def page_text(at: AppTest) -> str:
+    """Every sentence a page shows: its Markdown, captions, formulas and messages, one a line."""
+    parts = [*at.markdown, *at.caption, *at.latex, *at.info, *at.warning, *at.error, *at.success]
+    return "\n".join(str(e.value) for e in parts)

@@ -11,36 +11,13 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-import streamlit as st
-from streamlit.testing.v1 import AppTest
+from apptest_support import open_page, page_text
 
 import layernorm as ln
 from layernorm.labs.depth import DepthConfig, simulate_depth
 from layernorm.labs.quiz import make_quiz
 
 SEEDS = range(60)
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache() -> Iterator[None]:
-    st.cache_data.clear()
-    yield
-    st.cache_data.clear()
-
-
-def _open(page: str) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=90)
-    at.run()
-    assert not at.exception
-    at.switch_page(page).run()
-    assert not at.exception
-    return at
-
-
-def _text(at: AppTest) -> str:
-    parts = [e.value for e in at.markdown] + [e.value for e in at.caption]
-    parts += [e.body for e in (*at.success, *at.error, *at.info, *at.warning)]
-    return "\n".join(str(p) for p in parts)
 
 
 def _vectors(text: str) -> list[np.ndarray]:
@@ -114,8 +91,8 @@ def _sim(**kw: object) -> object:
 
 
 def test_depth_notice_no_longer_says_batchnorm_relu_explodes_at_any_depth() -> None:
-    at = _open("pages/8_depth_and_drift.py")
-    text = _text(at)
+    at = open_page("pages/8_depth_and_drift.py")
+    text = page_text(at)
     assert "BatchNorm + ReLU keeps activations tidy but its gradients *explode* backwards" not in text
     assert "verdict goes from stable to growing to exploded, which it reads at 100 layers" in text
     # the page's default depth (30) with BatchNorm + ReLU at gain 3 reads growing (298×), 100 layers exploded
@@ -156,8 +133,8 @@ def test_depth_reveal_does_not_promise_the_simulation_shows_13800() -> None:
     narrow = _sim(n_layers=100, width=16, gain=1.1, activation="linear", seed=0)
     ratio = float(narrow.act_std[-1] / narrow.act_std[0])  # type: ignore[attr-defined]
     assert ratio < 1000  # far below 1.1¹⁰⁰ ≈ 13 800: random layers scatter around it
-    at = _open("pages/8_depth_and_drift.py")
-    assert "If every layer multiplies the std by 1.1" in _text(at)
+    at = open_page("pages/8_depth_and_drift.py")
+    assert "If every layer multiplies the std by 1.1" in page_text(at)
 
 
 # --- Learning rate ---------------------------------------------------------------------------------
@@ -179,8 +156,8 @@ def test_learning_rate_reveal_holds_at_he_init(depth: int, width: int, steps: in
 
 
 def test_learning_rate_notice_names_no_fixed_rates() -> None:
-    at = _open("pages/9_learning_rate.py")
-    text = _text(at)
+    at = open_page("pages/9_learning_rate.py")
+    text = page_text(at)
     assert "LayerNorm trains the same network up to 0.1" not in text
     assert "above about 0.3 both diverge whatever the init" not in text
     options = " ".join(str(r.options) for r in at.radio)

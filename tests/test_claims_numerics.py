@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from apptest_support import open_page, page_text
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -28,17 +29,7 @@ def ok(at: AppTest) -> AppTest:
 
 
 def open_link(page: str, **params: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page(f"pages/{page}.py")
-    return ok(at.run())
-
-
-def texts(at: AppTest) -> str:
-    parts = [e.value for e in at.markdown] + [e.value for e in at.caption] + [e.value for e in at.latex]
-    parts += [e.value for e in at.info] + [e.value for e in at.warning] + [e.value for e in at.error]
-    return "\n".join(str(p) for p in parts)
+    return open_page(f"pages/{page}.py", **params)
 
 
 def metric(at: AppTest, label: str) -> str:
@@ -87,7 +78,7 @@ LINK = {"src": "Type numbers", "typed": "2,2.001", "eps": "1e-03", "gamma": "-1.
 
 
 def test_the_issue_link_says_what_x_hat_and_the_jacobian_are() -> None:
-    said = texts(open_link(GRAD, **LINK))
+    said = page_text(open_link(GRAD, **LINK))
     assert (
         "d = 2: x̂ = (−0.01581, 0.01581) and J = diag(γ)·ε/σ̂³·(I − 11ᵀ/2) exactly, with ε/σ̂³ = 31.61: "
         "the share ε/(σ² + ε) = 0.9998 of diag(γ)/σ̂·(I − 11ᵀ/2). Its largest stretch is |γ|·ε/σ̂³ = 47.42. "
@@ -108,7 +99,7 @@ D2_CASES = [
 @pytest.mark.parametrize("params", D2_CASES)
 def test_the_d2_note_is_the_core_s_at_the_extremes(params: dict[str, str]) -> None:
     at = open_link(GRAD, **params)
-    said = texts(at)
+    said = page_text(at)
     eps = float(params["eps"])
     gamma = float(params.get("gamma", "1"))
     vec = (
@@ -141,12 +132,12 @@ def test_the_dot_product_and_its_exact_value_show_the_same_digits(eps: str) -> N
     t = ln.layer_norm_backward_terms(x, None, g, eps=float(eps))
     assert any(exact == fmt(t.dx_dot_x_hat_expected, n) for n in range(1, 5))
     share = f"Here ε/(σ² + ε) = {fmt(t.eps_share)}: the share of a push along x̂ that ∂L/∂x keeps "
-    assert share in texts(at)
-    assert ("(ε ≪ σ², so next to nothing)" in texts(at)) == (t.eps_share <= MUCH_SMALLER)
+    assert share in page_text(at)
+    assert ("(ε ≪ σ², so next to nothing)" in page_text(at)) == (t.eps_share <= MUCH_SMALLER)
 
 
 def test_gradients_fixed_sentences_hold_at_every_value() -> None:
-    said = texts(open_link(GRAD))
+    said = page_text(open_link(GRAD))
     assert "(nearly) never pushes x" not in said
     assert "The second is *not* exactly zero" not in said
     assert "0 only when ε = 0" not in " ".join(str(m.proto.help) for m in open_link(GRAD).metric)
@@ -171,7 +162,7 @@ def _significant(text: str) -> int:
 def test_precision_estimates_are_rounded_to_what_the_grid_tells(params: dict[str, str]) -> None:
     """The sweep's offsets are 8 a decade: "about 13335" or "about 74989" claimed five digits."""
     at = open_link(PREC, **params)
-    said = texts(at)
+    said = page_text(at)
     found = [m for m in ABOUT.findall(said) if not m.endswith(".")]
     assert found
     for number in found:
@@ -180,13 +171,13 @@ def test_precision_estimates_are_rounded_to_what_the_grid_tells(params: dict[str
 
 
 def test_precision_default_names_the_float16_overflow_as_an_estimate() -> None:
-    said = texts(open_link(PREC))
+    said = page_text(open_link(PREC))
     assert "At the sweep's offset of about 75,000 the input itself is already above float16's largest" in said
     assert "74989" not in said and "13335" not in said
 
 
 def test_precision_table_note_holds_for_a_constant_vector() -> None:
-    said = texts(open_link(PREC, src="Preset", preset="constant"))
+    said = page_text(open_link(PREC, src="Preset", preset="constant"))
     assert "x̂ is about ±1" not in said
     assert "root mean square of at most 1" in said
     assert "a narrower spread would break it" not in said
@@ -200,7 +191,7 @@ INV = "14_invariances"
 @pytest.mark.parametrize("c", ["1e-06", "-100", "1e+06", "0"])
 def test_invariances_numbers_at_the_extremes_of_c(c: str) -> None:
     at = open_link(INV, inv_c=c, inv_b="-10", eps="1")
-    said = texts(at)
+    said = page_text(at)
     x = ln.make_preset("standard normal", 8, 0)
     chk = geo.invariance_check(x, float(c), -10.0, np.ones(8), np.zeros(8), eps=1.0)
     if float(c) != 0:
@@ -214,7 +205,7 @@ def test_invariances_numbers_at_the_extremes_of_c(c: str) -> None:
 
 
 def test_estimators_notices_are_the_core_s_numbers() -> None:
-    said = texts(open_link("12_estimators_and_eps"))
+    said = page_text(open_link("12_estimators_and_eps"))
     one_hot = np.array([1.0, 0.0, 0.0, 0.0])
     tut = ln.compare_recipe(one_hot, ddof=1, eps_inside=False, eps=1e-5, standard_eps=1e-5)
     assert f"x̂₁ = {fmt(tut.standard[0])} (√3), the tutorial recipe {fmt(tut.variant[0], 2)}" in said

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import streamlit as st
+from apptest_support import open_page
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -39,17 +40,9 @@ def _forward(model, sentences: list[str], change: bert.Intervention | None = Non
     return bert.forward(w, batch.input_ids, batch.attention_mask, change=change)
 
 
-def _open(page: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception
-    return at
-
-
 @pytest.fixture
 def sentence_page() -> Iterator[AppTest]:
-    yield _open(SENTENCE)
+    yield open_page(SENTENCE)
 
 
 def _notice(at: AppTest) -> str:
@@ -148,7 +141,7 @@ def _fresh_caches() -> Iterator[None]:
 
 def test_identities_caption_names_the_difference_it_shows(_fresh_caches: None) -> None:
     """64 × 128 × 2 leaves 5.7e−14 between RMSNorm of the centred x and LayerNorm, not "about 1e-16"."""
-    at = _open(AXES)
+    at = open_page(AXES)
     at.number_input(key="axes_B").set_value(64).run()
     at.number_input(key="axes_T").set_value(128).run()
     at.select_slider(key="axes_d").set_value(2).run()
@@ -178,7 +171,7 @@ def test_learning_rate_reveal_allows_the_one_step_layernorm_gains() -> None:
     ]
     assert res.norms == ("none", "layernorm")
     assert largest == pytest.approx([0.1, 10**-0.5])  # one step of the grid larger with LayerNorm
-    at = _open("pages/9_learning_rate.py")
+    at = open_page("pages/9_learning_rate.py")
     assert "None larger: the same or smaller" not in at.radio(key="lr_q_guess").options
     text = " ".join(m.value for m in at.markdown)
     assert "LayerNorm does not survive a larger learning rate here" not in text

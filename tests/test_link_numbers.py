@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from apptest_support import open_page
 
 import layernorm as ln
 import ui.controls as controls
@@ -40,16 +40,6 @@ MINUS = "\u2212"
 Spec = tuple[links.Choice | links.Range, str]
 
 
-def _open(page: str, params: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page(FILES[page])
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 @pytest.fixture(scope="module")
 def numeric_specs() -> Iterator[dict[str, Spec]]:
     """Each page control over numbers, as the page hands it to the link reader (run every page once)."""
@@ -66,7 +56,7 @@ def numeric_specs() -> Iterator[dict[str, Spec]]:
             if page in FILES:
                 for params in ({}, MORE_VIEWS.get(page)):
                     if params is not None:
-                        _open(page, params)
+                        open_page(FILES[page], **params)
     finally:
         controls.link_control = original  # type: ignore[assignment]
     assert set(seen) == controls.ALL_PAGE_KEYS  # every control was drawn and recorded
@@ -164,13 +154,13 @@ def test_a_value_not_offered_picks_the_nearest_and_names_it(numeric_specs: dict[
     ],
 )
 def test_a_typed_link_to_invariances_teaches_the_c_it_gives(text: str, c: float) -> None:
-    at = _open("invariances", {"src": "Type numbers", "typed": "1,2,4,8", "inv_c": text, "inv_b": "3"})
+    at = open_page(FILES["invariances"], src="Type numbers", typed="1,2,4,8", inv_c=text, inv_b="3")
     assert (at.session_state["inv_c"], at.session_state["inv_b"]) == (c, 3.0)
     assert [w.value for w in at.warning if "inv" in str(w.value)] == []
 
 
 def test_a_c_not_offered_takes_the_nearest_and_says_which() -> None:
-    at = _open("invariances", {"src": "Type numbers", "typed": "1,2,4,8", "inv_c": "7"})
+    at = open_page(FILES["invariances"], src="Type numbers", typed="1,2,4,8", inv_c="7")
     assert at.session_state["inv_c"] == 10.0
     notes = [str(w.value) for w in at.warning if "inv" in str(w.value)]
     assert notes == ["The link's inv_c=7 is not one of the values offered; the lab uses the nearest, c = 10."]
