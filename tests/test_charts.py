@@ -151,7 +151,10 @@ def test_eps_curve_traces_and_log_axis() -> None:
     assert fig.layout.xaxis.type == "log"
     assert tuple(fig.layout.yaxis.range) == (-0.05, 1.1)
     _assert_base_layout(
-        fig, "When ε reaches σ², x̂ stops having unit variance", "ε (log scale)", "variance of x̂"
+        fig,
+        "Variance of x̂ = σ²/(σ² + ε): near 1 while ε ≪ σ², under ½ once ε > σ²",
+        "ε (log scale)",
+        "variance of x̂",
     )
 
 

@@ -27,6 +27,8 @@ from ui.theme import (
 )
 
 BAR_LIMIT = 128  # above this many features, bars become a line with markers
+# The ±1 band beside x̂: its spread is √(σ²/(σ² + ε)), 1 only while ε ≪ σ² (0 for a constant vector)
+XHAT_BAND_LABEL = "±1: x̂'s spread while ε ≪ σ²"
 
 
 def _feature_trace(
@@ -153,7 +155,9 @@ def eps_curve(
     return finish(
         base_layout(
             fig,
-            "When ε reaches σ², x̂ stops having unit variance",
+            # x̂'s variance is σ²/(σ² + ε) < 1 for every ε > 0: it never "has" unit variance, and a
+            # constant vector (σ² = 0) has none at any ε; this holds for every σ² and ε
+            "Variance of x̂ = σ²/(σ² + ε): near 1 while ε ≪ σ², under ½ once ε > σ²",
             x_title="ε (log scale)",
             y_title="variance of x̂",
         )
@@ -247,7 +251,7 @@ def standardized_chart(x_hat: np.ndarray) -> go.Figure:
         [("x_hat", x_hat)],
         "The standardized vector x̂",
         band=(-1.0, 1.0),
-        band_label="±1: unit spread",
+        band_label=XHAT_BAND_LABEL,
         hlines=[("mu", 0.0, "mean 0")],
         y_title="x̂",
     )

@@ -45,6 +45,14 @@ def axes_heatmap(
     (row ``b * T + t``, feature ``i``), so ``group`` and the cell are drawn exactly.
     ``pad_rows`` (original row numbers) get a grey tick mark on the left edge.
     """
+    if grid.row_step == grid.col_step == 1:
+        hover, scale_title = "feature %{x:.0f}<br>row %{y:.0f}<br>x = %{z:.3g}", "x"
+    else:  # a reduced grid's cell is the mean of a block (smaller at the far edges), not one value of x
+        hover = (
+            "features around %{x:.0f}<br>rows around %{y:.0f}<br>"
+            f"mean x over up to {grid.row_step} rows × {grid.col_step} features = %{{z:.3g}}"
+        )
+        scale_title = "mean x"
     traces: list[go.BaseTraceType] = [
         go.Heatmap(
             z=grid.z,
@@ -54,8 +62,8 @@ def axes_heatmap(
             zmid=0.0,
             zmin=-grid.zmax,
             zmax=grid.zmax,
-            colorbar={"title": {"text": "x"}, "thickness": 14},
-            hovertemplate="feature %{x:.0f}<br>row %{y:.0f}<br>x = %{z:.3g}<extra></extra>",
+            colorbar={"title": {"text": scale_title}, "thickness": 14},
+            hovertemplate=hover + "<extra></extra>",
         )
     ]
     # Shapes as plain dicts, given to the figure at once (add_shape/add_hline cost ~10 ms each, and
@@ -166,7 +174,7 @@ def lens_value_bars(
     return finish(
         base_layout(
             fig,
-            f"One cell (x = {fmt(value, value_digits)}), five normalized values",
+            f"One cell (x = {fmt(value, value_digits)}), normalized by each lens",  # some may be undefined
             y_title="normalized value x̂",
             height=400,
         )

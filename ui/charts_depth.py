@@ -390,7 +390,7 @@ def divergence_map(
     fig.add_trace(_cell_labels(x_labels, list(norm_names), text, z))
     fig = base_layout(
         fig,
-        "Final loss by learning rate (median over seeds; ✗ = diverged)",
+        "Final loss by learning rate: median over the seeds that did not diverge (✗: all did)",
         x_title="learning rate",
         height=330,
     )

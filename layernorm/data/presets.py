@@ -11,11 +11,18 @@ import numpy as np
 from layernorm._checks import F64
 
 MAX_D = 4096
+# Captions speak of the draws, not of the distribution: a few draws (d = 2) can have any mean and spread.
 PRESETS: dict[str, str] = {
-    "standard normal": "Random values with mean 0 and standard deviation 1.",
-    "shifted (mean 2.5)": "Standard normal values moved up by 2.5: the mean is far from 0.",
-    "scaled (σ = 10)": "Standard normal values stretched ten times: the spread is large.",
-    "one large outlier": "Standard normal values with one feature at 40, like real transformer activations.",
+    "standard normal": (
+        "Random draws from a normal distribution with mean 0 and standard deviation 1; "
+        "the d values drawn have their own μ and σ."
+    ),
+    "shifted (mean 2.5)": "The standard normal draws moved up by 2.5: μ is their own mean plus 2.5.",
+    "scaled (σ = 10)": "The standard normal draws stretched ten times: σ is ten times their own.",
+    "one large outlier": (
+        "The standard normal draws with one feature set to 40, far above the rest "
+        "(real transformer activations have outlier features too)."
+    ),
     "constant": "Every feature equals 3: the variance is 0 and only ε keeps the division finite.",
     "one-hot [1, 0, 0, 0]": "A single 1 and zeros elsewhere (d = 4 gives [1, 0, 0, 0]).",
 }
@@ -72,7 +79,7 @@ def make_near_constant(d: int, mean: float, spread: float, seed: int = 0) -> F64
     """A nearly constant vector: ``mean + spread * make_preset("standard normal", d, seed)``.
 
     The case where ε decides the result: its variance is about ``spread**2``, so once that falls
-    below ε, LayerNorm divides by √ε instead of σ.
+    well below ε, LayerNorm divides by about √ε instead of σ.
 
     Parameters
     ----------
