@@ -289,7 +289,7 @@ def geometry_pictures(lab: LabInput, d: int) -> None:
             "cloud_3d",
             cloud.x_hat,
             kind="x_hat",
-            title="After: x̂ on the plane and the sphere",
+            title="After: x̂ on the plane, on or inside the sphere",
             camera=eye,
             sphere=sphere,
             plane=plane,

@@ -83,7 +83,7 @@ def body(lab: LabInput) -> None:
             [("x_hat", near_steps.x_hat)],
             "x̂ of the nearly constant vector",
             band=(-1.0, 1.0),
-            band_label="±1: unit spread",
+            band_label=charts.XHAT_BAND_LABEL,
             y_title="x̂",
         ),
         key="std_chart_near",

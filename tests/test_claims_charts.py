@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from apptest_support import open_page
+from chart_specs import charts as drawn
 
 import layernorm as ln
 from layernorm.labs import lenses as L
@@ -157,3 +159,14 @@ def test_preset_captions_hold_for_every_size(d: int) -> None:
 def test_outlier_stays_far_above_the_rest_for_every_seed_at_the_largest_size() -> None:
     largest = max(float(np.max(np.random.default_rng(s).standard_normal(4096))) for s in range(10000))
     assert largest < 10.0
+
+
+
+def test_pages_pass_chart_titles_that_hold_for_every_eps() -> None:
+    """Standardize's near-constant chart called its band '±1: unit spread' (x̂ collapses once σ² < ε),
+    and Invariances put x̂ 'on the sphere' (inside it when ε is comparable to σ²)."""
+    standardize = " ".join(str(c.figure) for c in drawn(open_page("pages/3_standardize.py", eps="1")))
+    assert "unit spread" not in standardize and charts.XHAT_BAND_LABEL in standardize
+    invariances = " ".join(str(c.figure) for c in drawn(open_page("pages/14_invariances.py", eps="1")))
+    assert "on the plane and the sphere" not in invariances
+    assert "After: x̂ on the plane, on or inside the sphere" in invariances
