@@ -31,22 +31,53 @@ the two calls once per tab:
 Every other call goes through unchanged. ``tests/e2e/test_history_browser.py`` checks Back and
 Forward across page switches in Chromium.
 
-Not covered: a link opened fresh whose text the lab rewrites (``?mean_shift=2.50`` becomes
-``?mean_shift=2.5``) is rewritten on the session's first run, before this script has run, so the
-raw link stays one entry back, as before.
+A hand-typed link whose text the lab rewrites (``?inv_c=-1`` becomes ``?inv_c=−1``, ``?d=17``
+becomes ``?d=16``) is rewritten on the session's first runs, before this script is in the page, so
+the link as typed stays one entry back: no history call can take an entry out. On Back or Forward
+Streamlit seeds each bound widget from the entry's text alone (``inv_c=-1`` matches no option's
+text, so c fell back to its default; ``mean_shift=2.25`` was used off the slider's steps), without
+the lab's link rules or a word. So when a Back or Forward makes such an entry current (the
+Navigation API's ``currententrychange``, which comes before the ``popstate`` where Streamlit reads
+the address; a listener on ``popstate`` itself runs after Streamlit's, measured in Chromium), the
+script writes each value the lab rewrote in the lab's spelling (``data``:
+``ui.state.LINK_SPELLINGS``, kept as the lab reads a link) into that entry: Back onto the typed
+link shows and uses the values the lab said it uses. A browser without the Navigation API keeps
+Streamlit's reading of the entry.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from ui.state import LINK_SPELLINGS
+
 KEY = "lab_history"
 _KEEP_PAGES = """
-export default function () {
+export default function ({data}) {
+  history.labSpellings = data || {};  // {key: [[values as typed, the lab's text or null]]}
   if (history.labKeepsPages) return;  // once per tab: the wrappers outlive every rerun
   history.labKeepsPages = true;
   const push = history.pushState.bind(history);
   const replace = history.replaceState.bind(history);
+  // A Back or Forward changes the current entry before "popstate", where Streamlit reads the address.
+  window.navigation?.addEventListener("currententrychange", (event) => {
+    if (event.navigationType !== "traverse") return;
+    const given = new URLSearchParams(location.search);
+    const kept = new URLSearchParams();
+    const respelled = new Set();
+    for (const [k, v] of given) {
+      if (respelled.has(k)) continue;
+      const typed = JSON.stringify(given.getAll(k));
+      const rule = (history.labSpellings[k] || []).find(([t]) => JSON.stringify(t) === typed);
+      if (!rule) { kept.append(k, v); continue; }
+      respelled.add(k);
+      if (rule[1] !== null) kept.append(k, rule[1]);
+    }
+    if (respelled.size) {
+      const q = kept.toString();
+      replace(history.state, "", location.pathname + (q ? "?" + q : "") + location.hash);
+    }
+  });
   let before = null;  // {href, at}: this page's address before the server changed its query
   let popped = -1e9;  // when Back or Forward last moved through the history
   window.addEventListener("popstate", () => { popped = performance.now(); before = null; });
@@ -94,4 +125,4 @@ def keep_pages_in_history() -> None:
     server's query change on the current path before the page switch pushes the new path), as
     described in the module's docstring.
     """
-    _keep_pages(key=KEY)
+    _keep_pages(key=KEY, data=st.session_state.get(LINK_SPELLINGS, {}))

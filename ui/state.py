@@ -102,6 +102,8 @@ LAB_RERUN = "lab_rerun"
 # when that run did not finish), and the fragment a sidebar move reruns when no section read what it
 # changed: it draws nothing.
 LAB_READS, LAB_QUIET = "lab_reads", "lab_quiet"
+# How the lab spells each link value it rewrote ({key: [(values as typed, text or None)]}): ui.history
+LINK_SPELLINGS = "link_spellings"
 # The input's fields a keyed sidebar move can change (_moved_lab keeps the others as they are).
 MOVABLE = frozenset({"x", "label", "gamma", "beta", "eps"})
 _READING: ContextVar[set[str] | None] = ContextVar("lab_reading", default=None)
@@ -564,10 +566,27 @@ def _read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkR
         if k not in resolved or resolved[k].text is not None
     }
     st.session_state["link_report"] = report
+    for k, r in resolved.items():
+        _remember_spelling(k, given[k], r.text)
     if canonical != given:
         st.query_params.from_dict(canonical)  # no widget is bound yet on a session's first run
         _rerun_for_link()
     return report
+
+
+def _remember_spelling(key: str, typed: list[str], text: str | None) -> None:
+    """Keep how the lab spells a link's value it rewrote (``inv_c=-1`` is ``inv_c=−1``), for the browser.
+
+    On a session's first run Streamlit writes the lab's spelling as a new history entry, so the link
+    as typed stays one entry back; on Back or Forward Streamlit seeds each bound widget from the
+    entry's text alone, without the lab's rules. ``ui.history`` gives such an entry these
+    spellings before Streamlit reads it. ``text`` None: the lab drops the key (its default).
+    """
+    if typed == ([text] if text is not None else []):
+        return
+    rules: dict[str, list[tuple[list[str], str | None]]] = st.session_state.setdefault(LINK_SPELLINGS, {})
+    if (typed, text) not in rules.setdefault(key, []):
+        rules[key].append((typed, text))
 
 
 def _rerun_for_link() -> None:
@@ -653,11 +672,13 @@ def link_control(
     # The session's link was opened on another page: its value for this control counts here, once.
     carried = st.session_state.get("link_elsewhere", {}).pop(key, []) if key not in checked else []
     checked.add(key)
-    values = values or carried
+    in_address, values = bool(values), values or carried
     if values:
         resolved = links.resolve(key, values, links.LinkKey(name or key, widget))
         if resolved.note:
             notes[key] = resolved.note
+        if in_address:  # a history entry with this text exists and may be revisited
+            _remember_spelling(key, values, resolved.text)
         if ([resolved.text] if resolved.text is not None else []) != st.query_params.get_all(key):
             try:
                 if resolved.text is None:
