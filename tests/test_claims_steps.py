@@ -99,7 +99,7 @@ def test_scale_shift_no_longer_says_gamma_beta_undo_the_normalization_for_every_
     text = words(at)
     assert "never limits what the network can represent" not in text
     assert "even all the way back to the original vector" not in text
-    assert "each token's own mean and spread are gone after LayerNorm" in text
+    assert "each token's own mean and spread are gone from LayerNorm's output" in text
     assert "gives back the one token they were taken from, not every token at once" in text
     assert at.button(key="ss_undo").label == "Undo for this vector: γ = σ, β = μ"
     undo = next(lesson for lesson in LESSONS if lesson.params.get("affine_mode") == UNDO)
