@@ -73,10 +73,7 @@ function build(root) {
 function drawFormula(s, i) {
   const box = s.root.querySelector(".lab-live-formula");
   const tex = s.payload.frames[i].tex;
-  if (!s.katex) {  // KaTeX is a moment away (first page of a session): no flash of raw TeX
-    box.textContent = s.katexFailed ? tex : "";
-    return;
-  }
+  if (!s.katex) { box.textContent = tex; return; }
   let html = s.tex.get(tex);
   if (html === undefined) {
     html = s.katex.renderToString(tex, {displayMode: true, throwOnError: false});
@@ -168,11 +165,6 @@ export default function (component) {
   // An absolute address: this script runs from a blob, against which "/static/..." means nothing.
   s.katexReady ??= import(new URL(data.katex, location.href).href).then(
     (m) => { s.katex = m.default; s.shown = -1; s.draw(s.index(), false); },
-    (error) => {
-      console.error("the formula is shown as TeX: KaTeX did not load", error);
-      s.katexFailed = true;
-      s.shown = -1;
-      s.draw(s.index(), false);
-    });
+    (error) => console.error("the formula is shown as TeX: KaTeX did not load", error));
   s.draw(s.index(), false);
 }
