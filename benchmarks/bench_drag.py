@@ -64,7 +64,7 @@ PROBE_JS = """
   // steps: the frames in which the control's own value changed (what the thumb went through)
   const probe = {dirty: false, frames: [], steps: [], stopped: false, observers: [], value: null};
   const value = () => {
-    const el = document.querySelector(control[0]) ?? document.querySelector(control[1]);
+    const el = document.querySelector(control);
     return el ? el.getAttribute("aria-valuenow") ?? el.value : null;
   };
   const hit = (node) => {
@@ -152,7 +152,7 @@ def drag_once(page: Page, key: str, moves: int, seconds: float) -> Drag:
     x0, left, right, y = thumb_and_track(page, key)
     span = 0.4 * (right - left)
     x1 = x0 + span if x0 + span <= right else x0 - span
-    control = [f".st-key-{key}_live input[type=range]", f".st-key-{key} input[type=range]"]
+    control = f".st-key-{key}_live input[type=range], .st-key-{key} [role=slider]"
     page.evaluate(PROBE_JS, [WATCHED, control])
     page.mouse.move(x0, y)
     down = page.evaluate("performance.now()")
