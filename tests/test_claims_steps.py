@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from live_support import live_metrics
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -66,8 +65,7 @@ def words(at: AppTest) -> str:
 
 
 def metric(at: AppTest, label: str) -> str:
-    shown = live_metrics(at) + [(m.label, str(m.value)) for m in at.metric]  # a live slider's first
-    return next(value for name, value in shown if name == label)
+    return next(str(m.value) for m in at.metric if m.label == label)
 
 
 def number(text: str) -> float:
