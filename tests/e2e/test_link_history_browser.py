@@ -25,32 +25,33 @@ INVARIANCES = page_by_url("/invariances")
 C_LABEL = "Scale c"
 D_LABEL = "Size d (features)"
 
-# Counts the script runs that finish from now on (the page's data-test-script-state attribute).
-_WATCH_RUNS = """() => { window.__runs = 0; const app = document.querySelector('[data-testid="stApp"]');
-    let was = app.getAttribute('data-test-script-state');
-    new MutationObserver(() => { const now = app.getAttribute('data-test-script-state');
-        if (was === 'running' && now === 'notRunning') window.__runs += 1; was = now; })
-    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']}); }"""
+# Notes the Back's "popstate" (it comes after ui/history.py has respelled the entry and is where
+# Streamlit reads the address and seeds the bound controls). No script run is awaited: when Back
+# lands before the move's rerun was sent, the server already has the entry's values and Streamlit
+# runs nothing (measured: the page showed the right c and URL, with no run after Back).
+_WATCH_BACK = """() => { window.__backed = false;
+    addEventListener('popstate', () => { window.__backed = true; }, {once: true}); }"""
 
 # The c the Invariances page computed with (the line under its formula starts "c = …") equals the
-# slider's, after at least one run since the watch started.
+# slider's, and no run is going.
 _C_SETTLED = f"""() => {{
     const a = [...document.querySelectorAll('[data-testid="stMain"] annotation')]
         .map(e => e.textContent).find(t => t.startsWith('c = '));
     const v = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stSlider"]')]
         .find(e => e.innerText.startsWith({C_LABEL!r}))?.querySelector('input[type="range"]')
         ?.getAttribute('aria-valuetext');
-    if (!a || !v || window.__runs < 1) return false;
+    const idle = document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state');
+    if (!a || !v || idle !== 'notRunning') return false;
     const number = s => parseFloat(s.replace('\\u2212', '-').replace('\\u00d7 10^{{', 'e').replace('}}', ''));
     return Math.abs(number(v) - number(a.slice(4).split(',')[0].trim())) <= 1e-9 * Math.abs(number(v));
 }}"""
 
 
 def _back(lab: Lab) -> None:
-    """Press Back and wait until the page the browser lands on has been run and drawn."""
-    lab.page.evaluate(_WATCH_RUNS)
+    """Press Back and wait until Streamlit has read the entry it lands on and no run is going."""
+    lab.page.evaluate(_WATCH_BACK)
     lab.page.go_back()
-    lab.page.wait_for_function("() => window.__runs > 0")
+    lab.page.wait_for_function("() => window.__backed")
     lab.wait_idle()
 
 
