@@ -1,23 +1,11 @@
 """Step 1: the mean μ and the centred vector x − μ."""
 
-import streamlit as st
-
 import layernorm as ln
 import ui.worksheet
 from layernorm.core import _center_rows
-from ui import charts, controls, page, plot
+from ui import live, page, plot
+from ui.live import mean
 from ui.state import LabInput, lab_input, lab_section
-from ui.text import (
-    LABEL_LIMIT,
-    change_metric,
-    digits_to_separate,
-    fmt,
-    plain_chart,
-    rounding_noise,
-    tex_num,
-    tex_sum,
-    zero_metric,
-)
 
 lab_input()  # the page draws the input in its lab section below
 page.header(
@@ -33,47 +21,22 @@ page.header(
 # The page's own controls and the sidebar's ε, d, seed rerun only this part (ui.state.lab_section).
 @lab_section("mean_body")
 def body(lab: LabInput) -> None:
-    shift = controls.slider(
+    lo, hi, default, step = mean.SHIFT
+    shift = live.slider(
         "Add the same number c to every feature (try it: what happens to x − μ?)",
-        -10.0,
-        10.0,
-        0.0,
-        0.5,
+        lo,
+        hi,
+        default,
+        step,
         key="mean_shift",
         name="c",
+        frames=lambda: mean.frames(lab.x, lab.eps),
     )
-    x = lab.x + shift  # the input as the student modified it
-    steps = ln.layer_norm_steps(x, eps=lab.eps)
-    mu = float(steps.mu)
-    # μ gets the digits that tell it apart from every x it differs from (40001.5 is not 40002)
-    mu_digits = digits_to_separate([mu], against=steps.x, same_within=rounding_noise(steps.x))
-    terms = tex_sum(x, digits=mu_digits)
-    st.latex(
-        rf"\mu = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}} x_i = \frac{{1}}{{{lab.d}}}\left({terms}\right) = {tex_num(mu, mu_digits)}"
-    )
-
-    c1, c2, c3 = st.columns(3)
-    c1.metric("d (features)", lab.d)
-    c2.metric("μ (mean)", fmt(mu, mu_digits), **(change_metric(shift) if shift else {}))
-    mean_centered = float(ln.mean(steps.centered))
-    c3.metric("mean of x − μ", **zero_metric(mean_centered, steps.centered))  # 0 in exact arithmetic
-
-    plot.show(
-        charts.feature_chart(
-            [("x", steps.x)],
-            f"The input x ({plain_chart(lab.label, LABEL_LIMIT)}) and its mean",
-            hlines=[("mu", mu, f"μ = {fmt(mu, mu_digits)}")],
-        ),
-        key="mean_chart_x",
-    )
-    plot.show(
-        charts.feature_chart(
-            [("centered", steps.centered)],
-            "Centred: x − μ balances at zero",
-            hlines=[("mu", 0.0, "new mean = 0")],
-        ),
-        key="mean_chart_centered",
-    )
+    # The same function made every frame the slider shows during a drag: the released view equals it.
+    shown = mean.frame(lab.x, lab.eps, shift)
+    for fig, chart in zip(mean.figures(shown, lab.label), shown.charts, strict=True):
+        plot.show(fig, key=chart.key)
+    steps = ln.layer_norm_steps(lab.x + shift, eps=lab.eps)
     ui.worksheet.offer("mean", lab, steps)
 
 

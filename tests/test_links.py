@@ -13,6 +13,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from live_support import live_metrics
 from streamlit.testing.v1 import AppTest
 
 from ui import links
@@ -192,7 +193,7 @@ def test_a_key_given_twice_uses_the_last_and_says_so() -> None:
     assert _warnings(at) == ["d\\=16\\&d\\=768: the link gives d twice; the lab uses d = 768 (the last)."]
     assert at.query_params["d"] == "768"
     at.switch_page(MEAN).run()
-    assert at.metric[0].label == "d (features)" and at.metric[0].value == "768"  # the page uses it
+    assert live_metrics(at)[0] == ("d (features)", "768")  # the page uses it (its live slider shows it)
 
 
 def test_a_repeated_key_whose_last_value_is_bad_says_both() -> None:

@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import streamlit as st
 from chart_specs import charts
+from live_support import live_frames, live_tex
 from streamlit.proto.Metric_pb2 import Metric
 from streamlit.testing.v1 import AppTest
 
@@ -66,6 +68,12 @@ def metric_element(at: AppTest, label: str):  # type: ignore[no-untyped-def]
     for m in at.metric:
         if m.label.startswith(label):
             return m
+    for live in (m for f in live_frames(at) for m in f["metrics"]):  # a live slider draws its own
+        if live["label"].startswith(label):
+            arrow = {"up": Metric.MetricDirection.UP, "down": Metric.MetricDirection.DOWN}
+            proto = Metric(help=live["help"] or "", color=Metric.MetricColor.GRAY,
+                           direction=arrow.get(live["arrow"], Metric.MetricDirection.NONE))  # fmt: skip
+            return SimpleNamespace(value=live["value"], delta=live["delta"] or "", proto=proto)
     raise AssertionError(f"no metric {label!r}: {[m.label for m in at.metric]}")
 
 
@@ -79,7 +87,7 @@ def says_zero_to_rounding(at: AppTest, label: str) -> str:
 
 
 def latex(at: AppTest) -> list[str]:
-    return [e.value for e in at.latex]
+    return live_tex(at) + [e.value for e in at.latex]
 
 
 def annotations(at: AppTest, i: int) -> list[str]:

@@ -39,11 +39,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+from live_support import live_metric_elements, live_tex
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -844,7 +846,7 @@ class LabSession(RuleBasedStateMachine):
         if not expected:
             return
         pending = list(expected)
-        for m in at.main.metric:
+        for m in [*live_metric_elements(at), *at.main.metric]:  # a live slider draws its own
             label = " ".join(str(m.label).split())
             stat = next((s for s in pending if s.label == label), None)
             if stat is None:
@@ -868,7 +870,7 @@ class LabSession(RuleBasedStateMachine):
                 if why:
                     v.append(Violation(f"metric delta {label!r}", f"delta {why}"))
         for marker, value in oracle.expected_latex(self.page, at, lab):
-            for el in at.main.latex:
+            for el in [*(SimpleNamespace(value=t) for t in live_tex(at)), *at.main.latex]:
                 if marker in el.value:
                     shown = oracle.latex_result(el.value)
                     if oracle.read_shown(shown) is not None:

@@ -1,0 +1,156 @@
+"""The Mean page's live slider: every frame it holds is what the page renders for that c.
+
+The expected texts are written here the way the page wrote them before the live slider (formula,
+metrics, chart lines), from the core and ``ui.text``; the frames must equal them for every c offered.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from live_support import live_data, live_frames
+from streamlit.testing.v1 import AppTest
+
+import layernorm as ln
+from ui import plot
+from ui.live import _nearest, mean, offered, payload
+from ui.text import change_metric, digits_to_separate, fmt, rounding_noise, tex_num, tex_sum, zero_metric
+
+C_VALUES = offered(-10.0, 10.0, 0.5)
+INPUTS = {
+    "default": np.array([1.0, 2.0, 3.0, 4.0]),
+    "constant d=8": ln.make_preset("constant", 8, 0),
+    "large values": np.array([40000.0, 40001.0, 40002.0, 40003.0]),
+    "normal d=4096": ln.make_preset("standard normal", 4096, 3),
+}
+
+
+def bits(b64: str) -> bytes:
+    """The float64 bytes of a base64 array (Plotly's ``bdata``, the payload's arrays)."""
+    return np.frombuffer(base64.b64decode(b64), dtype="<f8").tobytes()
+
+
+def expected(x: np.ndarray, eps: float, c: float) -> dict[str, object]:
+    """What the page showed for c before it had a live slider (its own code, written out)."""
+    s = ln.layer_norm_steps(x + c, eps=eps)
+    mu = float(s.mu)
+    digits = digits_to_separate([mu], against=s.x, same_within=rounding_noise(s.x))
+    tex = (
+        rf"\mu = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}} x_i = \frac{{1}}{{{x.size}}}"
+        rf"\left({tex_sum(x + c, digits=digits)}\right) = {tex_num(mu, digits)}"
+    )
+    delta = change_metric(c) if c else {"delta": None, "delta_arrow": "off"}
+    zero = zero_metric(float(ln.mean(s.centered)), s.centered)
+    return {
+        "tex": tex,
+        "metrics": [
+            ("d (features)", str(x.size), None, "off"),
+            ("μ (mean)", fmt(mu, digits), delta["delta"], delta["delta_arrow"]),
+            ("mean of x − μ", zero["value"], zero.get("delta"), zero.get("delta_arrow", "off")),
+        ],
+        "help": zero["help"],
+        "traces": [s.x, s.centered],
+        "lines": [(mu, f"μ = {fmt(mu, digits)}"), (0.0, "new mean = 0")],
+    }
+
+
+def test_offered_values_are_the_sliders() -> None:
+    assert C_VALUES == [-10.0 + 0.5 * i for i in range(41)]
+
+
+@pytest.mark.parametrize("name", list(INPUTS))
+def test_every_frame_is_what_the_page_renders_for_its_c(name: str) -> None:
+    x = INPUTS[name]
+    sent = mean.frames.__wrapped__(x, 1e-5)  # type: ignore[attr-defined]  # without the cache
+    arrays = [np.frombuffer(base64.b64decode(a), dtype="<f8") for a in sent["arrays"]]  # type: ignore[attr-defined]
+    assert sent["values"] == C_VALUES
+    for c, f in zip(C_VALUES, sent["frames"], strict=True):  # type: ignore[call-overload]
+        want = expected(x, 1e-5, c)
+        assert f["value"] == f"{c:.2f}"  # as st.slider showed it
+        assert f["tex"] == want["tex"]
+        assert [(m["label"], m["value"], m["delta"], m["arrow"]) for m in f["metrics"]] == want["metrics"]
+        assert f["metrics"][2]["help"] == want["help"]
+        assert [ch["key"] for ch in f["charts"]] == [mean.CHART_X, mean.CHART_CENTERED]
+        for chart, trace, line in zip(f["charts"], want["traces"], want["lines"], strict=True):
+            (i,) = chart["traces"]
+            assert arrays[i].tobytes() == np.asarray(trace, dtype="<f8").tobytes()  # every bit
+            assert chart["lines"] == [[line[0], line[1]]]
+
+
+def test_the_frames_survive_json_exactly() -> None:
+    x = INPUTS["large values"]
+    sent = mean.frames.__wrapped__(x, 1e-5)  # type: ignore[attr-defined]
+    assert json.loads(json.dumps(sent)) == sent
+
+
+def test_a_chart_changes_only_where_the_browser_patches_it() -> None:
+    """The browser redraws a chart from its frame: only the traces' y and the lines' y and labels."""
+    x = INPUTS["default"]
+    base = [json.loads(plot.figure_json(f)) for f in mean.figures(mean.frame(x, 1e-5, 0.0), "v")]
+    for c in (-10.0, 2.5, 10.0):
+        frame = mean.frame(x, 1e-5, c)
+        figs = [json.loads(plot.figure_json(f)) for f in mean.figures(frame, "v")]
+        for was, now, chart in zip(base, figs, frame.charts, strict=True):
+            patched = json.loads(json.dumps(was))
+            for trace, y in zip(patched["data"], chart.traces, strict=True):
+                trace["y"] = now["data"][0]["y"]
+                assert (
+                    np.frombuffer(base64.b64decode(trace["y"]["bdata"]), dtype="<f8").tobytes() == y.tobytes()
+                )
+            for shape, note, line in zip(
+                patched["layout"]["shapes"], patched["layout"]["annotations"], chart.lines, strict=True
+            ):
+                shape["y0"] = shape["y1"] = note["y"] = line.y
+                note["text"] = line.label
+            assert patched == now
+
+
+def test_payload_shares_equal_arrays() -> None:
+    sent = payload([0.0, 1.0], lambda c: mean.frame(np.zeros(4), 1e-5, 0.0))
+    assert len(sent["arrays"]) == 1  # type: ignore[arg-type]  # x and x − μ are the same zeros
+
+
+@pytest.fixture
+def open_mean() -> Callable[..., AppTest]:
+    def _open(**query: str) -> AppTest:
+        at = AppTest.from_file("../app.py", default_timeout=60)
+        for k, v in query.items():
+            at.query_params[k] = v
+        at.run()
+        at.switch_page("pages/1_mean.py").run()
+        assert not at.exception
+        return at
+
+    return _open
+
+
+@pytest.mark.parametrize("c", [-10.0, 0.0, 3.5])
+def test_page_shows_the_frame_of_its_value(open_mean: Callable[..., AppTest], c: float) -> None:
+    at = open_mean()
+    at.slider(key="mean_shift").set_value(c).run()
+    assert not at.exception
+    (data,) = live_data(at)
+    assert data["value"] == c
+    (shown,) = live_frames(at)
+    want = expected(at.session_state["lab_input"].x, 1e-5, c)
+    assert shown["tex"] == want["tex"]
+    assert [(m["label"], m["value"]) for m in shown["metrics"]] == [m[:2] for m in want["metrics"]]
+    specs = [json.loads(json.loads(e.proto.json)["spec"]) for e in at.get("bidi_component")
+             if e.proto.component_name == "lab_chart"]  # fmt: skip
+    for spec, y, line in zip(specs, want["traces"], want["lines"], strict=True):  # type: ignore[call-overload]
+        assert (
+            np.frombuffer(base64.b64decode(spec["data"][0]["y"]["bdata"]), dtype="<f8").tobytes()
+            == y.tobytes()
+        )
+        assert [n["text"] for n in spec["layout"]["annotations"]] == [line[1]]
+
+
+def test_a_release_takes_the_nearest_offered_value() -> None:
+    """What the browser sends on release becomes mean_shift: the nearest offered value, or nothing."""
+    assert _nearest(C_VALUES, 2.4) == 2.5
+    assert _nearest(C_VALUES, -99) == -10.0
+    assert _nearest(C_VALUES, "3") is None and _nearest(C_VALUES, float("nan")) is None
