@@ -228,7 +228,7 @@ def test_file_name_in_the_chart_title_and_page_warning_is_plain(name: str) -> No
     _kept_upload(at, name)
     figure = json.loads(charts(at)[0].spec)
     title = figure["layout"]["title"]["text"]
-    assert title == f"The input x ({plain_chart('file ' + name, LABEL_LIMIT)}) and its mean"
+    assert title == f"The input ({plain_chart('file ' + name, LABEL_LIMIT)}) plus c, and its mean"
     assert "<" not in title and len(title) < 200
 
     del at.session_state["upload_last"]  # no file any more: the pages fall back to the last valid input

@@ -126,8 +126,8 @@ def _upload_and_see_title(lab: Lab, name: str) -> tuple[Locator, Locator]:
     lab.open(MEAN, query(src="Upload a file"))
     uploader = lab.sidebar.locator('input[type="file"]')
     uploader.set_input_files(files=[{"name": name, "mimeType": "text/csv", "buffer": b"1,2,3,10\n"}])
-    title = lab.page.locator(".gtitle").filter(has_text="The input x (file ")
-    expect(title).to_have_text(f"The input x (file {name}) and its mean")
+    title = lab.page.locator(".gtitle").filter(has_text="The input (file ")
+    expect(title).to_have_text(f"The input (file {name}) plus c, and its mean")
     return uploader, title
 
 

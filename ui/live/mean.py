@@ -66,7 +66,7 @@ def figures(f: Frame, label: str) -> list[go.Figure]:
     return [
         charts.feature_chart(
             [("x", x_chart.traces[0])],
-            f"The input x ({plain_chart(label, LABEL_LIMIT)}) and its mean",
+            f"The input ({plain_chart(label, LABEL_LIMIT)}) plus c, and its mean",
             hlines=[("mu", line.y, line.label) for line in x_chart.lines],
         ),
         charts.feature_chart(
