@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 import streamlit as st
 from apptest_support import run_then_whole_page
 from hypothesis import HealthCheck, settings
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 # Property tests draw the same examples on every run, so `make test` passes or fails the same way
@@ -64,3 +66,17 @@ def _whole_page_after_lab_section_reruns(
     ``keyed_reruns`` sees each run as it is."""
     if request.node.get_closest_marker("keyed_reruns") is None:
         monkeypatch.setattr(AppTest, "_run", run_then_whole_page)
+
+
+@pytest.fixture
+def deferred(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Callable[[], Any]]]:
+    """``file name: callable`` of every download a page registered (Streamlit runs them on click)."""
+    made: dict[str, Callable[[], Any]] = {}
+    original = MediaFileManager.add_deferred
+
+    def add_deferred(self: MediaFileManager, data: Callable[[], Any], *args: Any, **kwargs: Any) -> str:
+        made[str(kwargs.get("file_name"))] = data
+        return original(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
+    yield made

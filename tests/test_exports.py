@@ -10,14 +10,13 @@ x and the sidebar's γ, β and ε, and the worksheet must print the core's formu
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -74,20 +73,6 @@ CASES: dict[str, tuple[dict[str, str], str, Expect]] = {
         ),
     ),
 }
-
-
-@pytest.fixture
-def deferred(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Callable[[], Any]]]:
-    """``file name: callable`` of every download a page registered (Streamlit runs them on click)."""
-    made: dict[str, Callable[[], Any]] = {}
-    original = MediaFileManager.add_deferred
-
-    def add_deferred(self: MediaFileManager, data: Callable[[], Any], *args: Any, **kwargs: Any) -> str:
-        made[str(kwargs.get("file_name"))] = data
-        return original(self, data, *args, **kwargs)
-
-    monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
-    yield made
 
 
 def _open(page: str, case: str) -> AppTest:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import io
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,6 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
-from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -277,20 +276,6 @@ def test_bad_arguments_are_refused() -> None:
 
 
 # ---------------------------------------------------------------------------------------- the pages
-
-
-@pytest.fixture
-def deferred(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Callable[[], Any]]]:
-    """``file name: callable`` of every download a page registered (Streamlit runs them on click)."""
-    made: dict[str, Callable[[], Any]] = {}
-    original = MediaFileManager.add_deferred
-
-    def add_deferred(self: MediaFileManager, data: Callable[[], Any], *args: Any, **kwargs: Any) -> str:
-        made[str(kwargs.get("file_name"))] = data
-        return original(self, data, *args, **kwargs)
-
-    monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
-    yield made
 
 
 def _open(page: str, query: dict[str, str] | None = None) -> AppTest:
