@@ -44,7 +44,10 @@ def other_browser(playwright_driver: Playwright) -> Iterator[Browser]:
 
 
 def _box(lab: Lab, key: str) -> Locator:
-    return lab.page.locator(f".st-key-{key}")
+    """The control a student uses: a live slider (ui.live) is ``<key>_live``; ``<key>`` is then the
+    hidden slider that keeps its value for the link."""
+    live = lab.page.locator(f".st-key-{key}_live")
+    return live if live.count() else lab.page.locator(f".st-key-{key}")
 
 
 def _read(box: Locator) -> str:
