@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from live_support import live_metric_elements
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -39,8 +40,9 @@ def open_at(page: str, source: str | None = None) -> AppTest:
 
 
 def metric(at: AppTest, label: str) -> str:
-    values = [m.value for m in at.metric if m.label == label]
-    assert values, f"no metric {label!r}: {[m.label for m in at.metric]}"
+    shown = [*at.metric, *live_metric_elements(at)]  # Mean's metrics are its live slider's
+    values = [m.value for m in shown if m.label == label]
+    assert values, f"no metric {label!r}: {[m.label for m in shown]}"
     return values[0]
 
 
