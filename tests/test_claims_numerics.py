@@ -8,7 +8,6 @@ extremes and each such sentence is checked against the core.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +18,6 @@ import layernorm as ln
 from layernorm.labs import geometry as geo
 from ui.text import fmt, tex_num
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 MUCH_SMALLER = 0.01  # the pages' "ε ≪ σ²": ε/(σ² + ε) at most this
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,7 +22,6 @@ from layernorm.labs import bert
 from layernorm.labs import lenses as L
 from ui.text import fmt
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SENTENCE, AXES = "pages/11_your_sentence.py", "pages/6_which_axis.py"
 DEFAULT_1 = "Layer normalization keeps every token in a sensible range."
 ODD = ["!!!", "a", "I love it. I hate it.", "word " * 300]

@@ -10,10 +10,10 @@ LayerNorm model, drift as *the* reason normalization helps) are pinned by their 
 from __future__ import annotations
 
 import colorsys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from apptest_support import APP
 from live_support import live_metrics
 from streamlit.testing.v1 import AppTest
 
@@ -25,7 +25,6 @@ from ui.state import AFFINE_MODES, D_CHOICES, EPS_CHOICES
 from ui.text import fmt
 from ui.theme import COLORS, OKABE_ITO
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 HOME, MEAN, VAR, STD, SS, FULL = (
     "pages/0_home.py",
     "pages/1_mean.py",

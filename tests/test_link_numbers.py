@@ -23,7 +23,6 @@ import ui.controls as controls
 from ui import links
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 FILES = {p.stem.split("_", 1)[1]: f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py")}
 # Views that draw controls the default view does not.
 MORE_VIEWS = {
