@@ -135,6 +135,7 @@ def thumb_and_track(page: Page, key: str) -> tuple[float, float, float, float]:
     """
     live = holder(page, f"{key}_live").locator("input[type=range]")
     if live.count():
+        holder(page, f"{key}_live").locator(".lab-live[data-frames=ready]").wait_for(timeout=WAIT_MS)
         box = live.first.bounding_box()
         assert box is not None
         lo, hi = (float(live.first.get_attribute(a) or 0) for a in ("min", "max"))
@@ -234,7 +235,7 @@ def main() -> None:
         "--targets", default="/mean:mean_shift,/mean?d=768:mean_shift,/mean?d=4096:mean_shift"
     )
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--moves", type=int, default=30)
+    parser.add_argument("--moves", type=int, default=90)
     parser.add_argument("--seconds", type=float, default=1.5)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()

@@ -3,7 +3,7 @@
 import layernorm as ln
 import ui.worksheet
 from layernorm.core import _center_rows
-from ui import live, page, plot
+from ui import live, page
 from ui.live import mean
 from ui.state import LabInput, lab_input, lab_section
 
@@ -22,7 +22,7 @@ page.header(
 @lab_section("mean_body")
 def body(lab: LabInput) -> None:
     lo, hi, default, step = mean.SHIFT
-    shift = live.slider(
+    shift, frames = live.slider(
         "Add the same number c to every feature (try it: what happens to x − μ?)",
         lo,
         hi,
@@ -34,8 +34,9 @@ def body(lab: LabInput) -> None:
     )
     # The same function made every frame the slider shows during a drag: the released view equals it.
     shown = mean.frame(lab.x, lab.eps, shift)
+    live.readout(shown.readout(mean.READOUT))
     for fig, chart in zip(mean.figures(shown, lab.label), shown.charts, strict=True):
-        plot.show(fig, key=chart.key)
+        live.show_chart(fig, chart.key, frames)
     steps = ln.layer_norm_steps(lab.x + shift, eps=lab.eps)
     ui.worksheet.offer("mean", lab, steps)
 

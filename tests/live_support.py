@@ -1,6 +1,6 @@
-"""Reading a page's live sliders (``ui.live``) in AppTest: the formula and metrics they show.
+"""Reading a page's live controls (``ui.live``) in AppTest: the formulas and metrics they show.
 
-A live slider draws its value's formula and metrics in the browser, from the frames the server sent
+A live readout draws its formula and metrics in the browser from the data the server sent
 (``st.components.v2``), so AppTest sees them as the component's data, not as ``st.latex``/``st.metric``.
 """
 
@@ -15,36 +15,42 @@ from streamlit.testing.v1 import AppTest
 COMPONENT = "lab_live_slider"
 
 
-def live_data(at: AppTest) -> list[dict[str, Any]]:
-    """The data of every live slider on the page, in page order."""
+def _component_data(at: AppTest, mode: str) -> list[dict[str, Any]]:
     found = []
     for element in at.get("bidi_component"):
         proto = element.proto
         if proto.component_name == COMPONENT:
-            found.append(json.loads(proto.json))
+            data = json.loads(proto.json)
+            if data["mode"] == mode:
+                found.append(data)
     return found
 
 
-def live_frames(at: AppTest) -> list[dict[str, Any]]:
-    """The frame each live slider shows now (its value's)."""
-    return [d["payload"]["frames"][d["payload"]["values"].index(d["value"])] for d in live_data(at)]
+def live_data(at: AppTest) -> list[dict[str, Any]]:
+    """The data of every live slider on the page, in page order."""
+    return _component_data(at, "slider")
+
+
+def live_readouts(at: AppTest) -> list[dict[str, Any]]:
+    """Every live readout on the page (``{key, tex, metrics}``), in page order: what it shows now."""
+    return [d["readout"] for d in _component_data(at, "readout")]
 
 
 def live_metrics(at: AppTest) -> list[tuple[str, str]]:
-    """``(label, value)`` of the metrics the live sliders show, as ``at.metric`` would list them."""
-    return [(m["label"], m["value"]) for f in live_frames(at) for m in f["metrics"]]
+    """``(label, value)`` of the metrics the live readouts show, as ``at.metric`` would list them."""
+    return [(m["label"], m["value"]) for r in live_readouts(at) for m in r["metrics"]]
 
 
 def live_tex(at: AppTest) -> list[str]:
-    """The formulas the live sliders show (TeX, without ``$$``)."""
-    return [f["tex"] for f in live_frames(at)]
+    """The formulas the live readouts show (TeX, without ``$$``)."""
+    return [r["tex"] for r in live_readouts(at) if r["tex"] is not None]
 
 
 def live_metric_elements(at: AppTest) -> list[SimpleNamespace]:
-    """The live sliders' metrics with ``label``, ``value`` and ``delta`` (``""`` for none), as
-    ``at.metric``'s elements have them."""
+    """The live readouts' metrics with ``label``, ``value``, ``delta`` (``""`` for none) and ``help``,
+    as ``at.metric``'s elements have them."""
     return [
-        SimpleNamespace(label=m["label"], value=m["value"], delta=m["delta"] or "")
-        for f in live_frames(at)
-        for m in f["metrics"]
+        SimpleNamespace(label=m["label"], value=m["value"], delta=m["delta"] or "", help=m["help"] or "")
+        for r in live_readouts(at)
+        for m in r["metrics"]
     ]

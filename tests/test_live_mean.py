@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from live_support import live_data, live_frames
+from live_support import live_data, live_readouts
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -20,7 +20,7 @@ from ui import plot
 from ui.live import _nearest, mean, offered, payload
 from ui.text import change_metric, digits_to_separate, fmt, rounding_noise, tex_num, tex_sum, zero_metric
 
-C_VALUES = offered(-10.0, 10.0, 0.5)
+C_VALUES = offered(-10.0, 10.0, 0.1)
 INPUTS = {
     "default": np.array([1.0, 2.0, 3.0, 4.0]),
     "constant d=8": ln.make_preset("constant", 8, 0),
@@ -59,7 +59,8 @@ def expected(x: np.ndarray, eps: float, c: float) -> dict[str, object]:
 
 
 def test_offered_values_are_the_sliders() -> None:
-    assert C_VALUES == [-10.0 + 0.5 * i for i in range(41)]
+    assert C_VALUES == [round(-10.0 + 0.1 * i, 12) for i in range(201)]
+    assert C_VALUES[100] == 0.0 and C_VALUES[-1] == 10.0 and 2.5 in C_VALUES
 
 
 @pytest.mark.parametrize("name", list(INPUTS))
@@ -68,17 +69,25 @@ def test_every_frame_is_what_the_page_renders_for_its_c(name: str) -> None:
     sent = mean.frames.__wrapped__(x, 1e-5)  # type: ignore[attr-defined]  # without the cache
     arrays = [np.frombuffer(base64.b64decode(a), dtype="<f8") for a in sent["arrays"]]  # type: ignore[attr-defined]
     assert sent["values"] == C_VALUES
+    assert sent["labels"] == [f"{c:.2f}" for c in C_VALUES]  # as st.slider showed them
     for c, f in zip(C_VALUES, sent["frames"], strict=True):  # type: ignore[call-overload]
         want = expected(x, 1e-5, c)
-        assert f["value"] == f"{c:.2f}"  # as st.slider showed it
-        assert f["tex"] == want["tex"]
-        assert [(m["label"], m["value"], m["delta"], m["arrow"]) for m in f["metrics"]] == want["metrics"]
-        assert f["metrics"][2]["help"] == want["help"]
+        (r,) = f["readouts"]
+        assert r["key"] == mean.READOUT
+        assert r["tex"] == want["tex"]
+        assert [(m["label"], m["value"], m["delta"], m["arrow"]) for m in r["metrics"]] == want["metrics"]
+        assert r["metrics"][2]["help"] == want["help"]
         assert [ch["key"] for ch in f["charts"]] == [mean.CHART_X, mean.CHART_CENTERED]
         for chart, trace, line in zip(f["charts"], want["traces"], want["lines"], strict=True):
             (i,) = chart["traces"]
             assert arrays[i].tobytes() == np.asarray(trace, dtype="<f8").tobytes()  # every bit
             assert chart["lines"] == [[line[0], line[1]]]
+    for chart in sent["frames"][0]["charts"]:  # type: ignore[index]  # a fixed axis holds every frame
+        lo, hi = sent["ranges"][chart["key"]]  # type: ignore[index]
+        for f in sent["frames"]:  # type: ignore[attr-defined]
+            (ch,) = [c for c in f["charts"] if c["key"] == chart["key"]]
+            ys = np.concatenate([arrays[i] for i in ch["traces"]] + [np.array([ln[0] for ln in ch["lines"]])])
+            assert lo < ys.min() and ys.max() < hi and lo <= 0 <= hi
 
 
 def test_the_frames_survive_json_exactly() -> None:
@@ -134,8 +143,8 @@ def test_page_shows_the_frame_of_its_value(open_mean: Callable[..., AppTest], c:
     at.slider(key="mean_shift").set_value(c).run()
     assert not at.exception
     (data,) = live_data(at)
-    assert data["value"] == c
-    (shown,) = live_frames(at)
+    assert data["index"] == C_VALUES.index(c)
+    (shown,) = live_readouts(at)
     want = expected(at.session_state["lab_input"].x, 1e-5, c)
     assert shown["tex"] == want["tex"]
     assert [(m["label"], m["value"]) for m in shown["metrics"]] == [m[:2] for m in want["metrics"]]
@@ -147,10 +156,36 @@ def test_page_shows_the_frame_of_its_value(open_mean: Callable[..., AppTest], c:
             == y.tobytes()
         )
         assert [n["text"] for n in spec["layout"]["annotations"]] == [line[1]]
+        assert spec["layout"]["yaxis"]["autorange"] is False  # fixed over every c: bars move, not the axis
+
+
+def test_frames_go_to_the_browser_once_per_input(open_mean: Callable[..., AppTest]) -> None:
+    """A small input's frames go with the first run; later runs with the same input send their id only."""
+    at = open_mean()
+    (first,) = live_data(at)
+    assert "frames" in first["payload"]
+    at.slider(key="mean_shift").set_value(1.5).run()
+    (again,) = live_data(at)
+    assert again["payload"] == {"id": first["payload"]["id"]}
+    assert again["index"] == C_VALUES.index(1.5)
+
+
+def test_a_large_input_sends_its_frames_when_the_browser_asks(open_mean: Callable[..., AppTest]) -> None:
+    """At d = 768 the frames are megabytes: the first draw sends their id, the browser asks for them."""
+    at = open_mean(d="768")
+    (first,) = live_data(at)
+    assert set(first["payload"]) == {"id"}
+    at.session_state["_live_asked"] = {"mean_shift"}  # what the component's "missing" trigger records
+    at.run()
+    (asked,) = live_data(at)
+    assert asked["payload"]["id"] == first["payload"]["id"] and len(asked["payload"]["frames"]) == 201
+    at.run()
+    (again,) = live_data(at)
+    assert set(again["payload"]) == {"id"}  # once
 
 
 def test_a_release_takes_the_nearest_offered_value() -> None:
     """What the browser sends on release becomes mean_shift: the nearest offered value, or nothing."""
-    assert _nearest(C_VALUES, 2.4) == 2.5
+    assert _nearest(C_VALUES, 2.43) == 2.4
     assert _nearest(C_VALUES, -99) == -10.0
     assert _nearest(C_VALUES, "3") is None and _nearest(C_VALUES, float("nan")) is None

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import streamlit as st
 from chart_specs import charts
-from live_support import live_frames, live_tex
+from live_support import live_readouts, live_tex
 from streamlit.proto.Metric_pb2 import Metric
 from streamlit.testing.v1 import AppTest
 
@@ -68,7 +68,7 @@ def metric_element(at: AppTest, label: str):  # type: ignore[no-untyped-def]
     for m in at.metric:
         if m.label.startswith(label):
             return m
-    for live in (m for f in live_frames(at) for m in f["metrics"]):  # a live slider draws its own
+    for live in (m for r in live_readouts(at) for m in r["metrics"]):  # a live readout draws its own
         if live["label"].startswith(label):
             arrow = {"up": Metric.MetricDirection.UP, "down": Metric.MetricDirection.DOWN}
             proto = Metric(help=live["help"] or "", color=Metric.MetricColor.GRAY,

@@ -1,24 +1,26 @@
-"""Controls that answer during a drag: the numbers, formula and charts follow the thumb in the browser.
+"""Controls that answer during a drag: formulas, metrics and charts follow the thumb in the browser.
 
 ``st.slider`` sends its value only when the mouse is released, so nothing on a page moved while a
-student dragged. A live slider (:func:`slider`) is a native ``<input type="range">`` in a
-``st.components.v2`` component that already holds what the page shows for *every* value the slider
-offers: for each value, one :class:`Frame` (the formula's TeX, the metrics' texts, the charts' data),
-made by the page's own per-value function, the same function the page draws its released view with.
-The browser switches between frames on every ``input`` event (once per animation frame): no number is
-computed in the browser, so every number shown during a drag is what the core and the page's
-formatting give for the value the thumb shows.
+student dragged. A live slider (:func:`slider`, :func:`select_slider`) is a native
+``<input type="range">`` in a ``st.components.v2`` component that already holds what the page shows for
+*every* value the slider offers: for each value, one :class:`Frame`, made by the page's own per-value
+function, the same function the page draws its released view with. The browser switches between
+frames on every ``input`` event (once per animation frame): no number is computed in the browser, so
+every number shown during a drag is what the core and the page's formatting give for that value.
 
-On release (or an arrow key) the component sends the value, and a callback puts it into the state
-of an ordinary ``controls.slider`` with the same key, drawn hidden beside it: that slider keeps doing
+A frame has :class:`Readout` s (a formula and metrics, each drawn where the page calls
+:func:`readout`) and :class:`Chart` s (a ``ui.plot.show`` chart's trace values and labelled lines).
+During a drag the browser moves the charts' bars, points and lines itself, against a y axis fixed over
+every frame (:func:`show_chart`): Plotly's own redraw costs 10–100 ms a chart, far more than a frame.
+
+On release (or an arrow key) the component sends the value, and a callback puts it into the state of
+an ordinary ``controls`` slider with the same key, drawn hidden beside it: that slider keeps doing
 what every page control does (the URL key, ``persist_state="session"``, a link's value read as a
 number and moved to the nearest offered value with a message, Back and Forward). The page reruns
-with that value and shows the same frame (it is the same function), now from the server.
+with that value and draws the same frame (it is the same function), now from the server.
 
-What the component draws: the slider, the formula (KaTeX, the copy Streamlit's own ``st.latex``
-uses) and the metrics. The charts stay ``ui.plot.show`` charts; during a drag the component redraws
-them in place (``Plotly.react`` on the chart's plot, only the traces' y values and the labelled
-horizontal lines changed), and on release the server's figure, built from the same frame, replaces it.
+The frames go to the browser once per input: a later run sends only their ``id``, which the browser
+keeps (if it does not have them, it asks, and the next run sends them again).
 """
 
 from __future__ import annotations
@@ -29,14 +31,19 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
-from ui import controls
+from ui import controls, plot
 
 _HERE = Path(__file__).resolve().parent
 _STREAMLIT_JS = Path(st.__file__).resolve().parent / "static" / "static" / "js"
+_SENT = "_live_sent"  # session state: the payload id each live slider's browser has (or will ask for)
+_ASKED = "_live_asked"  # session state: the live sliders whose browser asked for their frames
+_SEND_AT_ONCE = 256_000  # characters of base64 arrays: more waits for the browser to ask
 
 
 @dataclass(frozen=True)
@@ -51,8 +58,20 @@ class Metric:
 
 
 @dataclass(frozen=True)
+class Readout:
+    """A formula (TeX, or None) and a row of metrics, drawn by :func:`readout` under ``key``."""
+
+    key: str
+    tex: str | None = None
+    metrics: tuple[Metric, ...] = ()
+
+    def json(self) -> dict[str, object]:
+        return {"key": self.key, "tex": self.tex, "metrics": [m.__dict__ for m in self.metrics]}
+
+
+@dataclass(frozen=True)
 class Line:
-    """A labelled horizontal line of a chart (``ui.charts.feature_chart``'s ``hlines``)."""
+    """A labelled horizontal line of a chart (``ui.theme.hline``: a shape and its annotation)."""
 
     y: float
     label: str
@@ -60,10 +79,11 @@ class Line:
 
 @dataclass(frozen=True)
 class Chart:
-    """What of a chart changes with the live control: each trace's y values and the labelled lines.
+    """What of a chart changes with a live control: each trace's y values and the labelled lines.
 
-    ``key`` is the chart's ``ui.plot.show`` key. Everything else of the figure (its x values,
-    title, colours, axes) must not change with the control; ``tests/test_live_mean.py`` checks it.
+    ``key`` is the chart's ``ui.plot.show`` key. Everything else of the figure (its x values, title,
+    colours, the first ``len(lines)`` shapes of type line and annotations) must not change with the
+    control; the page's tests check it.
     """
 
     key: str
@@ -73,11 +93,16 @@ class Chart:
 
 @dataclass(frozen=True)
 class Frame:
-    """Everything a page shows for one value of its live control."""
+    """Everything a page shows for one value of a live control."""
 
-    tex: str
-    metrics: tuple[Metric, ...]
+    readouts: tuple[Readout, ...]
     charts: tuple[Chart, ...] = field(default=())
+
+    def readout(self, key: str) -> Readout:
+        return next(r for r in self.readouts if r.key == key)
+
+    def chart(self, key: str) -> Chart:
+        return next(c for c in self.charts if c.key == key)
 
 
 def offered(lo: float, hi: float, step: float) -> list[float]:
@@ -86,14 +111,37 @@ def offered(lo: float, hi: float, step: float) -> list[float]:
     return [float(np.round(lo + i * step, 12)) for i in range(n + 1)]
 
 
-def payload(values: Sequence[float], frame: Callable[[float], Frame]) -> dict[str, object]:
+def slider_text(v: float) -> str:
+    """A float as ``st.slider`` shows it (its default format ``%0.2f``)."""
+    return f"{v:.2f}"
+
+
+def _range_of(values: list[np.ndarray]) -> list[float] | None:
+    """A y axis range that holds every value, with Plotly's autorange padding (about 5 % each side)."""
+    finite = [v[np.isfinite(v)] for v in values]
+    finite = [v for v in finite if v.size]
+    if not finite:
+        return None
+    lo = min(float(v.min()) for v in finite)
+    hi = max(float(v.max()) for v in finite)
+    lo, hi = min(lo, 0.0), max(hi, 0.0)  # bars start at zero: keep it on the axis
+    pad = 0.05 * (hi - lo) if hi > lo else max(abs(hi), 1.0) * 0.5
+    return [lo - pad, hi + pad]
+
+
+def payload(
+    values: Sequence[float], frame: Callable[[float], Frame], labels: Sequence[str] | None = None
+) -> dict[str, object]:
     """The frames of every value, as the component reads them (JSON-ready).
 
     Arrays are float64, base64, stored once however many frames share them (``arrays`` and indices).
-    ``id`` changes whenever anything else does, so the browser decodes a payload once.
+    ``ranges``: per chart, a y range that holds every frame's traces and lines. ``id`` changes
+    whenever anything else does, so the browser decodes a payload once.
     """
+    labels = list(labels) if labels is not None else [slider_text(v) for v in values]
     arrays: list[str] = []
     index: dict[bytes, int] = {}
+    seen: dict[str, list[np.ndarray]] = {}
 
     def ref(a: np.ndarray) -> int:
         raw = np.ascontiguousarray(a, dtype="<f8").tobytes()
@@ -105,11 +153,13 @@ def payload(values: Sequence[float], frame: Callable[[float], Frame]) -> dict[st
     frames = []
     for v in values:
         f = frame(v)
+        for c in f.charts:
+            seen.setdefault(c.key, []).extend(
+                [np.asarray(t, dtype=float) for t in c.traces] + [np.array([ln.y for ln in c.lines])]
+            )
         frames.append(
             {
-                "value": f"{v:.2f}",  # as st.slider shows a float (its default format "%0.2f")
-                "tex": f.tex,
-                "metrics": [m.__dict__ for m in f.metrics],
+                "readouts": [r.json() for r in f.readouts],
                 "charts": [
                     {
                         "key": c.key,
@@ -120,9 +170,21 @@ def payload(values: Sequence[float], frame: Callable[[float], Frame]) -> dict[st
                 ],
             }
         )
-    body = {"values": list(values), "frames": frames, "arrays": arrays}
+    ranges = {key: _range_of(arrs) for key, arrs in seen.items()}
+    body = {"values": list(values), "labels": labels, "frames": frames, "arrays": arrays, "ranges": ranges}
     text = json.dumps(body, sort_keys=True)
     return body | {"id": hashlib.sha1(text.encode()).hexdigest()}
+
+
+def show_chart(fig: go.Figure, key: str, *payloads: dict[str, Any]) -> None:
+    """Draw a chart of live frames (``ui.plot.show``) with its y axis fixed over every frame of every
+    live control on the page: the bars move against still gridlines while a thumb moves, and the
+    released figure has the same axis as the frames drawn during the drag."""
+    ranges = [r for p in payloads if (r := p["ranges"].get(key))]
+    if ranges:
+        fig.layout.yaxis.autorange = False
+        fig.layout.yaxis.range = [min(r[0] for r in ranges), max(r[1] for r in ranges)]
+    plot.show(fig, key=key)
 
 
 def _katex_url() -> str:
@@ -142,11 +204,65 @@ _component = st.components.v2.component(
 )
 
 
+def readout(r: Readout) -> None:
+    """Draw a frame's formula and metrics; a live slider's drag redraws them in place."""
+    _component(
+        data={"mode": "readout", "readout": r.json(), "katex": _katex_url()}, key=f"live_readout_{r.key}"
+    )
+
+
 def _nearest(values: Sequence[float], v: object) -> float | None:
     """The offered value nearest to what the browser sent (None for anything not a number)."""
     if isinstance(v, bool) or not isinstance(v, int | float) or not np.isfinite(v):
         return None
     return min(values, key=lambda o: abs(o - float(v)))
+
+
+def _mount(
+    label: str,
+    values: Sequence[float],
+    labels: Sequence[str],
+    urls: Sequence[str],
+    current: float,
+    default: float,
+    *,
+    key: str,
+    frames: Callable[[], dict[str, object]],
+) -> dict[str, object]:
+    live_key = f"{key}_live"
+    sent: dict[str, str] = st.session_state.setdefault(_SENT, {})
+
+    def released() -> None:
+        picked = _nearest(values, st.session_state[live_key]["value"])
+        if picked is not None:
+            st.session_state[key] = picked
+
+    asked: set[str] = st.session_state.setdefault(_ASKED, set())
+
+    def missing() -> None:  # the browser does not have the frames of the id it was sent
+        asked.add(key)
+
+    body = frames()
+    # A large payload waits until the browser asks for it (it does as soon as it mounts the slider):
+    # the page's first draw does not wait for frames a student may never drag through.
+    small = sum(len(a) for a in body["arrays"]) < _SEND_AT_ONCE  # type: ignore[attr-defined]
+    full = key in asked or (sent.get(key) != body["id"] and small)
+    asked.discard(key)
+    sent[key] = str(body["id"])
+    _component(
+        data={
+            "mode": "slider",
+            "label": label,
+            "index": int(np.argmin([abs(v - current) for v in values])),
+            "katex": _katex_url(),
+            "link": {"key": key, "urls": list(urls), "default": urls[values.index(default)]},
+            "payload": body if full else {"id": body["id"]},
+        },
+        key=live_key,
+        on_value_change=released,
+        on_missing_change=missing,
+    )
+    return body
 
 
 def slider(
@@ -159,37 +275,45 @@ def slider(
     key: str,
     name: str,
     frames: Callable[[], dict[str, object]],
-) -> float:
-    """A live slider: returns its value, like ``controls.slider`` with the same arguments.
+) -> tuple[float, dict[str, object]]:
+    """A live slider over ``lo … hi`` in steps of ``step``: its value, like ``controls.slider`` with
+    the same arguments, and the payload (for :func:`show_chart`).
 
     ``frames()`` gives :func:`payload` of the page's per-value function over :func:`offered` values
-    (called on every run: the page caches it per input). The component draws the formula and the
-    metrics of the current value's frame; the page draws the charts (``ui.plot.show``, keys as in
-    the frames).
-    The key is the URL key and the hidden ``controls.slider``'s key; the component's key is
-    ``<key>_live``.
+    (called on every run: the page caches it per input). The page draws the value's frame with
+    :func:`readout` and :func:`show_chart`. The key is the URL key and the hidden slider's key; the
+    component's key is ``<key>_live``.
     """
     values = offered(lo, hi, step)
-    live_key = f"{key}_live"
-
-    def released() -> None:
-        picked = _nearest(values, st.session_state[live_key]["value"])
-        if picked is not None:
-            st.session_state[key] = picked
-
     with st.container(key=f"live_state_{key}"):  # live.css hides its slider, never a link's message
         # Its label differs from the live slider's: a page has one visible slider of that name.
         kept = controls.slider(f"{name} (kept in the link)", lo, hi, value, step, key=key, name=name)
     current = float(kept)
-    _component(
-        data={
-            "label": label,
-            "value": current,
-            "katex": _katex_url(),
-            "link": {"key": key, "default": value},  # the URL key, left out at the default
-            "payload": frames(),
-        },
-        key=live_key,
-        on_value_change=released,
+    # The URL writes a float as Streamlit's slider does (JavaScript's shortest text: 1, −2.5).
+    urls = [f"{v:g}" if abs(v) < 1e15 else repr(v) for v in values]
+    body = _mount(
+        label, values, [slider_text(v) for v in values], urls, current, value, key=key, frames=frames
     )
-    return current
+    return current, body
+
+
+def select_slider(
+    label: str,
+    options: Sequence[float],
+    value: float,
+    *,
+    key: str,
+    name: str,
+    format_func: Callable[[float], str],
+    frames: Callable[[], dict[str, object]],
+) -> tuple[float, dict[str, object]]:
+    """A live ``controls.select_slider`` over numeric ``options`` shown as ``format_func`` writes them
+    (which is also how the URL carries them); otherwise as :func:`slider`."""
+    values = [float(o) for o in options]
+    with st.container(key=f"live_state_{key}"):
+        kept = controls.select_slider(
+            f"{name} (kept in the link)", list(options), value, key=key, name=name, format_func=format_func
+        )
+    texts = [format_func(o) for o in options]
+    body = _mount(label, values, texts, texts, float(kept), float(value), key=key, frames=frames)
+    return float(kept), body

@@ -1,86 +1,52 @@
-// A live slider (ui/live/__init__.py). component.data: {label, value, katex: URL of Streamlit's own
-// KaTeX module, payload: {id, values, frames, arrays}}. Every number shown comes from a frame the
-// server made; the browser only picks the frame of the value the thumb shows.
+// Live sliders and their readouts (ui/live/__init__.py). component.data is
+//   {mode: "slider", label, index, katex, link: {key, urls, default}, payload: {id, values, labels,
+//    frames: [{readouts, charts}], arrays, ranges} or just {id} when this browser has it already}
+//   {mode: "readout", readout: {key, tex, metrics}, katex}
+// Every number shown comes from a frame the server made; the browser only picks the frame of the
+// value the thumb shows.
+
+const live = (globalThis.labLive ??= {payloads: new Map(), readouts: new Map()});
 
 const decode = (b64) => {
   const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
   return new Float64Array(bytes.buffer);
 };
 
-function build(root) {
-  // The test ids are those of st.slider and st.metric: what reads "the slider" or "the μ metric" of
-  // a page (tests/e2e) finds this one.
-  root.innerHTML = `
-    <div data-testid="stSlider"><label class="lab-live-label"></label>
-    <div class="lab-live-track">
-      <output class="lab-live-value" aria-hidden="true"></output>
-      <input type="range" class="lab-live-input">
-      <div class="lab-live-ends" aria-hidden="true"><span></span><span></span></div>
-    </div></div>
-    <div class="lab-live-formula" data-testid="labLiveFormula" aria-live="off"></div>
-    <div class="lab-live-metrics" data-testid="labLiveMetrics"></div>`;
-  const input = root.querySelector("input");
-  input.id = "lab-live-" + Math.random().toString(36).slice(2);
-  root.querySelector("label").htmlFor = input.id;
-  const s = {root, input, payload: null, arrays: [], tex: new Map(), katex: null, dragging: false,
-             shown: -1, pending: null, send: null, sent: null, link: null};
-
-  s.index = () => {  // the frame of the offered value nearest the thumb
-    const v = Number(input.value);
-    let best = 0;
-    s.payload.values.forEach((o, n) => { if (Math.abs(o - v) < Math.abs(s.payload.values[best] - v)) best = n; });
-    return best;
-  };
-  s.draw = (i, charts) => {
-    if (!s.payload || i === s.shown) return;
-    s.shown = i;
-    const f = s.payload.frames[i];
-    root.dataset.value = String(s.payload.values[i]);
-    input.setAttribute("aria-valuetext", f.value);
-    const out = root.querySelector(".lab-live-value");
-    out.textContent = f.value;
-    input.style.setProperty("--lab-fill", `${(100 * i) / (s.payload.values.length - 1)}%`);
-    out.style.left = `calc(${(100 * i) / (s.payload.values.length - 1)}% + ${7 - (14 * i) / (s.payload.values.length - 1)}px)`;
-    drawFormula(s, i);
-    drawMetrics(root.querySelector(".lab-live-metrics"), f.metrics);
-    if (charts) for (const chart of f.charts) drawChart(s, chart);  // at rest the server draws them
-  };
-  const frame = () => {
-    s.pending = null;
-    s.draw(s.index(), true);
-  };
-  input.addEventListener("input", () => { s.pending ??= requestAnimationFrame(frame); });
-  input.addEventListener("pointerdown", () => { s.dragging = true; });
-  const release = () => {
-    s.dragging = false;
-    if (s.pending !== null) { cancelAnimationFrame(s.pending); frame(); }
-    const value = s.payload.values[s.index()];
-    // The address first, as Streamlit's own slider writes it for a bound widget the student moved
-    // (replaceState; the default leaves it out): the server then sees a query that already holds
-    // the value, and ui/history.py keeps this address when the student switches pages and comes Back.
-    const address = new URL(location.href);
-    if (value === s.link.default) address.searchParams.delete(s.link.key);
-    else address.searchParams.set(s.link.key, String(value));
-    if (address.href !== location.href) history.replaceState(history.state, "", address.href);
-    s.sent = {value, at: performance.now()};
-    if (s.send) s.send("value", value);
-  };
-  input.addEventListener("change", release);  // mouse or touch release, and each arrow key
-  addEventListener("pointerup", () => { s.dragging = false; });
-  return s;
+function keep(payload) {  // decoded once per input, for every mount of a slider in this tab
+  if (!live.payloads.has(payload.id)) {
+    live.payloads.set(payload.id, {...payload, decoded: payload.arrays.map(decode)});
+    while (live.payloads.size > 24) live.payloads.delete(live.payloads.keys().next().value);
+  }
+  return live.payloads.get(payload.id);
 }
 
-// st.latex typesets with rehype-katex, whose KaTeX (0.16) matches the styles in Streamlit's CSS; the
-// separate katex module Streamlit also ships is another version (0.18), whose class names those styles
-// do not know (subscripts sat on the baseline). rehype-katex's module exports only its rehype plugin, so
-// a formula goes through the plugin as a one-element tree, and the tree it returns is written as HTML.
+// KaTeX: st.latex typesets with rehype-katex, whose KaTeX (0.16) matches the styles in Streamlit's
+// CSS; the separate katex module Streamlit also ships is another version (0.18), whose class names
+// those styles do not know (subscripts sat on the baseline). rehype-katex's module exports only its
+// rehype plugin, so a formula goes through the plugin as a one-element tree, and the tree it returns
+// is written as HTML. Loaded once per tab; typeset formulas are kept by their TeX.
+function loadKatex(url) {
+  // An absolute address: this script runs from a blob, against which "/static/..." means nothing.
+  live.katexReady ??= import(new URL(url, location.href).href).then(
+    (m) => { live.katex = katexOf(m.default); },
+    (error) => { console.error("formulas are shown as TeX: KaTeX did not load", error); live.katexFailed = true; });
+  return live.katexReady;
+}
+
 function katexOf(rehypeKatex) {
   const transform = rehypeKatex({});
-  return {renderToString(tex) {
-    const tree = {type: "root", children: [{type: "element", tagName: "div",
-      properties: {className: ["math-display"]}, children: [{type: "text", value: tex}]}]};
-    transform(tree, {message() {}});
-    return tree.children.map(hastToHtml).join("");
+  const typeset = new Map();
+  return {render(tex) {
+    let html = typeset.get(tex);
+    if (html === undefined) {
+      const tree = {type: "root", children: [{type: "element", tagName: "div",
+        properties: {className: ["math-display"]}, children: [{type: "text", value: tex}]}]};
+      transform(tree, {message() {}});
+      html = tree.children.map(hastToHtml).join("");
+      if (typeset.size > 4000) typeset.clear();
+      typeset.set(tex, html);
+    }
+    return html;
   }};
 }
 
@@ -101,22 +67,33 @@ function hastToHtml(node) {
   return `<${node.tagName}${attributes}>${inside}</${node.tagName}>`;
 }
 
-function drawFormula(s, i) {
-  const box = s.root.querySelector(".lab-live-formula");
-  const tex = s.payload.frames[i].tex;
-  if (!s.katex) {  // KaTeX is a moment away (first page of a session): no flash of raw TeX
-    box.textContent = s.katexFailed ? tex : "";
-    return;
-  }
-  let html = s.tex.get(tex);
-  if (html === undefined) {
-    html = s.katex.renderToString(tex, {displayMode: true, throwOnError: false});
-    s.tex.set(tex, html);
-  }
-  box.innerHTML = html;
+// ---- readouts: a formula and a row of metrics -------------------------------------------------
+
+function buildReadout(root) {
+  root.innerHTML = `
+    <div class="lab-live-formula" data-testid="labLiveFormula" aria-live="off"></div>
+    <div class="lab-live-metrics" data-testid="labLiveMetrics"></div>`;
+  const r = {root, shown: null, showTex: null};
+  r.show = (readout) => {
+    const text = JSON.stringify(readout);
+    if (text === r.shown && (r.showTex === "typeset" || !live.katex)) return;
+    r.shown = text;
+    const box = root.querySelector(".lab-live-formula");
+    box.hidden = readout.tex === null;
+    if (readout.tex !== null) {
+      if (live.katex) { box.innerHTML = live.katex.render(readout.tex); r.showTex = "typeset"; }
+      else { box.textContent = live.katexFailed ? readout.tex : ""; r.showTex = "waiting"; }
+    }
+    const metrics = root.querySelector(".lab-live-metrics");
+    metrics.hidden = !readout.metrics.length;
+    metrics.style.setProperty("--lab-columns", String(Math.max(readout.metrics.length, 1)));
+    drawMetrics(metrics, readout.metrics);
+  };
+  return r;
 }
 
 function drawMetrics(box, metrics) {
+  while (box.children.length > metrics.length) box.lastChild.remove();
   while (box.children.length < metrics.length) {
     const m = document.createElement("div");
     m.className = "lab-live-metric";
@@ -151,12 +128,76 @@ function arrowIcon(way) {  // st.metric's delta arrow: up or down, in the delta'
   return svg;
 }
 
-function drawChart(s, chart) {
-  // The chart's own plot (ui.plot.show, in the document): its traces' y and its labelled lines.
+// ---- charts: move the drawn bars, points and lines ------------------------------------------------
+
+// Plotly redraws a chart in 10-100 ms (more at d = 4096): too slow for a frame. The chart's y axis is
+// fixed over every frame (ui.live.show_chart), so during a drag the bars, the line-and-marker traces
+// and the labelled lines are moved in the SVG Plotly drew; on release the server's figure, built from
+// the same frame, is drawn by Plotly itself. A chart whose axis is not fixed is redrawn by Plotly.
+function drawChart(chart, arrays) {
   const plot = document.querySelector(`.st-key-${chart.key} .lab-chart`);
-  if (!plot || !plot._fullLayout || !globalThis.Plotly || !plot.data) return;
+  if (!plot || !plot._fullLayout || !plot.data) return;
+  const ya = plot._fullLayout.yaxis;
+  if (!ya || ya.autorange || !moveChart(plot, ya, chart, arrays)) reactChart(plot, chart, arrays);
+}
+
+function moveChart(plot, ya, chart, arrays) {
+  const px = (v) => ya.c2p(v);
+  for (const g of plot.querySelectorAll("g.trace")) {
+    const trace = g.__data__?.[0]?.trace;
+    if (!trace || trace.index >= chart.traces.length) continue;
+    const y = arrays[chart.traces[trace.index]];
+    if (trace.type === "bar") {
+      const base = px(0);
+      for (const point of g.querySelectorAll("g.point")) {
+        const i = point.__data__?.i;
+        const path = point.querySelector("path");
+        if (i === undefined || !path) return false;
+        const m = /^M([-\d.e]+),[-\d.e]+V[-\d.e]+H([-\d.e]+)V[-\d.e]+Z$/.exec(path.getAttribute("d") ?? "");
+        if (!m) return false;
+        const top = Number.isFinite(y[i]) ? px(y[i]) : base;
+        path.setAttribute("d", `M${m[1]},${base}V${top}H${m[2]}V${base}Z`);
+      }
+    } else if (trace.type === "scatter") {
+      const cd = g.__data__;
+      const xa = plot._fullLayout.xaxis;
+      const line = g.querySelector("path.js-line");
+      if (line) line.setAttribute("d", "M" + cd.map((p) => `${xa.c2p(p.x)},${px(y[p.i])}`).join("L"));
+      for (const point of g.querySelectorAll("path.point")) {
+        const p = point.__data__;
+        const moved = point.transform.baseVal;  // the translate Plotly set, changed in place
+        if (!p || p.i === undefined || moved.numberOfItems !== 1) return false;
+        moved.getItem(0).setTranslate(xa.c2p(p.x), px(y[p.i]));
+      }
+    } else {
+      return false;
+    }
+  }
+  // The labelled lines: the first chart.lines.length line shapes and annotations (ui.theme.hline).
+  const full = plot._fullLayout;
+  const lineShapes = (full.shapes ?? []).map((s, k) => [s, k]).filter(([s]) => s.type === "line");
+  chart.lines.forEach(([value, label], n) => {
+    const [shape, k] = lineShapes[n] ?? [];
+    if (!shape) return;
+    for (const path of plot.querySelectorAll(`.shapelayer path[data-index="${k}"]`)) {
+      const nums = (path.getAttribute("d") ?? "").match(/[-\d.e]+/g)?.map(Number) ?? [];
+      const y0 = ya._offset + px(value);
+      if (nums.length >= 3) path.setAttribute("d", `M${nums[0]},${y0}H${nums.length > 3 ? nums[2] : nums[2]}`);
+    }
+    const note = plot.querySelector(`g.annotation[data-index="${n}"]`);
+    const drawn = full.annotations?.[n];
+    if (note && drawn) {
+      note.setAttribute("transform", `translate(0,${px(value) - px(drawn.y)})`);
+      const text = note.querySelector("text.annotation-text");
+      if (text && text.textContent !== label) text.textContent = label;
+    }
+  });
+  return true;
+}
+
+function reactChart(plot, chart, arrays) {
   const data = plot.data.map((trace, n) =>
-    n < chart.traces.length ? {...trace, y: s.arrays[chart.traces[n]]} : trace);
+    n < chart.traces.length ? {...trace, y: arrays[chart.traces[n]]} : trace);
   const layout = {...plot.layout};
   const lines = (layout.shapes ?? []).filter((shape) => shape.type === "line");
   layout.shapes = (layout.shapes ?? []).map((shape) => {
@@ -165,45 +206,111 @@ function drawChart(s, chart) {
   });
   layout.annotations = (layout.annotations ?? []).map((note, n) =>
     n < chart.lines.length ? {...note, y: chart.lines[n][0], text: chart.lines[n][1]} : note);
-  globalThis.Plotly.react(plot, data, layout);
+  globalThis.Plotly?.react(plot, data, layout);
+}
+
+// ---- the slider ------------------------------------------------------------------------------------
+
+function buildSlider(root) {
+  // The test id is st.slider's: what reads "the slider" of a page (tests/e2e) finds this one.
+  root.innerHTML = `
+    <div data-testid="stSlider"><label class="lab-live-label"></label>
+    <div class="lab-live-track">
+      <output class="lab-live-value" aria-hidden="true"></output>
+      <input type="range" class="lab-live-input" min="0" step="1">
+      <div class="lab-live-ends" aria-hidden="true"><span></span><span></span></div>
+    </div></div>`;
+  const input = root.querySelector("input");
+  input.id = "lab-live-" + Math.random().toString(36).slice(2);
+  root.querySelector("label").htmlFor = input.id;
+  const s = {root, input, payload: null, dragging: false, shown: -1, pending: null, send: null,
+             sent: null, link: null};
+
+  s.index = () => Math.min(Math.max(Math.round(Number(input.value)), 0), s.payload.values.length - 1);
+  s.draw = (i, charts) => {
+    if (!s.payload?.frames) return;
+    const last = s.payload.values.length - 1;
+    if (i !== s.shown) {
+      s.shown = i;
+      root.dataset.value = String(s.payload.values[i]);
+      input.setAttribute("aria-valuetext", s.payload.labels[i]);
+      const out = root.querySelector(".lab-live-value");
+      out.textContent = s.payload.labels[i];
+      const at = last > 0 ? i / last : 0.5;
+      input.style.setProperty("--lab-fill", `${100 * at}%`);
+      out.style.left = `calc(${100 * at}% + ${7 - 14 * at}px)`;
+    }
+    const f = s.payload.frames[i];
+    for (const r of f.readouts) live.readouts.get(r.key)?.show(r);
+    if (charts) for (const chart of f.charts) drawChart(chart, s.payload.decoded);  // at rest the server draws them
+  };
+  const frame = () => {
+    s.pending = null;
+    s.draw(s.index(), true);
+  };
+  input.addEventListener("input", () => { s.pending ??= requestAnimationFrame(frame); });
+  input.addEventListener("pointerdown", () => { s.dragging = true; });
+  const release = () => {
+    s.dragging = false;
+    if (!s.payload?.frames) return;
+    if (s.pending !== null) { cancelAnimationFrame(s.pending); frame(); }
+    const i = s.index();
+    // The address first, as Streamlit's own slider writes it for a bound widget the student moved
+    // (replaceState; the default leaves it out): the server then sees a query that already holds
+    // the value, and ui/history.py keeps this address when the student switches pages and comes Back.
+    const address = new URL(location.href);
+    const text = s.link.urls[i];
+    if (text === s.link.default) address.searchParams.delete(s.link.key);
+    else address.searchParams.set(s.link.key, text);
+    if (address.href !== location.href) history.replaceState(history.state, "", address.href);
+    s.sent = {index: i, at: performance.now()};
+    if (s.send) s.send("value", s.payload.values[i]);
+  };
+  input.addEventListener("change", release);  // mouse or touch release, and each arrow key
+  addEventListener("pointerup", () => { s.dragging = false; });
+  return s;
+}
+
+function mountSlider(root, data, setTriggerValue) {
+  const s = (root.labLive ??= buildSlider(root));
+  s.send = setTriggerValue;
+  s.link = data.link;
+  root.querySelector(".lab-live-label").textContent = data.label;
+  const payload = data.payload.frames ? keep(data.payload) : live.payloads.get(data.payload.id);
+  root.dataset.frames = payload ? "ready" : "asked";  // what tests and benchmarks wait for
+  if (!payload) {  // told it had these frames, and it does not: ask for them
+    if (s.asked !== data.payload.id) { s.asked = data.payload.id; setTriggerValue("missing", data.payload.id); }
+    return;
+  }
+  if (s.payload !== payload) {
+    s.payload = payload;
+    s.shown = -1;
+    const ends = root.querySelectorAll(".lab-live-ends span");
+    ends[0].textContent = payload.labels[0];
+    ends[1].textContent = payload.labels[payload.labels.length - 1];
+    s.input.max = String(payload.values.length - 1);
+  }
+  // A run that answers an earlier key press must not pull the thumb back from where the student has
+  // moved it since: the thumb follows the server again once it answers the value sent last.
+  const waiting = s.sent && s.sent.index !== data.index && performance.now() - s.sent.at < 5000;
+  if (!waiting) s.sent = null;
+  if (!s.dragging && !waiting) s.input.value = String(data.index);
+  s.draw(s.index(), false);
 }
 
 export default function (component) {
   const {data, parentElement, setTriggerValue} = component;
   const root = parentElement.querySelector(".lab-live");
-  const s = (root.labLive ??= build(root));
-  s.send = setTriggerValue;
-  const {payload, value, label} = data;
-  s.link = data.link;
-  root.querySelector(".lab-live-label").textContent = label;
-  if (!s.payload || s.payload.id !== payload.id) {
-    s.payload = payload;
-    s.arrays = payload.arrays.map(decode);
-    s.tex.clear();
-    s.shown = -1;
-    const ends = root.querySelectorAll(".lab-live-ends span");
-    ends[0].textContent = payload.frames[0].value;
-    ends[1].textContent = payload.frames[payload.frames.length - 1].value;
-    const values = payload.values;
-    s.input.min = String(values[0]);
-    s.input.max = String(values[values.length - 1]);
-    s.input.step = String(values.length > 1 ? (values[values.length - 1] - values[0]) / (values.length - 1) : 1);
+  const ready = live.katex || live.katexFailed;
+  if (data.mode === "readout") {
+    const r = (root.labReadout ??= buildReadout(root));
+    r.key = data.readout.key;
+    live.readouts.set(r.key, r);
+    r.show(data.readout);
+    if (!ready) loadKatex(data.katex).then(() => r.show(data.readout));
+    return () => { if (live.readouts.get(r.key) === r) live.readouts.delete(r.key); };
   }
-  // A run that answers an earlier key press must not pull the thumb back from where the student has
-  // moved it since: the thumb follows the server again once it answers the value sent last.
-  const waiting = s.sent && s.sent.value !== value && performance.now() - s.sent.at < 5000;
-  if (!waiting) s.sent = null;
-  if (!s.dragging && !waiting) {
-    s.input.value = String(value);
-  }
-  // An absolute address: this script runs from a blob, against which "/static/..." means nothing.
-  s.katexReady ??= import(new URL(data.katex, location.href).href).then(
-    (m) => { s.katex = katexOf(m.default); s.shown = -1; s.draw(s.index(), false); },
-    (error) => {
-      console.error("the formula is shown as TeX: KaTeX did not load", error);
-      s.katexFailed = true;
-      s.shown = -1;
-      s.draw(s.index(), false);
-    });
-  s.draw(s.index(), false);
+  root.classList.add("lab-live-slider");
+  mountSlider(root, data, setTriggerValue);
+  if (!ready) loadKatex(data.katex);
 }

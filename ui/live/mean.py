@@ -12,7 +12,7 @@ import streamlit as st
 
 import layernorm as ln
 from ui import charts
-from ui.live import Chart, Frame, Line, Metric, offered, payload
+from ui.live import Chart, Frame, Line, Metric, Readout, offered, payload
 from ui.text import (
     LABEL_LIMIT,
     change_metric,
@@ -25,8 +25,9 @@ from ui.text import (
     zero_metric,
 )
 
-SHIFT = (-10.0, 10.0, 0.0, 0.5)  # c: min, max, default, step
+SHIFT = (-10.0, 10.0, 0.0, 0.1)  # c: min, max, default, step (fine: a drag passes a value a frame)
 CHART_X, CHART_CENTERED = "mean_chart_x", "mean_chart_centered"
+READOUT = "mean"
 
 
 def frame(x: np.ndarray, eps: float, c: float) -> Frame:
@@ -51,8 +52,7 @@ def frame(x: np.ndarray, eps: float, c: float) -> Frame:
         ),
     )
     return Frame(
-        tex,
-        metrics,
+        (Readout(READOUT, tex, metrics),),
         (
             Chart(CHART_X, (steps.x,), (Line(mu, f"μ = {fmt(mu, mu_digits)}"),)),
             Chart(CHART_CENTERED, (steps.centered,), (Line(0.0, "new mean = 0"),)),
