@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from e2e.support import Lab, page_by_url, query
-from ui.live import mean
+from ui.live import mean, offered
 
 pytestmark = pytest.mark.browser
 
@@ -27,20 +27,29 @@ MEAN = page_by_url("/mean")
 X = np.array([1.0, 2.5, -3.0, 40.0])
 TYPED = {"src": "Type numbers", "typed": "1, 2.5, -3, 40"}
 LIVE = ".st-key-mean_shift_live"
+READOUT = ".st-key-live_readout_mean"
+
+
+def mean_values() -> list[float]:
+    lo, hi, _, step = mean.SHIFT
+    return offered(lo, hi, step)
 
 # What the student sees now, read from the page (the component draws in the document).
 SEEN_JS = """
 () => {
   const live = document.querySelector(".st-key-mean_shift_live");
+  // What the chart shows: each bar's top in px on the plot's y axis (the drag moves Plotly's SVG), the
+  // axis' map from values to px (linear: px = m·value + b), and the labels on its lines.
   const charts = ["mean_chart_x", "mean_chart_centered"].map((key) => {
     const plot = document.querySelector(`.st-key-${key} .lab-chart`);
-    const y = plot.data[0].y;  // the server's figure keeps Plotly's typed-array spec ({dtype, bdata})
-    const values = y.bdata
-      ? new Float64Array(Uint8Array.from(atob(y.bdata), (c) => c.charCodeAt(0)).buffer)
-      : y;
-    return {y: Array.from(values), notes: (plot.layout.annotations ?? []).map((a) => a.text)};
+    const ya = plot._fullLayout.yaxis;
+    const tops = Array.from(plot.querySelectorAll("g.trace.bars g.point path"), (path) =>
+      Number(/V([-0-9.e]+)H/.exec(path.getAttribute("d"))[1]));
+    const notes = Array.from(plot.querySelectorAll("g.annotation text.annotation-text"), (t) => t.textContent);
+    return {tops, notes, m: ya._m, b: ya._b, range: ya.range};
   });
-  const metrics = Array.from(live.querySelectorAll('[data-testid="stMetric"]')).map((m) => [
+  const readout = document.querySelector(".st-key-live_readout_mean");
+  const metrics = Array.from(readout.querySelectorAll('[data-testid="stMetric"]')).map((m) => [
     m.querySelector('[data-testid="stMetricLabel"]').textContent,
     m.querySelector('[data-testid="stMetricValue"]').textContent,
     m.querySelector('[data-testid="stMetricDelta"]').textContent,
@@ -48,7 +57,7 @@ SEEN_JS = """
   return {
     label: live.querySelector(".lab-live-value").textContent,
     thumb: live.querySelector("input").value,
-    tex: live.querySelector('annotation[encoding="application/x-tex"]').textContent,
+    tex: readout.querySelector('annotation[encoding="application/x-tex"]').textContent,
     metrics, charts,
   };
 }
@@ -70,10 +79,11 @@ RECORD_JS = f"""
 
 def expected(c: float) -> dict[str, Any]:
     f = mean.frame(X, 1e-5, c)
+    r = f.readout(mean.READOUT)
     return {
         "label": f"{c:.2f}",
-        "tex": f.tex,
-        "metrics": [[m.label, m.value, m.delta or ""] for m in f.metrics],
+        "tex": r.tex,
+        "metrics": [[m.label, m.value, m.delta or ""] for m in r.metrics],
         "charts": [{"y": list(ch.traces[0]), "notes": [ln.label for ln in ch.lines]} for ch in f.charts],
     }
 
@@ -83,14 +93,21 @@ def shown_as_expected(seen: dict[str, Any]) -> None:
     want = expected(c)
     assert seen["tex"] == want["tex"], c
     assert seen["metrics"] == want["metrics"], c
-    assert seen["charts"] == want["charts"], c  # every float64 of every bar, every line's label
+    for chart, want_chart in zip(seen["charts"], want["charts"], strict=True):
+        assert chart["notes"] == want_chart["notes"], c  # every line's label
+        # every bar stands where the core's value puts it on the axis (Plotly rounds px to 0.01)
+        px = [chart["m"] * y + chart["b"] for y in want_chart["y"]]
+        assert chart["tops"] == pytest.approx(px, abs=0.006), c
 
 
 def test_a_drag_shows_the_cores_numbers_on_every_frame_and_release_keeps_them(lab: Lab) -> None:
     lab.open(MEAN, query(**TYPED))
     thumb = lab.page.locator(f"{LIVE} input[type=range]")
     expect(thumb).to_be_visible()
-    lab.page.locator(f"{LIVE} .katex").first.wait_for()  # KaTeX loaded: the formula is typeset
+    lab.page.locator(f"{READOUT} .katex").first.wait_for()  # KaTeX loaded: the formula is typeset
+    lab.page.locator(f"{LIVE} .lab-live[data-frames=ready]").wait_for()
+    for key in (mean.CHART_X, mean.CHART_CENTERED):
+        lab.page.locator(f".st-key-{key} .main-svg").first.wait_for()
     box = thumb.bounding_box()
     assert box is not None
     y = box["y"] + box["height"] / 2
@@ -112,7 +129,7 @@ def test_a_drag_shows_the_cores_numbers_on_every_frame_and_release_keeps_them(la
     for seen in {f["label"]: f for f in frames}.values():  # one recorded frame per value shown
         shown_as_expected(seen)
     last = frames[-1]
-    assert float(last["thumb"]) == float(last["label"])  # the label says where the thumb is
+    assert mean_values()[int(last["thumb"])] == float(last["label"])  # the label says where the thumb is
 
     c = float(last["label"])
     expect(lab.page).to_have_url(re.compile(rf"mean_shift={re.escape(f'{c:g}')}(&|$)"))
@@ -132,15 +149,15 @@ def test_arrow_keys_move_c_and_the_link_keeps_it(lab: Lab) -> None:
     expect(thumb).to_be_focused()
     for _ in range(3):
         thumb.press("ArrowLeft")
-    expect(thumb).to_have_attribute("aria-valuetext", "-1.50")
-    expect(lab.page).to_have_url(re.compile(r"mean_shift=-1\.5(&|$)"))
+    expect(thumb).to_have_attribute("aria-valuetext", "-0.30")
+    expect(lab.page).to_have_url(re.compile(r"mean_shift=-0\.3(&|$)"))
     lab.wait_idle()
     shown_as_expected(lab.page.evaluate(f"() => ({SEEN_JS})()"))
-    assert urllib.parse.parse_qs(urllib.parse.urlsplit(lab.page.url).query)["mean_shift"] == ["-1.5"]
+    assert urllib.parse.parse_qs(urllib.parse.urlsplit(lab.page.url).query)["mean_shift"] == ["-0.3"]
 
     lab.nav_to(page_by_url("/variance"))
     lab.nav_to(MEAN)  # kept for the session, as every page control
-    expect(lab.slider("Add the same number c")).to_have_attribute("aria-valuetext", "-1.50")
+    expect(lab.slider("Add the same number c")).to_have_attribute("aria-valuetext", "-0.30")
     shown_as_expected(lab.page.evaluate(f"() => ({SEEN_JS})()"))
     lab.assert_clean()
 
@@ -148,7 +165,7 @@ def test_arrow_keys_move_c_and_the_link_keeps_it(lab: Lab) -> None:
 # The live formula's x_i: the subscript's box and font size against its base's, and any class the page's
 # KaTeX styles do not know (KaTeX 0.18's "katex-sizing" where Streamlit's CSS is 0.16's "sizing").
 SUBSCRIPT_JS = """() => {
-  const formula = document.querySelector(".st-key-mean_shift_live .lab-live-formula .katex-html");
+  const formula = document.querySelector(".st-key-live_readout_mean .lab-live-formula .katex-html");
   const sub = formula.querySelector(".msupsub .mord");
   const base = sub.closest(".mord:has(> .msupsub)").querySelector(":scope > .mord, :scope > .mathnormal");
   const box = (e) => e.getBoundingClientRect();
@@ -162,9 +179,31 @@ def test_the_live_formula_is_typeset_as_st_latex_typesets(lab: Lab) -> None:
     """With Streamlit's other KaTeX module the live formula's x_i read "xi": the subscript sat on the
     baseline at full size (st.latex's styles belong to the KaTeX inside rehype-katex)."""
     lab.open(MEAN)
-    lab.page.locator(f"{LIVE} .lab-live-formula .katex-html").wait_for()
+    lab.page.locator(f"{READOUT} .lab-live-formula .katex-html").wait_for()
     shape = lab.page.evaluate(SUBSCRIPT_JS)
     assert shape["unknown"] == 0
     assert shape["lower"] > 1  # px: below its base's baseline
     assert shape["smaller"] < 0.8
+    lab.assert_clean()
+
+
+def test_a_large_input_asks_for_its_frames_and_then_answers_during_a_drag(lab: Lab) -> None:
+    """At d = 768 the first draw sends only the frames' id; the browser asks, and the next run brings
+    them (``ui.live``): without that answer the slider would work only on release."""
+    lab.open(MEAN, query(d=768))
+    lab.page.locator(f"{LIVE} .lab-live[data-frames=ready]").wait_for()
+    lab.page.locator(f".st-key-{mean.CHART_X} .main-svg").first.wait_for()
+    lab.page.locator(f"{READOUT} .katex").first.wait_for()
+    thumb = lab.page.locator(f"{LIVE} input[type=range]")
+    box = thumb.bounding_box()
+    assert box is not None
+    y, middle = box["y"] + box["height"] / 2, box["x"] + box["width"] / 2
+    mu = lab.page.locator(f"{READOUT} [data-testid=stMetricValue]").nth(1)
+    before = mu.text_content()
+    lab.page.mouse.move(middle, y)
+    lab.page.mouse.down()
+    lab.page.mouse.move(middle + 0.1 * box["width"], y)
+    expect(mu).not_to_have_text(before or "")  # during the drag: the mouse is still down
+    lab.page.mouse.up()
+    lab.wait_idle()
     lab.assert_clean()
