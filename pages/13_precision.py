@@ -10,14 +10,14 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import precision as P
 from ui import charts_numerics as cn
-from ui import controls, page, plot, theme
+from ui import controls, live, page, plot, theme
+from ui.live import precision as lp
+from ui.live.precision import OFFSETS, offset_text
 from ui.state import LabInput, lab_input, lab_section
-from ui.text import digits_to_separate, fmt, tex_num
+from ui.text import fmt
 
-OFFSETS = [0.0] + [float(f"{m}e{k}") for k in range(0, 8) for m in (1, 2, 5)] + [1e8]
 METHOD_NAMES = {"one_pass": "one-pass", "two_pass": "two-pass", "welford": "Welford"}
 SWEEP = P.offset_grid()  # 1 … 1e8, 8 points per decade
-DIGITS = {"float16": 4, "bfloat16": 3, "float32": 9, "float64": 17}  # enough to see the dtype's own rounding
 SHORT = {
     "input_overflow": "✕ input overflows",
     "sum_overflow": "✕ sum overflows",
@@ -41,10 +41,6 @@ def sweep_figure(x: np.ndarray, eps: float, scale: float) -> go.Figure:  # scale
     sw = sweep(x, eps)
     words = {dt: {m: [P.STATUS_WORDS[s] for s in sw.status[dt][m]] for m in P.METHODS} for dt in P.DTYPES}
     return cn.precision_base(sw.offsets, sw.error, words, sw.input_error)
-
-
-def offset_text(v: float) -> str:
-    return "0" if v == 0 else f"{v:.0e}".replace("e+0", "e")
 
 
 OVERFLOWS = {"sum_overflow", "step_overflow", "deviation_overflow", "square_overflow"}
@@ -83,17 +79,7 @@ st.latex(r"M_k = M_{k-1} + (x_k - \mu_{k-1})(x_k - \mu_k),\quad \sigma^2 = M_d /
 @lab_section("prec_offset")
 def offset_section(lab: LabInput) -> None:
     c1, c2 = st.columns([3, 2])
-    offset = float(
-        controls.select_slider(
-            "Offset added to every feature",
-            OFFSETS,
-            1e4,
-            format_func=offset_text,
-            key="prec_offset",
-            where=c1,
-            name="offset",
-        )
-    )
+    # The dtype first: the offset's live slider holds the formula of every offset in this dtype.
     dtype = str(
         controls.choice(
             "radio",
@@ -107,22 +93,23 @@ def offset_section(lab: LabInput) -> None:
         )
         or "float32"
     )
-    x = lab.x + offset  # the input: the sidebar's vector, shifted (added in float64)
+    with c1:
+        offset, _ = live.select_slider(
+            "Offset added to every feature",
+            OFFSETS,
+            lp.DEFAULT,
+            format_func=offset_text,
+            key="prec_offset",
+            name="offset",
+            frames=lambda: lp.frames(lab.x, lab.eps, dtype),
+        )
     st.caption(f"Vector: {lab.d} features from the sidebar, ε = {fmt(lab.eps, 1)} (sidebar), γ = 1, β = 0.")
 
-    runs = {m: ln.layer_norm_in_dtype(x, dtype=dtype, method=m, eps=lab.eps) for m in P.METHODS}
-    exact_var = float(ln.variance(x))
+    # The same function made every formula the slider shows during a drag: the released view equals it.
+    live.readout(lp.frame(lab.x, lab.eps, dtype, offset).readout(lp.FORMULA))
+    num = lp.numbers(lab.x, lab.eps, dtype, offset)
+    runs, exact_var, shown, n = num.runs, num.exact_var, num.shown, num.n
     one = runs["one_pass"]
-    shown = [float(one.mean_sq[0]), float(one.mu_sq[0]), float(one.var[0]), exact_var]
-    n = digits_to_separate(shown, DIGITS[dtype])
-    if not np.isfinite(one.var[0]):
-        one_tex = r"\text{undefined}"  # the reason is in the sentence below (a long line would be cut off)
-    else:
-        one_tex = rf"{tex_num(shown[0], n)} - {tex_num(shown[1], n)} = {tex_num(shown[2], n)}"
-    st.latex(
-        rf"\text{{{dtype}, offset {offset_text(offset)}:}}\quad \sigma^2_{{\text{{one-pass}}}} = {one_tex}"
-        rf"\qquad \sigma^2_{{\text{{exact}}}} = {tex_num(exact_var, n)}"
-    )
     verdicts = []
     for m in P.METHODS:
         r = runs[m]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from chart_specs import charts
+from live_support import live_tex
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -32,7 +33,8 @@ def _typed(at: AppTest, text: str) -> AppTest:
 
 
 def _live_tex(at: AppTest) -> str:
-    return next(t.value for t in at.latex if "offset" in t.value)
+    """The offset's formula: a live readout (ui.live.precision), which the offset's drag redraws."""
+    return next(t for t in live_tex(at) if "offset" in t)
 
 
 def _table(at: AppTest) -> dict[str, dict[str, str]]:

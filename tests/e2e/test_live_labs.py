@@ -1,0 +1,144 @@
+"""The numerics labs' live controls answer during a mouse drag (ui.live), with the core's numbers.
+
+For each live control (Precision's offset, Gradients' spread) a page-side recorder takes, on animation
+frames during a drag, what the student sees: the slider's value label and every live readout's formula
+(KaTeX keeps its TeX in the MathML annotation) and metrics. The readouts must change during the drag,
+each recorded frame must equal what the page's per-value function (``ui.live.precision`` /
+``ui.live.gradients``, built on the core) gives for the value the slider shows, and after release the
+page, now drawn from the server's run, must show exactly the last live frame, with the URL carrying it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+import layernorm as ln
+from e2e.support import AppPage, Lab, page_by_url
+from ui.live import Frame
+from ui.live import precision as lp
+
+pytestmark = pytest.mark.browser
+
+DEFAULT_X = ln.make_preset("standard normal", 8, 0)  # the sidebar's default vector
+
+
+@dataclass(frozen=True)
+class Live:
+    page: AppPage
+    key: str  # the URL key; the live slider is <key>_live
+    values: list[float]
+    labels: list[str]
+    start: float  # the value the page opens with
+    end: float  # where the drag goes
+    frame: Callable[[float], Frame]  # the page's per-value function, at the page's default input
+
+
+CONTROLS = {
+    "precision offset": Live(
+        page_by_url("/precision"),
+        "prec_offset",
+        lp.OFFSETS,
+        [lp.offset_text(o) for o in lp.OFFSETS],
+        lp.DEFAULT,
+        1e8,
+        lambda o: lp.frame(DEFAULT_X, 1e-5, "float32", o),
+    ),
+}
+
+# What the student sees now, read from the page: the live slider's label and every live readout.
+SEEN_JS = """
+(key) => {
+  const live = document.querySelector(`.st-key-${key}_live`);
+  const readouts = {};
+  for (const box of document.querySelectorAll('[class*="st-key-live_readout_"]')) {
+    const name = [...box.classList].find((c) => c.startsWith("st-key-live_readout_")).slice(20);
+    const tex = box.querySelector('annotation[encoding="application/x-tex"]');
+    readouts[name] = {
+      tex: tex ? tex.textContent : null,
+      metrics: Array.from(box.querySelectorAll('[data-testid="stMetric"]')).map((m) => [
+        m.querySelector('[data-testid="stMetricLabel"]').textContent,
+        m.querySelector('[data-testid="stMetricValue"]').textContent,
+        m.querySelector('[data-testid="stMetricDelta"]').textContent,
+      ]),
+    };
+  }
+  return {label: live.querySelector(".lab-live-value").textContent,
+          thumb: live.querySelector("input").value, readouts};
+}
+"""
+RECORD_JS = f"""
+(key) => {{
+  const seen = {SEEN_JS};
+  window.__frames = [];
+  window.__stop = false;
+  const tick = () => {{
+    if (window.__stop) return;
+    try {{ window.__frames.push(seen(key)); }} catch (e) {{ window.__frames.push({{error: String(e)}}); }}
+    requestAnimationFrame(tick);
+  }};
+  requestAnimationFrame(tick);
+}}
+"""
+
+
+def expected(c: Live, label: str) -> dict[str, Any]:
+    f = c.frame(c.values[c.labels.index(label)])
+    return {
+        r.key: {"tex": r.tex, "metrics": [[m.label, m.value, m.delta or ""] for m in r.metrics]}
+        for r in f.readouts
+    }
+
+
+@pytest.mark.parametrize("name", list(CONTROLS))
+def test_a_drag_shows_the_cores_numbers_on_every_frame_and_release_keeps_them(lab: Lab, name: str) -> None:
+    c = CONTROLS[name]
+    lab.open(c.page)
+    live = f".st-key-{c.key}_live"
+    thumb = lab.page.locator(f"{live} input[type=range]")
+    thumb.scroll_into_view_if_needed()
+    expect(thumb).to_be_visible()
+    lab.page.locator(f"{live} .lab-live[data-frames=ready]").wait_for()
+    for key in expected(c, c.labels[0]):  # KaTeX loaded: every live formula is typeset
+        if expected(c, c.labels[0])[key]["tex"] is not None:
+            lab.page.locator(f".st-key-live_readout_{key} .katex").first.wait_for()
+    before = lab.page.evaluate(f"(key) => ({SEEN_JS})(key)", c.key)
+    assert before["label"] == c.labels[c.values.index(c.start)]
+    assert before["readouts"] == expected(c, before["label"])  # the page as it opens
+
+    box = thumb.bounding_box()
+    assert box is not None
+    y = box["y"] + box["height"] / 2
+    left, right = box["x"] + 7, box["x"] + box["width"] - 7  # the thumb's centre at either end
+    last = len(c.values) - 1
+    start = left + (right - left) * c.values.index(c.start) / last
+    stop = left + (right - left) * c.values.index(c.end) / last
+    lab.page.evaluate(RECORD_JS, c.key)
+    lab.page.mouse.move(start, y)
+    lab.page.mouse.down()
+    for i in range(1, 31):
+        lab.page.mouse.move(start + (stop - start) * i / 30, y)
+        lab.page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
+    frames: list[dict[str, Any]] = lab.page.evaluate("() => window.__frames")
+    lab.page.mouse.up()
+    lab.page.evaluate("() => { window.__stop = true; }")
+
+    assert not [f for f in frames if "error" in f], frames[:3]
+    shown = {f["label"]: f for f in frames}  # one recorded frame per value shown
+    assert len(shown) >= 4, f"the numbers followed the thumb on too few frames: {list(shown)}"
+    assert len({repr(f["readouts"]) for f in shown.values()}) == len(shown)  # each value its own numbers
+    for label, seen in shown.items():
+        assert seen["readouts"] == expected(c, label), label
+    end = frames[-1]
+    assert c.labels[int(end["thumb"])] == end["label"] == c.labels[-1 if c.end == c.values[-1] else 0]
+
+    expect(lab.page).to_have_url(re.compile(rf"{c.key}={re.escape(end['label'])}(&|$)"))
+    lab.wait_idle()
+    after = lab.page.evaluate(f"(key) => ({SEEN_JS})(key)", c.key)
+    assert after == end  # the released page: the last live frame at every digit
+    lab.assert_clean()
