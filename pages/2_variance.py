@@ -8,10 +8,11 @@ import streamlit as st
 import layernorm as ln
 import ui.worksheet
 from layernorm.core import _spread_rows
-from layernorm.variants import layer_norm_unbiased, variance_one_pass
-from ui import charts, controls, page, plot
+from layernorm.variants import variance_one_pass
+from ui import controls, live, page, plot
+from ui.live import variance
 from ui.state import LabInput, lab_input, lab_section
-from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
+from ui.text import digits_to_separate, fmt
 
 lab_input()  # the page draws the input in its lab section below
 page.header(
@@ -26,40 +27,29 @@ page.header(
 # The page's own controls and the sidebar's ε, d, seed rerun only this part (ui.state.lab_section).
 @lab_section("variance_body")
 def body(lab: LabInput) -> None:
-    scale = controls.select_slider(
+    scale, _ = live.select_slider(
         "Stretch: multiply every feature by a",
-        [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0],
-        1.0,
+        variance.SCALES,
+        variance.SCALE_DEFAULT,
         key="var_scale",
         name="a",
+        format_func=variance.scale_text,
+        frames=lambda: variance.scale_frames(lab.x, lab.eps),
     )
+    # The same function made every frame the slider shows during a drag: the released view equals it.
+    shown = variance.frame(lab.x, lab.eps, scale)
     x = lab.x * scale
     steps = ln.layer_norm_steps(x, eps=lab.eps)
-    var = float(steps.var)
-    var_sample = float(ln.variance(x, ddof=1)) if lab.d > 1 else float("nan")
-    # μ must not look like an x it differs from; σ² and the ÷(d−1) value must look different
-    mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
-    var_digits = digits_to_separate([var, var_sample], same_within=rounding_noise(var))
-    st.latex(
-        rf"\sigma^2 = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}}(x_i-\mu)^2 = \frac{{1}}{{{lab.d}}}\sum_i (x_i {tex_minus(float(steps.mu), mu_digits)})^2"
-        rf" = {tex_num(var, var_digits)}"
-    )
-    c1, c2, c3 = st.columns(3)
-    c1.metric("σ² (÷d, population)", fmt(var, var_digits))
-    if var == 0 and float(steps.sigma) > 0:
+    live.readout(shown.readout(variance.SIGMA2))
+    if float(steps.var) == 0 and float(steps.sigma) > 0:
         st.caption(
             "σ² is smaller than the smallest positive float64 (about 5e−324) and shows as 0; "
             "σ is computed without squaring, so it is still accurate, and so is everything LayerNorm "
             "computes here."
         )
-    c2.metric("σ = √σ²", fmt(float(steps.sigma)))
-    c3.metric("÷(d−1) would give", fmt(var_sample, var_digits) if lab.d > 1 else "undefined (d = 1)")
-    plot.show(
-        charts.variance_chart(
-            steps.squared_deviations, var, var_sample if lab.d > 1 else var, digits=var_digits
-        ),
-        key="var_chart",
-    )
+    # Its y axis follows the figure (not fixed over every a): σ² spans four decades over a, and a
+    # fixed axis would leave a = 1's bars a hundredth of the chart. The browser redraws it with Plotly.
+    plot.show(variance.figure(lab.x, lab.eps, scale), key=variance.CHART)
 
     st.subheader("Why divide by d, not d − 1?")
     st.markdown(
@@ -71,15 +61,7 @@ def body(lab: LabInput) -> None:
         "but systematic shrink that matters most for small d."
     )
     if lab.d > 1:
-        xhat_right = ln.standardize(x, eps=lab.eps)
-        xhat_wrong = layer_norm_unbiased(x, eps=lab.eps)
-        c1, c2, c3 = st.columns(3)
-        shown = [float(ln.variance(xhat_right)), float(ln.variance(xhat_wrong)), (lab.d - 1) / lab.d]
-        # enough digits to tell them apart, and to show "just under 1" (ε) unless only rounding separates them
-        xhat_digits = digits_to_separate(shown, 6, against=[1.0], same_within=rounding_noise(1.0))
-        c1.metric("variance of x̂ with ÷d", fmt(shown[0], xhat_digits))
-        c2.metric("variance of x̂ with ÷(d−1)", fmt(shown[1], xhat_digits))
-        c3.metric("(d − 1)/d", fmt(shown[2], xhat_digits))
+        live.readout(shown.readout(variance.XHAT))
     else:
         st.info("With d = 1 the sample variance ÷(d−1) is 0/0: one more reason LayerNorm uses ÷d.")
 

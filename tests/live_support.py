@@ -54,3 +54,56 @@ def live_metric_elements(at: AppTest) -> list[SimpleNamespace]:
         for r in live_readouts(at)
         for m in r["metrics"]
     ]
+
+
+def _in_page_order(at: AppTest) -> list[Any]:
+    """Every element of the page, depth first in the order Streamlit places them (sidebar first)."""
+
+    def walk(node: Any) -> list[Any]:
+        children = getattr(node, "children", None) or {}
+        return [node] + [e for k in sorted(children) for e in walk(children[k])]
+
+    return walk(at._tree)
+
+
+def page_metric_elements(at: AppTest) -> list[SimpleNamespace]:
+    """Every metric the page shows, ``st.metric`` s and live readouts' alike, in page order, with
+    ``label``, ``value``, ``delta`` (``""`` for none) and ``help`` (``""`` for none).
+
+    A page with a live readout below an ``st.metric`` (Standardize) lists them as the student reads
+    them; ``live_metrics(at) + at.metric`` would put every live one first.
+    """
+    found = []
+    for e in _in_page_order(at):
+        if e.type == "metric":
+            found.append(
+                SimpleNamespace(label=e.label, value=e.value, delta=e.delta or "", help=e.help or "")
+            )
+        elif e.type == "bidi_component" and e.proto.component_name == COMPONENT:
+            data = json.loads(e.proto.json)
+            if data["mode"] == "readout":
+                found += [
+                    SimpleNamespace(
+                        label=m["label"], value=m["value"], delta=m["delta"] or "", help=m["help"] or ""
+                    )
+                    for m in data["readout"]["metrics"]
+                ]
+    return found
+
+
+def page_metrics(at: AppTest) -> list[tuple[str, str]]:
+    """``(label, value)`` of every metric the page shows, in page order (:func:`page_metric_elements`)."""
+    return [(m.label, m.value) for m in page_metric_elements(at)]
+
+
+def page_tex(at: AppTest) -> list[str]:
+    """Every formula the page shows, ``st.latex`` s and live readouts' alike, in page order (no ``$$``)."""
+    found = []
+    for e in _in_page_order(at):
+        if e.type == "latex":
+            found.append(e.value.strip().removeprefix("$$").removesuffix("$$").strip())
+        elif e.type == "bidi_component" and e.proto.component_name == COMPONENT:
+            data = json.loads(e.proto.json)
+            if data["mode"] == "readout" and data["readout"]["tex"] is not None:
+                found.append(data["readout"]["tex"])
+    return found

@@ -14,7 +14,7 @@ import colorsys
 import numpy as np
 import pytest
 from apptest_support import APP
-from live_support import live_metrics
+from live_support import page_metrics
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -65,7 +65,7 @@ def words(at: AppTest) -> str:
 
 
 def metric(at: AppTest, label: str) -> str:
-    shown = live_metrics(at) + [(m.label, str(m.value)) for m in at.metric]  # a live slider's first
+    shown = page_metrics(at)  # st.metric and live readouts', in page order
     return next(value for name, value in shown if name == label)
 
 

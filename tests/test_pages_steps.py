@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from chart_specs import charts
-from live_support import live_frames, live_metrics, live_tex
+from live_support import live_readouts, page_metrics, page_tex
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
@@ -83,7 +83,7 @@ def open_app() -> Callable[..., AppTest]:
 
 
 def metrics(at: AppTest) -> list[tuple[str, str]]:
-    return live_metrics(at) + [(m.label, m.value) for m in at.metric]  # a live slider's come first
+    return page_metrics(at)  # st.metric and live readouts', in page order
 
 
 def metric(at: AppTest, label: str, nth: int = 0) -> str:
@@ -94,8 +94,7 @@ def metric(at: AppTest, label: str, nth: int = 0) -> str:
 
 def latex(at: AppTest, i: int = 0) -> str:
     """The i-th formula without Streamlit's ``$$`` wrapper."""
-    shown = live_tex(at) + [f.value.strip().removeprefix("$$").removesuffix("$$").strip() for f in at.latex]
-    return shown[i]
+    return page_tex(at)[i]  # st.latex and live readouts', in page order
 
 
 def texts(elements: object) -> list[str]:
@@ -432,7 +431,7 @@ def test_mean_shift_moves_mu_by_exactly_c(open_app: Callable[..., AppTest], c: f
     mu0, mu_c = float(ln.mean(DEFAULT_X)), float(ln.mean(DEFAULT_X + c))
     assert mu_c - mu0 == pytest.approx(c, abs=1e-12)
     assert metrics(at) == expected_metrics(MEAN, DEFAULT_X, shift=c)
-    mu_metric = next(m for m in live_frames(at)[0]["metrics"] if m["label"] == "μ (mean)")
+    mu_metric = next(m for m in live_readouts(at)[0]["metrics"] if m["label"] == "μ (mean)")
     digits = mu_digits(ln.layer_norm_steps(DEFAULT_X + c))
     assert mu_metric["value"] == fmt(mu_c, digits) and mu_metric["delta"] == fmt(c)
     assert latex(at).endswith(f"= {tex_num(mu_c, digits)}")

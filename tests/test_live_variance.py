@@ -1,0 +1,195 @@
+"""The Variance page's live stretch a: every frame it holds is what the page renders for that a.
+
+The expected texts are written here the way the page wrote them before the live slider (formula,
+metrics, chart lines), from the core and ``ui.text``; the frames must equal them for every a offered.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from chart_specs import charts
+from live_support import live_data, live_readouts
+from streamlit.testing.v1 import AppTest
+
+import layernorm as ln
+from layernorm.variants import layer_norm_unbiased
+from ui import plot
+from ui.live import variance
+from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
+
+A_VALUES = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+A_TEXTS = ["0.1", "0.2", "0.5", "1.0", "2.0", "5.0", "10.0"]  # st.select_slider's str(a), in links too
+INPUTS = {
+    "default": ln.make_preset("standard normal", 8, 0),
+    "constant d=8": ln.make_preset("constant", 8, 0),
+    "one value": np.array([7.0]),
+    "large values": np.array([40000.0, 40001.0, 40002.0, 40003.0]),
+    "tiny (σ² underflows)": np.array([0.0, 1e-170]),
+    "normal d=768": ln.make_preset("standard normal", 768, 3),
+}
+
+
+def expected(x: np.ndarray, eps: float, a: float) -> dict[str, object]:
+    """What the page showed for a before it had a live slider (its own code, written out)."""
+    xa = x * a
+    d = x.size
+    steps = ln.layer_norm_steps(xa, eps=eps)
+    var = float(steps.var)
+    var_sample = float(ln.variance(xa, ddof=1)) if d > 1 else float("nan")
+    mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
+    var_digits = digits_to_separate([var, var_sample], same_within=rounding_noise(var))
+    tex = (
+        rf"\sigma^2 = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}}(x_i-\mu)^2 = \frac{{1}}{{{d}}}"
+        rf"\sum_i (x_i {tex_minus(float(steps.mu), mu_digits)})^2 = {tex_num(var, var_digits)}"
+    )
+    sigma2 = [
+        ("σ² (÷d, population)", fmt(var, var_digits)),
+        ("σ = √σ²", fmt(float(steps.sigma))),
+        ("÷(d−1) would give", fmt(var_sample, var_digits) if d > 1 else "undefined (d = 1)"),
+    ]
+    readouts: list[tuple[str, str | None, list[tuple[str, str]]]] = [(variance.SIGMA2, tex, sigma2)]
+    if d > 1:
+        shown = [
+            float(ln.variance(ln.standardize(xa, eps=eps))),
+            float(ln.variance(layer_norm_unbiased(xa, eps=eps))),
+            (d - 1) / d,
+        ]
+        xhat_digits = digits_to_separate(shown, 6, against=[1.0], same_within=rounding_noise(1.0))
+        readouts.append(
+            (
+                variance.XHAT,
+                None,
+                [
+                    ("variance of x̂ with ÷d", fmt(shown[0], xhat_digits)),
+                    ("variance of x̂ with ÷(d−1)", fmt(shown[1], xhat_digits)),
+                    ("(d − 1)/d", fmt(shown[2], xhat_digits)),
+                ],
+            )
+        )
+    line = var_sample if d > 1 else var
+    return {
+        "readouts": readouts,
+        "trace": steps.squared_deviations,
+        "lines": [[var, f"σ² (÷d) = {fmt(var, var_digits)}"], [line, f"÷(d−1) = {fmt(line, var_digits)}"]],
+    }
+
+
+def arrays_of(sent: dict[str, object]) -> list[np.ndarray]:
+    return [np.frombuffer(base64.b64decode(a), dtype="<f8") for a in sent["arrays"]]  # type: ignore[attr-defined]
+
+
+def test_the_stretch_offers_what_it_offered() -> None:
+    assert list(variance.SCALES) == A_VALUES and variance.SCALE_DEFAULT == 1.0
+    assert [variance.scale_text(a) for a in A_VALUES] == A_TEXTS == [str(a) for a in A_VALUES]
+
+
+@pytest.mark.parametrize("name", list(INPUTS))
+def test_every_frame_is_what_the_page_renders_for_its_a(name: str) -> None:
+    x = INPUTS[name]
+    sent = variance.scale_frames.__wrapped__(x, 1e-5)  # type: ignore[attr-defined]  # without the cache
+    arrays = arrays_of(sent)
+    assert sent["values"] == A_VALUES
+    assert sent["labels"] == A_TEXTS
+    for a, f in zip(A_VALUES, sent["frames"], strict=True):  # type: ignore[call-overload]
+        want = expected(x, 1e-5, a)
+        got = [(r["key"], r["tex"], [(m["label"], m["value"]) for m in r["metrics"]]) for r in f["readouts"]]
+        assert got == want["readouts"], a
+        for r in f["readouts"]:  # plain numbers: no delta, arrow or tooltip, as the page's st.metric had
+            assert all((m["delta"], m["arrow"], m["help"]) == (None, "off", None) for m in r["metrics"])
+        (chart,) = f["charts"]
+        assert chart["key"] == variance.CHART
+        (i,) = chart["traces"]
+        assert arrays[i].tobytes() == np.asarray(want["trace"], dtype="<f8").tobytes()  # every bit
+        assert json.dumps(chart["lines"]) == json.dumps(want["lines"])  # NaN-free, equal to the digit
+
+
+@pytest.mark.parametrize("a", A_VALUES)
+def test_the_chart_changes_only_where_the_browser_patches_it(a: float) -> None:
+    """The browser redraws the chart from its frame: only the trace's y and the lines' y and labels."""
+    x = INPUTS["default"]
+    base = json.loads(plot.figure_json(variance.figure(x, 1e-5, 1.0)))
+    now = json.loads(plot.figure_json(variance.figure(x, 1e-5, a)))
+    (chart,) = variance.frame(x, 1e-5, a).charts
+    patched = json.loads(json.dumps(base))
+    (trace,) = patched["data"]
+    trace["y"] = now["data"][0]["y"]
+    assert (
+        np.frombuffer(base64.b64decode(trace["y"]["bdata"]), dtype="<f8").tobytes()
+        == chart.traces[0].tobytes()
+    )
+    for shape, note, line in zip(
+        patched["layout"]["shapes"], patched["layout"]["annotations"], chart.lines, strict=True
+    ):
+        shape["y0"] = shape["y1"] = note["y"] = line.y
+        note["text"] = line.label
+    assert patched == now
+
+
+def test_the_frames_survive_json_exactly() -> None:
+    sent = variance.scale_frames.__wrapped__(INPUTS["large values"], 1e-5)  # type: ignore[attr-defined]
+    assert json.loads(json.dumps(sent)) == sent
+
+
+@pytest.fixture
+def open_variance() -> Callable[..., AppTest]:
+    def _open(**query: str) -> AppTest:
+        at = AppTest.from_file("../app.py", default_timeout=60)
+        for k, v in query.items():
+            at.query_params[k] = v
+        at.run()
+        at.switch_page("pages/2_variance.py").run()
+        assert not at.exception
+        return at
+
+    return _open
+
+
+def shown_as_expected(at: AppTest, a: float) -> None:
+    (data,) = live_data(at)
+    assert data["index"] == A_VALUES.index(a)
+    assert data["link"] == {"key": "var_scale", "urls": A_TEXTS, "default": "1.0"}
+    want = expected(at.session_state["lab_input"].x, 1e-5, a)
+    got = [(r["key"], r["tex"], [(m["label"], m["value"]) for m in r["metrics"]]) for r in live_readouts(at)]
+    assert got == want["readouts"]
+    (spec,) = [c.figure for c in charts(at) if c.key == variance.CHART]
+    y = np.frombuffer(base64.b64decode(spec["data"][0]["y"]["bdata"]), dtype="<f8")
+    assert y.tobytes() == np.asarray(want["trace"], dtype="<f8").tobytes()
+    assert [n["text"] for n in spec["layout"]["annotations"]] == [line[1] for line in want["lines"]]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("a", [0.1, 1.0, 5.0])
+def test_page_shows_the_frame_of_its_value(open_variance: Callable[..., AppTest], a: float) -> None:
+    at = open_variance()
+    at.select_slider(key="var_scale").set_value(a).run()
+    assert not at.exception
+    shown_as_expected(at, a)
+
+
+@pytest.mark.parametrize(
+    ("text", "a"), [("0.1", 0.1), ("2.0", 2.0), ("2", 2.0), ("10.0", 10.0), ("5e0", 5.0)]
+)
+def test_a_link_opens_its_a(open_variance: Callable[..., AppTest], text: str, a: float) -> None:
+    at = open_variance(var_scale=text)
+    assert at.select_slider(key="var_scale").value == a
+    shown_as_expected(at, a)
+
+
+def test_a_link_between_values_takes_the_nearest_and_says_so(open_variance: Callable[..., AppTest]) -> None:
+    at = open_variance(var_scale="4.5")
+    assert at.select_slider(key="var_scale").value == 5.0
+    shown_as_expected(at, 5.0)
+    assert any(
+        "a = 5.0" in str(e.value)
+        for e in [*at.main.info, *at.main.warning, *at.sidebar.info, *at.sidebar.warning]
+    )
+
+
+def test_one_value_has_no_why_divide_by_d_readout(open_variance: Callable[..., AppTest]) -> None:
+    at = open_variance(src="Type numbers", typed="7")
+    assert [r["key"] for r in live_readouts(at)] == [variance.SIGMA2]
+    assert any("d = 1" in str(i.value) for i in at.main.info)

@@ -1,0 +1,117 @@
+"""What the Variance page shows for one stretch a: its formula, metrics and chart (one function).
+
+The page draws the released a's :func:`frame`, and the stretch's live slider holds :func:`frame` of
+every a it offers (:func:`scale_frames`): the numbers during a drag and after release are the same by
+construction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+import layernorm as ln
+from layernorm.variants import layer_norm_unbiased
+from ui import charts
+from ui.live import Chart, Frame, Line, Metric, Readout, payload
+from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
+
+SCALES = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)  # a: the options of the stretch
+SCALE_DEFAULT = 1.0
+SIGMA2, XHAT = "var_sigma2", "var_xhat"  # the readouts, in page order
+CHART = "var_chart"
+
+
+def scale_text(a: float) -> str:
+    """An a as the stretch has always shown it (``st.select_slider``'s ``str``), and as links carry it."""
+    return str(a)
+
+
+@dataclass(frozen=True)
+class Stretched:
+    """The numbers of x·a the page shows (the frame and the chart are made from the same ones)."""
+
+    x: np.ndarray
+    steps: ln.LayerNormSteps
+    var: float
+    var_sample: float  # ÷(d−1); NaN for d = 1
+    var_digits: int
+
+
+def stretched(x: np.ndarray, eps: float, a: float) -> Stretched:
+    xa = x * a
+    steps = ln.layer_norm_steps(xa, eps=eps)
+    var = float(steps.var)
+    var_sample = float(ln.variance(xa, ddof=1)) if x.size > 1 else float("nan")
+    # σ² and the ÷(d−1) value must look different
+    var_digits = digits_to_separate([var, var_sample], same_within=rounding_noise(var))
+    return Stretched(xa, steps, var, var_sample, var_digits)
+
+
+def frame(x: np.ndarray, eps: float, a: float) -> Frame:
+    """The Variance page for the input ``x`` stretched by ``a`` (every number from the core)."""
+    s = stretched(x, eps, a)
+    steps, d = s.steps, x.size
+    # μ must not look like an x it differs from
+    mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
+    tex = (
+        rf"\sigma^2 = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}}(x_i-\mu)^2 = \frac{{1}}{{{d}}}\sum_i (x_i "
+        rf"{tex_minus(float(steps.mu), mu_digits)})^2 = {tex_num(s.var, s.var_digits)}"
+    )
+    sigma2 = Readout(
+        SIGMA2,
+        tex,
+        (
+            Metric("σ² (÷d, population)", fmt(s.var, s.var_digits)),
+            Metric("σ = √σ²", fmt(float(steps.sigma))),
+            Metric("÷(d−1) would give", fmt(s.var_sample, s.var_digits) if d > 1 else "undefined (d = 1)"),
+        ),
+    )
+    readouts = [sigma2]
+    if d > 1:
+        shown = [
+            float(ln.variance(ln.standardize(s.x, eps=eps))),
+            float(ln.variance(layer_norm_unbiased(s.x, eps=eps))),
+            (d - 1) / d,
+        ]
+        # enough digits to tell them apart, and to show "just under 1" (ε) unless only rounding separates them
+        xhat_digits = digits_to_separate(shown, 6, against=[1.0], same_within=rounding_noise(1.0))
+        readouts.append(
+            Readout(
+                XHAT,
+                None,
+                (
+                    Metric("variance of x̂ with ÷d", fmt(shown[0], xhat_digits)),
+                    Metric("variance of x̂ with ÷(d−1)", fmt(shown[1], xhat_digits)),
+                    Metric("(d − 1)/d", fmt(shown[2], xhat_digits)),
+                ),
+            )
+        )
+    pop, sample = chart_lines(s)
+    chart = Chart(CHART, (steps.squared_deviations,), (Line(*pop), Line(*sample)))
+    return Frame(tuple(readouts), (chart,))
+
+
+def chart_lines(s: Stretched) -> tuple[tuple[float, str], tuple[float, str]]:
+    """σ²'s line and the ÷(d−1) line (σ² again at d = 1), with the labels ``charts.variance_chart`` writes."""
+    sample = s.var_sample if s.x.size > 1 else s.var
+    return (
+        (s.var, f"σ² (÷d) = {fmt(s.var, s.var_digits)}"),
+        (sample, f"÷(d−1) = {fmt(sample, s.var_digits)}"),
+    )
+
+
+def figure(x: np.ndarray, eps: float, a: float) -> go.Figure:
+    """The page's chart of the squared deviations for x·a (the frame's chart holds its numbers)."""
+    s = stretched(x, eps, a)
+    (pop, _), (sample, _) = chart_lines(s)
+    return charts.variance_chart(s.steps.squared_deviations, pop, sample, digits=s.var_digits)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def scale_frames(x: np.ndarray, eps: float) -> dict[str, object]:
+    """Every a's frame for this input (cached: a release reruns the page with the same input)."""
+    return payload(SCALES, lambda a: frame(x, eps, a), [scale_text(a) for a in SCALES])
