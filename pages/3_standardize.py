@@ -5,10 +5,11 @@ import streamlit as st
 
 import layernorm as ln
 import ui.worksheet
-from ui import charts, controls, page, plot
+from ui import charts, live, page, plot
+from ui.live import standardize
 from ui.state import LabInput, lab_input, lab_section
-from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, zero_metric
-from ui.widgets import near_constant_control
+from ui.text import digits_to_separate, fmt, rounding_noise, zero_metric
+from ui.widgets import SPREADS
 
 lab_input()  # the page draws the input in its lab section below
 page.header(
@@ -25,16 +26,29 @@ page.header(
 @lab_section("std_body")
 def body(lab: LabInput) -> None:
     steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
-    i = controls.number_input(
-        "Show the arithmetic for feature i =", 1, lab.d, 1, key="std_feature", name="feature i"
-    )
-    i = int(min(max(i, 1), lab.d)) - 1
-    # xᵢ and μ with the digits that tell μ apart from every x (so xᵢ − μ never reads as 0 − 0)
-    mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
-    st.latex(
-        rf"\hat{{x}}_{{{i + 1}}} = \frac{{x_{{{i + 1}}} - \mu}}{{\sqrt{{\sigma^2 + \epsilon}}}}"
-        rf" = \frac{{{tex_num(steps.x[i], mu_digits)} {tex_minus(float(steps.mu), mu_digits)}}}"
-        rf"{{\sqrt{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}}}} = {tex_num(steps.x_hat[i])}"
+    if lab.d > 1:
+        # To Streamlit a slider whose range changed is a new widget, which starts again at 1: on the
+        # run where d changed, the feature is written back, as the number box this was kept it
+        # (controls.slider moves one beyond the new d to d).
+        if st.session_state.get("_std_feature_d") not in (None, lab.d) and "std_feature" in st.session_state:
+            st.session_state["std_feature"] = st.session_state["std_feature"]
+        st.session_state["_std_feature_d"] = lab.d
+        feature, _ = live.slider(
+            "Show the arithmetic for feature i =",
+            1.0,
+            float(lab.d),
+            1.0,
+            1.0,
+            key="std_feature",
+            name="feature i",
+            frames=lambda: standardize.feature_frames(lab.x, lab.eps),
+        )
+        i = int(min(max(round(feature), 1), lab.d)) - 1
+    else:  # one feature: nothing to choose (a slider needs two ends)
+        i = 0
+    # The same function made every frame the slider shows during a drag: the released view equals it.
+    live.readout(
+        standardize.feature_frame(standardize.worked(lab.x, lab.eps), i + 1).readout(standardize.FEATURE)
     )
     st.caption("ε is set in the sidebar (log scale, 1e-12 to 1), so it is the same on every page.")
     c1, c2, c3, c4 = st.columns(4)
@@ -47,7 +61,11 @@ def body(lab: LabInput) -> None:
         [xhat_var, xhat_var_expected], 6, against=[1.0], same_within=rounding_noise(1.0)
     )
     c3.metric("variance of x̂", fmt(xhat_var, var_digits))
-    c4.metric("σ² / (σ² + ε)", fmt(xhat_var_expected, var_digits), help="What the variance of x̂ is in exact arithmetic.")
+    c4.metric(
+        "σ² / (σ² + ε)",
+        fmt(xhat_var_expected, var_digits),
+        help="What the variance of x̂ is in exact arithmetic.",
+    )
     plot.show(
         charts.standardized_chart(steps.x_hat),
         key="std_chart_xhat",
@@ -67,27 +85,18 @@ def body(lab: LabInput) -> None:
         "falls well below ε, the division is by about √ε instead and x̂ collapses towards zero — finite, "
         "never NaN."
     )
-    _, near = near_constant_control("std_spread", 1e-3, d=8, mean=3.0, seed=1)
-    near_steps = ln.layer_norm_steps(near, eps=lab.eps)
-    c1, c2, c3 = st.columns(3)
-    near_var_digits = digits_to_separate([float(near_steps.var)], against=[lab.eps])  # σ² never reads as ε
-    c1.metric("σ² of this vector", fmt(float(near_steps.var), near_var_digits))
-    c2.metric("ε", f"{lab.eps:.0e}")
-    near_var = float(ln.variance(near_steps.x_hat))
-    c3.metric(
-        "variance of x̂",
-        fmt(near_var, digits_to_separate([near_var], against=[1.0], same_within=rounding_noise(1.0))),
+    spread, spreads = live.select_slider(
+        "Spread of the nearly constant vector",
+        SPREADS,
+        standardize.SPREAD_DEFAULT,
+        key="std_spread",
+        name="spread",
+        format_func=standardize.spread_text,
+        frames=lambda: standardize.spread_frames(lab.eps),
     )
-    plot.show(
-        charts.feature_chart(
-            [("x_hat", near_steps.x_hat)],
-            "x̂ of the nearly constant vector",
-            band=(-1.0, 1.0),
-            band_label=charts.XHAT_BAND_LABEL,
-            y_title="x̂",
-        ),
-        key="std_chart_near",
-    )
+    near = standardize.spread_frame(lab.eps, spread)
+    live.readout(near.readout(standardize.NEAR))
+    live.show_chart(standardize.near_figure(near), standardize.CHART_NEAR, spreads)
     ui.worksheet.offer("standardize", lab, steps, feature=i)
 
 

@@ -573,8 +573,8 @@ def _shown_feature(at: AppTest) -> str:
 @pytest.mark.parametrize("i", [1, 3, 8])
 def test_standardize_feature_arithmetic(open_app: Callable[..., AppTest], i: int) -> None:
     at = open_app(STD)
-    ok(at.number_input(key="std_feature").set_value(i).run())
-    assert at.number_input(key="std_feature").value == i
+    ok(at.slider(key="std_feature").set_value(float(i)).run())
+    assert at.slider(key="std_feature").value == i
     s = ln.layer_norm_steps(DEFAULT_X, eps=EPS)
     tex = _shown_feature(at)
     assert tex.startswith(rf"\hat{{x}}_{{{i}}} = ")
@@ -585,18 +585,18 @@ def test_standardize_feature_arithmetic(open_app: Callable[..., AppTest], i: int
 @pytest.mark.parametrize("bad", [0, 13])  # d + 5 with d = 8
 def test_standardize_feature_out_of_range(open_app: Callable[..., AppTest], bad: int) -> None:
     at = open_app(STD)
-    ok(at.number_input(key="std_feature").set_value(5).run())
-    ok(at.number_input(key="std_feature").set_value(bad).run())
-    shown = at.number_input(key="std_feature").value
+    ok(at.slider(key="std_feature").set_value(5.0).run())
+    ok(at.slider(key="std_feature").set_value(float(bad)).run())
+    shown = round(at.slider(key="std_feature").value)
     assert 1 <= shown <= 8  # fell back or was clamped, never out of range
     assert _shown_feature(at).startswith(rf"\hat{{x}}_{{{shown}}} = ")
 
 
 def test_standardize_feature_survives_a_smaller_d(open_app: Callable[..., AppTest]) -> None:
     at = open_app(STD)
-    ok(at.number_input(key="std_feature").set_value(8).run())
+    ok(at.slider(key="std_feature").set_value(8.0).run())
     ok(at.select_slider(key="d").set_value(2).run())
-    shown = at.number_input(key="std_feature").value
+    shown = round(at.slider(key="std_feature").value)
     assert 1 <= shown <= 2
     s = ln.layer_norm_steps(ln.make_preset("standard normal", 2, 0), eps=EPS)
     assert _shown_feature(at).endswith(f"= {tex_num(s.x_hat[shown - 1])}")
