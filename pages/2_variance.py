@@ -1,18 +1,14 @@
 """Step 2: the population variance σ², why ÷d, and why two passes."""
 
-import math
-
-import numpy as np
 import streamlit as st
 
 import layernorm as ln
 import ui.worksheet
 from layernorm.core import _spread_rows
 from layernorm.variants import variance_one_pass
-from ui import controls, live, page, plot
+from ui import live, page, plot
 from ui.live import variance
 from ui.state import LabInput, lab_input, lab_section
-from ui.text import digits_to_separate, fmt
 
 lab_input()  # the page draws the input in its lab section below
 page.header(
@@ -71,36 +67,16 @@ def body(lab: LabInput) -> None:
         "compared with their spread, the two terms are huge and nearly equal, and float32 loses the "
         "difference — sometimes giving a *negative* variance. The core subtracts μ first, in float64."
     )
-    offset = controls.select_slider(
+    offset, _ = live.select_slider(
         "Add a large offset to every feature",
-        [0.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8],
-        1e4,
+        variance.OFFSETS,
+        variance.OFFSET_DEFAULT,
         key="var_offset",
         name="offset",
-        format_func=lambda v: "0" if v == 0 else f"{v:.0e}",
+        format_func=variance.offset_text,
+        frames=lambda: variance.offset_frames(lab.x, scale),
     )
-    shifted = x + offset
-    exact = float(ln.variance(shifted))
-    naive = float(variance_one_pass(shifted, dtype=np.float32))
-    pass_digits = digits_to_separate([exact, naive], 6)  # the two recipes' answers never look alike
-    c1, c2 = st.columns(2)
-    c1.metric("two-pass, float64 (this lab)", fmt(exact, pass_digits))
-    if math.isfinite(naive):
-        c2.metric(
-            "one-pass E[x²] − μ² in float32",
-            fmt(naive, pass_digits),
-            delta="negative: √ would give NaN" if naive < 0 else None,
-            delta_color="inverse",
-            delta_arrow="off",  # a warning in words, not a signed change
-        )
-    else:  # x² passed float32's largest number (3.4e38): the shortcut has no answer at all
-        c2.metric(
-            "one-pass E[x²] − μ² in float32",
-            "overflow",
-            delta="x² exceeds float32's 3.4e38",
-            delta_color="inverse",
-            delta_arrow="off",  # a warning in words, not a signed change
-        )
+    live.readout(variance.pass_frame(lab.x, scale, offset).readout(variance.PASSES))
     ui.worksheet.offer("variance", lab, steps)
 
 

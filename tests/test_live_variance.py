@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -17,7 +18,7 @@ from live_support import live_data, live_readouts
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
-from layernorm.variants import layer_norm_unbiased
+from layernorm.variants import layer_norm_unbiased, variance_one_pass
 from ui import plot
 from ui.live import variance
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
@@ -150,11 +151,13 @@ def open_variance() -> Callable[..., AppTest]:
 
 
 def shown_as_expected(at: AppTest, a: float) -> None:
-    (data,) = live_data(at)
+    data, _ = live_data(at)  # the stretch, the offset
     assert data["index"] == A_VALUES.index(a)
     assert data["link"] == {"key": "var_scale", "urls": A_TEXTS, "default": "1.0"}
     want = expected(at.session_state["lab_input"].x, 1e-5, a)
-    got = [(r["key"], r["tex"], [(m["label"], m["value"]) for m in r["metrics"]]) for r in live_readouts(at)]
+    readouts = live_readouts(at)
+    assert readouts[-1]["key"] == variance.PASSES  # the offset's, below
+    got = [(r["key"], r["tex"], [(m["label"], m["value"]) for m in r["metrics"]]) for r in readouts[:-1]]
     assert got == want["readouts"]
     (spec,) = [c.figure for c in charts(at) if c.key == variance.CHART]
     y = np.frombuffer(base64.b64decode(spec["data"][0]["y"]["bdata"]), dtype="<f8")
@@ -191,5 +194,72 @@ def test_a_link_between_values_takes_the_nearest_and_says_so(open_variance: Call
 
 def test_one_value_has_no_why_divide_by_d_readout(open_variance: Callable[..., AppTest]) -> None:
     at = open_variance(src="Type numbers", typed="7")
-    assert [r["key"] for r in live_readouts(at)] == [variance.SIGMA2]
+    assert [r["key"] for r in live_readouts(at)] == [variance.SIGMA2, variance.PASSES]
     assert any("d = 1" in str(i.value) for i in at.main.info)
+
+
+# ---------------------------------------------------------------------------- the offset
+
+OFFSETS = [0.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8]
+OFFSET_TEXTS = ["0", "1e+02", "1e+03", "1e+04", "1e+05", "1e+06", "1e+07", "1e+08"]  # as the page showed
+
+
+def passes_expected(x: np.ndarray, a: float, offset: float) -> list[tuple[str, str, str | None]]:
+    """The float32 trap's two metrics (label, value, delta) as the page wrote them before."""
+    shifted = x * a + offset
+    exact = float(ln.variance(shifted))
+    naive = float(variance_one_pass(shifted, dtype=np.float32))
+    digits = digits_to_separate([exact, naive], 6)
+    if math.isfinite(naive):
+        one = (fmt(naive, digits), "negative: √ would give NaN" if naive < 0 else None)
+    else:
+        one = ("overflow", "x² exceeds float32's 3.4e38")
+    return [
+        ("two-pass, float64 (this lab)", fmt(exact, digits), None),
+        ("one-pass E[x²] − μ² in float32", *one),
+    ]
+
+
+def test_the_offset_offers_what_it_offered() -> None:
+    assert list(variance.OFFSETS) == OFFSETS and variance.OFFSET_DEFAULT == 1e4
+    assert [variance.offset_text(o) for o in OFFSETS] == OFFSET_TEXTS
+
+
+@pytest.mark.parametrize("name", [*INPUTS, "huge (x² overflows float32)"])
+@pytest.mark.parametrize("a", [0.1, 1.0, 10.0])
+def test_every_offset_frame_is_what_the_page_renders(name: str, a: float) -> None:
+    x = INPUTS.get(name, np.array([1e21, 2e21]))
+    sent = variance.offset_frames.__wrapped__(x, a)  # type: ignore[attr-defined]
+    assert sent["values"] == OFFSETS and sent["labels"] == OFFSET_TEXTS
+    seen_deltas = set()
+    for offset, f in zip(OFFSETS, sent["frames"], strict=True):  # type: ignore[call-overload]
+        assert f["charts"] == []
+        (r,) = f["readouts"]
+        assert r["key"] == variance.PASSES and r["tex"] is None
+        assert [(m["label"], m["value"], m["delta"]) for m in r["metrics"]] == passes_expected(x, a, offset)
+        assert all((m["arrow"], m["help"]) == ("off", None) for m in r["metrics"])  # words, not a change
+        seen_deltas |= {m["delta"] for m in r["metrics"]}
+    if name == "huge (x² overflows float32)":
+        assert "x² exceeds float32's 3.4e38" in seen_deltas
+
+
+def test_the_default_input_goes_negative_somewhere() -> None:
+    """The page's "negative: √ would give NaN" is reached: [1, 2, 3, 4] at the default offset."""
+    (r,) = variance.pass_frame(np.array([1.0, 2.0, 3.0, 4.0]), 1.0, 1e4).readouts
+    assert r.metrics[1].delta == "negative: √ would give NaN"
+
+
+@pytest.mark.parametrize(("text", "offset"), [("0", 0.0), ("1e+06", 1e6), ("1e6", 1e6), ("100", 1e2)])
+def test_an_offset_link_opens_its_offset(
+    open_variance: Callable[..., AppTest], text: str, offset: float
+) -> None:
+    at = open_variance(var_offset=text, var_scale="2.0")
+    assert at.select_slider(key="var_offset").value == offset
+    scale, shift = live_data(at)
+    assert shift["link"] == {"key": "var_offset", "urls": OFFSET_TEXTS, "default": "1e+04"}
+    assert (scale["index"], shift["index"]) == (A_VALUES.index(2.0), OFFSETS.index(offset))
+    shown = live_readouts(at)[-1]
+    x = at.session_state["lab_input"].x
+    assert [(m["label"], m["value"], m["delta"]) for m in shown["metrics"]] == passes_expected(x, 2.0, offset)
+    # the offset's frames are those of the current a
+    assert shift["payload"]["id"] == variance.offset_frames.__wrapped__(x, 2.0)["id"]  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from chart_specs import charts
-from live_support import live_readouts, page_metrics, page_tex
+from live_support import live_readouts, page_metric_elements, page_metrics, page_tex
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
@@ -532,7 +532,7 @@ def test_variance_one_pass_negative_is_flagged(open_app: Callable[..., AppTest])
     at = _typed(open_app(VAR), "1, 2, 3, 4")  # + the default offset 1e4
     exact, naive = two_pass_one_pass(np.array([1.0, 2.0, 3.0, 4.0]), 1e4)
     assert naive < 0
-    m = next(m for m in at.metric if m.label == "one-pass E[x²] − μ² in float32")
+    m = next(m for m in page_metric_elements(at) if m.label == "one-pass E[x²] − μ² in float32")
     assert m.value == fmt(naive, digits_to_separate([exact, naive], 6))
     assert m.delta == "negative: √ would give NaN"
     assert metric(at, "two-pass, float64 (this lab)") == "1.25"

@@ -1,12 +1,16 @@
-"""What the Variance page shows for one stretch a: its formula, metrics and chart (one function).
+"""What the Variance page shows for one stretch a (its formula, metrics and chart), and for one
+offset (the float32 trap's two variances).
 
-The page draws the released a's :func:`frame`, and the stretch's live slider holds :func:`frame` of
-every a it offers (:func:`scale_frames`): the numbers during a drag and after release are the same by
-construction.
+The page draws the released values' frames, and each live slider holds the frames of every value it
+offers, made by the same function: :func:`frame` for a (:func:`scale_frames`), :func:`pass_frame` for
+the offset, at the current a (:func:`offset_frames`). The numbers during a drag and after release are
+the same by construction. A drag of a leaves the float32 trap's numbers as they were until release:
+the stretch is drawn before the offset, whose value its frames would need.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,20 +18,27 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import layernorm as ln
-from layernorm.variants import layer_norm_unbiased
+from layernorm.variants import layer_norm_unbiased, variance_one_pass
 from ui import charts
 from ui.live import Chart, Frame, Line, Metric, Readout, payload
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
 
 SCALES = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)  # a: the options of the stretch
 SCALE_DEFAULT = 1.0
-SIGMA2, XHAT = "var_sigma2", "var_xhat"  # the readouts, in page order
+OFFSETS = (0.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8)  # the float32 trap's offsets
+OFFSET_DEFAULT = 1e4
+SIGMA2, XHAT, PASSES = "var_sigma2", "var_xhat", "var_passes"  # the readouts, in page order
 CHART = "var_chart"
 
 
 def scale_text(a: float) -> str:
     """An a as the stretch has always shown it (``st.select_slider``'s ``str``), and as links carry it."""
     return str(a)
+
+
+def offset_text(v: float) -> str:
+    """An offset as the page shows it, and as links carry it: 0, 1e+02 … 1e+08."""
+    return "0" if v == 0 else f"{v:.0e}"
 
 
 @dataclass(frozen=True)
@@ -115,3 +126,24 @@ def figure(x: np.ndarray, eps: float, a: float) -> go.Figure:
 def scale_frames(x: np.ndarray, eps: float) -> dict[str, object]:
     """Every a's frame for this input (cached: a release reruns the page with the same input)."""
     return payload(SCALES, lambda a: frame(x, eps, a), [scale_text(a) for a in SCALES])
+
+
+def pass_frame(x: np.ndarray, a: float, offset: float) -> Frame:
+    """Two-pass float64 against one-pass float32 for x·a + offset (the delta words a failure)."""
+    shifted = x * a + offset
+    exact = float(ln.variance(shifted))
+    naive = float(variance_one_pass(shifted, dtype=np.float32))
+    digits = digits_to_separate([exact, naive], 6)  # the two recipes' answers never look alike
+    label = "one-pass E[x²] − μ² in float32"
+    if math.isfinite(naive):
+        one_pass = Metric(label, fmt(naive, digits), "negative: √ would give NaN" if naive < 0 else None)
+    else:  # x² passed float32's largest number (3.4e38): the shortcut has no answer at all
+        one_pass = Metric(label, "overflow", "x² exceeds float32's 3.4e38")
+    exact_metric = Metric("two-pass, float64 (this lab)", fmt(exact, digits))
+    return Frame((Readout(PASSES, None, (exact_metric, one_pass)),))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def offset_frames(x: np.ndarray, a: float) -> dict[str, object]:
+    """Every offset's frame for this input and a."""
+    return payload(OFFSETS, lambda o: pass_frame(x, a, o), [offset_text(o) for o in OFFSETS])
