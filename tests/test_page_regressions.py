@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from live_support import page_metrics
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -25,7 +26,7 @@ def _typed(at: AppTest, text: str) -> None:
 def test_variance_one_pass_overflow_is_said_not_shown_as_nan() -> None:
     at = _open("pages/2_variance.py")
     _typed(at, "1e20 2e20 3e20")
-    shown = {m.label: m.value for m in at.metric}
+    shown = dict(page_metrics(at))  # st.metric and live readouts'
     assert shown["one-pass E[x²] − μ² in float32"] == "overflow"
     assert all("NaN" not in str(v) for v in shown.values()), shown
 
@@ -33,7 +34,7 @@ def test_variance_one_pass_overflow_is_said_not_shown_as_nan() -> None:
 def test_variance_underflow_is_explained() -> None:
     at = _open("pages/2_variance.py")
     _typed(at, "1e-300 2e-300 3e-300")
-    shown = {m.label: m.value for m in at.metric}
+    shown = dict(page_metrics(at))  # st.metric and live readouts'
     assert shown["σ² (÷d, population)"] == "0" and shown["σ = √σ²"] != "0"
     assert any("smaller than the smallest positive float64" in c.value for c in at.caption)
 
