@@ -56,25 +56,27 @@ def live_metric_elements(at: AppTest) -> list[SimpleNamespace]:
     ]
 
 
-def _in_page_order(at: AppTest) -> list[Any]:
-    """Every element of the page, depth first in the order Streamlit places them (sidebar first)."""
+def _in_page_order(at: AppTest, root: Any = None) -> list[Any]:
+    """Every element under ``root`` (the whole page: sidebar first; ``at.main``: the main area), depth
+    first in the order Streamlit places them."""
 
     def walk(node: Any) -> list[Any]:
         children = getattr(node, "children", None) or {}
         return [node] + [e for k in sorted(children) for e in walk(children[k])]
 
-    return walk(at._tree)
+    return walk(at._tree if root is None else root)
 
 
-def page_metric_elements(at: AppTest) -> list[SimpleNamespace]:
+def page_metric_elements(at: AppTest, root: Any = None) -> list[SimpleNamespace]:
     """Every metric the page shows, ``st.metric`` s and live readouts' alike, in page order, with
     ``label``, ``value``, ``delta`` (``""`` for none) and ``help`` (``""`` for none).
 
     A page with a live readout below an ``st.metric`` (Standardize) lists them as the student reads
-    them; ``live_metrics(at) + at.metric`` would put every live one first.
+    them; ``live_metrics(at) + at.metric`` would put every live one first. ``root``: as
+    :func:`_in_page_order` (``at.main`` for the main area alone).
     """
     found = []
-    for e in _in_page_order(at):
+    for e in _in_page_order(at, root):
         if e.type == "metric":
             found.append(
                 SimpleNamespace(label=e.label, value=e.value, delta=e.delta or "", help=e.help or "")
