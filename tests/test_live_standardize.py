@@ -63,6 +63,16 @@ def near_expected(eps: float, spread: float) -> dict[str, object]:
     }
 
 
+def sliders(at: AppTest) -> dict[str, dict[str, object]]:
+    """The page's live sliders by URL key (the sidebar may draw live sliders of its own)."""
+    return {d["link"]["key"]: d for d in live_data(at) if d["link"]["key"] in ("std_feature", "std_spread")}
+
+
+def readouts(at: AppTest) -> list[dict[str, object]]:
+    """The page's live readouts, in page order."""
+    return [r for r in live_readouts(at) if r["key"] in (standardize.FEATURE, standardize.NEAR)]
+
+
 def arrays_of(sent: dict[str, object]) -> list[np.ndarray]:
     return [np.frombuffer(base64.b64decode(a), dtype="<f8") for a in sent["arrays"]]  # type: ignore[attr-defined]
 
@@ -142,15 +152,17 @@ def open_standardize() -> Callable[..., AppTest]:
 
 def shown_as_expected(at: AppTest, i: int, spread: float) -> None:
     x, eps = at.session_state["lab_input"].x, at.session_state["lab_input"].eps
-    feature, near = live_data(at)
+    assert list(sliders(at)) == ["std_feature", "std_spread"]
+    feature, near = sliders(at)["std_feature"], sliders(at)["std_spread"]
     assert feature["link"]["key"] == "std_feature" and feature["index"] == i - 1
     assert feature["link"]["urls"] == [str(k) for k in range(1, x.size + 1)]  # std_feature=3, as before
     assert near["link"] == {"key": "std_spread", "urls": SPREAD_TEXTS, "default": "1e-03"}
     assert near["index"] == SPREADS.index(spread)
     want = near_expected(eps, spread)
-    assert [r["key"] for r in live_readouts(at)] == [standardize.FEATURE, standardize.NEAR]
-    assert page_tex(at) == [feature_tex(x, eps, i)]
-    assert page_metrics(at)[-3:] == want["metrics"]
+    assert [r["key"] for r in readouts(at)] == [standardize.FEATURE, standardize.NEAR]
+    assert readouts(at)[0]["tex"] == feature_tex(x, eps, i)
+    assert feature_tex(x, eps, i) in page_tex(at) and len(at.main.latex) == 0  # drawn by the readout alone
+    assert page_metrics(at)[-3:] == want["metrics"]  # the spread's, last on the page
     (spec,) = [c.figure for c in charts(at) if c.key == standardize.CHART_NEAR]
     y = np.frombuffer(base64.b64decode(spec["data"][0]["y"]["bdata"]), dtype="<f8")
     assert y.tobytes() == np.asarray(want["x_hat"], dtype="<f8").tobytes()
@@ -203,5 +215,5 @@ def test_the_feature_survives_a_change_of_d(open_standardize: Callable[..., AppT
 
 def test_one_feature_has_no_slider_and_its_formula(open_standardize: Callable[..., AppTest]) -> None:
     at = open_standardize(src="Type numbers", typed="7")
-    assert [d["link"]["key"] for d in live_data(at)] == ["std_spread"]
-    assert page_tex(at) == [feature_tex(np.array([7.0]), 1e-5, 1)]
+    assert list(sliders(at)) == ["std_spread"]
+    assert readouts(at)[0]["tex"] == feature_tex(np.array([7.0]), 1e-5, 1)

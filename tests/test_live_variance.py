@@ -80,6 +80,16 @@ def expected(x: np.ndarray, eps: float, a: float) -> dict[str, object]:
     }
 
 
+def sliders(at: AppTest) -> dict[str, dict[str, object]]:
+    """The page's live sliders by URL key (the sidebar may draw live sliders of its own)."""
+    return {d["link"]["key"]: d for d in live_data(at) if d["link"]["key"] in ("var_scale", "var_offset")}
+
+
+def readouts(at: AppTest) -> list[dict[str, object]]:
+    """The page's live readouts, in page order."""
+    return [r for r in live_readouts(at) if r["key"] in (variance.SIGMA2, variance.XHAT, variance.PASSES)]
+
+
 def arrays_of(sent: dict[str, object]) -> list[np.ndarray]:
     return [np.frombuffer(base64.b64decode(a), dtype="<f8") for a in sent["arrays"]]  # type: ignore[attr-defined]
 
@@ -151,13 +161,14 @@ def open_variance() -> Callable[..., AppTest]:
 
 
 def shown_as_expected(at: AppTest, a: float) -> None:
-    data, _ = live_data(at)  # the stretch, the offset
+    assert list(sliders(at)) == ["var_scale", "var_offset"]
+    data = sliders(at)["var_scale"]
     assert data["index"] == A_VALUES.index(a)
     assert data["link"] == {"key": "var_scale", "urls": A_TEXTS, "default": "1.0"}
     want = expected(at.session_state["lab_input"].x, 1e-5, a)
-    readouts = live_readouts(at)
-    assert readouts[-1]["key"] == variance.PASSES  # the offset's, below
-    got = [(r["key"], r["tex"], [(m["label"], m["value"]) for m in r["metrics"]]) for r in readouts[:-1]]
+    shown = readouts(at)
+    assert shown[-1]["key"] == variance.PASSES  # the offset's, below
+    got = [(r["key"], r["tex"], [(m["label"], m["value"]) for m in r["metrics"]]) for r in shown[:-1]]
     assert got == want["readouts"]
     (spec,) = [c.figure for c in charts(at) if c.key == variance.CHART]
     y = np.frombuffer(base64.b64decode(spec["data"][0]["y"]["bdata"]), dtype="<f8")
@@ -194,7 +205,7 @@ def test_a_link_between_values_takes_the_nearest_and_says_so(open_variance: Call
 
 def test_one_value_has_no_why_divide_by_d_readout(open_variance: Callable[..., AppTest]) -> None:
     at = open_variance(src="Type numbers", typed="7")
-    assert [r["key"] for r in live_readouts(at)] == [variance.SIGMA2, variance.PASSES]
+    assert [r["key"] for r in readouts(at)] == [variance.SIGMA2, variance.PASSES]
     assert any("d = 1" in str(i.value) for i in at.main.info)
 
 
@@ -255,10 +266,10 @@ def test_an_offset_link_opens_its_offset(
 ) -> None:
     at = open_variance(var_offset=text, var_scale="2.0")
     assert at.select_slider(key="var_offset").value == offset
-    scale, shift = live_data(at)
+    scale, shift = sliders(at)["var_scale"], sliders(at)["var_offset"]
     assert shift["link"] == {"key": "var_offset", "urls": OFFSET_TEXTS, "default": "1e+04"}
     assert (scale["index"], shift["index"]) == (A_VALUES.index(2.0), OFFSETS.index(offset))
-    shown = live_readouts(at)[-1]
+    shown = readouts(at)[-1]
     x = at.session_state["lab_input"].x
     assert [(m["label"], m["value"], m["delta"]) for m in shown["metrics"]] == passes_expected(x, 2.0, offset)
     # the offset's frames are those of the current a
