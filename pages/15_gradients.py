@@ -6,7 +6,8 @@ import streamlit as st
 import layernorm as ln
 from layernorm.backward import layer_norm_backward_from_steps
 from ui import charts_geometry as cg
-from ui import controls, page, plot
+from ui import controls, live, page, plot
+from ui.live import gradients as lg
 from ui.state import LabInput, lab_input, lab_section, page_fragment, rerun_fragments
 from ui.text import (
     ROUNDING_K,
@@ -21,7 +22,7 @@ from ui.text import (
     tex_num,
     tex_vector,
 )
-from ui.widgets import near_constant_control
+from ui.widgets import SPREADS
 
 MUCH_SMALLER = 0.01  # "ε ≪ σ²" when ε/(σ² + ε) is at most this
 MAX_JACOBIAN_D = 16  # a 16 × 16 grid is the most a projected heatmap shows readably
@@ -29,7 +30,7 @@ MAX_CURVE_D = 64  # one SVD per ε: fine up to here
 ANNOTATE_D = 8  # write the numbers into the cells up to this size
 UPSTREAM = ["Random (seeded)", "All ones", "One-hot"]
 EPS_GRID = np.logspace(-12, 0, 49)
-NEAR_D, NEAR_SEED, NEAR_MEAN = 8, 1, 3.0
+NEAR_D, NEAR_MEAN = lg.NEAR_D, lg.NEAR_MEAN
 G_STREAM = 15  # seeds g apart from the presets: seed 0 must not give g = x (then dx is only the ε term)
 
 
@@ -65,7 +66,7 @@ st.latex(
 # sections: the page's controls rerun theirs alone (on_change), and the sidebar's ε, γ, β, d, seed
 # rerun all three, leaving the controls, headings and text where they are.
 UPSTREAM_CONTROLS, BACKWARD = "grad_upstream", "grad_backward"
-SEED_START, K_START, SPREAD_START = 0, 1, 1e-4  # the controls' starting values
+SEED_START, K_START = 0, 1  # the controls' starting values
 
 
 def upstream() -> tuple[str, int, int]:
@@ -302,44 +303,26 @@ jacobian_numbers()
 
 
 # --- what ε does -------------------------------------------------------------------------------------
-@st.cache_resource(show_spinner=False, max_entries=256)
-def norm_vs_eps(x: np.ndarray, eps: tuple[float, ...]) -> ln.JacobianNormCurve:
-    """``ln.layer_norm_jacobian_norm_vs_eps(x, eps)``, shared by every session (one SVD per ε).
-
-    The grid's 49 SVDs depend only on ``x``: moving the sidebar's ε, or a class moving the same
-    slider back and forth, finds the curve computed. The arrays are made read-only (shared).
-    """
-    curve = ln.layer_norm_jacobian_norm_vs_eps(x, np.array(eps))
-    for values in (curve.eps, curve.norm, curve.ceiling):
-        values.flags.writeable = False
-    return curve
-
-
+norm_vs_eps = lg.norm_vs_eps  # shared by every session (one SVD per ε)
 GRID = tuple(float(e) for e in EPS_GRID)
 
 
-def spread() -> float:
-    """The spread of the nearly constant vector, as its slider holds it."""
-    return float(st.session_state.get("grad_spread", SPREAD_START))
-
-
-@page_fragment
-def spread_control() -> None:
-    near_constant_control(
-        "grad_spread",
-        SPREAD_START,
-        d=NEAR_D,
-        mean=NEAR_MEAN,
-        seed=NEAR_SEED,
-        on_change=rerun_fragments,
-        args=("grad_eps",),
-    )
-
-
+# The spread's slider is drawn in the section that shows its numbers: its drag shows the metrics of
+# every spread (ui.live.gradients), and the sidebar's ε, which they read, reruns it with them.
 @lab_section("grad_eps")
 def eps_numbers(lab: LabInput) -> None:
-    spread_now = spread()
-    near = ln.make_near_constant(NEAR_D, NEAR_MEAN, spread_now, seed=NEAR_SEED)  # the slider's vector
+    spread_now, _ = live.select_slider(
+        "Spread of the nearly constant vector",
+        SPREADS,
+        lg.SPREAD_START,
+        key="grad_spread",
+        name="spread",
+        format_func=lg.spread_text,
+        frames=lambda: lg.frames(lab.eps),
+        on_change=rerun_fragments,  # records the rerun as every section-rerunning control does
+        args=("grad_eps",),
+    )
+    near = lg.near_constant(spread_now)  # the slider's vector
     near_curve = norm_vs_eps(near, GRID)
     near_now = norm_vs_eps(near, (lab.eps, 0.0))
     curves = [(f"nearly constant (spread {spread_now:.0e})", near_curve.norm, "mu")]
@@ -351,16 +334,13 @@ def eps_numbers(lab: LabInput) -> None:
         st.caption(
             f"Your vector (d = {lab.d}) is left out of the curve: it is drawn for 2 ≤ d ≤ {MAX_CURVE_D}."
         )
+    # Drawn at rest only: its legend names the spread, which a frame cannot rename.
     plot.show(
         cg.jacobian_norm_curve(EPS_GRID, curves, eps_now=lab.eps, ceiling=near_curve.ceiling, now=now),
         key="grad_chart_eps",
     )
-    c1, c2, c3 = st.columns(3)
-    c1.metric(
-        "largest stretch at your ε", fmt(float(near_now.norm[0])), help="‖J‖ of the nearly constant vector"
-    )
-    c2.metric("without ε (ε = 0)", fmt(float(near_now.norm[1])), help="1/σ: what the gradient would be")
-    c3.metric("ceiling 1/√ε", fmt(float(near_now.ceiling[0])))
+    # The same function made every frame the slider shows during a drag: the released view equals it.
+    live.readout(lg.frame(lab.eps, spread_now).readout(lg.METRICS))
 
 
 st.subheader("What ε does to the gradient of a nearly constant vector")
@@ -369,7 +349,6 @@ st.markdown(
     f"almost equal would get an enormous gradient. Here {NEAR_D} values close to {NEAR_MEAN:g} with a "
     "spread you choose, next to your own vector (γ = 1). ε caps the stretch at 1/√ε."
 )
-spread_control()
 eps_numbers()
 
 page.notice(

@@ -9,6 +9,7 @@ value's frame, and a link must still open the value it names.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,13 +19,27 @@ from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
 from layernorm.labs import precision as P
+from ui.live import gradients as lg
 from ui.live import precision as lp
-from ui.text import digits_to_separate, tex_num
+from ui.text import digits_to_separate, fmt, tex_num
+from ui.widgets import SPREADS as WIDGET_SPREADS
 
 
 def ok(at: AppTest) -> AppTest:
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def slider(at: AppTest, key: str) -> dict[str, Any]:
+    """The data of the page's live slider ``key`` (the sidebar may draw live sliders of its own)."""
+    (data,) = [d for d in live_data(at) if d["link"]["key"] == key]
+    return data
+
+
+def readout(at: AppTest, key: str) -> dict[str, Any]:
+    """What the live readout ``key`` shows now."""
+    (shown,) = [r for r in live_readouts(at) if r["key"] == key]
+    return shown
 
 
 # --- Precision: the offset ----------------------------------------------------------------------------
@@ -87,14 +102,14 @@ def test_precision_page_shows_the_frame_of_its_offset(offset: float, dtype: str)
     at = open_page(PREC)
     ok(at.radio(key="prec_dtype").set_value(dtype).run())
     ok(at.select_slider(key="prec_offset").set_value(offset).run())
-    (data,) = live_data(at)
+    data = slider(at, "prec_offset")
     assert data["index"] == lp.OFFSETS.index(offset)
     assert data["link"] == {
         "key": "prec_offset",
         "urls": [lp.offset_text(o) for o in lp.OFFSETS],
         "default": "1e4",
     }
-    (shown,) = live_readouts(at)
+    shown = readout(at, lp.FORMULA)
     x = at.session_state["lab_input"].x
     assert shown["tex"] == precision_tex(x, 1e-5, dtype, offset)
     assert sum("at this offset:" in m.value for m in at.markdown) == 1  # the sentences stay under it
@@ -104,7 +119,84 @@ def test_precision_page_shows_the_frame_of_its_offset(offset: float, dtype: str)
 def test_a_precision_link_opens_its_offset(link: str, offset: float) -> None:
     at = open_page(PREC, prec_offset=link, prec_dtype="float16")
     assert at.select_slider(key="prec_offset").value == offset
-    (data,) = live_data(at)
+    data = slider(at, "prec_offset")
     assert data["index"] == lp.OFFSETS.index(offset)
-    (shown,) = live_readouts(at)
+    shown = readout(at, lp.FORMULA)
     assert shown["tex"] == precision_tex(at.session_state["lab_input"].x, 1e-5, "float16", offset)
+
+
+# --- Gradients: the spread of the nearly constant vector ------------------------------------------------
+
+GRAD = "pages/15_gradients.py"
+SPREADS = [10.0**k for k in range(-8, 1)]
+
+
+def gradients_metrics(eps: float, spread: float) -> list[dict[str, object]]:
+    """The three metrics Gradients drew with st.metric under its ε curve (its own code, written out)."""
+    near = ln.make_near_constant(8, 3.0, spread, seed=1)
+    now = ln.layer_norm_jacobian_norm_vs_eps(near, np.array((eps, 0.0)))
+    shown = [
+        ("largest stretch at your ε", fmt(float(now.norm[0])), "‖J‖ of the nearly constant vector"),
+        ("without ε (ε = 0)", fmt(float(now.norm[1])), "1/σ: what the gradient would be"),
+        ("ceiling 1/√ε", fmt(float(now.ceiling[0])), None),
+    ]
+    return [{"label": a, "value": v, "delta": None, "arrow": "off", "help": h} for a, v, h in shown]
+
+
+def test_gradients_offers_the_spreads_the_select_slider_offered() -> None:
+    assert WIDGET_SPREADS == SPREADS  # the spreads near_constant_control offers (Standardize's too)
+    assert [lg.spread_text(s) for s in SPREADS] == [f"1e-0{k}" for k in range(8, 0, -1)] + ["1e+00"]
+
+
+@pytest.mark.parametrize("eps", [1e-12, 1e-5, 1.0])
+def test_every_gradients_frame_is_the_metrics_the_page_drew(eps: float) -> None:
+    sent = lg.frames.__wrapped__(eps)  # type: ignore[attr-defined]  # without the cache
+    assert sent["values"] == SPREADS
+    assert sent["labels"] == [f"{s:.0e}" for s in SPREADS]  # as the select slider showed them
+    seen = set()
+    for spread, f in zip(SPREADS, sent["frames"], strict=True):  # type: ignore[call-overload]
+        (r,) = f["readouts"]
+        assert r == {"key": lg.METRICS, "tex": None, "metrics": gradients_metrics(eps, spread)}
+        assert f["charts"] == []  # the ε curve's legend names the spread: drawn at rest only
+        seen.add(r["metrics"][0]["value"])
+    assert len(seen) > 1  # the spread moves the largest stretch
+    assert json.loads(json.dumps(sent)) == sent
+
+
+@pytest.mark.parametrize("spread", [1e-8, 1e-4, 1.0])
+def test_gradients_page_shows_the_frame_of_its_spread(spread: float) -> None:
+    at = open_page(GRAD)
+    ok(at.select_slider(key="grad_spread").set_value(spread).run())
+    data = slider(at, "grad_spread")
+    assert data["index"] == SPREADS.index(spread)
+    assert data["link"] == {"key": "grad_spread", "urls": [f"{s:.0e}" for s in SPREADS], "default": "1e-04"}
+    shown = readout(at, lg.METRICS)
+    assert shown["metrics"] == gradients_metrics(1e-5, spread)
+    assert not [m for m in at.main.metric if m.label in ("largest stretch at your ε", "ceiling 1/√ε")]  # once
+
+
+def test_the_sidebars_eps_sends_the_spreads_frames_of_the_new_eps() -> None:
+    """The slider is in the section the sidebar's ε reruns: its frames follow ε, not only the metrics."""
+    at = open_page(GRAD)
+    ok(at.select_slider(key="grad_spread").set_value(1e-2).run())
+    ok(at.select_slider(key="eps").set_value(1.0).run())
+    data = slider(at, "grad_spread")
+    assert data["index"] == SPREADS.index(1e-2)
+    # the frames of ε = 1 (their id names their content; the section's rerun sent them, the full run
+    # that AppTest adds after it sends the id alone)
+    assert data["payload"]["id"] == lg.frames.__wrapped__(1.0)["id"]  # type: ignore[attr-defined]
+    assert data["payload"]["id"] != lg.frames.__wrapped__(1e-5)["id"]  # type: ignore[attr-defined]
+    shown = readout(at, lg.METRICS)
+    assert shown["metrics"] == gradients_metrics(1.0, 1e-2)
+
+
+@pytest.mark.parametrize(
+    ("link", "spread"), [("1e-06", 1e-6), ("1e+00", 1.0), ("0.001", 1e-3), ("1e-8", 1e-8)]
+)
+def test_a_gradients_link_opens_its_spread(link: str, spread: float) -> None:
+    at = open_page(GRAD, grad_spread=link, eps="1e-3")
+    assert at.select_slider(key="grad_spread").value == spread
+    data = slider(at, "grad_spread")
+    assert data["index"] == SPREADS.index(spread)
+    shown = readout(at, lg.METRICS)
+    assert shown["metrics"] == gradients_metrics(1e-3, spread)

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from chart_specs import charts
+from live_support import live_metric_elements
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -46,7 +47,8 @@ def open_page(**sidebar: Any) -> AppTest:
 
 
 def metric(at: AppTest, label: str) -> str:
-    return next(str(m.value) for m in at.metric if m.label == label)
+    """A metric's value: an st.metric, or one of the spread's live readout (ui.live.gradients)."""
+    return next(str(m.value) for m in [*at.metric, *live_metric_elements(at)] if m.label == label)
 
 
 def _arr(v: Any) -> np.ndarray:

@@ -11,6 +11,7 @@ page, now drawn from the server's run, must show exactly the last live frame, wi
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +22,9 @@ from playwright.sync_api import expect
 import layernorm as ln
 from e2e.support import AppPage, Lab, page_by_url
 from ui.live import Frame
+from ui.live import gradients as lg
 from ui.live import precision as lp
+from ui.widgets import SPREADS
 
 pytestmark = pytest.mark.browser
 
@@ -48,6 +51,15 @@ CONTROLS = {
         lp.DEFAULT,
         1e8,
         lambda o: lp.frame(DEFAULT_X, 1e-5, "float32", o),
+    ),
+    "gradients spread": Live(
+        page_by_url("/gradients"),
+        "grad_spread",
+        SPREADS,
+        [lg.spread_text(s) for s in SPREADS],
+        lg.SPREAD_START,
+        SPREADS[-1],
+        lambda s: lg.frame(1e-5, s),
     ),
 }
 
@@ -137,7 +149,10 @@ def test_a_drag_shows_the_cores_numbers_on_every_frame_and_release_keeps_them(la
     end = frames[-1]
     assert c.labels[int(end["thumb"])] == end["label"] == c.labels[-1 if c.end == c.values[-1] else 0]
 
-    expect(lab.page).to_have_url(re.compile(rf"{c.key}={re.escape(end['label'])}(&|$)"))
+    # as URLSearchParams writes it: 1e+00 is 1e%2B00
+    expect(lab.page).to_have_url(
+        re.compile(rf"{c.key}={re.escape(urllib.parse.quote_plus(end['label']))}(&|$)")
+    )
     lab.wait_idle()
     after = lab.page.evaluate(f"(key) => ({SEEN_JS})(key)", c.key)
     assert after == end  # the released page: the last live frame at every digit

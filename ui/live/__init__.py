@@ -228,6 +228,8 @@ def _mount(
     *,
     key: str,
     frames: Callable[[], dict[str, object]],
+    on_change: Callable[..., None] | None = None,
+    args: tuple[Any, ...] = (),
 ) -> dict[str, object]:
     live_key = f"{key}_live"
     sent: dict[str, str] = st.session_state.setdefault(_SENT, {})
@@ -236,6 +238,8 @@ def _mount(
         picked = _nearest(values, st.session_state[live_key]["value"])
         if picked is not None:
             st.session_state[key] = picked
+            if on_change is not None:  # as the kept slider's own on_change would on a move
+                on_change(*args)
 
     asked: set[str] = st.session_state.setdefault(_ASKED, set())
 
@@ -275,6 +279,8 @@ def slider(
     key: str,
     name: str,
     frames: Callable[[], dict[str, object]],
+    on_change: Callable[..., None] | None = None,
+    args: tuple[Any, ...] = (),
 ) -> tuple[float, dict[str, object]]:
     """A live slider over ``lo … hi`` in steps of ``step``: its value, like ``controls.slider`` with
     the same arguments, and the payload (for :func:`show_chart`).
@@ -282,17 +288,28 @@ def slider(
     ``frames()`` gives :func:`payload` of the page's per-value function over :func:`offered` values
     (called on every run: the page caches it per input). The page draws the value's frame with
     :func:`readout` and :func:`show_chart`. The key is the URL key and the hidden slider's key; the
-    component's key is ``<key>_live``.
+    component's key is ``<key>_live``. ``on_change(*args)`` runs when the value changes (a release, or
+    a move of the kept slider), as a widget's callback.
     """
     values = offered(lo, hi, step)
+    again = {"on_change": on_change, "args": args} if on_change is not None else {}
     with st.container(key=f"live_state_{key}"):  # live.css hides its slider, never a link's message
         # Its label differs from the live slider's: a page has one visible slider of that name.
-        kept = controls.slider(f"{name} (kept in the link)", lo, hi, value, step, key=key, name=name)
+        kept = controls.slider(f"{name} (kept in the link)", lo, hi, value, step, key=key, name=name, **again)
     current = float(kept)
     # The URL writes a float as Streamlit's slider does (JavaScript's shortest text: 1, −2.5).
     urls = [f"{v:g}" if abs(v) < 1e15 else repr(v) for v in values]
     body = _mount(
-        label, values, [slider_text(v) for v in values], urls, current, value, key=key, frames=frames
+        label,
+        values,
+        [slider_text(v) for v in values],
+        urls,
+        current,
+        value,
+        key=key,
+        frames=frames,
+        on_change=on_change,
+        args=args,
     )
     return current, body
 
@@ -306,14 +323,34 @@ def select_slider(
     name: str,
     format_func: Callable[[float], str],
     frames: Callable[[], dict[str, object]],
+    on_change: Callable[..., None] | None = None,
+    args: tuple[Any, ...] = (),
 ) -> tuple[float, dict[str, object]]:
     """A live ``controls.select_slider`` over numeric ``options`` shown as ``format_func`` writes them
     (which is also how the URL carries them); otherwise as :func:`slider`."""
     values = [float(o) for o in options]
+    again = {"on_change": on_change, "args": args} if on_change is not None else {}
     with st.container(key=f"live_state_{key}"):
         kept = controls.select_slider(
-            f"{name} (kept in the link)", list(options), value, key=key, name=name, format_func=format_func
+            f"{name} (kept in the link)",
+            list(options),
+            value,
+            key=key,
+            name=name,
+            format_func=format_func,
+            **again,
         )
     texts = [format_func(o) for o in options]
-    body = _mount(label, values, texts, texts, float(kept), float(value), key=key, frames=frames)
+    body = _mount(
+        label,
+        values,
+        texts,
+        texts,
+        float(kept),
+        float(value),
+        key=key,
+        frames=frames,
+        on_change=on_change,
+        args=args,
+    )
     return float(kept), body
