@@ -238,8 +238,6 @@ def _mount(
         picked = _nearest(values, st.session_state[live_key]["value"])
         if picked is not None:
             st.session_state[key] = picked
-            if on_change is not None:  # as the kept slider's own on_change would on a move
-                on_change(*args)
 
     asked: set[str] = st.session_state.setdefault(_ASKED, set())
 
@@ -288,8 +286,10 @@ def slider(
     ``frames()`` gives :func:`payload` of the page's per-value function over :func:`offered` values
     (called on every run: the page caches it per input). The page draws the value's frame with
     :func:`readout` and :func:`show_chart`. The key is the URL key and the hidden slider's key; the
-    component's key is ``<key>_live``. ``on_change(*args)`` runs when the value changes (a release, or
-    a move of the kept slider), as a widget's callback.
+    component's key is ``<key>_live``. ``on_change``, ``args``: the kept slider's callback, for a move
+    of it (Back onto an address); a release reruns the live slider's own fragment, as a widget's
+    move does (a callback's keyed ``st.rerun`` then ran with the address before the release, whose
+    old value the kept slider took back).
     """
     values = offered(lo, hi, step)
     again = {"on_change": on_change, "args": args} if on_change is not None else {}
