@@ -9,6 +9,7 @@ import streamlit as st
 from ui.formulas import fit_formulas
 from ui.heap import freeze_imports
 from ui.history import keep_pages_in_history
+from ui.live import sidebar as live_sidebar
 from ui.plot import prepare_static
 from ui.presentation import presentation_toggle
 from ui.state import lab_sections_drawn, say_unread_link_keys, sidebar
@@ -66,4 +67,5 @@ keep_pages_in_history()  # Back returns to the previous page with its values (ui
 fit_formulas()  # a displayed formula wider than its column is drawn smaller (ui/formulas.py)
 nav.run()
 say_unread_link_keys(nav.url_path, where=st.sidebar)  # a link's keys for controls this view never drew
+live_sidebar.draw()  # the sidebar's live ε, γ, β: their frames are the page's, known now
 lab_sections_drawn()  # the page finished: the sidebar's ε, γ, β, d, seed may rerun its lab sections alone

@@ -2,7 +2,10 @@
 
 import streamlit as st
 
+from ui import live
 from ui.lessons import LESSONS
+from ui.live import full_formula
+from ui.live import sidebar as live_sidebar
 from ui.page import wrap_page_links
 from ui.state import LabInput, lab_input, lab_section
 
@@ -39,6 +42,23 @@ st.markdown(
 # Two lines: on one, the definitions of μ and σ² ran past a 1024-pixel projector's column.
 st.latex(r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta")
 st.latex(r"\mu = \frac{1}{d}\sum_{i=1}^{d} x_i \qquad \sigma^2 = \frac{1}{d}\sum_{i=1}^{d}(x_i-\mu)^2")
+
+
+@lab_section("home_formula")
+def your_vector(lab: LabInput) -> None:
+    """The formula with the sidebar's vector in it: its ε, γ and β move it during a drag."""
+
+    def view(at: LabInput) -> live.Frame:
+        return full_formula.frame(at.x, at.gamma, at.beta, at.eps)
+
+    live_sidebar.view(view, None, lab)
+    st.caption("Your vector (sidebar), through the formula: move ε, γ or β and watch every term.")
+    shown = view(lab)
+    live.readout(shown.readout(full_formula.XHAT))
+    live.readout(shown.readout(full_formula.Y))
+
+
+your_vector()
 
 left, right = st.columns(2, gap="large")
 with left:

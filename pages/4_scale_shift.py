@@ -4,9 +4,11 @@ import streamlit as st
 
 import layernorm as ln
 import ui.worksheet
-from ui import charts, page, plot
+from ui import live, page
+from ui.live import scale_shift
+from ui.live import sidebar as live_sidebar
 from ui.state import AFFINE_MODES, LabInput, affine_table, lab_input, lab_section, set_affine_table
-from ui.text import MESSAGE_LIMIT, digits_to_separate, fmt, plain, rounding_noise, zero_metric
+from ui.text import MESSAGE_LIMIT, digits_to_separate, fmt, plain, rounding_noise
 
 lab_input()  # the page draws the input in its lab section below
 page.header(
@@ -65,30 +67,20 @@ def body(lab: LabInput) -> None:
             )
 
     steps = ln.layer_norm_steps(lab.x, gamma, beta, eps=lab.eps)
-    c1, c2, c3 = st.columns(3)
-    mean_y = float(ln.mean(steps.y))  # after Undo it is μ: 40001.5 must not read as the y (≈ x) 40002
-    mean_digits = digits_to_separate([mean_y], against=steps.y, same_within=rounding_noise(steps.y))
-    c1.metric("mean of y", **zero_metric(mean_y, steps.y, mean_digits))
-    c2.metric("standard deviation of y", fmt(float(ln.std(steps.y))))
-    c3.metric(
-        "largest |y − x|",
-        **zero_metric(
-            ln.max_abs_diff(steps.y, steps.x),
-            [steps.x, steps.y],
-            help="With γ = σ and β = μ (Undo) this is |xᵢ − μ|·(1 − σ/√(σ² + ε)) at its largest: close "
-            "to 0 while ε ≪ σ², for this vector only.",
-        ),
-    )
-    plot.show(
-        charts.feature_chart(
-            [("x_hat", steps.x_hat), ("y", steps.y), ("x", steps.x)],
-            "x̂ in, y out (and the original x for comparison)",
-        ),
-        key="ss_chart_bars",
-    )
-    plot.show(charts.affine_map(steps.x_hat, steps.y), key="ss_chart_map")
+    table = lab.affine_mode == AFFINE_MODES[1]  # the page's own γ, β (the table as edited above)
+
+    def view(at: LabInput) -> live.Frame:
+        return scale_shift.frame(at.x, gamma if table else at.gamma, beta if table else at.beta, at.eps)
+
+    payloads = live_sidebar.view(view, (table, gamma.tobytes(), beta.tobytes()), lab)
+    shown = scale_shift.frame(lab.x, gamma, beta, lab.eps)
+    live.readout(shown.readout(scale_shift.READOUT))
+    for fig, chart in zip(scale_shift.figures(shown), shown.charts, strict=True):
+        live.show_chart(fig, chart.key, *payloads)
     if lab.affine_mode == AFFINE_MODES[2]:
-        mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
+        mu_digits = digits_to_separate(
+            [float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x)
+        )
         st.caption(
             f"γ = σ = {fmt(float(steps.sigma))} and β = μ = {fmt(float(steps.mu), mu_digits)}: this vector's "
             "own statistics, used for every feature. They give back this vector only; another token, "

@@ -5,9 +5,11 @@ import streamlit as st
 
 import layernorm as ln
 import ui.worksheet
-from ui import charts, page, plot
+from ui import live, page, plot
+from ui.live import full_formula
+from ui.live import sidebar as live_sidebar
 from ui.state import AFFINE_MODES, LabInput, lab_input, lab_section
-from ui.text import column_format, digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, tex_vector
+from ui.text import column_format, fmt, rounding_noise
 
 lab_input()  # the page draws the input in its lab section below
 page.header(
@@ -26,31 +28,19 @@ st.latex(
 @lab_section("full_body")
 def body(lab: LabInput) -> None:
     steps = ln.layer_norm_steps(lab.x, lab.gamma, lab.beta, eps=lab.eps)
-    mu, var = float(steps.mu), float(steps.var)
-    # μ never looks like an x it differs from (so the x's get at least as many digits); σ² never looks like ε
-    mu_digits = digits_to_separate([mu], against=steps.x, same_within=rounding_noise(steps.x))
-    var_digits = digits_to_separate([var], against=[lab.eps], same_within=rounding_noise(var))
-    # β never reads like an x or μ it differs from (β = μ undoes the normalization: 40001.5, not 40002)
-    beta_digits = digits_to_separate(steps.beta, against=[*steps.x, mu], same_within=rounding_noise(steps.x))
-    st.latex(  # the two halves on their own lines, so a projected screen shows all of each
-        rf"\hat{{\mathbf{{x}}}} = \frac{{{tex_vector(steps.x, head=2, digits=mu_digits)} {tex_minus(mu, mu_digits)}}}"
-        rf"{{\sqrt{{{tex_num(var, var_digits)} + {tex_num(lab.eps)}}}}} = {tex_vector(steps.x_hat, head=2)}"
-    )
-    st.latex(
-        rf"\mathbf{{y}} = \underbrace{{{tex_vector(steps.gamma, head=2)}}}_{{\gamma}} \odot \hat{{\mathbf{{x}}}}"
-        rf" + \underbrace{{{tex_vector(steps.beta, head=2, digits=beta_digits)}}}_{{\beta}}"
-        rf" = {tex_vector(steps.y, head=2)}"
-    )
-    c1, c2, c3, c4 = st.columns(4)
+
+    def view(at: LabInput) -> live.Frame:
+        return full_formula.frame(at.x, at.gamma, at.beta, at.eps)
+
+    payloads = live_sidebar.view(view, None, lab)
+    shown = view(lab)
+    live.readout(shown.readout(full_formula.XHAT))
+    live.readout(shown.readout(full_formula.Y))
     if float(steps.var) == 0 and float(steps.sigma) > 0:
         st.caption(
             f"σ² is below the smallest positive float64 and shows as 0; σ = {fmt(float(steps.sigma))} is "
             "computed without squaring and is accurate, and so is every number in the table."
         )
-    c1.metric("μ", fmt(mu, mu_digits))
-    c2.metric("σ²", fmt(var, var_digits))
-    c3.metric("√(σ² + ε)", fmt(float(steps.std)))
-    c4.metric("d", lab.d)
 
     table = pd.DataFrame(
         {
@@ -66,25 +56,31 @@ def body(lab: LabInput) -> None:
             "y": steps.y,
         }
     )
-    st.dataframe(
-        table,
-        hide_index=True,
-        height=min(38 + 35 * lab.d, 400),
-        width="stretch",
-        column_config={  # per column, enough digits that different values never print alike
-            c: st.column_config.NumberColumn(
-                format=column_format([mu], against=steps.x, same_within=rounding_noise(steps.x))
-                if c == "μ"
-                else column_format(table[c])
-            )
-            for c in table.columns
-            if c != "i"
-        },
-    )
+    with live.at_rest("full_table"):  # a table is drawn by the server: dimmed while a slider moves
+        st.dataframe(
+            table,
+            hide_index=True,
+            height=min(38 + 35 * lab.d, 400),
+            width="stretch",
+            column_config={  # per column, enough digits that different values never print alike
+                c: st.column_config.NumberColumn(
+                    format=column_format(
+                        [float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x)
+                    )
+                    if c == "μ"
+                    else column_format(table[c])
+                )
+                for c in table.columns
+                if c != "i"
+            },
+        )
     ui.worksheet.offer("full_formula", lab, steps)
-    plot.show(
-        charts.before_after(steps.x, steps.y, float(steps.mu), float(ln.mean(steps.y))), key="full_chart"
-    )
+    figure = full_formula.figure(lab.x, lab.gamma, lab.beta, lab.eps)
+    if shown.charts:
+        live.show_chart(figure, full_formula.CHART, *payloads)
+    else:
+        with live.at_rest("full_chart"):
+            plot.show(figure, key=full_formula.CHART)
 
     if lab.recorded_y is not None:
         st.subheader("Does it match the real model?")

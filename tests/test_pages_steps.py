@@ -122,8 +122,6 @@ def expected_metrics(
 ) -> list[tuple[str, str]]:
     """Every metric of ``page``, in order, computed with the core and formatted with ``ui.text``."""
     d = x.size
-    if page == HOME:
-        return []
     if page == MEAN:
         s = ln.layer_norm_steps(x + shift, eps=eps)
         return [
@@ -183,7 +181,7 @@ def expected_metrics(
             ("standard deviation of y", fmt(float(ln.variance(s.y)) ** 0.5)),
             ("largest |y − x|", zero_metric(ln.max_abs_diff(s.y, s.x), [s.x, s.y])["value"]),
         ]
-    assert page == FULL
+    assert page in (FULL, HOME)  # Home shows the full formula's numbers for the sidebar's vector
     s = ln.layer_norm_steps(x, eps=eps)
     var = float(s.var)
     return [

@@ -62,6 +62,7 @@ D_CHOICES = [
     4096,
 ]
 EPS_CHOICES = [float(f"{m}e{k}") for k in range(-12, 0) for m in (1, 2, 5)] + [1.0]
+EPS_HELP = "PyTorch's default is 1e-5; BERT/MiniLM use 1e-12, Keras 1e-3."
 AFFINE_MODES = [
     "Same γ, β for every feature",
     "Per feature (edit on Scale & shift)",
@@ -102,6 +103,14 @@ LAB_RERUN = "lab_rerun"
 # when that run did not finish), and the fragment a sidebar move reruns when no section read what it
 # changed: it draws nothing.
 LAB_READS, LAB_QUIET = "lab_reads", "lab_quiet"
+# A rerun the browser asked for without the user acting (a live slider fetching its frames): it keeps
+# a link's messages (end_link_news).
+NOT_THE_USER = "_not_the_user"
+# This full run's sidebar places for the live γ, β and ε (ui/live/sidebar.py draws them after the page),
+# and the live sidebar fragments the last full run drew (a keyed sidebar rerun reruns them too).
+LIVE_PLACES, LIVE_SIDEBAR = "_live_places", "_live_sidebar"
+# The page's frame as a function of the sidebar's input (ui.live.sidebar.view), set by each run of it
+LIVE_VIEW = "_live_view"
 # How the lab spells each link value it rewrote ({key: [(values as typed, text or None)]}): ui.history
 LINK_SPELLINGS = "link_spellings"
 # The input's fields a keyed sidebar move can change (_moved_lab keeps the others as they are).
@@ -441,6 +450,12 @@ def set_affine_table(d: int, table: pd.DataFrame) -> None:
         st.session_state["lab_input"] = replace(lab, gamma=gamma, beta=beta)
 
 
+def _live_place(key: str) -> None:
+    """Keep a place in the sidebar for the live slider of ``key`` (drawn after the page, which gives
+    its frames: ui/live/sidebar.py)."""
+    st.session_state.setdefault(LIVE_PLACES, {})[key] = st.empty()
+
+
 def _affine(
     mode: str, x: np.ndarray, eps: float, extra: dict[str, object]
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -448,28 +463,32 @@ def _affine(
     g, b = 1.0, 0.0
     if mode == AFFINE_MODES[0]:
         lo, hi, step = GAMMA_BETA_SLIDER
-        g = st.slider(
-            "γ (scale, every feature)",
-            lo,
-            hi,
-            1.0,
-            step,
-            key="gamma",
-            bind="query-params",
-            persist_state="session",
-            on_change=_rerun_lab_sections,
-        )
-        b = st.slider(
-            "β (shift, every feature)",
-            lo,
-            hi,
-            0.0,
-            step,
-            key="beta",
-            bind="query-params",
-            persist_state="session",
-            on_change=_rerun_lab_sections,
-        )
+        with st.container(key="live_state_gamma"):  # kept for the link; the live slider shows it
+            g = st.slider(
+                "γ (scale, every feature)",
+                lo,
+                hi,
+                1.0,
+                step,
+                key="gamma",
+                bind="query-params",
+                persist_state="session",
+                on_change=_rerun_lab_sections,
+            )
+        _live_place("gamma")
+        with st.container(key="live_state_beta"):
+            b = st.slider(
+                "β (shift, every feature)",
+                lo,
+                hi,
+                0.0,
+                step,
+                key="beta",
+                bind="query-params",
+                persist_state="session",
+                on_change=_rerun_lab_sections,
+            )
+        _live_place("beta")
     return _affine_values(mode, x, eps, extra, float(g), float(b))
 
 
@@ -498,6 +517,25 @@ def _affine_values(
         )
         return table["γ"].to_numpy(float), table["β"].to_numpy(float), notes
     return np.full(d, g), np.full(d, b), notes
+
+
+def lab_at(
+    lab: LabInput, *, eps: float | None = None, g: float | None = None, b: float | None = None
+) -> LabInput:
+    """``lab`` with the sidebar's ε, shared γ or shared β moved (what a live sidebar slider's frame shows).
+
+    γ and β follow the γ/β mode as the sidebar makes them: the shared sliders' values, or σ and μ for
+    "Undo" (which depend on ε); a per-feature table and a MiniLM token's learned values stay.
+    """
+    eps = lab.eps if eps is None else eps
+    gamma, beta = lab.gamma, lab.beta
+    if lab.affine_mode == AFFINE_MODES[0]:
+        d = lab.x.size
+        gamma = np.full(d, float(gamma[0]) if g is None else g)
+        beta = np.full(d, float(beta[0]) if b is None else b)
+    elif lab.affine_mode == AFFINE_MODES[2]:
+        gamma, beta, _ = _affine_values(lab.affine_mode, lab.x, eps, {}, 1.0, 0.0)
+    return replace(lab, eps=eps, gamma=gamma, beta=beta)
 
 
 @dataclass(frozen=True)
@@ -705,9 +743,9 @@ def end_link_news() -> None:
     actions rerun their fragment alone. Every fragment of the app calls this first on each run
     (:func:`page_fragment`, which :func:`lab_section` uses too). A full run: nothing.
     """
-    if not _fragment_only_run():
-        return
     state = st.session_state
+    if state.pop(NOT_THE_USER, False) or not _fragment_only_run():
+        return
     state.get("link_notes", {}).clear()
     if state.pop(LINK_NEWS, False):
         state.pop("link_report", None)
@@ -797,6 +835,8 @@ def sidebar(
     st.session_state[LAB_RERUN] = ()  # this run is a full one
     st.session_state[LINK_NEWS] = False  # this run draws the link's messages, if it still has any
     st.session_state[_LAB_SECTIONS_NOW] = []
+    st.session_state[LIVE_PLACES] = {}
+    st.session_state[LIVE_VIEW] = None  # until the page says what the sidebar's sliders change
     if "url_checked" not in st.session_state:
         st.session_state["url_checked"] = True
         _read_link(page, titles)
@@ -832,17 +872,19 @@ def _vector_controls() -> LabInput:
         mode = st.radio(
             "γ and β", AFFINE_MODES, key="affine_mode", bind="query-params", persist_state="session"
         )
-        eps = st.select_slider(
-            "ε (inside the square root)",
-            EPS_CHOICES,
-            value=1e-5,
-            key="eps",
-            bind="query-params",
-            persist_state="session",
-            format_func=eps_text,
-            help="PyTorch's default is 1e-5; BERT/MiniLM use 1e-12, Keras 1e-3.",
-            on_change=_rerun_lab_sections,
-        )
+        with st.container(key="live_state_eps"):  # kept for the link; the live slider shows it
+            eps = st.select_slider(
+                "ε (inside the square root)",
+                EPS_CHOICES,
+                value=1e-5,
+                key="eps",
+                bind="query-params",
+                persist_state="session",
+                format_func=eps_text,
+                help=EPS_HELP,
+                on_change=_rerun_lab_sections,
+            )
+        _live_place("eps")
         gamma, beta, notes = _affine(mode, x, float(eps), extra)
         for note in notes:
             st.caption(note)
@@ -918,7 +960,8 @@ def _rerun_lab_sections() -> None:
     # view it shows; a run that did not finish recorded None.)
     keys = tuple(k for k in keys if reads.get(k) is None or reads[k] & changed) or (LAB_QUIET,)
     state[LAB_RERUN] = keys
-    st.rerun(list(keys))
+    # ... and the live sidebar sliders: their frames are the page at the sidebar's new values
+    st.rerun(list(keys + tuple(state.get(LIVE_SIDEBAR, ()))))
 
 
 def rerun_fragments(*keys: str) -> None:

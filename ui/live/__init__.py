@@ -38,6 +38,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import controls, plot
+from ui.state import NOT_THE_USER
 
 _HERE = Path(__file__).resolve().parent
 _STREAMLIT_JS = Path(st.__file__).resolve().parent / "static" / "static" / "js"
@@ -81,14 +82,15 @@ class Line:
 class Chart:
     """What of a chart changes with a live control: each trace's y values and the labelled lines.
 
-    ``key`` is the chart's ``ui.plot.show`` key. Everything else of the figure (its x values, title,
-    colours, the first ``len(lines)`` shapes of type line and annotations) must not change with the
-    control; the page's tests check it.
+    ``key`` is the chart's ``ui.plot.show`` key. Everything else of the figure (its x values unless
+    ``xs`` gives them, for scatter traces; title, colours, the first ``len(lines)`` shapes of type line
+    and annotations) must not change with the control; the page's tests check it.
     """
 
     key: str
     traces: tuple[np.ndarray, ...]
     lines: tuple[Line, ...] = ()
+    xs: tuple[np.ndarray | None, ...] = ()  # a scatter trace's x values, where they change too
 
 
 @dataclass(frozen=True)
@@ -116,15 +118,17 @@ def slider_text(v: float) -> str:
     return f"{v:.2f}"
 
 
-def _range_of(values: list[np.ndarray]) -> list[float] | None:
-    """A y axis range that holds every value, with Plotly's autorange padding (about 5 % each side)."""
+def _range_of(values: list[np.ndarray], *, zero: bool = True) -> list[float] | None:
+    """An axis range that holds every value (and 0, where bars start, unless ``zero`` is False), with
+    padding like Plotly's autorange (about 5 % each side)."""
     finite = [v[np.isfinite(v)] for v in values]
     finite = [v for v in finite if v.size]
     if not finite:
         return None
     lo = min(float(v.min()) for v in finite)
     hi = max(float(v.max()) for v in finite)
-    lo, hi = min(lo, 0.0), max(hi, 0.0)  # bars start at zero: keep it on the axis
+    if zero:
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
     pad = 0.05 * (hi - lo) if hi > lo else max(abs(hi), 1.0) * 0.5
     return [lo - pad, hi + pad]
 
@@ -142,6 +146,7 @@ def payload(
     arrays: list[str] = []
     index: dict[bytes, int] = {}
     seen: dict[str, list[np.ndarray]] = {}
+    seen_x: dict[str, list[np.ndarray]] = {}
 
     def ref(a: np.ndarray) -> int:
         raw = np.ascontiguousarray(a, dtype="<f8").tobytes()
@@ -157,6 +162,8 @@ def payload(
             seen.setdefault(c.key, []).extend(
                 [np.asarray(t, dtype=float) for t in c.traces] + [np.array([ln.y for ln in c.lines])]
             )
+            if any(x is not None for x in c.xs):
+                seen_x.setdefault(c.key, []).extend(np.asarray(x, dtype=float) for x in c.xs if x is not None)
         frames.append(
             {
                 "readouts": [r.json() for r in f.readouts],
@@ -165,13 +172,22 @@ def payload(
                         "key": c.key,
                         "traces": [ref(t) for t in c.traces],
                         "lines": [[float(ln.y), ln.label] for ln in c.lines],
+                        "xs": [None if x is None else ref(x) for x in c.xs],
                     }
                     for c in f.charts
                 ],
             }
         )
     ranges = {key: _range_of(arrs) for key, arrs in seen.items()}
-    body = {"values": list(values), "labels": labels, "frames": frames, "arrays": arrays, "ranges": ranges}
+    x_ranges = {key: _range_of(arrs, zero=False) for key, arrs in seen_x.items()}
+    body = {
+        "values": list(values),
+        "labels": labels,
+        "frames": frames,
+        "arrays": arrays,
+        "ranges": ranges,
+        "x_ranges": x_ranges,
+    }
     text = json.dumps(body, sort_keys=True)
     return body | {"id": hashlib.sha1(text.encode()).hexdigest()}
 
@@ -180,10 +196,11 @@ def show_chart(fig: go.Figure, key: str, *payloads: dict[str, Any]) -> None:
     """Draw a chart of live frames (``ui.plot.show``) with its y axis fixed over every frame of every
     live control on the page: the bars move against still gridlines while a thumb moves, and the
     released figure has the same axis as the frames drawn during the drag."""
-    ranges = [r for p in payloads if (r := p["ranges"].get(key))]
-    if ranges:
-        fig.layout.yaxis.autorange = False
-        fig.layout.yaxis.range = [min(r[0] for r in ranges), max(r[1] for r in ranges)]
+    for axis, name in ((fig.layout.yaxis, "ranges"), (fig.layout.xaxis, "x_ranges")):
+        ranges = [r for p in payloads if (r := p[name].get(key))]
+        if ranges and axis.range is None:  # a figure's own fixed range stays
+            axis.autorange = False
+            axis.range = [min(r[0] for r in ranges), max(r[1] for r in ranges)]
     plot.show(fig, key=key)
 
 
@@ -202,6 +219,12 @@ _component = st.components.v2.component(
     css=(_HERE / "live.css").read_text(encoding="utf-8"),
     isolate_styles=False,  # KaTeX's styles are the document's; the charts it redraws are in the document
 )
+
+
+def at_rest(key: str) -> Any:
+    """A container for what the server draws and no frame holds (a table, a sentence): dimmed while
+    any live slider moves, so a student never reads its numbers as the thumb's (``live.css``)."""
+    return st.container(key=f"live_rest_{key}")
 
 
 def readout(r: Readout) -> None:
@@ -230,6 +253,7 @@ def _mount(
     frames: Callable[[], dict[str, object]],
     on_change: Callable[..., None] | None = None,
     args: tuple[Any, ...] = (),
+    help: str | None = None,  # st.slider's name for a tooltip
 ) -> dict[str, object]:
     live_key = f"{key}_live"
     sent: dict[str, str] = st.session_state.setdefault(_SENT, {})
@@ -241,8 +265,9 @@ def _mount(
 
     asked: set[str] = st.session_state.setdefault(_ASKED, set())
 
-    def missing() -> None:  # the browser does not have the frames of the id it was sent
+    def missing() -> None:  # the browser does not have the frames of the id it was sent (or they are old)
         asked.add(key)
+        st.session_state[NOT_THE_USER] = True  # the browser asked, not the student: a link's notes stay
 
     body = frames()
     # A large payload waits until the browser asks for it (it does as soon as it mounts the slider):
@@ -255,7 +280,10 @@ def _mount(
         data={
             "mode": "slider",
             "label": label,
+            "help": help,
             "index": int(np.argmin([abs(v - current) for v in values])),
+            "values": list(values),  # the slider works without its frames (they may be on the way)
+            "labels": list(labels),
             "katex": _katex_url(),
             "link": {"key": key, "urls": list(urls), "default": urls[values.index(default)]},
             "payload": body if full else {"id": body["id"]},

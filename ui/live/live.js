@@ -5,7 +5,22 @@
 // Every number shown comes from a frame the server made; the browser only picks the frame of the
 // value the thumb shows.
 
-const live = (globalThis.labLive ??= {payloads: new Map(), readouts: new Map()});
+const live = (globalThis.labLive ??= {payloads: new Map(), readouts: new Map(), sliders: new Map()});
+
+// A slider's frame for its value must be what the page shows: after another control moved (a page
+// control's rerun does not redraw the sidebar's sliders), its frames are the page at the old values,
+// and it asks the server for new ones.
+function checkFresh(s) {
+  if (!s.payload?.frames || s.dragging || !s.root.isConnected) return;
+  const frame = s.payload.frames[s.index()];
+  for (const r of frame.readouts) {
+    const shown = live.readouts.get(r.key);
+    if (shown?.server && shown.root.isConnected && shown.server !== JSON.stringify(r)) {
+      s.ask(s.payload.id);
+      return;
+    }
+  }
+}
 
 const decode = (b64) => {
   const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
@@ -74,6 +89,10 @@ function buildReadout(root) {
     <div class="lab-live-formula" data-testid="labLiveFormula" aria-live="off"></div>
     <div class="lab-live-metrics" data-testid="labLiveMetrics"></div>`;
   const r = {root, shown: null, showTex: null};
+  r.serve = (readout) => {  // what the server drew: the frame a slider at rest must match
+    r.server = JSON.stringify(readout);
+    r.show(readout);
+  };
   r.show = (readout) => {
     const text = JSON.stringify(readout);
     if (text === r.shown && (r.showTex === "typeset" || !live.katex)) return;
@@ -161,13 +180,16 @@ function moveChart(plot, ya, chart, arrays) {
     } else if (trace.type === "scatter") {
       const cd = g.__data__;
       const xa = plot._fullLayout.xaxis;
+      const xs = chart.xs?.[trace.index];
+      if (xs !== undefined && xs !== null && xa.autorange) return false;  // x moves: its axis must be fixed
+      const x = xs === undefined || xs === null ? (p) => xa.c2p(p.x) : (p) => xa.c2p(arrays[xs][p.i]);
       const line = g.querySelector("path.js-line");
-      if (line) line.setAttribute("d", "M" + cd.map((p) => `${xa.c2p(p.x)},${px(y[p.i])}`).join("L"));
+      if (line) line.setAttribute("d", "M" + cd.map((p) => `${x(p)},${px(y[p.i])}`).join("L"));
       for (const point of g.querySelectorAll("path.point")) {
         const p = point.__data__;
         const moved = point.transform.baseVal;  // the translate Plotly set, changed in place
         if (!p || p.i === undefined || moved.numberOfItems !== 1) return false;
-        moved.getItem(0).setTranslate(xa.c2p(p.x), px(y[p.i]));
+        moved.getItem(0).setTranslate(x(p), px(y[p.i]));
       }
     } else {
       return false;
@@ -196,8 +218,11 @@ function moveChart(plot, ya, chart, arrays) {
 }
 
 function reactChart(plot, chart, arrays) {
-  const data = plot.data.map((trace, n) =>
-    n < chart.traces.length ? {...trace, y: arrays[chart.traces[n]]} : trace);
+  const data = plot.data.map((trace, n) => {
+    if (n >= chart.traces.length) return trace;
+    const xs = chart.xs?.[n];
+    return {...trace, y: arrays[chart.traces[n]], ...(xs === undefined || xs === null ? {} : {x: arrays[xs]})};
+  });
   const layout = {...plot.layout};
   const lines = (layout.shapes ?? []).filter((shape) => shape.type === "line");
   layout.shapes = (layout.shapes ?? []).map((shape) => {
@@ -226,33 +251,40 @@ function buildSlider(root) {
   const s = {root, input, payload: null, dragging: false, shown: -1, pending: null, send: null,
              sent: null, link: null};
 
-  s.index = () => Math.min(Math.max(Math.round(Number(input.value)), 0), s.payload.values.length - 1);
-  s.draw = (i, charts) => {
-    if (!s.payload?.frames) return;
-    const last = s.payload.values.length - 1;
+  s.index = () => Math.min(Math.max(Math.round(Number(input.value)), 0), s.values.length - 1);
+  s.draw = (i, moving) => {
+    if (!s.values) return;
+    const last = s.values.length - 1;
     if (i !== s.shown) {
       s.shown = i;
-      root.dataset.value = String(s.payload.values[i]);
-      input.setAttribute("aria-valuetext", s.payload.labels[i]);
+      root.dataset.value = String(s.values[i]);
+      input.setAttribute("aria-valuetext", s.labels[i]);
       const out = root.querySelector(".lab-live-value");
-      out.textContent = s.payload.labels[i];
+      out.textContent = s.labels[i];
       const at = last > 0 ? i / last : 0.5;
       input.style.setProperty("--lab-fill", `${100 * at}%`);
       out.style.left = `calc(${100 * at}% + ${7 - 14 * at}px)`;
     }
+    // At rest the server draws the readouts and the charts; during a drag, each value's frame once.
+    if (!moving || !s.payload?.frames || i === s.movedTo) return;
+    s.movedTo = i;
     const f = s.payload.frames[i];
     for (const r of f.readouts) live.readouts.get(r.key)?.show(r);
-    if (charts) for (const chart of f.charts) drawChart(chart, s.payload.decoded);  // at rest the server draws them
+    for (const chart of f.charts) drawChart(chart, s.payload.decoded);
   };
   const frame = () => {
     s.pending = null;
     s.draw(s.index(), true);
   };
   input.addEventListener("input", () => { s.pending ??= requestAnimationFrame(frame); });
-  input.addEventListener("pointerdown", () => { s.dragging = true; });
+  const dragging = (on) => {
+    s.dragging = on;
+    document.documentElement.classList.toggle("lab-live-dragging", on);  // live.css dims ui.live.at_rest
+  };
+  input.addEventListener("pointerdown", () => dragging(true));
   const release = () => {
-    s.dragging = false;
-    if (!s.payload?.frames) return;
+    dragging(false);
+    if (!s.values) return;
     if (s.pending !== null) { cancelAnimationFrame(s.pending); frame(); }
     const i = s.index();
     // The address first, as Streamlit's own slider writes it for a bound widget the student moved
@@ -264,38 +296,43 @@ function buildSlider(root) {
     else address.searchParams.set(s.link.key, text);
     if (address.href !== location.href) history.replaceState(history.state, "", address.href);
     s.sent = {index: i, at: performance.now()};
-    if (s.send) s.send("value", s.payload.values[i]);
+    if (s.send) s.send("value", s.values[i]);
   };
   input.addEventListener("change", release);  // mouse or touch release, and each arrow key
-  addEventListener("pointerup", () => { s.dragging = false; });
+  addEventListener("pointerup", () => { if (s.dragging) dragging(false); });
   return s;
 }
 
 function mountSlider(root, data, setTriggerValue) {
   const s = (root.labLive ??= buildSlider(root));
   s.send = setTriggerValue;
+  s.ask = (id) => { if (s.asked !== id) { s.asked = id; setTriggerValue("missing", id); } };
   s.link = data.link;
-  root.querySelector(".lab-live-label").textContent = data.label;
-  const payload = data.payload.frames ? keep(data.payload) : live.payloads.get(data.payload.id);
-  root.dataset.frames = payload ? "ready" : "asked";  // what tests and benchmarks wait for
-  if (!payload) {  // told it had these frames, and it does not: ask for them
-    if (s.asked !== data.payload.id) { s.asked = data.payload.id; setTriggerValue("missing", data.payload.id); }
-    return;
-  }
-  if (s.payload !== payload) {
-    s.payload = payload;
+  live.sliders.set(data.link.key, s);
+  const label = root.querySelector(".lab-live-label");
+  label.textContent = data.label;
+  if (data.help) label.title = data.help;
+  if (s.values?.length !== data.values.length || s.labels.some((t, n) => t !== data.labels[n])) {
+    s.values = data.values;
+    s.labels = data.labels;
     s.shown = -1;
     const ends = root.querySelectorAll(".lab-live-ends span");
-    ends[0].textContent = payload.labels[0];
-    ends[1].textContent = payload.labels[payload.labels.length - 1];
-    s.input.max = String(payload.values.length - 1);
+    ends[0].textContent = data.labels[0];
+    ends[1].textContent = data.labels[data.labels.length - 1];
+    s.input.max = String(data.values.length - 1);
   }
+  s.movedTo = -1;  // the server drew this run's view: a drag draws from its first value on
+  const payload = data.payload.frames ? keep(data.payload) : live.payloads.get(data.payload.id);
+  root.dataset.frames = payload ? "ready" : "asked";  // what tests and benchmarks wait for
+  s.payload = payload ?? null;
+  if (!payload) s.ask(data.payload.id);  // told it had these frames, and it does not: ask for them
   // A run that answers an earlier key press must not pull the thumb back from where the student has
   // moved it since: the thumb follows the server again once it answers the value sent last.
   const waiting = s.sent && s.sent.index !== data.index && performance.now() - s.sent.at < 5000;
   if (!waiting) s.sent = null;
   if (!s.dragging && !waiting) s.input.value = String(data.index);
   s.draw(s.index(), false);
+  checkFresh(s);
 }
 
 export default function (component) {
@@ -306,7 +343,8 @@ export default function (component) {
     const r = (root.labReadout ??= buildReadout(root));
     r.key = data.readout.key;
     live.readouts.set(r.key, r);
-    r.show(data.readout);
+    r.serve(data.readout);
+    for (const s of live.sliders.values()) checkFresh(s);
     if (!ready) loadKatex(data.katex).then(() => r.show(data.readout));
     return () => { if (live.readouts.get(r.key) === r) live.readouts.delete(r.key); };
   }

@@ -1,0 +1,145 @@
+"""The sidebar's ε, γ and β as live sliders: a drag shows the page at every value they offer.
+
+The sidebar is drawn before the page, but its sliders' frames are the page's: each page that shows
+numbers the sidebar changes says how, once per run, with :func:`view` (its frame as a function of the
+input, the function it draws itself with). ``ui.state`` keeps a place under each hidden kept slider;
+:func:`draw` (``app.py``, after the page) fills it with a live slider in a keyed fragment, whose frames
+are the page's view at each value, the other controls as they are. A sidebar move reruns the page's
+lab sections and these fragments (``ui.state._rerun_lab_sections``), so every slider's frames are at
+the new values; after a move of a page control, the browser sees that a sidebar slider's frame for its
+value is not what the page shows any more and asks for new frames.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+import numpy as np
+import streamlit as st
+
+from ui import live
+from ui.live import Frame
+from ui.state import (
+    EPS_CHOICES,
+    EPS_HELP,
+    GAMMA_BETA_SLIDER,
+    LIVE_PLACES,
+    LIVE_SIDEBAR,
+    LIVE_VIEW,
+    LabInput,
+    _rerun_lab_sections,
+    eps_text,
+    lab_at,
+    page_fragment,
+)
+
+_FULL = "_live_sidebar_full"  # a move the lab sections cannot show alone: the whole app reruns
+_CACHE = "_live_sidebar_frames"  # {(control, page's token, input): payload}, the last few
+LABELS = {
+    "eps": "ε (inside the square root)",
+    "gamma": "γ (scale, every feature)",
+    "beta": "β (shift, every feature)",
+}
+
+
+def view(frame: Callable[[LabInput], Frame], token: object, lab: LabInput) -> list[dict[str, object]]:
+    """Say what the sidebar's sliders change on this page, and return their payloads (for
+    ``live.show_chart``: a chart's axis holds every frame of every live control).
+
+    ``frame(lab)`` is the page's frame for the input ``lab``, its own controls as they are now, which
+    ``token`` names (any hashable value that changes when they do).
+    """
+    st.session_state[LIVE_VIEW] = (frame, token)
+    places = st.session_state.get(LIVE_PLACES)
+    keys = (
+        list(places)
+        if places
+        else [k.removeprefix("live_sidebar_") for k in st.session_state.get(LIVE_SIDEBAR, ())]
+    )
+    return [_frames(key, lab) for key in keys]
+
+
+def _values(key: str) -> tuple[list[float], list[str], list[str], float]:
+    """The values a sidebar slider offers, its labels, its URL texts and its default."""
+    if key == "eps":
+        return list(EPS_CHOICES), [eps_text(e) for e in EPS_CHOICES], [eps_text(e) for e in EPS_CHOICES], 1e-5
+    lo, hi, step = GAMMA_BETA_SLIDER
+    values = live.offered(lo, hi, step)
+    return (
+        values,
+        [live.slider_text(v) for v in values],
+        [f"{v:g}" for v in values],
+        1.0 if key == "gamma" else 0.0,
+    )
+
+
+def _lab_key(lab: LabInput) -> str:
+    h = hashlib.sha1()
+    for a in (lab.x, lab.gamma, lab.beta):
+        h.update(np.ascontiguousarray(a, dtype="<f8").tobytes())
+    h.update(repr((lab.eps, lab.affine_mode)).encode())
+    return h.hexdigest()
+
+
+def _frames(key: str, lab: LabInput) -> dict[str, object]:
+    values, labels, _, _ = _values(key)
+    seen = st.session_state.get(LIVE_VIEW)
+    if seen is None:  # the page shows nothing the sidebar changes: frames without readouts or charts
+        return live.payload(values, lambda v: Frame(()), labels)
+    frame, token = seen
+    cache: dict[tuple[object, ...], dict[str, object]] = st.session_state.setdefault(_CACHE, {})
+    where = (key, token, _lab_key(lab))
+    if where not in cache:
+        moved = {
+            "eps": lambda v: lab_at(lab, eps=v),
+            "gamma": lambda v: lab_at(lab, g=v),
+            "beta": lambda v: lab_at(lab, b=v),
+        }[key]
+        cache[where] = live.payload(values, lambda v: frame(moved(v)), labels)
+        while len(cache) > 6:
+            del cache[next(iter(cache))]
+    return cache[where]
+
+
+def _released() -> None:
+    """After a live sidebar slider's release: rerun the lab sections and these sliders (keyed), or,
+    when they cannot show the move alone, the whole app."""
+    _rerun_lab_sections()  # a keyed rerun does not come back
+    st.session_state[_FULL] = True
+
+
+def _slider(key: str) -> None:
+    if st.session_state.pop(_FULL, False):
+        st.rerun(scope="app")
+    lab = st.session_state.get("lab_input")
+    if not isinstance(lab, LabInput):
+        return
+    values, labels, urls, default = _values(key)
+    current = float(st.session_state.get(key, default))
+    live._mount(
+        LABELS[key],
+        values,
+        labels,
+        urls,
+        current,
+        default,
+        key=key,
+        frames=lambda: _frames(key, lab),
+        on_change=_released,
+        help=EPS_HELP if key == "eps" else None,
+    )
+
+
+_FRAGMENTS = {key: page_fragment(lambda key=key: _slider(key), key=f"live_sidebar_{key}") for key in LABELS}
+
+
+def draw() -> None:
+    """Fill the places the sidebar kept (``ui.state``) with live sliders (``app.py``, after the page)."""
+    places = st.session_state.pop(LIVE_PLACES, None) or {}
+    drawn = []
+    for key, place in places.items():
+        with place.container():
+            _FRAGMENTS[key]()
+        drawn.append(f"live_sidebar_{key}")
+    st.session_state[LIVE_SIDEBAR] = tuple(drawn)
