@@ -42,6 +42,7 @@ def body(lab: LabInput) -> None:
             key="std_feature",
             name="feature i",
             frames=lambda: standardize.feature_frames(lab.x, lab.eps),
+            format_func=standardize.feature_text,
         )
         i = int(min(max(round(feature), 1), lab.d)) - 1
     else:  # one feature: nothing to choose (a slider needs two ends)

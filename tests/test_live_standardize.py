@@ -156,6 +156,7 @@ def shown_as_expected(at: AppTest, i: int, spread: float) -> None:
     feature, near = sliders(at)["std_feature"], sliders(at)["std_spread"]
     assert feature["link"]["key"] == "std_feature" and feature["index"] == i - 1
     assert feature["link"]["urls"] == [str(k) for k in range(1, x.size + 1)]  # std_feature=3, as before
+    assert feature["labels"] == [str(k) for k in range(1, x.size + 1)]  # the thumb reads 3, not 3.00
     assert near["link"] == {"key": "std_spread", "urls": SPREAD_TEXTS, "default": "1e-03"}
     assert near["index"] == SPREADS.index(spread)
     want = near_expected(eps, spread)

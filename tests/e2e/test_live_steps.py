@@ -155,6 +155,7 @@ def shown_as_expected(c: Control, seen: dict[str, Any], *, at_rest: bool) -> Non
     """Every readout as the core's frame has it; each chart's bars (to a pixel while moved in the
     SVG, exactly when Plotly drew the data) and line labels too."""
     value = c.value_of(seen["label"])
+    assert seen["label"] == c.url_text(value)  # the text the control showed before: "3", not "3.00"
     f = c.frame(value)
     want = [
         {"tex": r.tex, "metrics": [[m.label, m.value, m.delta or ""] for m in r.metrics]}

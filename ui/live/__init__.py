@@ -307,9 +307,11 @@ def slider(
     frames: Callable[[], dict[str, object]],
     on_change: Callable[..., None] | None = None,
     args: tuple[Any, ...] = (),
+    format_func: Callable[[float], str] = slider_text,
 ) -> tuple[float, dict[str, object]]:
     """A live slider over ``lo … hi`` in steps of ``step``: its value, like ``controls.slider`` with
-    the same arguments, and the payload (for :func:`show_chart`).
+    the same arguments, and the payload (for :func:`show_chart`). ``format_func`` writes a value's
+    label (``st.slider``'s ``%0.2f`` unless given: whole numbers read ``3``, not ``3.00``).
 
     ``frames()`` gives :func:`payload` of the page's per-value function over :func:`offered` values
     (called on every run: the page caches it per input). The page draws the value's frame with
@@ -330,7 +332,7 @@ def slider(
     body = _mount(
         label,
         values,
-        [slider_text(v) for v in values],
+        [format_func(v) for v in values],
         urls,
         current,
         value,
