@@ -94,6 +94,7 @@ def scale_controls(lab: LabInput) -> tuple[float, float, tuple[dict[str, object]
             name="c",
             format_func=c_text,
             frames=lambda: inv.frames_c(lab.x, lab.eps, lab.gamma, lab.beta, b_guess),
+            help="Negative values flip the vector; 0 flattens it to the constant b.",
             **again,
         )
     lo, hi, _, step = inv.SHIFT

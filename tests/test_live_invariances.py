@@ -269,6 +269,8 @@ def test_a_fresh_page_shows_the_frame_of_c_2_and_b_1() -> None:
     c_data, b_data = sliders(at)
     assert "frames" in c_data["payload"] and "frames" in b_data["payload"]  # d = 8: sent with the page
     assert c_data["link"]["urls"] == C_TEXTS and c_data["link"]["default"] == "2"
+    assert c_data["label"] == "Scale c" and b_data["label"] == "Add b to every feature"
+    assert c_data["help"] == "Negative values flip the vector; 0 flattens it to the constant b."
     assert b_data["link"]["default"] == "1" and b_data["link"]["urls"][0] == "-10"
 
 

@@ -355,6 +355,7 @@ def select_slider(
     frames: Callable[[], dict[str, object]],
     on_change: Callable[..., None] | None = None,
     args: tuple[Any, ...] = (),
+    help: str | None = None,  # the label's tooltip, as st.select_slider's help
 ) -> tuple[float, dict[str, object]]:
     """A live ``controls.select_slider`` over numeric ``options`` shown as ``format_func`` writes them
     (which is also how the URL carries them); otherwise as :func:`slider`."""
@@ -382,5 +383,6 @@ def select_slider(
         frames=frames,
         on_change=on_change,
         args=args,
+        help=help,
     )
     return float(kept), body
