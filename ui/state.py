@@ -106,9 +106,8 @@ LAB_READS, LAB_QUIET = "lab_reads", "lab_quiet"
 # A rerun the browser asked for without the user acting (a live slider fetching its frames): it keeps
 # a link's messages (end_link_news).
 NOT_THE_USER = "_not_the_user"
-# This full run's sidebar places for the live γ, β and ε (ui/live/sidebar.py draws them after the page),
-# and the live sidebar fragments the last full run drew (a keyed sidebar rerun reruns them too).
-LIVE_PLACES, LIVE_SIDEBAR = "_live_places", "_live_sidebar"
+# This full run's sidebar places for the live γ, β and ε (ui/live/sidebar.py draws them after the page)
+LIVE_PLACES = "_live_places"
 # The page's frame as a function of the sidebar's input (ui.live.sidebar.view), set by each run of it
 LIVE_VIEW = "_live_view"
 # How the lab spells each link value it rewrote ({key: [(values as typed, text or None)]}): ui.history
@@ -840,7 +839,9 @@ def sidebar(
     if "url_checked" not in st.session_state:
         st.session_state["url_checked"] = True
         _read_link(page, titles)
-    elif not st.session_state.pop("link_rerun", False):  # the user acted: the link's news is old
+    elif not (st.session_state.pop("link_rerun", False) | st.session_state.pop(NOT_THE_USER, False)):
+        # the user acted (not a link's own rerun, nor the browser asking for a live slider's frames):
+        # the link's news is old
         st.session_state.pop("link_report", None)
         st.session_state.pop("link_notes", None)
     report = st.session_state.get("link_report")
@@ -960,8 +961,7 @@ def _rerun_lab_sections() -> None:
     # view it shows; a run that did not finish recorded None.)
     keys = tuple(k for k in keys if reads.get(k) is None or reads[k] & changed) or (LAB_QUIET,)
     state[LAB_RERUN] = keys
-    # ... and the live sidebar sliders: their frames are the page at the sidebar's new values
-    st.rerun(list(keys + tuple(state.get(LIVE_SIDEBAR, ()))))
+    st.rerun(list(keys))
 
 
 def rerun_fragments(*keys: str) -> None:

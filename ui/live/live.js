@@ -20,6 +20,18 @@ function checkFresh(s) {
       return;
     }
   }
+  stale(s, false);
+}
+
+// After a release every other slider's frames may be the page at the old value until the server
+// answers (it redraws the sidebar's with the page, or the browser sees they no longer match): they
+// draw no frame meanwhile.
+function stale(s, on) {
+  s.stale = on;
+  if (s.payload) s.root.dataset.frames = on ? "stale" : "ready";
+  clearTimeout(s.staleTimer);
+  // a release that changed no readout redraws nothing to check against: look again once it is done
+  if (on) s.staleTimer = setTimeout(() => checkFresh(s), 3000);
 }
 
 const decode = (b64) => {
@@ -90,8 +102,11 @@ function buildReadout(root) {
     <div class="lab-live-metrics" data-testid="labLiveMetrics"></div>`;
   const r = {root, shown: null, showTex: null};
   r.serve = (readout) => {  // what the server drew: the frame a slider at rest must match
-    r.server = JSON.stringify(readout);
+    const text = JSON.stringify(readout);
+    const changed = text !== r.server;
+    r.server = text;
     r.show(readout);
+    return changed;
   };
   r.show = (readout) => {
     const text = JSON.stringify(readout);
@@ -266,7 +281,7 @@ function buildSlider(root) {
       out.style.left = `calc(${100 * at}% + ${7 - 14 * at}px)`;
     }
     // At rest the server draws the readouts and the charts; during a drag, each value's frame once.
-    if (!moving || !s.payload?.frames || i === s.movedTo) return;
+    if (!moving || !s.payload?.frames || s.stale || i === s.movedTo) return;
     s.movedTo = i;
     const f = s.payload.frames[i];
     for (const r of f.readouts) live.readouts.get(r.key)?.show(r);
@@ -296,6 +311,8 @@ function buildSlider(root) {
     else address.searchParams.set(s.link.key, text);
     if (address.href !== location.href) history.replaceState(history.state, "", address.href);
     s.sent = {index: i, at: performance.now()};
+    if (i !== s.released) for (const other of live.sliders.values()) if (other !== s) stale(other, true);
+    s.released = i;
     if (s.send) s.send("value", s.values[i]);
   };
   input.addEventListener("change", release);  // mouse or touch release, and each arrow key
@@ -325,12 +342,16 @@ function mountSlider(root, data, setTriggerValue) {
   const payload = data.payload.frames ? keep(data.payload) : live.payloads.get(data.payload.id);
   root.dataset.frames = payload ? "ready" : "asked";  // what tests and benchmarks wait for
   s.payload = payload ?? null;
+  s.stale = false;  // checkFresh below tells if the server's frames are not the page's either
   if (!payload) s.ask(data.payload.id);  // told it had these frames, and it does not: ask for them
   // A run that answers an earlier key press must not pull the thumb back from where the student has
   // moved it since: the thumb follows the server again once it answers the value sent last.
   const waiting = s.sent && s.sent.index !== data.index && performance.now() - s.sent.at < 5000;
   if (!waiting) s.sent = null;
-  if (!s.dragging && !waiting) s.input.value = String(data.index);
+  if (!s.dragging && !waiting) {
+    s.input.value = String(data.index);
+    s.released = data.index;
+  }
   s.draw(s.index(), false);
   checkFresh(s);
 }
@@ -343,8 +364,8 @@ export default function (component) {
     const r = (root.labReadout ??= buildReadout(root));
     r.key = data.readout.key;
     live.readouts.set(r.key, r);
-    r.serve(data.readout);
-    for (const s of live.sliders.values()) checkFresh(s);
+    // A redraw with the same numbers (React renders a component again) tells nothing new.
+    if (r.serve(data.readout)) for (const s of live.sliders.values()) checkFresh(s);
     if (!ready) loadKatex(data.katex).then(() => r.show(data.readout));
     return () => { if (live.readouts.get(r.key) === r) live.readouts.delete(r.key); };
   }

@@ -3,11 +3,15 @@
 The sidebar is drawn before the page, but its sliders' frames are the page's: each page that shows
 numbers the sidebar changes says how, once per run, with :func:`view` (its frame as a function of the
 input, the function it draws itself with). ``ui.state`` keeps a place under each hidden kept slider;
-:func:`draw` (``app.py``, after the page) fills it with a live slider in a keyed fragment, whose frames
-are the page's view at each value, the other controls as they are. A sidebar move reruns the page's
-lab sections and these fragments (``ui.state._rerun_lab_sections``), so every slider's frames are at
-the new values; after a move of a page control, the browser sees that a sidebar slider's frame for its
-value is not what the page shows any more and asks for new frames.
+:func:`draw` (``app.py``, after the page) fills it with a live slider whose frames are the page's view
+at each value, the other controls as they are.
+
+A release reruns the whole app, which draws the kept slider again: a keyed rerun of the page's lab
+sections (what the sidebar's plain sliders did) leaves the browser's copy of the kept slider at its
+old value, and the browser's next message took the value back (measured in
+``tests/e2e/test_live_sidebar.py``). After a move of a page control (its fragment reruns alone), the
+browser sees that a sidebar slider's frame for its value is not what the page shows any more and asks
+for new frames, which reruns the app.
 """
 
 from __future__ import annotations
@@ -25,16 +29,13 @@ from ui.state import (
     EPS_HELP,
     GAMMA_BETA_SLIDER,
     LIVE_PLACES,
-    LIVE_SIDEBAR,
     LIVE_VIEW,
     LabInput,
-    _rerun_lab_sections,
     eps_text,
     lab_at,
-    page_fragment,
 )
 
-_FULL = "_live_sidebar_full"  # a move the lab sections cannot show alone: the whole app reruns
+_DRAWN = "_live_sidebar_drawn"  # the sidebar's live sliders of the last full run
 _CACHE = "_live_sidebar_frames"  # {(control, page's token, input): payload}, the last few
 LABELS = {
     "eps": "ε (inside the square root)",
@@ -52,11 +53,7 @@ def view(frame: Callable[[LabInput], Frame], token: object, lab: LabInput) -> li
     """
     st.session_state[LIVE_VIEW] = (frame, token)
     places = st.session_state.get(LIVE_PLACES)
-    keys = (
-        list(places)
-        if places
-        else [k.removeprefix("live_sidebar_") for k in st.session_state.get(LIVE_SIDEBAR, ())]
-    )
+    keys = list(places) if places else list(st.session_state.get(_DRAWN, ()))  # a section's own rerun
     return [_frames(key, lab) for key in keys]
 
 
@@ -102,16 +99,7 @@ def _frames(key: str, lab: LabInput) -> dict[str, object]:
     return cache[where]
 
 
-def _released() -> None:
-    """After a live sidebar slider's release: rerun the lab sections and these sliders (keyed), or,
-    when they cannot show the move alone, the whole app."""
-    _rerun_lab_sections()  # a keyed rerun does not come back
-    st.session_state[_FULL] = True
-
-
 def _slider(key: str) -> None:
-    if st.session_state.pop(_FULL, False):
-        st.rerun(scope="app")
     lab = st.session_state.get("lab_input")
     if not isinstance(lab, LabInput):
         return
@@ -126,20 +114,14 @@ def _slider(key: str) -> None:
         default,
         key=key,
         frames=lambda: _frames(key, lab),
-        on_change=_released,
         help=EPS_HELP if key == "eps" else None,
     )
-
-
-_FRAGMENTS = {key: page_fragment(lambda key=key: _slider(key), key=f"live_sidebar_{key}") for key in LABELS}
 
 
 def draw() -> None:
     """Fill the places the sidebar kept (``ui.state``) with live sliders (``app.py``, after the page)."""
     places = st.session_state.pop(LIVE_PLACES, None) or {}
-    drawn = []
     for key, place in places.items():
         with place.container():
-            _FRAGMENTS[key]()
-        drawn.append(f"live_sidebar_{key}")
-    st.session_state[LIVE_SIDEBAR] = tuple(drawn)
+            _slider(key)
+    st.session_state[_DRAWN] = tuple(places)

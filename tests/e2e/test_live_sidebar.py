@@ -1,0 +1,95 @@
+"""The sidebar's γ, β and ε answer during a drag (ui.live.sidebar): Scale & shift's metrics follow the
+thumb, every frame is the core's for the value shown, release keeps it and the link carries it; after a
+move of another sidebar slider, a drag shows frames at the new value (the sliders' frames are redrawn)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from e2e.support import Lab, page_by_url, query
+from ui.live import scale_shift
+
+pytestmark = pytest.mark.browser
+
+SS = page_by_url("/scale_shift")
+FULL = page_by_url("/full_formula")
+X = np.array([1.0, 2.5, -3.0, 4.0])
+TYPED = {"src": "Type numbers", "typed": "1, 2.5, -3, 4"}
+READOUT = f".st-key-live_readout_{scale_shift.READOUT}"
+METRICS_JS = f"""() => Array.from(document.querySelectorAll('{READOUT} [data-testid="stMetricValue"]'),
+  (m) => m.textContent)"""
+
+
+def thumb(lab: Lab, key: str) -> Any:
+    return lab.sidebar.locator(f".st-key-{key}_live input[type=range]")
+
+
+def expected(gamma: float, beta: float, eps: float = 1e-5) -> list[str]:
+    d = X.size
+    f = scale_shift.frame(X, np.full(d, gamma), np.full(d, beta), eps)
+    return [m.value for m in f.readout(scale_shift.READOUT).metrics]
+
+
+def drag(lab: Lab, key: str, to: float) -> list[tuple[str, list[str]]]:
+    """Drag a sidebar slider from its thumb to ``to`` of its track; what was shown on each step."""
+    thumb(lab, key).scroll_into_view_if_needed()  # the sidebar scrolls on a 720-pixel window
+    box = thumb(lab, key).bounding_box()
+    assert box is not None
+    value = lab.sidebar.locator(f".st-key-{key}_live .lab-live-value")
+    lo, hi = (float(thumb(lab, key).get_attribute(a) or 0) for a in ("min", "max"))
+    at = (float(thumb(lab, key).input_value()) - lo) / (hi - lo)
+    left, right, y = box["x"] + 7, box["x"] + box["width"] - 7, box["y"] + box["height"] / 2
+    lab.page.mouse.move(left + at * (right - left), y)
+    lab.page.mouse.down()
+    seen = []
+    for i in range(1, 16):
+        lab.page.mouse.move(left + (at + (to - at) * i / 15) * (right - left), y)
+        lab.page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
+        seen.append((value.text_content() or "", lab.page.evaluate(METRICS_JS)))
+    lab.page.mouse.up()
+    return seen
+
+
+def test_a_drag_of_gamma_shows_the_cores_metrics_and_release_keeps_them(lab: Lab) -> None:
+    lab.open(SS, query(**TYPED))
+    lab.sidebar.locator(".st-key-gamma_live .lab-live[data-frames=ready]").wait_for()
+    seen = drag(lab, "gamma", 0.9)
+    assert len({label for label, _ in seen}) >= 5, seen
+    for label, metrics in seen:
+        assert metrics == expected(float(label), 0.0), label
+    gamma = float(seen[-1][0])
+    expect(lab.page).to_have_url(re.compile(rf"gamma={re.escape(f'{gamma:g}')}(&|$)"))
+    lab.wait_idle()
+    expect(lab.page.locator(f"{READOUT} [data-testid=stMetricValue]").nth(1)).to_have_text(expected(gamma, 0.0)[1])
+    assert lab.page.evaluate(METRICS_JS) == expected(gamma, 0.0)
+    lab.assert_clean()
+
+    # β moved and released: a drag of γ now shows frames at the new β
+    lab.sidebar.locator(".st-key-beta_live .lab-live[data-frames=ready]").wait_for()
+    moved = drag(lab, "beta", 0.75)
+    beta = float(moved[-1][0])
+    assert beta != 0.0
+    lab.wait_idle()
+    expect(lab.page.locator(f"{READOUT} [data-testid=stMetricValue]").first).to_have_text(expected(gamma, beta)[0])
+    lab.sidebar.locator(".st-key-gamma_live .lab-live[data-frames=ready]").wait_for()
+    for label, metrics in drag(lab, "gamma", 0.2):
+        assert metrics == expected(float(label), beta), (label, beta)
+    lab.wait_idle()
+    lab.assert_clean()
+
+
+def test_the_released_values_follow_the_student_to_the_next_page(lab: Lab) -> None:
+    lab.open(SS, query(**TYPED))
+    lab.sidebar.locator(".st-key-gamma_live .lab-live[data-frames=ready]").wait_for()
+    gamma = float(drag(lab, "gamma", 0.1)[-1][0])
+    lab.wait_idle()
+    lab.nav_to(FULL)
+    expect(thumb(lab, "gamma")).to_have_attribute("aria-valuetext", f"{gamma:.2f}")
+    tex = lab.page.locator(".st-key-live_readout_full_y annotation[encoding='application/x-tex']")
+    expect(tex).to_contain_text(f"{gamma:g}".replace("-", "-"))
+    lab.assert_clean()
