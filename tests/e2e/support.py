@@ -181,7 +181,8 @@ class Lab:
     def slider(self, label_start: str, *, in_sidebar: bool = False) -> Locator:
         """The focusable thumb (an ``<input type=range>``, ARIA role slider) of a labelled slider."""
         scope = self.sidebar if in_sidebar else self.page.locator('[data-testid="stMain"]')
-        box = scope.locator('[data-testid="stSlider"]').filter(has_text=label_start)
+        # visible: a live slider's hidden kept slider (ui.live) carries the same label in the sidebar
+        box = scope.locator('[data-testid="stSlider"]').filter(has_text=label_start, visible=True)
         expect(box).to_have_count(1)
         return box.get_by_role("slider")
 

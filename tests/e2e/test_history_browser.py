@@ -37,10 +37,10 @@ def test_back_returns_to_the_previous_page_with_its_values(lab: Lab) -> None:
     thumb = lab.slider("Add the same number c")
     thumb.focus()
     for _ in range(4):
-        thumb.press("ArrowRight")  # 0 -> 2 (step 0.5), as a student moves it
-    expect(thumb).to_have_attribute("aria-valuetext", "2.00")
-    expect(lab.metric("μ (mean)")).to_have_text(_mu_text(2.0))
-    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=2"))
+        thumb.press("ArrowRight")  # 0 -> 0.4 (step 0.1), as a student moves it
+    expect(thumb).to_have_attribute("aria-valuetext", "0.40")
+    expect(lab.metric("μ (mean)")).to_have_text(_mu_text(0.4))
+    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=0\.4"))
     lab.wait_idle()
     entries = _history_length(lab)
 
@@ -48,15 +48,15 @@ def test_back_returns_to_the_previous_page_with_its_values(lab: Lab) -> None:
     assert _history_length(lab) == entries + 1  # one page switch, one entry (was two)
     lab.page.go_back()
     lab.wait_for(mean)
-    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=2"))
-    expect(lab.slider("Add the same number c")).to_have_attribute("aria-valuetext", "2.00")
-    expect(lab.metric("μ (mean)")).to_have_text(_mu_text(2.0))
+    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=0\.4"))
+    expect(lab.slider("Add the same number c")).to_have_attribute("aria-valuetext", "0.40")
+    expect(lab.metric("μ (mean)")).to_have_text(_mu_text(0.4))
 
     lab.page.go_forward()
     lab.wait_for(variance)
     lab.nav_to(mean)  # and the sidebar's way back still finds the value
-    expect(lab.slider("Add the same number c")).to_have_attribute("aria-valuetext", "2.00")
-    expect(lab.metric("μ (mean)")).to_have_text(_mu_text(2.0))
+    expect(lab.slider("Add the same number c")).to_have_attribute("aria-valuetext", "0.40")
+    expect(lab.metric("μ (mean)")).to_have_text(_mu_text(0.4))
     lab.assert_clean()
 
 
@@ -92,20 +92,20 @@ def test_two_quick_backs_go_two_steps_and_keep_forward(lab: Lab) -> None:
     thumb = lab.slider("Add the same number c")
     thumb.focus()
     for _ in range(6):
-        thumb.press("ArrowRight")  # 0 -> 3
-    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=3"))
+        thumb.press("ArrowRight")  # 0 -> 0.6
+    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=0\.6"))
     lab.wait_idle()
     lab.nav_to(variance)
     lab.nav_to(standardize)
     entries = _history_length(lab)
     lab.page.evaluate("history.back(); setTimeout(() => history.back(), 50)")
-    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=3"))
+    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=0\.6"))
     lab.wait_for(mean)
     lab.page.wait_for_timeout(1500)  # the first Back's late answer has arrived by now
     lab.wait_idle()
-    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=3"))
-    expect(lab.slider("Add the same number c")).to_have_attribute("aria-valuetext", "3.00")
-    expect(lab.metric("μ (mean)")).to_have_text(_mu_text(3.0))
+    expect(lab.page).to_have_url(re.compile(r"/mean\?.*mean_shift=0\.6"))
+    expect(lab.slider("Add the same number c")).to_have_attribute("aria-valuetext", "0.60")
+    expect(lab.metric("μ (mean)")).to_have_text(_mu_text(0.6))
     assert _history_length(lab) == entries
     lab.page.go_forward()
     lab.wait_for(variance)

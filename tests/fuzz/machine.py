@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
-from live_support import live_metric_elements, live_tex
+from live_support import live_tex, page_metric_elements
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -846,7 +846,7 @@ class LabSession(RuleBasedStateMachine):
         if not expected:
             return
         pending = list(expected)
-        for m in [*live_metric_elements(at), *at.main.metric]:  # a live slider draws its own
+        for m in page_metric_elements(at, at.main):  # st.metric and live readouts, in page order
             label = " ".join(str(m.label).split())
             stat = next((s for s in pending if s.label == label), None)
             if stat is None:

@@ -23,6 +23,7 @@ from decimal import Decimal
 from typing import Any
 
 import numpy as np
+from live_support import page_tex
 
 import layernorm as ln
 
@@ -241,15 +242,15 @@ def expected_latex(page: str, at: Any, lab: Any) -> list[tuple[str, float]]:
 
 def latex_feature_check(at: Any, lab: Any) -> str | None:
     r"""Standardize page: the worked feature ``\hat{x}_{i}`` must be a real feature and end in its x̂."""
-    for el in at.main.latex:
-        m = re.match(r"\s*\\hat\{x\}_\{(\d+)\}", el.value)
+    for value in page_tex(at):  # st.latex and the live readouts' formulas
+        m = re.match(r"\s*\\hat\{x\}_\{(\d+)\}", value)
         if not m:
             continue
         i = int(m.group(1))
         if not 1 <= i <= lab.d:
             return f"the worked example shows feature i = {i}, but d = {lab.d}"
         want = float(ln.layer_norm_steps(lab.x, eps=lab.eps).x_hat[i - 1])
-        why = shown_matches(latex_result(el.value), want, rounding(want, 1.0))
+        why = shown_matches(latex_result(value), want, rounding(want, 1.0))
         return None if why is None else f"x̂_{i} in the worked example {why}"
     return None
 
