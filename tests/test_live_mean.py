@@ -123,6 +123,12 @@ def test_payload_shares_equal_arrays() -> None:
     assert len(sent["arrays"]) == 1  # type: ignore[arg-type]  # x and x − μ are the same zeros
 
 
+def mean_slider(at: AppTest) -> dict[str, object]:
+    """The data of Mean's own live slider (the sidebar's ε, γ, β are live sliders too)."""
+    (data,) = [d for d in live_data(at) if d["link"]["key"] == "mean_shift"]
+    return data
+
+
 @pytest.fixture
 def open_mean() -> Callable[..., AppTest]:
     def _open(**query: str) -> AppTest:
@@ -142,7 +148,7 @@ def test_page_shows_the_frame_of_its_value(open_mean: Callable[..., AppTest], c:
     at = open_mean()
     at.slider(key="mean_shift").set_value(c).run()
     assert not at.exception
-    (data,) = live_data(at)
+    data = mean_slider(at)
     assert data["index"] == C_VALUES.index(c)
     (shown,) = live_readouts(at)
     want = expected(at.session_state["lab_input"].x, 1e-5, c)
@@ -162,10 +168,10 @@ def test_page_shows_the_frame_of_its_value(open_mean: Callable[..., AppTest], c:
 def test_frames_go_to_the_browser_once_per_input(open_mean: Callable[..., AppTest]) -> None:
     """A small input's frames go with the first run; later runs with the same input send their id only."""
     at = open_mean()
-    (first,) = live_data(at)
+    first = mean_slider(at)
     assert "frames" in first["payload"]
     at.slider(key="mean_shift").set_value(1.5).run()
-    (again,) = live_data(at)
+    again = mean_slider(at)
     assert again["payload"] == {"id": first["payload"]["id"]}
     assert again["index"] == C_VALUES.index(1.5)
 
@@ -173,14 +179,14 @@ def test_frames_go_to_the_browser_once_per_input(open_mean: Callable[..., AppTes
 def test_a_large_input_sends_its_frames_when_the_browser_asks(open_mean: Callable[..., AppTest]) -> None:
     """At d = 768 the frames are megabytes: the first draw sends their id, the browser asks for them."""
     at = open_mean(d="768")
-    (first,) = live_data(at)
+    first = mean_slider(at)
     assert set(first["payload"]) == {"id"}
     at.session_state["_live_asked"] = {"mean_shift"}  # what the component's "missing" trigger records
     at.run()
-    (asked,) = live_data(at)
+    asked = mean_slider(at)
     assert asked["payload"]["id"] == first["payload"]["id"] and len(asked["payload"]["frames"]) == 201
     at.run()
-    (again,) = live_data(at)
+    again = mean_slider(at)
     assert set(again["payload"]) == {"id"}  # once
 
 

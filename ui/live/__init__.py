@@ -56,6 +56,7 @@ class Metric:
     delta: str | None = None
     arrow: str = "off"  # "up", "down" or "off" (ui.text.delta_arrow)
     help: str | None = None
+    color: str = "gray"  # the delta's: "gray", or "red" for a warning (st.metric's delta_color="inverse")
 
 
 @dataclass(frozen=True)

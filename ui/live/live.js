@@ -144,6 +144,7 @@ function drawMetrics(box, metrics) {
     m.children[1].textContent = metric.value;
     const delta = m.children[2];
     delta.textContent = metric.delta ?? "";
+    delta.dataset.color = metric.color ?? "gray";
     const way = {up: "Up", down: "Down"}[metric.arrow];
     if (way && metric.delta !== null) delta.prepend(arrowIcon(way));
   });

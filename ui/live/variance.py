@@ -136,9 +136,11 @@ def pass_frame(x: np.ndarray, a: float, offset: float) -> Frame:
     digits = digits_to_separate([exact, naive], 6)  # the two recipes' answers never look alike
     label = "one-pass E[x²] − μ² in float32"
     if math.isfinite(naive):
-        one_pass = Metric(label, fmt(naive, digits), "negative: √ would give NaN" if naive < 0 else None)
+        one_pass = Metric(
+            label, fmt(naive, digits), "negative: √ would give NaN" if naive < 0 else None, color="red"
+        )
     else:  # x² passed float32's largest number (3.4e38): the shortcut has no answer at all
-        one_pass = Metric(label, "overflow", "x² exceeds float32's 3.4e38")
+        one_pass = Metric(label, "overflow", "x² exceeds float32's 3.4e38", color="red")
     exact_metric = Metric("two-pass, float64 (this lab)", fmt(exact, digits))
     return Frame((Readout(PASSES, None, (exact_metric, one_pass)),))
 
