@@ -18,9 +18,8 @@ reruns the whole page.
 
 from __future__ import annotations
 
-import json
-
 import ast
+import json
 from pathlib import Path
 from typing import Any
 

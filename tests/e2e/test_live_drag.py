@@ -34,6 +34,7 @@ def mean_values() -> list[float]:
     lo, hi, _, step = mean.SHIFT
     return offered(lo, hi, step)
 
+
 # What the student sees now, read from the page (the component draws in the document).
 SEEN_JS = """
 () => {
@@ -45,7 +46,8 @@ SEEN_JS = """
     const ya = plot._fullLayout.yaxis;
     const tops = Array.from(plot.querySelectorAll("g.trace.bars g.point path"), (path) =>
       Number(/V([-0-9.e]+)H/.exec(path.getAttribute("d"))[1]));
-    const notes = Array.from(plot.querySelectorAll("g.annotation text.annotation-text"), (t) => t.textContent);
+    const notes = Array.from(plot.querySelectorAll("g.annotation text.annotation-text"),
+      (t) => t.textContent);
     return {tops, notes, m: ya._m, b: ya._b, range: ya.range};
   });
   const readout = document.querySelector(".st-key-live_readout_mean");

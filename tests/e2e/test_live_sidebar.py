@@ -65,7 +65,9 @@ def test_a_drag_of_gamma_shows_the_cores_metrics_and_release_keeps_them(lab: Lab
     gamma = float(seen[-1][0])
     expect(lab.page).to_have_url(re.compile(rf"gamma={re.escape(f'{gamma:g}')}(&|$)"))
     lab.wait_idle()
-    expect(lab.page.locator(f"{READOUT} [data-testid=stMetricValue]").nth(1)).to_have_text(expected(gamma, 0.0)[1])
+    expect(lab.page.locator(f"{READOUT} [data-testid=stMetricValue]").nth(1)).to_have_text(
+        expected(gamma, 0.0)[1]
+    )
     assert lab.page.evaluate(METRICS_JS) == expected(gamma, 0.0)
     lab.assert_clean()
 
@@ -75,7 +77,9 @@ def test_a_drag_of_gamma_shows_the_cores_metrics_and_release_keeps_them(lab: Lab
     beta = float(moved[-1][0])
     assert beta != 0.0
     lab.wait_idle()
-    expect(lab.page.locator(f"{READOUT} [data-testid=stMetricValue]").first).to_have_text(expected(gamma, beta)[0])
+    expect(lab.page.locator(f"{READOUT} [data-testid=stMetricValue]").first).to_have_text(
+        expected(gamma, beta)[0]
+    )
     lab.sidebar.locator(".st-key-gamma_live .lab-live[data-frames=ready]").wait_for()
     for label, metrics in drag(lab, "gamma", 0.2):
         assert metrics == expected(float(label), beta), (label, beta)
