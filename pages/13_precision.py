@@ -103,75 +103,82 @@ def offset_section(lab: LabInput) -> None:
             name="offset",
             frames=lambda: lp.frames(lab.x, lab.eps, dtype),
         )
-    st.caption(f"Vector: {lab.d} features from the sidebar, ε = {fmt(lab.eps, 1)} (sidebar), γ = 1, β = 0.")
+    with live.at_rest("prec_caption"):  # names the sidebar's ε: the released value's during its drag
+        st.caption(
+            f"Vector: {lab.d} features from the sidebar, ε = {fmt(lab.eps, 1)} (sidebar), γ = 1, β = 0."
+        )
 
     # The same function made every formula the slider shows during a drag: the released view equals it.
+    # (The formula's σ² do not depend on ε, so the sidebar's live ε needs no frames of it.)
     live.readout(lp.frame(lab.x, lab.eps, dtype, offset).readout(lp.FORMULA))
-    num = lp.numbers(lab.x, lab.eps, dtype, offset)
-    runs, exact_var, shown, n = num.runs, num.exact_var, num.shown, num.n
-    one = runs["one_pass"]
-    verdicts = []
-    for m in P.METHODS:
-        r = runs[m]
-        status = str(r.status[0])
-        if not np.isfinite(r.var[0]):  # no σ² to show: the reason alone
-            verdicts.append(f"{METHOD_NAMES[m]}: {P.STATUS_WORDS[status]}")
-        else:
-            verdicts.append(
-                f"{METHOD_NAMES[m]}: σ² = {fmt(float(r.var[0]), n)}"
-                + ("" if status == "ok" else f" — {P.STATUS_WORDS[status]}")
-            )
-    statuses = {str(r.status[0]) for r in runs.values()}
-    no_var = not any(np.isfinite(r.var[0]) for r in runs.values())
-    if len(statuses) == 1 and no_var:  # the same reason three times and no σ² at all: say it once
-        verdicts = [f"every method: {P.STATUS_WORDS[statuses.pop()]}"]
-    st.markdown(
-        f"In **{dtype}** at this offset: " + "; ".join(verdicts) + f". Exact: σ² = {fmt(exact_var, n)}."
-    )
-    if one.status[0] == "negative_variance":
-        st.error(
-            f"The one-pass variance in {dtype} is negative ({fmt(float(one.var[0]), n)}): two numbers of about "
-            f"{fmt(shown[0], 3)} that should differ by {fmt(exact_var, 3)} were subtracted, and {dtype} cannot hold "
-            "that many digits. σ² + ε is negative too, and its square root is undefined, so the output is NaN (not a number) "
-            "in every feature.",
-            icon="⚠️",
-        )
-    now = ln.precision_sweep(lab.x, [offset], eps=lab.eps)
-    if one.status[0] == "ok" and float(one.var[0]) == 0 and exact_var > 0:
-        st.warning(
-            f"The one-pass variance in {dtype} came out exactly 0 (the exact value is {fmt(exact_var, 4)}): "
-            "the spread was lost to rounding, so x − μ is divided by √ε alone instead of √(σ² + ε). "
-            f"x̂'s largest error here: {cn.fmt_error(float(now.error[dtype]['one_pass'][0]))}.",
-            icon="⚠️",
-        )
-    rows = []
-    for dt in P.DTYPES:
-        row = {"dtype": dt}
-        changed = bool(now.input_changed[dt][0])
-        core_err = float(now.input_error[dt][0])
-        if np.isnan(core_err):
-            row["input after rounding"] = "overflows to ∞"
-        else:
-            row["input after rounding"] = (
-                "unchanged"
-                if not changed
-                else "changed, x̂ still exact"
-                if core_err == 0
-                else "changed: x̂ error " + cn.fmt_error(core_err)
-            )
+    # The sentences, the table and the chart are the server's (a readout holds TeX and metrics, and the
+    # chart marks the offset with a vertical line a frame cannot move): dimmed while a slider moves.
+    with live.at_rest("prec_at_offset"):
+        num = lp.numbers(lab.x, lab.eps, dtype, offset)
+        runs, exact_var, shown, n = num.runs, num.exact_var, num.shown, num.n
+        one = runs["one_pass"]
+        verdicts = []
         for m in P.METHODS:
-            status = str(now.status[dt][m][0])
-            err = float(now.error[dt][m][0])
-            row[METHOD_NAMES[m]] = cn.fmt_error(err) if status == "ok" else SHORT[status]
-        rows.append(row)
-    st.markdown(
-        f"**Largest error of x̂ at offset {offset_text(offset)}**, per dtype and method (x̂'s entries have a "
-        "root mean square of at most 1, so an error of 0.01 is already visible; ✕ means there is no usable "
-        "output):"
-    )
-    st.table(pd.DataFrame(rows).set_index("dtype"))
+            r = runs[m]
+            status = str(r.status[0])
+            if not np.isfinite(r.var[0]):  # no σ² to show: the reason alone
+                verdicts.append(f"{METHOD_NAMES[m]}: {P.STATUS_WORDS[status]}")
+            else:
+                verdicts.append(
+                    f"{METHOD_NAMES[m]}: σ² = {fmt(float(r.var[0]), n)}"
+                    + ("" if status == "ok" else f" — {P.STATUS_WORDS[status]}")
+                )
+        statuses = {str(r.status[0]) for r in runs.values()}
+        no_var = not any(np.isfinite(r.var[0]) for r in runs.values())
+        if len(statuses) == 1 and no_var:  # the same reason three times and no σ² at all: say it once
+            verdicts = [f"every method: {P.STATUS_WORDS[statuses.pop()]}"]
+        st.markdown(
+            f"In **{dtype}** at this offset: " + "; ".join(verdicts) + f". Exact: σ² = {fmt(exact_var, n)}."
+        )
+        if one.status[0] == "negative_variance":
+            st.error(
+                f"The one-pass variance in {dtype} is negative ({fmt(float(one.var[0]), n)}): two numbers of about "
+                f"{fmt(shown[0], 3)} that should differ by {fmt(exact_var, 3)} were subtracted, and {dtype} cannot hold "
+                "that many digits. σ² + ε is negative too, and its square root is undefined, so the output is NaN (not a number) "
+                "in every feature.",
+                icon="⚠️",
+            )
+        now = ln.precision_sweep(lab.x, [offset], eps=lab.eps)
+        if one.status[0] == "ok" and float(one.var[0]) == 0 and exact_var > 0:
+            st.warning(
+                f"The one-pass variance in {dtype} came out exactly 0 (the exact value is {fmt(exact_var, 4)}): "
+                "the spread was lost to rounding, so x − μ is divided by √ε alone instead of √(σ² + ε). "
+                f"x̂'s largest error here: {cn.fmt_error(float(now.error[dtype]['one_pass'][0]))}.",
+                icon="⚠️",
+            )
+        rows = []
+        for dt in P.DTYPES:
+            row = {"dtype": dt}
+            changed = bool(now.input_changed[dt][0])
+            core_err = float(now.input_error[dt][0])
+            if np.isnan(core_err):
+                row["input after rounding"] = "overflows to ∞"
+            else:
+                row["input after rounding"] = (
+                    "unchanged"
+                    if not changed
+                    else "changed, x̂ still exact"
+                    if core_err == 0
+                    else "changed: x̂ error " + cn.fmt_error(core_err)
+                )
+            for m in P.METHODS:
+                status = str(now.status[dt][m][0])
+                err = float(now.error[dt][m][0])
+                row[METHOD_NAMES[m]] = cn.fmt_error(err) if status == "ok" else SHORT[status]
+            rows.append(row)
+        st.markdown(
+            f"**Largest error of x̂ at offset {offset_text(offset)}**, per dtype and method (x̂'s entries have a "
+            "root mean square of at most 1, so an error of 0.01 is already visible; ✕ means there is no usable "
+            "output):"
+        )
+        st.table(pd.DataFrame(rows).set_index("dtype"))
 
-    plot.show(cn.mark_offset(sweep_figure(lab.x, lab.eps, theme.scale()), offset), key="prec_chart")
+        plot.show(cn.mark_offset(sweep_figure(lab.x, lab.eps, theme.scale()), offset), key="prec_chart")
 
 
 def notices(sw: P.PrecisionSweep, constant: bool = False) -> list[str]:
@@ -259,7 +266,8 @@ def sweep_section(lab: LabInput) -> None:
             f"At the sweep's offset of about {about(over[0])} the input itself is already above float16's largest "
             "number, 65504 (the sweep takes 8 offsets a decade: the input passed it after the one before)."
         )
-    st.markdown("**Along the sweep (1 to 1e8, 65 offsets):**\n" + "\n".join(f"- {f}" for f in facts))
+    with live.at_rest("prec_sweep"):  # this ε's sweep: the released ε's while the sidebar's moves
+        st.markdown("**Along the sweep (1 to 1e8, 65 offsets):**\n" + "\n".join(f"- {f}" for f in facts))
 
 
 sweep_section()
@@ -287,7 +295,8 @@ with st.expander("Facts from real kernels (reference cases)"):
 @lab_section("prec_notice")
 def notice_section(lab: LabInput) -> None:
     """What to notice: checked against this vector's sweep, so it changes with the sidebar."""
-    page.notice(notices(sweep(lab.x, lab.eps), constant=float(ln.variance(lab.x)) == 0))
+    with live.at_rest("prec_notice"):  # this ε's sweep: the released ε's while the sidebar's moves
+        page.notice(notices(sweep(lab.x, lab.eps), constant=float(ln.variance(lab.x)) == 0))
 
 
 notice_section()
