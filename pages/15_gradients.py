@@ -8,19 +8,17 @@ from layernorm.backward import layer_norm_backward_from_steps
 from ui import charts_geometry as cg
 from ui import controls, live, page, plot
 from ui.live import gradients as lg
+from ui.live import sidebar as live_sidebar
 from ui.state import LabInput, lab_input, lab_section, page_fragment, rerun_fragments
 from ui.text import (
     ROUNDING_K,
-    ZERO_TO_ROUNDING,
     digits_to_separate,
     fmt,
     fmt_zero,
     plain,
     rounding_help,
-    rounding_noise,
     tex_minus,
     tex_num,
-    tex_vector,
 )
 from ui.widgets import SPREADS
 
@@ -133,60 +131,54 @@ def backward_numbers(lab: LabInput) -> None:
 
     # --- the three terms, with numbers ----------------------------------------------------------------
     feature_arithmetic(lab, terms)
-    st.latex(rf"\frac{{\partial L}}{{\partial x}} = {tex_vector(terms.dx, digits=4)}")
-    st.caption(
-        f"σ̂ = √(σ² + ε) = {fmt(terms.std, 6)}; g⊙γ uses the sidebar's γ "
-        f"({plain(lab.affine_mode, 80)}); ε = {lab.eps:.0e}."
-    )
-    plot.show(
-        cg.backward_terms_chart(terms.term_g, terms.term_mean, terms.term_proj, terms.dx),
-        key="grad_chart_terms",
-    )
+    # ∂L/∂x and its identities come from one function, for the released view and every frame of the
+    # sidebar's live ε, γ, β (with the ε section's metrics: ui.live.gradients.page_frame).
+    register_view(lab, dy)
+    shown = lg.backward_frame(terms, lab.d)
+    live.readout(shown.readout(lg.DX))
+    # What no frame holds (a caption with numbers, the terms' chart) is dimmed while a slider moves.
+    with live.at_rest("grad_terms"):
+        st.caption(
+            f"σ̂ = √(σ² + ε) = {fmt(terms.std, 6)}; g⊙γ uses the sidebar's γ "
+            f"({plain(lab.affine_mode, 80)}); ε = {lab.eps:.0e}."
+        )
+        plot.show(
+            cg.backward_terms_chart(terms.term_g, terms.term_mean, terms.term_proj, terms.dx),
+            key="grad_chart_terms",
+        )
 
     # --- the two identities -------------------------------------------------------------------------------
-    k_round = ROUNDING_K + lab.d  # a sum of d numbers carries about one rounding per term
-    m1, m2, m3 = st.columns(3)
-    m1.metric(
-        "Σᵢ ∂L/∂xᵢ",
-        fmt_zero(terms.dx_sum, terms.magnitude, k=k_round),
-        help="Zero in exact arithmetic for every γ and ε: adding a constant to x never changes y. "
-        + rounding_help(terms.dx_sum, terms.magnitude, k_round),
-    )
-    dot, exact = terms.dx_dot_x_hat, terms.dx_dot_x_hat_expected
-    alike = terms.dx_dot_x_hat_gap <= rounding_noise(terms.magnitude, k_round)
+    live.readout(shown.readout(lg.IDENTITIES))
+    with live.at_rest("grad_share"):
+        st.caption(
+            f"Here ε/(σ² + ε) = {fmt(terms.eps_share)}: the share of a push along x̂ that ∂L/∂x keeps "
+            + (
+                "(ε ≪ σ², so next to nothing)."
+                if terms.eps_share <= MUCH_SMALLER
+                else "(ε is not ≪ σ² here)."
+            )
+        )
 
-    def shown(v: float, n: int) -> str:
-        """The metric's text, with 0 and "0 (to rounding)" read as the same number."""
-        text = fmt_zero(v, terms.magnitude, n, k=k_round)
-        return "0" if text == ZERO_TO_ROUNDING else text
 
-    if alike:  # the same number up to float64 rounding: shown to the digits the two agree on
-        dot_digits = next((n for n in range(4, 0, -1) if shown(dot, n) == shown(exact, n)), 1)
-    else:  # really different: shown apart
-        dot_digits = digits_to_separate([dot, exact], 4)
-    same = (
-        f"It equals the formula's value up to float64 rounding, so both are shown to the {dot_digits} "
-        "significant digits they share. "
-        if alike and dot_digits < 4
-        else ""
+def register_view(lab: LabInput, dy: np.ndarray) -> None:
+    """Say what the sidebar's ε, γ, β change on this page: the backward pass of ``dy`` and the ε
+    section's metrics, at the spread the slider holds (both sections that draw them call it).
+
+    The frames are made from the sidebar's input itself, not from the section's ``lab``: the sidebar's
+    sliders rerun with every move of theirs, so a section must not count γ as read because of them.
+    """
+    spread_now = float(st.session_state.get("grad_spread", lg.SPREAD_START))
+    token = (*upstream(), spread_now, dy.tobytes())
+    sidebar = st.session_state.get("lab_input")
+    live_sidebar.view(
+        lambda at: lg.page_frame(at, dy, spread_now), token, sidebar if isinstance(sidebar, LabInput) else lab
     )
-    m2.metric(
-        "∂L/∂x · x̂",
-        fmt_zero(dot, terms.magnitude, dot_digits, k=k_round),
-        help="Growing x along x̂ only rescales it, which LayerNorm forgets — up to ε. "
-        + same
-        + rounding_help(dot, terms.magnitude, k_round),
-    )
-    m3.metric(
-        "ε/σ̂³ · (g⊙γ)·x̂  (exact value)",
-        fmt_zero(exact, terms.magnitude, dot_digits, k=k_round),
-        help="What ∂L/∂x · x̂ is in exact arithmetic (here computed in float64 from the formula): 0 when "
-        "(g⊙γ)·x̂ = 0, and otherwise not 0, since ε > 0.",
-    )
-    st.caption(
-        f"Here ε/(σ² + ε) = {fmt(terms.eps_share)}: the share of a push along x̂ that ∂L/∂x keeps "
-        + ("(ε ≪ σ², so next to nothing)." if terms.eps_share <= MUCH_SMALLER else "(ε is not ≪ σ² here).")
-    )
+
+
+def current_dy(lab: LabInput) -> np.ndarray:
+    """The upstream gradient g as the controls hold it (the one-hot's k kept within d)."""
+    kind, seed, k_raw = upstream()
+    return upstream_gradient(kind, lab.d, seed, min(max(k_raw, 1), lab.d))
 
 
 # Nested in the backward section: the feature picked changes only its two lines of arithmetic, so it
@@ -211,17 +203,18 @@ def feature_arithmetic(lab: LabInput, terms: ln.LayerNormBackwardTerms) -> None:
         """A number for a product in LaTeX: negative ones in parentheses."""
         return tex_num(v, digits) if v >= 0 else rf"({tex_num(v, digits)})"
 
-    st.latex(
-        rf"\frac{{\partial L}}{{\partial x_{{{i + 1}}}}} = \frac{{1}}{{{tex_num(terms.std)}}}\Big("
-        rf"{tex_num(terms.g[i], digits)} {tex_minus(terms.mean_g, digits)}"
-        rf" - {paren(terms.x_hat[i])} \cdot {paren(terms.mean_g_x_hat)}\Big)"
-        rf" = {tex_num(terms.dx[i], 6)}"
-    )
-    st.latex(
-        rf"\text{{as three terms:}}\quad {tex_num(terms.term_g[i], digits)}"
-        rf"\ + {paren(terms.term_mean[i])}\ + {paren(terms.term_proj[i])}"
-        rf" = {tex_num(terms.dx[i], 6)}"
-    )
+    with live.at_rest("grad_feature_arithmetic"):  # no frame holds them: dimmed while a slider moves
+        st.latex(
+            rf"\frac{{\partial L}}{{\partial x_{{{i + 1}}}}} = \frac{{1}}{{{tex_num(terms.std)}}}\Big("
+            rf"{tex_num(terms.g[i], digits)} {tex_minus(terms.mean_g, digits)}"
+            rf" - {paren(terms.x_hat[i])} \cdot {paren(terms.mean_g_x_hat)}\Big)"
+            rf" = {tex_num(terms.dx[i], 6)}"
+        )
+        st.latex(
+            rf"\text{{as three terms:}}\quad {tex_num(terms.term_g[i], digits)}"
+            rf"\ + {paren(terms.term_mean[i])}\ + {paren(terms.term_proj[i])}"
+            rf" = {tex_num(terms.dx[i], 6)}"
+        )
 
 
 upstream_controls()
@@ -246,56 +239,61 @@ def jacobian_numbers(lab: LabInput) -> None:
             icon="🔎",
         )
         return
-    facts = ln.layer_norm_jacobian_facts(lab.x, lab.gamma, eps=lab.eps)
-    st.latex(
-        r"J = \frac{\partial y}{\partial x} = \frac{\operatorname{diag}(\gamma)}{\hat\sigma}"
-        r"\Big(I - \tfrac{1}{d}\mathbf{1}\mathbf{1}^\top - \tfrac{1}{d}\hat x\hat x^\top\Big)"
-        rf",\qquad \hat\sigma = {tex_num(facts.std)},\ d = {lab.d}"
-    )
-    plot.show(cg.jacobian_heatmap(facts.jacobian, annotate=lab.d <= ANNOTATE_D), key="grad_chart_jacobian")
-    scale, k_round = facts.rounding_scale, ROUNDING_K + lab.d
-    shared = bool(np.all(facts.gamma == facts.gamma[0]))
-    m1, m2, m3 = st.columns(3)
-    m1.metric(
-        "largest |row sum|",
-        fmt_zero(facts.max_abs_row_sum, scale, k=k_round),
-        help="Each row sums to 0 for any γ and ε: shifting every xⱼ by the same amount moves no yᵢ. "
-        + rounding_help(facts.max_abs_row_sum, scale, k_round),
-    )
-    m2.metric(
-        "largest |column sum|",
-        fmt_zero(facts.max_abs_col_sum, scale, k=k_round),
-        help="0 when γ is the same for every feature; per-feature γ weights the rows differently.",
-    )
-    m3.metric(
-        "largest |J − Jᵀ|",
-        fmt_zero(facts.asymmetry, scale, k=k_round),
-        help="J is symmetric when γ is the same for every feature (diag(γ) is then a number).",
-    )
-    notes = []
-    if shared:
-        notes.append("γ is the same for every feature, so J is symmetric and its columns sum to 0 too.")
-    else:
-        notes.append("γ differs per feature, so row i is scaled by γᵢ: J is no longer symmetric.")
-    if lab.d == 2:
-        stretch = "|γ|·ε/σ̂³" if shared else "ε/σ̂³ · √((γ₁² + γ₂²)/2)"
-        notes.append(
-            f"d = 2: x̂ = ({fmt(facts.x_hat[0])}, {fmt(facts.x_hat[1])}) and J = diag(γ)·ε/σ̂³·(I − 11ᵀ/2) "
-            f"exactly, with ε/σ̂³ = {fmt(facts.eps_over_std3)}: the share ε/(σ² + ε) = "
-            f"{fmt(facts.eps_share)} of diag(γ)/σ̂·(I − 11ᵀ/2). Its largest stretch is {stretch} = "
-            f"{fmt(facts.spectral_norm)}. "
-            + (
-                "Here ε ≪ σ², so x̂ is almost ±(1, −1) and almost nothing can move y."
-                if facts.eps_share <= MUCH_SMALLER
-                else "Here ε is not ≪ σ², so x̂ lies inside ±(1, −1) and y still moves with x."
+    # The Jacobian's numbers and picture are the server's (a heatmap is no bar or scatter chart a frame
+    # can move): dimmed while a slider moves.
+    with live.at_rest("grad_jacobian"):
+        facts = ln.layer_norm_jacobian_facts(lab.x, lab.gamma, eps=lab.eps)
+        st.latex(
+            r"J = \frac{\partial y}{\partial x} = \frac{\operatorname{diag}(\gamma)}{\hat\sigma}"
+            r"\Big(I - \tfrac{1}{d}\mathbf{1}\mathbf{1}^\top - \tfrac{1}{d}\hat x\hat x^\top\Big)"
+            rf",\qquad \hat\sigma = {tex_num(facts.std)},\ d = {lab.d}"
+        )
+        plot.show(
+            cg.jacobian_heatmap(facts.jacobian, annotate=lab.d <= ANNOTATE_D), key="grad_chart_jacobian"
+        )
+        scale, k_round = facts.rounding_scale, ROUNDING_K + lab.d
+        shared = bool(np.all(facts.gamma == facts.gamma[0]))
+        m1, m2, m3 = st.columns(3)
+        m1.metric(
+            "largest |row sum|",
+            fmt_zero(facts.max_abs_row_sum, scale, k=k_round),
+            help="Each row sums to 0 for any γ and ε: shifting every xⱼ by the same amount moves no yᵢ. "
+            + rounding_help(facts.max_abs_row_sum, scale, k_round),
+        )
+        m2.metric(
+            "largest |column sum|",
+            fmt_zero(facts.max_abs_col_sum, scale, k=k_round),
+            help="0 when γ is the same for every feature; per-feature γ weights the rows differently.",
+        )
+        m3.metric(
+            "largest |J − Jᵀ|",
+            fmt_zero(facts.asymmetry, scale, k=k_round),
+            help="J is symmetric when γ is the same for every feature (diag(γ) is then a number).",
+        )
+        notes = []
+        if shared:
+            notes.append("γ is the same for every feature, so J is symmetric and its columns sum to 0 too.")
+        else:
+            notes.append("γ differs per feature, so row i is scaled by γᵢ: J is no longer symmetric.")
+        if lab.d == 2:
+            stretch = "|γ|·ε/σ̂³" if shared else "ε/σ̂³ · √((γ₁² + γ₂²)/2)"
+            notes.append(
+                f"d = 2: x̂ = ({fmt(facts.x_hat[0])}, {fmt(facts.x_hat[1])}) and J = diag(γ)·ε/σ̂³·(I − 11ᵀ/2) "
+                f"exactly, with ε/σ̂³ = {fmt(facts.eps_over_std3)}: the share ε/(σ² + ε) = "
+                f"{fmt(facts.eps_share)} of diag(γ)/σ̂·(I − 11ᵀ/2). Its largest stretch is {stretch} = "
+                f"{fmt(facts.spectral_norm)}. "
+                + (
+                    "Here ε ≪ σ², so x̂ is almost ±(1, −1) and almost nothing can move y."
+                    if facts.eps_share <= MUCH_SMALLER
+                    else "Here ε is not ≪ σ², so x̂ lies inside ±(1, −1) and y still moves with x."
+                )
             )
-        )
-    if float(ln.layer_norm_steps(lab.x, lab.gamma, eps=lab.eps).var) == 0.0:
-        notes.append(
-            f"Your vector is constant: x̂ = 0 and J = diag(γ)(I − 11ᵀ/d)/√ε, entries up to "
-            f"{fmt(facts.max_abs_entry)} — only ε keeps them finite."
-        )
-    st.markdown("\n".join(f"- {n}" for n in notes))
+        if float(ln.layer_norm_steps(lab.x, lab.gamma, eps=lab.eps).var) == 0.0:
+            notes.append(
+                f"Your vector is constant: x̂ = 0 and J = diag(γ)(I − 11ᵀ/d)/√ε, entries up to "
+                f"{fmt(facts.max_abs_entry)} — only ε keeps them finite."
+            )
+        st.markdown("\n".join(f"- {n}" for n in notes))
 
 
 st.subheader("The whole Jacobian ∂y/∂x")
@@ -322,6 +320,7 @@ def eps_numbers(lab: LabInput) -> None:
         on_change=rerun_fragments,  # records the rerun as every section-rerunning control does
         args=("grad_eps",),
     )
+    register_view(lab, current_dy(lab))
     near = lg.near_constant(spread_now)  # the slider's vector
     near_curve = norm_vs_eps(near, GRID)
     near_now = norm_vs_eps(near, (lab.eps, 0.0))
@@ -334,11 +333,13 @@ def eps_numbers(lab: LabInput) -> None:
         st.caption(
             f"Your vector (d = {lab.d}) is left out of the curve: it is drawn for 2 ≤ d ≤ {MAX_CURVE_D}."
         )
-    # Drawn at rest only: its legend names the spread, which a frame cannot rename.
-    plot.show(
-        cg.jacobian_norm_curve(EPS_GRID, curves, eps_now=lab.eps, ceiling=near_curve.ceiling, now=now),
-        key="grad_chart_eps",
-    )
+    # Drawn at rest only (dimmed while a slider moves): its legend names the spread and its marker sits
+    # at the sidebar's ε, neither of which a frame can move.
+    with live.at_rest("grad_chart_eps"):
+        plot.show(
+            cg.jacobian_norm_curve(EPS_GRID, curves, eps_now=lab.eps, ceiling=near_curve.ceiling, now=now),
+            key="grad_chart_eps",
+        )
     # The same function made every frame the slider shows during a drag: the released view equals it.
     live.readout(lg.frame(lab.eps, spread_now).readout(lg.METRICS))
 

@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 from apptest_support import open_page, page_text
-from live_support import live_tex
+from live_support import live_metric_elements, live_tex
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -32,7 +32,8 @@ def open_link(page: str, **params: str) -> AppTest:
 
 
 def metric(at: AppTest, label: str) -> str:
-    return next(str(m.value) for m in at.metric if m.label == label)
+    """A metric's value: an st.metric or a live readout's (Gradients' identities are live: ui.live)."""
+    return next(str(m.value) for m in [*at.metric, *live_metric_elements(at)] if m.label == label)
 
 
 # --- the core's new numbers ------------------------------------------------------------------------
@@ -139,7 +140,9 @@ def test_gradients_fixed_sentences_hold_at_every_value() -> None:
     said = page_text(open_link(GRAD))
     assert "(nearly) never pushes x" not in said
     assert "The second is *not* exactly zero" not in said
-    assert "0 only when ε = 0" not in " ".join(str(m.proto.help) for m in open_link(GRAD).metric)
+    at = open_link(GRAD)
+    helps = [str(m.proto.help) for m in at.metric] + [m.help for m in live_metric_elements(at)]
+    assert "0 only when ε = 0" not in " ".join(helps)
     assert "stops growing at 1/√ε, far below 1/σ" not in said
 
 
