@@ -9,9 +9,11 @@ import streamlit as st
 import layernorm as ln
 from layernorm.variants import layer_norm_std_plus_eps, layer_norm_unbiased
 from ui import charts_numerics as cn
-from ui import controls, page, plot
+from ui import controls, live, page, plot
+from ui.live import estimators
+from ui.live import sidebar as live_sidebar
 from ui.state import LabInput, lab_input, lab_section
-from ui.text import LABEL_LIMIT, digits_to_separate, fmt, plain, rounding_noise, tex_minus, tex_num
+from ui.text import LABEL_LIMIT, digits_to_separate, fmt, plain, rounding_noise
 from ui.theme import COLORS
 
 VECTORS = {"sidebar": "the sidebar's", "one_hot": "one-hot [1, 0, 0, 0]", "tiny_pair": "tiny two-value"}
@@ -92,11 +94,12 @@ def body(lab: LabInput) -> None:
     variant_name = f"÷{'(d−1)' if ddof else 'd'}, ε {place}, ε = {eps_str(eps)}"
     shown_x = ", ".join(fmt(v, 8) for v in x[:6]) + (", …" if x.size > 6 else "")
     where = "built in; the sidebar's input is kept for the other pages" if vector != "sidebar" else lab.label
-    st.caption(
-        f"x = [{shown_x}] (d = {x.size}; {plain(where, LABEL_LIMIT)}). ε = {eps_str(eps)}: "
-        + ("the sidebar's" if eps_choice in (None, "sidebar") else PRESETS[str(eps_choice)].source)
-        + ". The standard recipe always uses PyTorch's ε = 1e-5."
-    )
+    with live.at_rest("est_caption"):  # names the sidebar's ε: the released value's during its drag
+        st.caption(
+            f"x = [{shown_x}] (d = {x.size}; {plain(where, LABEL_LIMIT)}). ε = {eps_str(eps)}: "
+            + ("the sidebar's" if eps_choice in (None, "sidebar") else PRESETS[str(eps_choice)].source)
+            + ". The standard recipe always uses PyTorch's ε = 1e-5."
+        )
 
     try:
         cmp = ln.compare_recipe(x, ddof=ddof, eps_inside=inside, eps=eps, standard_eps=ln.DEFAULT_EPS)
@@ -105,43 +108,34 @@ def body(lab: LabInput) -> None:
         cmp = ln.compare_recipe(x, ddof=0, eps_inside=inside, eps=eps, standard_eps=ln.DEFAULT_EPS)
         ddof, variant_name = 0, f"÷d, ε {place}, ε = {eps_str(eps)}"
 
-    mu = float(ln.mean(x))
-    spread = float(ln.variance(x, ddof=ddof))  # σ² (÷d) or s² (÷(d−1)), the recipe's own
-    val = [float(x[0]), float(cmp.standard[0]), float(cmp.variant[0])]
-    k = digits_to_separate(val[1:], 4, same_within=rounding_noise(val[1:]))
-    sq = r"s^2" if ddof else r"\sigma^2"
-    den = (
-        rf"\sqrt{{{tex_num(spread, 4)} + {tex_num(eps, 3)}}}"
-        if inside
-        else rf"\sqrt{{{tex_num(spread, 4)}}} + {tex_num(eps, 3)}"
-    )
-    sym = rf"\sqrt{{{sq} + \varepsilon}}" if inside else rf"\sqrt{{{sq}}} + \varepsilon"
-    st.latex(
-        rf"\hat x_1 = \frac{{x_1 - \mu}}{{{sym}}} = \frac{{{tex_num(val[0], 4)} {tex_minus(mu, 4)}}}{{{den}}}"
-        rf" = {tex_num(val[2], k)} \quad\text{{(standard, }}\varepsilon = 10^{{-5}}\text{{: }} {tex_num(val[1], k)}\text{{)}}"
-    )
+    def view(at: LabInput) -> live.Frame:
+        """The numbers the sidebar's ε changes (when ε is the sidebar's), this page's choices as they are."""
+        e = at.eps if eps_choice in (None, "sidebar") else eps
+        name = f"÷{'(d−1)' if ddof else 'd'}, ε {place}, ε = {eps_str(e)}"
+        return estimators.frame(
+            at.x if vector == "sidebar" else x, ddof=ddof, inside=inside, eps=e, variant_name=name
+        )
+
+    # One function for the released view and every frame of the sidebar's live ε, γ and β.
+    live_sidebar.view(view, (vector, ddof, place, str(eps_choice)), lab)
+    shown = view(lab)
+    live.readout(shown.readout(estimators.FORMULA))
     st.caption(
         f"{'s² = Σ(xᵢ − μ)²/(d − 1)' if ddof else 'σ² = Σ(xᵢ − μ)²/d'}; d = {x.size}. γ = 1 and β = 0 here: "
         "the recipes differ only in x̂, and γ, β act the same way on every one of them."
     )
-    m = st.columns([1, 1, 0.8, 1.6])  # the last value is two numbers and an arrow: room for all of it
-    m[0].metric("x̂₁, standard", fmt(val[1], k), help="÷d, ε = 1e-5 inside the root (PyTorch, the paper)")
-    m[1].metric("x̂₁, yours", fmt(val[2], k), help=f"Your recipe: {variant_name}")
-    m[2].metric("largest |difference|", fmt(cmp.max_abs_difference, 3))
-    sd = digits_to_separate([cmp.standard_std, cmp.variant_std], 4, same_within=rounding_noise(1.0))
-    m[3].metric(
-        "spread (std) of x̂: standard → yours", f"{fmt(cmp.standard_std, sd)} → {fmt(cmp.variant_std, sd)}"
-    )
-    plot.show(
-        cn.recipe_figure(
-            cmp.standard, cmp.variant, cmp.difference, variant_name=variant_name,
-            title=f"Standard (÷d, ε = 1e-5 inside) vs yours ({variant_name})",
-        ),
-        key="est_chart",
-    )  # fmt: skip
+    live.readout(shown.readout(estimators.METRICS))
+    # What ε changes and no frame holds (a chart titled with ε, a table) is drawn by the server: dimmed
+    # while a slider moves (ui.live.at_rest).
+    with live.at_rest("est_chart"):
+        plot.show(
+            cn.recipe_figure(
+                cmp.standard, cmp.variant, cmp.difference, variant_name=variant_name,
+                title=f"Standard (÷d, ε = 1e-5 inside) vs yours ({variant_name})",
+            ),
+            key="est_chart",
+        )  # fmt: skip
 
-    st.subheader(f"All four recipes on this vector, ε = {eps_str(eps)}")
-    st.caption("The largest |difference| is against the standard recipe with PyTorch's ε = 1e-5.")
     rows = []
     RECIPES = [
         (0, True, "standard (PyTorch, the paper)"),
@@ -166,7 +160,10 @@ def body(lab: LabInput) -> None:
     kk = digits_to_separate(nums, 4, same_within=rounding_noise(nums))
     for col, digits in (("x̂₁", kk), ("std of x̂", 6), ("largest |diff|", 3)):
         table[col] = [v if isinstance(v, str) else fmt(v, digits) for v in table[col]]
-    st.table(table.set_index("recipe"))
+    with live.at_rest("est_table"):
+        st.subheader(f"All four recipes on this vector, ε = {eps_str(eps)}")
+        st.caption("The largest |difference| is against the standard recipe with PyTorch's ε = 1e-5.")
+        st.table(table.set_index("recipe"))
 
     st.subheader("RMSNorm beside LayerNorm")
     st.markdown(
@@ -176,22 +173,17 @@ def body(lab: LabInput) -> None:
     )
     rms = ln.compare_rms_placement(x, eps=eps)
     layer = ln.compare_recipe(x, ddof=0, eps_inside=True, eps=eps).standard  # LayerNorm with the same ε
-    r = st.columns(3)
-    rk = digits_to_separate(
-        [rms.standard[0], rms.variant[0], layer[0]], 4, same_within=rounding_noise(rms.standard)
-    )
-    r[0].metric("LayerNorm x̂₁", fmt(float(layer[0]), rk))
-    r[1].metric("RMSNorm₁, ε inside √", fmt(float(rms.standard[0]), rk))
-    r[2].metric("RMSNorm₁, ε outside", fmt(float(rms.variant[0]), rk))
-    plot.show(
-        cn.rms_figure(
-            [("LayerNorm (÷d, ε inside)", layer, COLORS["x_hat"]),
-             ("RMSNorm, ε inside √", rms.standard, COLORS["x"]),
-             ("RMSNorm, ε outside", rms.variant, COLORS["y"])],
-            f"LayerNorm vs RMSNorm, ε = {eps_str(eps)}; largest |inside − outside| = {fmt(rms.max_abs_difference, 3)}",
-        ),
-        key="est_rms_chart",
-    )  # fmt: skip
+    live.readout(shown.readout(estimators.RMS))
+    with live.at_rest("est_rms_chart"):
+        plot.show(
+            cn.rms_figure(
+                [("LayerNorm (÷d, ε inside)", layer, COLORS["x_hat"]),
+                 ("RMSNorm, ε inside √", rms.standard, COLORS["x"]),
+                 ("RMSNorm, ε outside", rms.variant, COLORS["y"])],
+                f"LayerNorm vs RMSNorm, ε = {eps_str(eps)}; largest |inside − outside| = {fmt(rms.max_abs_difference, 3)}",
+            ),
+            key="est_rms_chart",
+        )  # fmt: skip
 
     with st.expander("ε in frameworks and released models"):
         st.table(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from chart_specs import charts
+from live_support import live_metric_elements, live_tex
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -30,7 +31,8 @@ def _typed(at: AppTest, text: str) -> AppTest:
 
 
 def _metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    """Every metric the page shows: its ε-dependent ones are live readouts (ui.live.estimators)."""
+    return {m.label: m.value for m in [*at.metric, *live_metric_elements(at)]}
 
 
 def _first(at: AppTest, prefix: str) -> str:
@@ -57,7 +59,7 @@ def test_tutorial_button_loads_one_hot_with_d_minus_1_and_eps_outside() -> None:
     assert _first(at, "x̂₁, yours") == "1.5"
     c = ln.compare_recipe([1, 0, 0, 0], ddof=1, eps_inside=False, eps=1e-5, standard_eps=1e-5)
     assert _first(at, "largest |difference|") == fmt(c.max_abs_difference, 3) == "0.232"
-    assert "1.5" in at.latex[0].value and "0.25" in at.latex[0].value
+    assert "1.5" in live_tex(at)[0] and "0.25" in live_tex(at)[0]  # the recipe's formula
     # the sidebar's input is untouched
     assert at.selectbox(key="src").value == "Preset"
 

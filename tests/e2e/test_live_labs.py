@@ -1,6 +1,7 @@
 """The numerics labs' live controls answer during a mouse drag (ui.live), with the core's numbers.
 
-For each live control (Precision's offset, Gradients' spread) a page-side recorder takes, on animation
+For each live control (Precision's offset, Gradients' spread, and the sidebar's ε on Estimators and ε,
+Precision and Gradients) a page-side recorder takes, on animation
 frames during a drag, what the student sees: the slider's value label and every live readout's formula
 (KaTeX keeps its TeX in the MathML annotation) and metrics. The readouts must change during the drag,
 each recorded frame must equal what the page's per-value function (``ui.live.precision`` /
@@ -13,22 +14,51 @@ from __future__ import annotations
 import re
 import urllib.parse
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 import pytest
 from playwright.sync_api import expect
 
 import layernorm as ln
 from e2e.support import AppPage, Lab, page_by_url
 from ui.live import Frame
+from ui.live import estimators as le
 from ui.live import gradients as lg
 from ui.live import precision as lp
+from ui.state import EPS_CHOICES, eps_text
 from ui.widgets import SPREADS
 
 pytestmark = pytest.mark.browser
 
 DEFAULT_X = ln.make_preset("standard normal", 8, 0)  # the sidebar's default vector
+DEFAULT_G = np.random.default_rng([15, 0]).standard_normal(8)  # Gradients' default upstream gradient
+
+
+def estimators_at(eps: float) -> Frame:
+    """Estimators and ε as it opens (the sidebar's vector and ε, ÷d, ε inside) at the sidebar's ``eps``."""
+    name = f"÷d, ε inside, ε = {f'{eps:.3g}'.replace('-', '−')}"
+    return le.frame(DEFAULT_X, ddof=0, inside=True, eps=eps, variant_name=name)
+
+
+def gradients_at(eps: float, g: np.ndarray = DEFAULT_G) -> Frame:
+    """Gradients as it opens (random g of seed 0, γ = 1, spread 1e-04) at the sidebar's ``eps``."""
+    terms = ln.layer_norm_backward_terms(DEFAULT_X, np.ones(8), g, eps=eps)
+    return Frame(lg.backward_frame(terms, 8).readouts + lg.frame(eps, lg.SPREAD_START).readouts)
+
+
+def pick_one_hot(lab: Lab) -> None:
+    """Gradients' g = one-hot at k = 1: a page control's move, after which the sidebar's frames are
+    stale until the browser asks for new ones."""
+    main = lab.page.locator('[data-testid="stMain"]')
+    main.locator('[data-testid="stRadio"] label').filter(has_text=re.compile(r"^One-hot$")).click()
+    expect(lab.page).to_have_url(re.compile(r"grad_kind=One-hot"))
+    lab.wait_idle()
+
+
+def sidebar_eps(page: str, frame: Callable[[float], Frame]) -> Live:
+    return Live(page_by_url(page), "eps", EPS_CHOICES, [eps_text(e) for e in EPS_CHOICES], 1e-5, 1.0, frame)
 
 
 @dataclass(frozen=True)
@@ -40,6 +70,7 @@ class Live:
     start: float  # the value the page opens with
     end: float  # where the drag goes
     frame: Callable[[float], Frame]  # the page's per-value function, at the page's default input
+    first: Callable[[Lab], None] | None = None  # what the student does before the drag
 
 
 CONTROLS = {
@@ -60,6 +91,11 @@ CONTROLS = {
         lg.SPREAD_START,
         SPREADS[-1],
         lambda s: lg.frame(1e-5, s),
+    ),
+    "estimators sidebar eps": sidebar_eps("/estimators_and_eps", estimators_at),
+    "gradients sidebar eps": sidebar_eps("/gradients", gradients_at),
+    "gradients sidebar eps after g moved": replace(
+        sidebar_eps("/gradients", lambda e: gradients_at(e, np.eye(8)[0])), first=pick_one_hot
     ),
 }
 
@@ -111,6 +147,8 @@ def expected(c: Live, label: str) -> dict[str, Any]:
 def test_a_drag_shows_the_cores_numbers_on_every_frame_and_release_keeps_them(lab: Lab, name: str) -> None:
     c = CONTROLS[name]
     lab.open(c.page)
+    if c.first is not None:
+        c.first(lab)
     live = f".st-key-{c.key}_live"
     thumb = lab.page.locator(f"{live} input[type=range]")
     thumb.scroll_into_view_if_needed()
@@ -121,7 +159,15 @@ def test_a_drag_shows_the_cores_numbers_on_every_frame_and_release_keeps_them(la
             lab.page.locator(f".st-key-live_readout_{key} .katex").first.wait_for()
     before = lab.page.evaluate(f"(key) => ({SEEN_JS})(key)", c.key)
     assert before["label"] == c.labels[c.values.index(c.start)]
-    assert before["readouts"] == expected(c, before["label"])  # the page as it opens
+    keys = list(expected(c, c.labels[0]))  # the readouts this control's frames hold
+
+    def mine(seen: dict[str, Any]) -> dict[str, Any]:
+        return {k: seen["readouts"][k] for k in keys}
+
+    def others(seen: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in seen["readouts"].items() if k not in keys}
+
+    assert mine(before) == expected(c, before["label"])  # the page as it opens
 
     box = thumb.bounding_box()
     assert box is not None
@@ -143,9 +189,10 @@ def test_a_drag_shows_the_cores_numbers_on_every_frame_and_release_keeps_them(la
     assert not [f for f in frames if "error" in f], frames[:3]
     shown = {f["label"]: f for f in frames}  # one recorded frame per value shown
     assert len(shown) >= 4, f"the numbers followed the thumb on too few frames: {list(shown)}"
-    assert len({repr(f["readouts"]) for f in shown.values()}) == len(shown)  # each value its own numbers
+    assert len({repr(mine(f)) for f in shown.values()}) == len(shown)  # each value its own numbers
     for label, seen in shown.items():
-        assert seen["readouts"] == expected(c, label), label
+        assert mine(seen) == expected(c, label), label
+        assert others(seen) == others(before), label  # what other controls show stays as it was
     end = frames[-1]
     assert c.labels[int(end["thumb"])] == end["label"] == c.labels[-1 if c.end == c.values[-1] else 0]
 
