@@ -154,7 +154,10 @@ def gradients_metrics(eps: float, spread: float) -> list[dict[str, object]]:
         ("without ε (ε = 0)", fmt(float(now.norm[1])), "1/σ: what the gradient would be"),
         ("ceiling 1/√ε", fmt(float(now.ceiling[0])), None),
     ]
-    return [{"label": a, "value": v, "delta": None, "arrow": "off", "help": h} for a, v, h in shown]
+    return [
+        {"label": a, "value": v, "delta": None, "arrow": "off", "help": h, "color": "gray"}
+        for a, v, h in shown
+    ]
 
 
 def test_gradients_offers_the_spreads_the_select_slider_offered() -> None:
