@@ -136,6 +136,7 @@ def thumb_and_track(page: Page, key: str) -> tuple[float, float, float, float]:
     live = holder(page, f"{key}_live").locator("input[type=range]")
     if live.count():
         holder(page, f"{key}_live").locator(".lab-live[data-frames=ready]").wait_for(timeout=WAIT_MS)
+        live.first.scroll_into_view_if_needed()  # below the fold on a 720-pixel window, or in the sidebar
         box = live.first.bounding_box()
         assert box is not None
         lo, hi = (float(live.first.get_attribute(a) or 0) for a in ("min", "max"))
@@ -198,10 +199,12 @@ def measure(page: Page, name: str, key: str, args: argparse.Namespace) -> Row:
 def open_tab(ctx: Any, url: str) -> Page:
     tab = ctx.new_page()
     tab.goto(url)
-    tab.locator(f"{RENDERED_CHART}, [data-testid='stPlotlyChart'] .main-svg").first.wait_for(timeout=WAIT_MS)
+    drawn = f"{RENDERED_CHART}, [data-testid='stPlotlyChart'] .main-svg, [data-testid=labLiveFormula] .katex"
+    tab.locator(drawn).first.wait_for(timeout=WAIT_MS)  # a chart, or a formula where none (Home)
     tab.locator(IDLE).wait_for(timeout=WAIT_MS)
     # the control, drawn (a live slider's hidden twin never is)
-    control = "[data-testid='stMain'] :is(input[type=range], [role=slider]):visible"
+    where = ":is([data-testid='stMain'], [data-testid='stSidebar'])"
+    control = f"{where} :is(input[type=range], [role=slider]):visible"
     tab.locator(control).first.wait_for(timeout=WAIT_MS)
     return tab
 

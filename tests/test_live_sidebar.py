@@ -1,0 +1,90 @@
+"""The sidebar's live ε, γ and β (ui.live.sidebar): on the pages that say what they change, every frame
+of every value is what the page shows at that value, and a page that changes nothing with them gets
+frames without numbers."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import numpy as np
+import pytest
+from live_support import live_data, page_metrics
+from streamlit.testing.v1 import AppTest
+from test_pages_steps import DEFAULT_X, FULL, HOME, MEAN, SS, expected_metrics, ok
+
+from ui.live import full_formula, offered, scale_shift
+from ui.state import EPS_CHOICES, GAMMA_BETA_SLIDER
+
+
+def opened(page: str, **query: str) -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    ok(at.run())
+    if page != HOME:
+        ok(at.switch_page(page).run())
+    return at
+
+
+def sidebar_payload(at: AppTest, key: str) -> dict[str, Any]:
+    """The frames of a sidebar slider. A d = 8 input's go with the first draw that has them; a page
+    whose frames the browser already has (Home's are Full formula's) sends their id, so ask again."""
+    (data,) = [d for d in live_data(at) if d["link"]["key"] == key]
+    if "frames" not in data["payload"]:
+        at.session_state["_live_sent"] = {}
+        ok(at.run())
+        (data,) = [d for d in live_data(at) if d["link"]["key"] == key]
+    return data["payload"]
+
+
+def frame_metrics(payload: dict[str, Any], i: int) -> list[tuple[str, str]]:
+    return [(m["label"], m["value"]) for r in payload["frames"][i]["readouts"] for m in r["metrics"]]
+
+
+GB = offered(*GAMMA_BETA_SLIDER)
+
+
+def test_scale_shift_frames_are_the_page_at_every_gamma_and_beta() -> None:
+    at = opened(SS)
+    gammas, betas = sidebar_payload(at, "gamma"), sidebar_payload(at, "beta")
+    assert gammas["values"] == GB and betas["values"] == GB
+    for i, g in enumerate(GB):
+        assert frame_metrics(gammas, i) == expected_metrics(SS, DEFAULT_X, gamma=g), g
+        assert frame_metrics(betas, i) == expected_metrics(SS, DEFAULT_X, beta=g), g
+    # the chart of y: each frame's bars are the core's y at that γ, bit for bit
+    arrays = [np.frombuffer(base64.b64decode(a), dtype="<f8") for a in gammas["arrays"]]
+    for i in (0, 60, 120):
+        want = scale_shift.frame(DEFAULT_X, np.full(8, GB[i]), np.zeros(8), 1e-5).chart(
+            scale_shift.CHART_BARS
+        )
+        (chart,) = [c for c in gammas["frames"][i]["charts"] if c["key"] == scale_shift.CHART_BARS]
+        for ref, trace in zip(chart["traces"], want.traces, strict=True):
+            assert arrays[ref].tobytes() == np.asarray(trace, dtype="<f8").tobytes()
+
+
+def test_the_frames_are_at_the_other_sliders_values() -> None:
+    """γ's frames are at the β and ε the sidebar has (a link's here)."""
+    at = opened(SS, beta="1.5", eps="1e-02")
+    gammas = sidebar_payload(at, "gamma")
+    for i in (0, 33, 120):
+        assert frame_metrics(gammas, i) == expected_metrics(SS, DEFAULT_X, gamma=GB[i], beta=1.5, eps=1e-2)
+
+
+@pytest.mark.parametrize("page", [FULL, HOME])
+def test_full_formula_and_home_frames_are_the_page_at_every_eps(page: str) -> None:
+    at = opened(page)
+    eps = sidebar_payload(at, "eps")
+    assert eps["values"] == EPS_CHOICES
+    for i, e in enumerate(EPS_CHOICES):
+        assert frame_metrics(eps, i) == expected_metrics(FULL, DEFAULT_X, eps=e), e
+    shown = eps["frames"][EPS_CHOICES.index(1e-5)]["readouts"]
+    assert [r["key"] for r in shown] == [full_formula.XHAT, full_formula.Y]
+    assert page_metrics(at) == expected_metrics(FULL, DEFAULT_X)
+
+
+def test_a_page_that_shows_nothing_they_change_gets_frames_without_numbers() -> None:
+    at = opened(MEAN)
+    for key in ("eps", "gamma", "beta"):
+        payload = sidebar_payload(at, key)
+        assert all(f == {"readouts": [], "charts": []} for f in payload["frames"])
