@@ -116,8 +116,13 @@ def body(lab: LabInput) -> None:
             at.x if vector == "sidebar" else x, ddof=ddof, inside=inside, eps=e, variant_name=name
         )
 
-    # One function for the released view and every frame of the sidebar's live ε, γ and β.
-    live_sidebar.view(view, (vector, ddof, place, str(eps_choice)), lab)
+    # One function for the released view and every frame of the sidebar's live ε, γ and β. Its frames
+    # are made from the sidebar's input itself, not from this section's lab: the section reads ε only
+    # when ε is the sidebar's, and must not count what the sidebar's sliders read as its own.
+    sidebar = st.session_state.get("lab_input")
+    live_sidebar.view(
+        view, (vector, ddof, place, str(eps_choice)), sidebar if isinstance(sidebar, LabInput) else lab
+    )
     shown = view(lab)
     live.readout(shown.readout(estimators.FORMULA))
     st.caption(
