@@ -6,9 +6,9 @@ import streamlit as st
 import layernorm as ln
 import ui.worksheet
 from ui import charts, live, page, plot
+from ui.live import sidebar as live_sidebar
 from ui.live import standardize
 from ui.state import LabInput, lab_input, lab_section
-from ui.text import digits_to_separate, fmt, rounding_noise, zero_metric
 from ui.widgets import SPREADS
 
 lab_input()  # the page draws the input in its lab section below
@@ -52,32 +52,17 @@ def body(lab: LabInput) -> None:
         standardize.feature_frame(standardize.worked(lab.x, lab.eps), i + 1).readout(standardize.FEATURE)
     )
     st.caption("ε is set in the sidebar (log scale, 1e-12 to 1), so it is the same on every page.")
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("ε", f"{lab.eps:.0e}")
-    mean_xhat = float(ln.mean(steps.x_hat))
-    c2.metric("mean of x̂", **zero_metric(mean_xhat, steps.x_hat))
-    xhat_var, xhat_var_expected = float(ln.variance(steps.x_hat)), float(steps.x_hat_var_expected)
-    # equal in exact arithmetic; enough digits to show how far below 1 they are (ε's effect)
-    var_digits = digits_to_separate(
-        [xhat_var, xhat_var_expected], 6, against=[1.0], same_within=rounding_noise(1.0)
-    )
-    c3.metric("variance of x̂", fmt(xhat_var, var_digits))
-    c4.metric(
-        "σ² / (σ² + ε)",
-        fmt(xhat_var_expected, var_digits),
-        help="What the variance of x̂ is in exact arithmetic.",
-    )
-    plot.show(
-        charts.standardized_chart(steps.x_hat),
-        key="std_chart_xhat",
-    )
+    shown = standardize.xhat_frame(lab.x, lab.eps)
+    live.readout(shown.readout(standardize.XHAT))
+    xhat_chart = st.empty()  # drawn below, once the sidebar's ε frames give its fixed axis
 
     eps_grid = np.logspace(-12, 0, 61)
     xhat_var = steps.x_hat_var_at(eps_grid)
-    plot.show(
-        charts.eps_curve(eps_grid, xhat_var, lab.eps, float(steps.x_hat_var_expected), float(steps.var)),
-        key="std_chart_eps",
-    )
+    with live.at_rest("std_eps"):  # its marker stands at the released ε
+        plot.show(
+            charts.eps_curve(eps_grid, xhat_var, lab.eps, float(steps.x_hat_var_expected), float(steps.var)),
+            key="std_chart_eps",
+        )
 
     st.subheader("Where ε takes over: a nearly constant vector")
     st.markdown(
@@ -97,7 +82,15 @@ def body(lab: LabInput) -> None:
     )
     near = standardize.spread_frame(lab.eps, spread)
     live.readout(near.readout(standardize.NEAR))
-    live.show_chart(standardize.near_figure(near), standardize.CHART_NEAR, spreads)
+
+    # The sidebar's ε moves all of the above during a drag: its frames are this function of ε.
+    def view(at: LabInput) -> live.Frame:
+        return standardize.page_frame(at.x, at.eps, i + 1, spread)
+
+    by_eps = live_sidebar.view(view, (i, spread), lab)
+    with xhat_chart.container():
+        live.show_chart(charts.standardized_chart(steps.x_hat), standardize.CHART_XHAT, *by_eps)
+    live.show_chart(standardize.near_figure(near), standardize.CHART_NEAR, spreads, *by_eps)
     ui.worksheet.offer("standardize", lab, steps, feature=i)
 
 

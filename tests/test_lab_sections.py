@@ -275,8 +275,9 @@ def test_a_links_message_on_screen_reruns_whole() -> None:
         ("pages/15_gradients.py", "slider", "gamma", 2.0, ("grad_backward", "grad_jacobian")),
         ("pages/14_invariances.py", "slider", "gamma", 2.0, ("inv_scale",)),
         ("pages/1_mean.py", "slider", "gamma", 2.0, ("mean_body",)),  # its worksheet holds the link
-        ("pages/0_home.py", "select_slider", "d", 16, ()),  # Home shows only a problem's warning
-        ("pages/0_home.py", "select_slider", "eps", 0.01, ()),
+        # Home shows a problem's warning (its input section reads no x) and the formula with the vector
+        ("pages/0_home.py", "select_slider", "d", 16, ("home_formula",)),
+        ("pages/0_home.py", "select_slider", "eps", 0.01, ("home_formula",)),
     ],
     ids=[
         "est-gamma",

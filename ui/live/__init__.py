@@ -59,6 +59,18 @@ class Metric:
     color: str = "gray"  # the delta's: "gray", or "red" for a warning (st.metric's delta_color="inverse")
 
 
+def metric(label: str, shown: dict[str, Any]) -> Metric:
+    """A :class:`Metric` from the keyword arguments ``st.metric`` would take (``ui.text.zero_metric``)."""
+    return Metric(
+        label,
+        str(shown["value"]),
+        shown.get("delta"),
+        str(shown.get("delta_arrow", "off")),
+        shown.get("help"),
+        "red" if shown.get("delta_color") == "inverse" else "gray",
+    )
+
+
 @dataclass(frozen=True)
 class Readout:
     """A formula (TeX, or None) and a row of metrics, drawn by :func:`readout` under ``key``."""

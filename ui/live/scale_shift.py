@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 import layernorm as ln
 from ui import charts
-from ui.live import Chart, Frame, Metric, Readout
+from ui.live import Chart, Frame, Metric, Readout, metric
 from ui.text import digits_to_separate, fmt, rounding_noise, zero_metric
 
 READOUT = "ss"
@@ -23,25 +23,15 @@ UNDO_HELP = (
 )
 
 
-def _metric(label: str, shown: dict[str, object]) -> Metric:
-    return Metric(
-        label,
-        str(shown["value"]),
-        shown.get("delta"),  # type: ignore[arg-type]
-        str(shown.get("delta_arrow", "off")),
-        shown.get("help"),  # type: ignore[arg-type]
-    )
-
-
 def frame(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> Frame:
     """Scale & shift for the input ``x`` with ``gamma``, ``beta`` and ``eps`` (every number from the core)."""
     steps = ln.layer_norm_steps(x, gamma, beta, eps=eps)
     mean_y = float(ln.mean(steps.y))  # after Undo it is μ: 40001.5 must not read as the y (≈ x) 40002
     mean_digits = digits_to_separate([mean_y], against=steps.y, same_within=rounding_noise(steps.y))
     metrics = (
-        _metric("mean of y", zero_metric(mean_y, steps.y, mean_digits)),
+        metric("mean of y", zero_metric(mean_y, steps.y, mean_digits)),
         Metric("standard deviation of y", fmt(float(ln.std(steps.y)))),
-        _metric(
+        metric(
             "largest |y − x|",
             zero_metric(ln.max_abs_diff(steps.y, steps.x), [steps.x, steps.y], help=UNDO_HELP),
         ),

@@ -15,12 +15,12 @@ import streamlit as st
 
 import layernorm as ln
 from ui import charts
-from ui.live import Chart, Frame, Metric, Readout, payload
-from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
+from ui.live import Chart, Frame, Line, Metric, Readout, metric, payload
+from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, zero_metric
 from ui.widgets import SPREADS
 
-FEATURE, NEAR = "std_feature", "std_near"  # the readouts
-CHART_NEAR = "std_chart_near"
+FEATURE, NEAR, XHAT = "std_feature", "std_near", "std_xhat"  # the readouts
+CHART_NEAR, CHART_XHAT = "std_chart_near", "std_chart_xhat"
 SPREAD_DEFAULT = 1e-3
 NEAR_D, NEAR_MEAN, NEAR_SEED = 8, 3.0, 1  # "eight values around 3"
 
@@ -106,3 +106,33 @@ def near_figure(f: Frame) -> go.Figure:
 def spread_frames(eps: float) -> dict[str, object]:
     """Every spread's frame for this ε."""
     return payload(SPREADS, lambda v: spread_frame(eps, v), [spread_text(v) for v in SPREADS])
+
+
+def xhat_frame(x: np.ndarray, eps: float) -> Frame:
+    """x̂ of the input at ``eps``: ε, the mean and variance of x̂, σ²/(σ² + ε), and x̂'s bars."""
+    steps = ln.layer_norm_steps(x, eps=eps)
+    xhat_var, xhat_var_expected = float(ln.variance(steps.x_hat)), float(steps.x_hat_var_expected)
+    # equal in exact arithmetic; enough digits to show how far below 1 they are (ε's effect)
+    var_digits = digits_to_separate(
+        [xhat_var, xhat_var_expected], 6, against=[1.0], same_within=rounding_noise(1.0)
+    )
+    metrics = (
+        Metric("ε", f"{eps:.0e}"),
+        metric("mean of x̂", zero_metric(float(ln.mean(steps.x_hat)), steps.x_hat)),
+        Metric("variance of x̂", fmt(xhat_var, var_digits)),
+        Metric(
+            "σ² / (σ² + ε)",
+            fmt(xhat_var_expected, var_digits),
+            help="What the variance of x̂ is in exact arithmetic.",
+        ),
+    )
+    return Frame(
+        (Readout(XHAT, None, metrics),), (Chart(CHART_XHAT, (steps.x_hat,), (Line(0.0, "mean 0"),)),)
+    )
+
+
+def page_frame(x: np.ndarray, eps: float, i: int, spread: float) -> Frame:
+    """Everything the page shows that ε changes: feature ``i``'s formula, x̂'s numbers and bars, and the
+    nearly constant vector of ``spread`` (the sidebar's ε frames)."""
+    parts = [feature_frame(worked(x, eps), i), xhat_frame(x, eps), spread_frame(eps, spread)]
+    return Frame(tuple(r for f in parts for r in f.readouts), tuple(c for f in parts for c in f.charts))
