@@ -7,6 +7,7 @@ import ui.worksheet
 from layernorm.core import _spread_rows
 from layernorm.variants import variance_one_pass
 from ui import live, page, plot
+from ui.live import sidebar as live_sidebar
 from ui.live import variance
 from ui.state import LabInput, lab_input, lab_section
 
@@ -32,8 +33,10 @@ def body(lab: LabInput) -> None:
         format_func=variance.scale_text,
         frames=lambda: variance.scale_frames(lab.x, lab.eps),
     )
-    # The same function made every frame the slider shows during a drag: the released view equals it.
+    # The same function made every frame the slider shows during a drag: the released view equals it,
+    # and it is what the sidebar's ε moves (the variance of x̂ depends on ε).
     shown = variance.frame(lab.x, lab.eps, scale)
+    live_sidebar.view(lambda at: variance.frame(at.x, at.eps, scale), scale, lab)
     x = lab.x * scale
     steps = ln.layer_norm_steps(x, eps=lab.eps)
     live.readout(shown.readout(variance.SIGMA2))
