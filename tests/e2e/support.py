@@ -85,7 +85,7 @@ def _app_pages() -> list[AppPage]:
             url=_url_path(f),
             section=listed.get(f"pages/{f.name}", ""),
             title=_page_title(f),
-            charts="plot.show(" in f.read_text(encoding="utf-8"),
+            charts=any(call in f.read_text(encoding="utf-8") for call in ("plot.show(", "show_chart(")),
         )
         for f in files
     ]

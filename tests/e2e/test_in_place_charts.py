@@ -34,17 +34,18 @@ def test_a_slider_updates_the_charts_in_place(lab: Lab) -> None:
     mean = page_by_url("/mean")
     lab.open(mean)
     expect(lab.page.locator(CHART)).to_have_count(2)
+    lab.page.wait_for_function(f"() => [...document.querySelectorAll('{CHART}')].every((p) => p._fullData)")
     lab.page.evaluate(MARK)
     before = lab.page.evaluate(FIRST_BARS)
     thumb = lab.slider("Add the same number c")
     thumb.focus()
     mu = lab.metric("μ (mean)").inner_text()
-    thumb.press("ArrowRight")  # c = 0.5: every bar of x + c moves up by 0.5
+    thumb.press("ArrowRight")  # c = 0.1: every bar of x + c moves up by 0.1
     expect(lab.metric("μ (mean)")).not_to_have_text(mu, timeout=WAIT_MS)
     lab.wait_idle()
     lab.page.wait_for_function(f"(old) => ({FIRST_BARS})()[0] !== old[0]", arg=before)
     after = lab.page.evaluate(FIRST_BARS)
-    assert after == pytest.approx([b + 0.5 for b in before], abs=1e-12)
+    assert after == pytest.approx([b + 0.1 for b in before], abs=1e-12)
     assert lab.page.evaluate(MARKED) == [True, True], "a chart was drawn anew instead of updated"
     lab.assert_clean()
 
