@@ -5,7 +5,30 @@
 // Every number shown comes from a frame the server made; the browser only picks the frame of the
 // value the thumb shows.
 
-const live = (globalThis.labLive ??= {payloads: new Map(), readouts: new Map(), sliders: new Map()});
+const live = (globalThis.labLive ??= (() => {
+  const state = {payloads: new Map(), readouts: new Map(), sliders: new Map()};
+  // Back or Forward: the server answers with the entry's values, which no thumb may wait past (a
+  // slider waits for the answer to its own last release, and would have kept its thumb there).
+  // The entry's value is also sent: the kept slider's copy in the browser may still hold the value it
+  // had before the last release (the server's answer redraws it), and then Streamlit, seeing no
+  // change, sends nothing, and that late answer put the released value back after the Back.
+  addEventListener("popstate", () => {
+    for (const s of state.sliders.values()) {
+      s.sent = null;
+      if (!s.root.isConnected || !s.link || !s.values) continue;
+      const text = new URL(location.href).searchParams.get(s.link.key) ?? s.link.default;
+      const i = s.link.urls.indexOf(text);
+      if (i >= 0 && i !== s.index()) {
+        s.input.value = String(i);
+        s.draw(i, false);
+        s.sent = {index: i, at: performance.now()};
+        s.released = i;
+        s.send?.("value", s.values[i]);
+      }
+    }
+  });
+  return state;
+})());
 
 // A slider's frame for its value must be what the page shows: after another control moved (a page
 // control's rerun does not redraw the sidebar's sliders), its frames are the page at the old values,
