@@ -3,7 +3,7 @@
 Run from the repository root (a benchmark: it prints a table and asserts nothing)::
 
     .venv/bin/python benchmarks/bench_drag.py [--targets /mean:mean_shift,/mean?d=4096:mean_shift]
-        [--repeats 3] [--moves 30] [--seconds 1.5] [--json out.json]
+        [--repeats 3] [--moves 90] [--seconds 1.5] [--json out.json]
 
 Two fresh servers on loopback (``scripts/browser.streamlit_server``): the app and
 ``benchmarks/trivial_app.py`` (one ``st.slider``, one Plotly line), driven by one headless Debian
@@ -16,8 +16,8 @@ a formula (KaTeX) or of a metric, or a chart's SVG (``.main-svg``). A ``Mutation
 document and on every open shadow root marks such changes (the control's own thumb and value label
 are not watched); a ``requestAnimationFrame`` loop stamps the frames that had one. Per drag:
 
-- ``steps``: frames in which the control's own value changed during the drag (a slider of 41 values
-  passes 16 of them over 40 % of its track): no page can show more distinct values than that;
+- ``steps``: frames in which the control's own value changed during the drag (a slider of 201 values
+  passes 80 of them over 40 % of its track): no page can show more distinct values than that;
 - ``updates``: frames with an update between the mouse's down and up, and ``per s`` over the drag;
 - ``longest gap``: the longest time without an update during the drag (its start and end count as
   edges: a drag with no update has the whole drag as its gap);
