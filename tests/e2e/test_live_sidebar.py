@@ -37,6 +37,8 @@ def expected(gamma: float, beta: float, eps: float = 1e-5) -> list[str]:
 
 def drag(lab: Lab, key: str, to: float) -> list[tuple[str, list[str]]]:
     """Drag a sidebar slider from its thumb to ``to`` of its track; what was shown on each step."""
+    lab.wait_idle()  # a run draws the sidebar's sliders anew
+    lab.sidebar.locator(f".st-key-{key}_live .lab-live[data-frames=ready]").wait_for()
     thumb(lab, key).scroll_into_view_if_needed()  # the sidebar scrolls on a 720-pixel window
     box = thumb(lab, key).bounding_box()
     assert box is not None

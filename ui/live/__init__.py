@@ -273,7 +273,9 @@ def _mount(
     sent: dict[str, str] = st.session_state.setdefault(_SENT, {})
 
     def released() -> None:
-        picked = _nearest(values, st.session_state[live_key]["value"])
+        # A value the browser sent for a slider of the page it just left (Back or Forward) finds
+        # none here: nothing to take.
+        picked = _nearest(values, (st.session_state.get(live_key) or {}).get("value"))
         if picked is not None:
             st.session_state[key] = picked
             if after_release is not None:  # which parts of the app the release reruns (the sidebar's)

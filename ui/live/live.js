@@ -15,7 +15,8 @@ const live = (globalThis.labLive ??= (() => {
   addEventListener("popstate", () => {
     for (const s of state.sliders.values()) {
       s.sent = null;
-      if (!s.root.isConnected || !s.link || !s.values) continue;
+      // only a slider of the page the entry is on (a Back to another page draws that page anew)
+      if (!s.root.isConnected || !s.link || !s.values || s.path !== location.pathname) continue;
       const text = new URL(location.href).searchParams.get(s.link.key) ?? s.link.default;
       const i = s.link.urls.indexOf(text);
       if (i >= 0 && i !== s.index()) {
@@ -347,8 +348,21 @@ function buildSlider(root) {
 function mountSlider(root, data, setTriggerValue) {
   const s = (root.labLive ??= buildSlider(root));
   s.send = setTriggerValue;
-  s.ask = (id) => { if (s.asked !== id) { s.asked = id; setTriggerValue("missing", id); } };
+  // Asked once the app is idle: a message sent during a run carries the browser's copies of the
+  // kept sliders, and one a release has just moved may not have its new value yet (it took it back).
+  s.ask = (id) => {
+    if (s.asked === id) return;
+    s.asked = id;
+    const app = document.querySelector('[data-testid="stApp"]');
+    const when = () => {
+      if (s.asked !== id) return;
+      if (app?.dataset.testScriptState === "running") requestAnimationFrame(when);
+      else setTriggerValue("missing", id);
+    };
+    requestAnimationFrame(when);
+  };
   s.link = data.link;
+  s.path = location.pathname;
   live.sliders.set(data.link.key, s);
   const label = root.querySelector(".lab-live-label");
   label.textContent = data.label;
