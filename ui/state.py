@@ -452,7 +452,9 @@ def set_affine_table(d: int, table: pd.DataFrame) -> None:
 def _live_place(key: str) -> None:
     """Keep a place in the sidebar for the live slider of ``key`` (drawn after the page, which gives
     its frames: ui/live/sidebar.py)."""
-    st.session_state.setdefault(LIVE_PLACES, {})[key] = st.empty()
+    # A container, not st.empty: an empty element replaced by a block later in the run made the
+    # browser mount the slider anew on every run (a drag under way lost its element).
+    st.session_state.setdefault(LIVE_PLACES, {})[key] = st.container()
 
 
 def _affine(

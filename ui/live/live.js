@@ -40,6 +40,7 @@ function checkFresh(s) {
   for (const r of frame.readouts) {
     const shown = live.readouts.get(r.key);
     if (shown?.server && shown.root.isConnected && shown.server !== JSON.stringify(r)) {
+      stale(s, true);  // no frame of these until the new ones come
       s.ask(s.payload.id);
       return;
     }

@@ -122,6 +122,6 @@ def draw() -> None:
     """Fill the places the sidebar kept (``ui.state``) with live sliders (``app.py``, after the page)."""
     places = st.session_state.pop(LIVE_PLACES, None) or {}
     for key, place in places.items():
-        with place.container():
+        with place:
             _slider(key)
     st.session_state[_DRAWN] = tuple(places)
