@@ -267,7 +267,6 @@ def _mount(
     on_change: Callable[..., None] | None = None,
     args: tuple[Any, ...] = (),
     help: str | None = None,  # st.slider's name for a tooltip
-    after_release: Callable[[], None] | None = None,
 ) -> dict[str, object]:
     live_key = f"{key}_live"
     sent: dict[str, str] = st.session_state.setdefault(_SENT, {})
@@ -278,8 +277,6 @@ def _mount(
         picked = _nearest(values, (st.session_state.get(live_key) or {}).get("value"))
         if picked is not None:
             st.session_state[key] = picked
-            if after_release is not None:  # which parts of the app the release reruns (the sidebar's)
-                after_release()
 
     asked: set[str] = st.session_state.setdefault(_ASKED, set())
 
