@@ -46,7 +46,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # as tests/e2e does: `scripts.*` and `e2e.*`
 from bench_browser import TRIVIAL_APP, TRIVIAL_KEY, holder  # noqa: E402
-from e2e.support import RENDERED_CHART  # noqa: E402
+from e2e.support import RENDERED_CHART, live_ready  # noqa: E402
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 from scripts.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server  # noqa: E402
@@ -135,7 +135,7 @@ def thumb_and_track(page: Page, key: str) -> tuple[float, float, float, float]:
     """
     live = holder(page, f"{key}_live").locator("input[type=range]")
     if live.count():
-        holder(page, f"{key}_live").locator(".lab-live[data-frames=ready]").wait_for(timeout=WAIT_MS)
+        live_ready(page, key)
         live.first.scroll_into_view_if_needed()  # below the fold on a 720-pixel window, or in the sidebar
         box = live.first.bounding_box()
         assert box is not None

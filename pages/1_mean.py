@@ -4,7 +4,7 @@ import layernorm as ln
 import ui.worksheet
 from layernorm.core import _center_rows
 from ui import live, page
-from ui.live import mean
+from ui.live import mean, vector
 from ui.state import LabInput, lab_input, lab_section
 
 lab_input()  # the page draws the input in its lab section below
@@ -35,8 +35,18 @@ def body(lab: LabInput) -> None:
     # The same function made every frame the slider shows during a drag: the released view equals it.
     shown = mean.frame(lab.x, lab.eps, shift)
     live.readout(shown.readout(mean.READOUT))
+    # the input's bars (x + c) can be dragged: feature i follows the pointer, and the page with it
+    drag = vector.bars(
+        lab,
+        lambda at: mean.frame(at.x, at.eps, shift),
+        shift,
+        chart=mean.CHART_X,
+        shown=lab.x + shift,
+        offset=shift,
+        axis_of=[frames],
+    )
     for fig, chart in zip(mean.figures(shown, lab.label), shown.charts, strict=True):
-        live.show_chart(fig, chart.key, frames)
+        live.show_chart(fig, chart.key, frames, drag)
     steps = ln.layer_norm_steps(lab.x + shift, eps=lab.eps)
     ui.worksheet.offer("mean", lab, steps)
 

@@ -8,7 +8,7 @@ from layernorm.core import _spread_rows
 from layernorm.variants import variance_one_pass
 from ui import live, page, plot
 from ui.live import sidebar as live_sidebar
-from ui.live import variance
+from ui.live import variance, vector
 from ui.state import LabInput, lab_input, lab_section
 
 lab_input()  # the page draws the input in its lab section below
@@ -24,6 +24,7 @@ page.header(
 # The page's own controls and the sidebar's ε, d, seed rerun only this part (ui.state.lab_section).
 @lab_section("variance_body")
 def body(lab: LabInput) -> None:
+    input_spot = st.container()  # the input's draggable bars, once the stretch a is known
     scale, _ = live.select_slider(
         "Stretch: multiply every feature by a",
         variance.SCALES,
@@ -80,6 +81,13 @@ def body(lab: LabInput) -> None:
         frames=lambda: variance.offset_frames(lab.x, scale),
     )
     live.readout(variance.pass_frame(lab.x, scale, offset).readout(variance.PASSES))
+
+    def whole(at: LabInput) -> live.Frame:  # everything above that a change of x moves
+        f = variance.frame(at.x, at.eps, scale)
+        return live.Frame((*f.readouts, *variance.pass_frame(at.x, scale, offset).readouts), f.charts)
+
+    with input_spot:
+        vector.input_chart(lab, whole, (scale, offset))
     ui.worksheet.offer("variance", lab, steps)
 
 

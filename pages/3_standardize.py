@@ -7,7 +7,7 @@ import layernorm as ln
 import ui.worksheet
 from ui import charts, live, page, plot
 from ui.live import sidebar as live_sidebar
-from ui.live import standardize
+from ui.live import standardize, vector
 from ui.state import LabInput, lab_input, lab_section
 from ui.widgets import SPREADS
 
@@ -25,6 +25,7 @@ page.header(
 # The page's own controls and the sidebar's ε, d, seed rerun only this part (ui.state.lab_section).
 @lab_section("std_body")
 def body(lab: LabInput) -> None:
+    input_spot = st.container()  # the input's draggable bars, once the page's controls are known
     steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
     if lab.d > 1:
         # To Streamlit a slider whose range changed is a new widget, which starts again at 1: on the
@@ -88,6 +89,8 @@ def body(lab: LabInput) -> None:
         return standardize.page_frame(at.x, at.eps, i + 1, spread)
 
     by_eps = live_sidebar.view(view, (i, spread), lab)
+    with input_spot:
+        vector.input_chart(lab, view, (i, spread))
     with xhat_chart.container():
         live.show_chart(charts.standardized_chart(steps.x_hat), standardize.CHART_XHAT, *by_eps)
     live.show_chart(standardize.near_figure(near), standardize.CHART_NEAR, spreads, *by_eps)

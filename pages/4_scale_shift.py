@@ -5,7 +5,7 @@ import streamlit as st
 import layernorm as ln
 import ui.worksheet
 from ui import live, page
-from ui.live import scale_shift
+from ui.live import scale_shift, vector
 from ui.live import sidebar as live_sidebar
 from ui.state import AFFINE_MODES, LabInput, affine_table, lab_input, lab_section, set_affine_table
 from ui.text import MESSAGE_LIMIT, digits_to_separate, fmt, plain, rounding_noise
@@ -75,8 +75,18 @@ def body(lab: LabInput) -> None:
     payloads = live_sidebar.view(view, (table, gamma.tobytes(), beta.tobytes()), lab)
     shown = scale_shift.frame(lab.x, gamma, beta, lab.eps)
     live.readout(shown.readout(scale_shift.READOUT))
+    # the input's bars (the third of each group) can be dragged: the page follows feature i
+    drag = vector.bars(
+        lab,
+        view,
+        (table, gamma.tobytes(), beta.tobytes()),
+        chart=scale_shift.CHART_BARS,
+        shown=lab.x,
+        trace=2,
+        axis_of=payloads,
+    )
     for fig, chart in zip(scale_shift.figures(shown), shown.charts, strict=True):
-        live.show_chart(fig, chart.key, *payloads)
+        live.show_chart(fig, chart.key, *payloads, drag)
     if lab.affine_mode == AFFINE_MODES[2]:
         mu_digits = digits_to_separate(
             [float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x)

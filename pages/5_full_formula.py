@@ -6,7 +6,7 @@ import streamlit as st
 import layernorm as ln
 import ui.worksheet
 from ui import live, page, plot
-from ui.live import full_formula
+from ui.live import full_formula, vector
 from ui.live import sidebar as live_sidebar
 from ui.state import AFFINE_MODES, LabInput, lab_input, lab_section
 from ui.text import column_format, fmt, rounding_noise
@@ -33,6 +33,7 @@ def body(lab: LabInput) -> None:
         return full_formula.frame(at.x, at.gamma, at.beta, at.eps)
 
     payloads = live_sidebar.view(view, None, lab)
+    vector.input_chart(lab, view, None)
     shown = view(lab)
     live.readout(shown.readout(full_formula.XHAT))
     live.readout(shown.readout(full_formula.Y))

@@ -297,7 +297,7 @@ def _share_as_typed(x: np.ndarray, what: str) -> None:
     st.button(
         SHARE_LABEL,
         key=f"share_{what}",
-        on_click=_use_typed,
+        on_click=use_typed,
         args=(", ".join(ln.number_text(v) for v in x),),
         icon=":material/link:",
         help=f"A link carries no {what}. This switches the input to “{SOURCES[1]}” with exactly these "
@@ -305,7 +305,8 @@ def _share_as_typed(x: np.ndarray, what: str) -> None:
     )
 
 
-def _use_typed(text: str) -> None:
+def use_typed(text: str) -> None:
+    """Make ``text`` the lab's input, as typed numbers (a callback: the next run draws it)."""
     st.session_state["typed"] = text
     st.session_state["src"] = SOURCES[1]
     try:  # a text box not drawn yet this session writes its value into the URL only on a later run
@@ -537,6 +538,27 @@ def lab_at(
     elif lab.affine_mode == AFFINE_MODES[2]:
         gamma, beta, _ = _affine_values(lab.affine_mode, lab.x, eps, {}, 1.0, 0.0)
     return replace(lab, eps=eps, gamma=gamma, beta=beta)
+
+
+def lab_typed(lab: LabInput, x: np.ndarray) -> LabInput:
+    """``lab`` once ``x`` is its typed input (what a dragged bar's release makes it): γ and β follow
+    the γ/β mode as the sidebar makes them for ``x`` (σ and μ for "Undo"; a MiniLM token's learned
+    values are gone with the token)."""
+    gamma, beta, notes = _affine_values(
+        lab.affine_mode, x, lab.eps, {}, float(lab.gamma[0]), float(lab.beta[0])
+    )
+    return replace(
+        lab,
+        x=x,
+        label="typed vector",
+        source=SOURCES[1],
+        gamma=gamma,
+        beta=beta,
+        problem=None,
+        recorded_y=None,
+        model_eps=None,
+        notes=notes,
+    )
 
 
 @dataclass(frozen=True)

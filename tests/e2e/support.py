@@ -141,6 +141,16 @@ def serve(log_path: Path) -> Iterator[tuple[str, ServerLog]]:
         pytest.fail(str(exc))
 
 
+def live_ready(scope: Page | Locator, key: str) -> Locator:
+    """Point at live slider ``key`` as a student reaching for it does, and wait until it holds a frame
+    for every value: ``ui/live/live.js`` asks for new frames only then (a large input's, or after
+    another control moved the page). Returns the slider's thumb."""
+    root = scope.locator(f".st-key-{key}_live .lab-live")
+    root.hover()  # scrolls it into view first
+    scope.locator(f".st-key-{key}_live .lab-live[data-frames=ready]").wait_for()
+    return root.locator("input[type=range]")
+
+
 # --- one tab ------------------------------------------------------------------------------------------
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from e2e.support import Lab, page_by_url, query
+from e2e.support import Lab, live_ready, page_by_url, query
 from ui.live import mean, offered
 
 pytestmark = pytest.mark.browser
@@ -107,7 +107,7 @@ def test_a_drag_shows_the_cores_numbers_on_every_frame_and_release_keeps_them(la
     thumb = lab.page.locator(f"{LIVE} input[type=range]")
     expect(thumb).to_be_visible()
     lab.page.locator(f"{READOUT} .katex").first.wait_for()  # KaTeX loaded: the formula is typeset
-    lab.page.locator(f"{LIVE} .lab-live[data-frames=ready]").wait_for()
+    live_ready(lab.page, "mean_shift")
     for key in (mean.CHART_X, mean.CHART_CENTERED):
         lab.page.locator(f".st-key-{key} .main-svg").first.wait_for()
     box = thumb.bounding_box()
@@ -190,10 +190,11 @@ def test_the_live_formula_is_typeset_as_st_latex_typesets(lab: Lab) -> None:
 
 
 def test_a_large_input_asks_for_its_frames_and_then_answers_during_a_drag(lab: Lab) -> None:
-    """At d = 768 the first draw sends only the frames' id; the browser asks, and the next run brings
-    them (``ui.live``): without that answer the slider would work only on release."""
+    """At d = 768 the first draw sends only the frames' id; the browser asks when the pointer reaches
+    the slider, and the run that answers brings them (``ui.live``): without that answer the slider
+    would work only on release."""
     lab.open(MEAN, query(d=768))
-    lab.page.locator(f"{LIVE} .lab-live[data-frames=ready]").wait_for()
+    live_ready(lab.page, "mean_shift")
     lab.page.locator(f".st-key-{mean.CHART_X} .main-svg").first.wait_for()
     lab.page.locator(f"{READOUT} .katex").first.wait_for()
     thumb = lab.page.locator(f"{LIVE} input[type=range]")

@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import expect
 
 import layernorm as ln
-from e2e.support import AppPage, Lab, page_by_url
+from e2e.support import AppPage, Lab, live_ready, page_by_url
 from ui.live import Frame
 from ui.live import estimators as le
 from ui.live import gradients as lg
@@ -153,7 +153,7 @@ def test_a_drag_shows_the_cores_numbers_on_every_frame_and_release_keeps_them(la
     thumb = lab.page.locator(f"{live} input[type=range]")
     thumb.scroll_into_view_if_needed()
     expect(thumb).to_be_visible()
-    lab.page.locator(f"{live} .lab-live[data-frames=ready]").wait_for()
+    live_ready(lab.page, c.key)
     for key in expected(c, c.labels[0]):  # KaTeX loaded: every live formula is typeset
         if expected(c, c.labels[0])[key]["tex"] is not None:
             lab.page.locator(f".st-key-live_readout_{key} .katex").first.wait_for()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from e2e.support import Lab, page_by_url, query
+from e2e.support import Lab, live_ready, page_by_url, query
 from ui.live import scale_shift
 
 pytestmark = pytest.mark.browser
@@ -38,7 +38,7 @@ def expected(gamma: float, beta: float, eps: float = 1e-5) -> list[str]:
 def drag(lab: Lab, key: str, to: float) -> list[tuple[str, list[str]]]:
     """Drag a sidebar slider from its thumb to ``to`` of its track; what was shown on each step."""
     lab.wait_idle()  # a run draws the sidebar's sliders anew
-    lab.sidebar.locator(f".st-key-{key}_live .lab-live[data-frames=ready]").wait_for()
+    live_ready(lab.sidebar, key)
     thumb(lab, key).scroll_into_view_if_needed()  # the sidebar scrolls on a 720-pixel window
     box = thumb(lab, key).bounding_box()
     assert box is not None
@@ -59,7 +59,7 @@ def drag(lab: Lab, key: str, to: float) -> list[tuple[str, list[str]]]:
 
 def test_a_drag_of_gamma_shows_the_cores_metrics_and_release_keeps_them(lab: Lab) -> None:
     lab.open(SS, query(**TYPED))
-    lab.sidebar.locator(".st-key-gamma_live .lab-live[data-frames=ready]").wait_for()
+    live_ready(lab.sidebar, "gamma")
     seen = drag(lab, "gamma", 0.9)
     assert len({label for label, _ in seen}) >= 5, seen
     for label, metrics in seen:
@@ -74,7 +74,7 @@ def test_a_drag_of_gamma_shows_the_cores_metrics_and_release_keeps_them(lab: Lab
     lab.assert_clean()
 
     # β moved and released: a drag of γ now shows frames at the new β
-    lab.sidebar.locator(".st-key-beta_live .lab-live[data-frames=ready]").wait_for()
+    live_ready(lab.sidebar, "beta")
     moved = drag(lab, "beta", 0.75)
     beta = float(moved[-1][0])
     assert beta != 0.0
@@ -82,7 +82,7 @@ def test_a_drag_of_gamma_shows_the_cores_metrics_and_release_keeps_them(lab: Lab
     expect(lab.page.locator(f"{READOUT} [data-testid=stMetricValue]").first).to_have_text(
         expected(gamma, beta)[0]
     )
-    lab.sidebar.locator(".st-key-gamma_live .lab-live[data-frames=ready]").wait_for()
+    live_ready(lab.sidebar, "gamma")
     for label, metrics in drag(lab, "gamma", 0.2):
         assert metrics == expected(float(label), beta), (label, beta)
     lab.wait_idle()
@@ -91,7 +91,7 @@ def test_a_drag_of_gamma_shows_the_cores_metrics_and_release_keeps_them(lab: Lab
 
 def test_the_released_values_follow_the_student_to_the_next_page(lab: Lab) -> None:
     lab.open(SS, query(**TYPED))
-    lab.sidebar.locator(".st-key-gamma_live .lab-live[data-frames=ready]").wait_for()
+    live_ready(lab.sidebar, "gamma")
     gamma = float(drag(lab, "gamma", 0.1)[-1][0])
     lab.wait_idle()
     lab.nav_to(FULL)

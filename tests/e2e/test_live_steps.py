@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from e2e.support import Lab, page_by_url, query
+from e2e.support import Lab, live_ready, page_by_url, query
 from ui.live import Frame, standardize, variance
 
 pytestmark = pytest.mark.browser
@@ -183,7 +183,7 @@ def drag(lab: Lab, c: Control) -> list[dict[str, Any]]:
     what was seen on every animation frame while the mouse was down (the mouse is released after)."""
     thumb = lab.page.locator(f".st-key-{c.key}_live input[type=range]")
     expect(thumb).to_be_visible()
-    lab.page.locator(f".st-key-{c.key}_live .lab-live[data-frames=ready]").wait_for()
+    live_ready(lab.page, c.key)
     for key in c.readouts:
         if c.frame(c.value_of(seen_now(lab, c)["label"])).readout(key).tex is not None:
             lab.page.locator(f".st-key-live_readout_{key} .katex").first.wait_for()  # typeset
@@ -229,6 +229,13 @@ def test_a_drag_shows_the_cores_numbers_on_every_frame_and_release_keeps_them(la
     expect(lab.page).to_have_url(re.compile(rf"{c.key}={re.escape(carried)}(&|$)"))
     lab.wait_idle()
     expect(lab.page.locator(f".st-key-{c.key}_live .lab-live-value")).to_have_text(last["label"])
+    # Plotly draws the server's figure after the run ends (until then the SVG holds the last frame)
+    wants = [[float(v) for v in c.frame(value).chart(key).traces[0]] for key in c.charts]
+    lab.page.wait_for_function(
+        f"([spec, wants]) => JSON.stringify(({SEEN_JS})(spec).charts.map((c) => c.y))"
+        " === JSON.stringify(wants)",
+        arg=[spec(c), wants],
+    )
     after = seen_now(lab, c)
     assert after["readouts"] == last["readouts"]  # the released page: the last live frame at every digit
     shown_as_expected(c, after, at_rest=True)

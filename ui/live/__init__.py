@@ -285,7 +285,7 @@ def _mount(
         st.session_state[NOT_THE_USER] = True  # the browser asked, not the student: a link's notes stay
 
     body = frames()
-    # A large payload waits until the browser asks for it (it does as soon as it mounts the slider):
+    # A large payload waits until the browser asks for it (when the student reaches for the slider):
     # the page's first draw does not wait for frames a student may never drag through.
     small = sum(len(a) for a in body["arrays"]) < _SEND_AT_ONCE  # type: ignore[attr-defined]
     full = key in asked or (sent.get(key) != body["id"] and small)

@@ -32,32 +32,29 @@ const live = (globalThis.labLive ??= (() => {
 })());
 
 // A slider's frame for its value must be what the page shows: after another control moved (a page
-// control's rerun does not redraw the sidebar's sliders), its frames are the page at the old values,
-// and it asks the server for new ones.
+// control's rerun does not redraw the sidebar's sliders), its frames are the page at the old values.
+// It then draws none, and asks for new ones when the student reaches for it (want(), below).
 function checkFresh(s) {
   if (!s.payload?.frames || s.dragging || !s.root.isConnected) return;
   const frame = s.payload.frames[s.index()];
   for (const r of frame.readouts) {
     const shown = live.readouts.get(r.key);
     if (shown?.server && shown.root.isConnected && shown.server !== JSON.stringify(r)) {
-      stale(s, true);  // no frame of these until the new ones come
-      s.ask(s.payload.id);
+      stale(s, true);
       return;
     }
   }
   stale(s, false);
 }
 
-// After a release every other slider's frames may be the page at the old value until the server
-// answers (it redraws the sidebar's with the page, or the browser sees they no longer match): they
-// draw no frame meanwhile.
 function stale(s, on) {
   s.stale = on;
-  if (s.payload) s.root.dataset.frames = on ? "stale" : "ready";
-  clearTimeout(s.staleTimer);
-  // a release that changed no readout redraws nothing to check against: look again once it is done
-  if (on) s.staleTimer = setTimeout(() => checkFresh(s), 3000);
+  if (s.asking === null) s.root.dataset.frames = framesState(s);
 }
+
+// What tests and benchmarks wait for: "ready" (a drag draws every value), "stale" (the frames are the
+// page at old values), "missing" (none sent yet: a large payload waits to be asked for), "asked".
+const framesState = (s) => (!s.payload ? "missing" : s.stale ? "stale" : "ready");
 
 const decode = (b64) => {
   const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
@@ -290,7 +287,7 @@ function buildSlider(root) {
   input.id = "lab-live-" + Math.random().toString(36).slice(2);
   root.querySelector("label").htmlFor = input.id;
   const s = {root, input, payload: null, dragging: false, shown: -1, pending: null, send: null,
-             sent: null, link: null};
+             sent: null, link: null, asking: null, reaching: false};
 
   s.index = () => Math.min(Math.max(Math.round(Number(input.value)), 0), s.values.length - 1);
   s.draw = (i, moving) => {
@@ -322,7 +319,40 @@ function buildSlider(root) {
     s.dragging = on;
     document.documentElement.classList.toggle("lab-live-dragging", on);  // live.css dims ui.live.at_rest
   };
-  input.addEventListener("pointerdown", () => dragging(true));
+  // Frames are asked for only while the student reaches for this slider (pointer over it, focus, a
+  // press), never on a timer or after a run: a message the browser sends by itself can arrive after a
+  // click elsewhere (a page link, a button) and take that click's place in the server's queue.
+  // The ask waits until no run is going, since a message sent during one carries the kept sliders'
+  // browser copies, which a release may not have updated yet (that took a released value back).
+  // Once per payload id: an answer that leaves the frames stale is not asked again.
+  s.want = () => {
+    if (!s.send || (s.payload && !s.stale) || s.asking !== null || s.sentAsk === s.id) return;
+    const id = (s.asking = s.id);
+    root.dataset.frames = "asked";
+    const app = document.querySelector('[data-testid="stApp"]');
+    const when = () => {
+      if (s.asking !== id || !root.isConnected) return;
+      if (app?.dataset.testScriptState === "running") requestAnimationFrame(when);
+      else {
+        s.sentAsk = id;
+        s.send("missing", id);
+      }
+    };
+    requestAnimationFrame(when);
+  };
+  const reach = (on) => {
+    s.reaching = on || s.dragging || document.activeElement === input;
+    if (s.reaching) s.want();
+    else if (s.asking !== null && s.sentAsk !== s.asking) {  // it left before the ask was sent
+      s.asking = null;
+      root.dataset.frames = framesState(s);
+    }
+  };
+  root.addEventListener("pointerenter", () => reach(true));
+  root.addEventListener("pointerleave", () => reach(false));
+  input.addEventListener("focus", () => reach(true));
+  input.addEventListener("blur", () => reach(false));
+  input.addEventListener("pointerdown", () => { dragging(true); reach(true); });
   const release = () => {
     dragging(false);
     if (!s.values) return;
@@ -349,19 +379,7 @@ function buildSlider(root) {
 function mountSlider(root, data, setTriggerValue) {
   const s = (root.labLive ??= buildSlider(root));
   s.send = setTriggerValue;
-  // Asked once the app is idle: a message sent during a run carries the browser's copies of the
-  // kept sliders, and one a release has just moved may not have its new value yet (it took it back).
-  s.ask = (id) => {
-    if (s.asked === id) return;
-    s.asked = id;
-    const app = document.querySelector('[data-testid="stApp"]');
-    const when = () => {
-      if (s.asked !== id) return;
-      if (app?.dataset.testScriptState === "running") requestAnimationFrame(when);
-      else setTriggerValue("missing", id);
-    };
-    requestAnimationFrame(when);
-  };
+  s.id = data.payload.id;
   s.link = data.link;
   s.path = location.pathname;
   live.sliders.set(data.link.key, s);
@@ -379,10 +397,10 @@ function mountSlider(root, data, setTriggerValue) {
   }
   s.movedTo = -1;  // the server drew this run's view: a drag draws from its first value on
   const payload = data.payload.frames ? keep(data.payload) : live.payloads.get(data.payload.id);
-  root.dataset.frames = payload ? "ready" : "asked";  // what tests and benchmarks wait for
   s.payload = payload ?? null;
+  if (s.asking !== null && (s.sentAsk === s.asking || s.asking !== s.id)) s.asking = null;  // answered
   s.stale = false;  // checkFresh below tells if the server's frames are not the page's either
-  if (!payload) s.ask(data.payload.id);  // told it had these frames, and it does not: ask for them
+  root.dataset.frames = s.asking === null ? framesState(s) : "asked";
   // A run that answers an earlier key press must not pull the thumb back from where the student has
   // moved it since: the thumb follows the server again once it answers the value sent last.
   const waiting = s.sent && s.sent.index !== data.index && performance.now() - s.sent.at < 5000;
@@ -393,6 +411,172 @@ function mountSlider(root, data, setTriggerValue) {
   }
   s.draw(s.index(), false);
   checkFresh(s);
+  // a release that changed no readout redraws none to check the others against: this run is the check
+  for (const other of live.sliders.values()) if (other !== s) checkFresh(other);
+  if (s.reaching && (!s.payload || s.stale)) s.want();  // still under the pointer or focused
+}
+
+// ---- bars: drag a feature of the vector itself (ui/live/vector.py) ------------------------------------
+
+// Over each bar of a feature chart (bars at x = 1 … d) a native vertical range input spans the column,
+// its ends at the grid's ends on the y axis: a press puts the value under the pointer, a drag follows
+// it, Tab and the arrow keys work as on any slider. A feature's frames come when the student reaches
+// for its bar (as a live slider's do) and say what the whole page shows at each grid value.
+const BAR_THUMB = 6;  // px: the grab handle's height (live.css); the input's ends reach past the axis by half
+
+function placeBars(b) {
+  const holder = document.querySelector(`.st-key-${b.data.chart}`);
+  const plot = holder?.querySelector(".lab-chart");
+  const full = plot?._fullLayout;
+  if (!full?.xaxis || !full.yaxis) return false;
+  if (!plot.labBarsWatched && plot.on) {  // Plotly draws the server's figure after a run: place again
+    plot.labBarsWatched = true;
+    plot.on("plotly_afterplot", () => { if (b.root.isConnected) placeBars(b); });
+  }
+  const xa = full.xaxis, ya = full.yaxis;
+  if (ya.autorange) return false;
+  if (!b.layer || !b.layer.isConnected || b.layer.parentElement !== holder) {
+    b.layer?.remove();
+    b.layer = document.createElement("div");
+    b.layer.className = "lab-bars";
+    holder.appendChild(b.layer);
+    b.inputs = [];
+  }
+  const d = b.data.at.length;
+  while (b.inputs.length > d) b.inputs.pop().remove();
+  while (b.inputs.length < d) b.inputs.push(barInput(b, b.inputs.length));
+  const from = plot.getBoundingClientRect(), to = holder.getBoundingClientRect();
+  const [lo, hi] = b.data.span;
+  const top = from.top - to.top + ya._offset + ya.c2p(hi) - BAR_THUMB / 2;
+  const height = ya.c2p(lo) - ya.c2p(hi) + BAR_THUMB;
+  const slot = d > 1 ? Math.abs(xa.c2p(2) - xa.c2p(1)) : xa._length / 2;
+  const width = Math.max(Math.min(slot * 0.9, 80), 6);
+  b.inputs.forEach((input, i) => {
+    input.max = String(b.data.count - 1);
+    if (b.dragging !== i) input.value = String(b.data.at[i]);
+    input.setAttribute("aria-valuetext", b.data.texts[i]);
+    input.style.left = `${from.left - to.left + xa._offset + xa.c2p(i + 1) - width / 2}px`;
+    input.style.top = `${top}px`;
+    input.style.width = `${width}px`;
+    input.style.setProperty("--lab-bar-width", `${width}px`);
+    input.style.height = `${height}px`;
+    input.dataset.frames = b.have.has(i) ? "ready" : b.asking === i ? "asked" : "missing";
+  });
+  return true;
+}
+
+function barInput(b, i) {
+  const input = document.createElement("input");
+  input.type = "range";
+  input.min = "0";
+  input.step = "1";
+  input.className = "lab-bar-input";
+  input.dataset.feature = String(i + 1);
+  input.setAttribute("aria-label", `Feature ${i + 1} of the vector (drag its bar, or use the arrow keys)`);
+  const tip = () => b.layer.querySelector(".lab-bar-tip") ?? b.layer.appendChild(Object.assign(
+    document.createElement("output"), {className: "lab-bar-tip", ariaHidden: "true"}));
+  let dwell = null;
+  const reach = (on, now) => {
+    clearTimeout(dwell);
+    if (on) {
+      if (now) b.want(i);
+      else dwell = setTimeout(() => b.want(i), 120);  // a pointer passing over the chart asks nothing
+    } else if (b.asking === i && !b.askSent && b.dragging !== i) {
+      b.asking = null;
+      input.dataset.frames = "missing";
+    }
+  };
+  input.addEventListener("pointerenter", () => reach(true, false));
+  input.addEventListener("pointerleave", () => reach(false));
+  input.addEventListener("focus", () => reach(true, true));
+  input.addEventListener("blur", () => reach(false));
+  input.addEventListener("pointerdown", () => {
+    b.dragging = i;
+    b.movedTo = -1;
+    document.documentElement.classList.add("lab-live-dragging");
+    reach(true, true);
+  });
+  let pending = null;
+  const frame = () => {
+    pending = null;
+    const k = Number(input.value);
+    const t = tip();
+    const payload = b.have.get(i);
+    t.textContent = payload ? payload.labels[k] : "";
+    t.hidden = !payload;
+    t.style.left = input.style.left;
+    t.style.top = `${parseFloat(input.style.top) + (1 - k / (b.data.count - 1)) * (parseFloat(input.style.height) - BAR_THUMB)}px`;
+    if (!payload || k === b.movedTo) return;
+    b.movedTo = k;
+    const f = payload.frames[k];
+    for (const r of f.readouts) live.readouts.get(r.key)?.show(r);
+    for (const chart of f.charts) drawChart(chart, payload.decoded);
+  };
+  input.addEventListener("input", () => { pending ??= requestAnimationFrame(frame); });
+  input.addEventListener("change", () => {
+    if (pending !== null) { cancelAnimationFrame(pending); frame(); }
+    b.dragging = -1;
+    document.documentElement.classList.remove("lab-live-dragging");
+    tip().hidden = true;
+    for (const s of live.sliders.values()) stale(s, true);  // their frames are of the old vector
+    b.send?.("set", {base: b.data.base, i, k: Number(input.value)});
+  });
+  addEventListener("pointerup", () => {
+    if (b.dragging === i) { b.dragging = -1; document.documentElement.classList.remove("lab-live-dragging"); }
+  });
+  b.layer.appendChild(input);
+  return input;
+}
+
+// A feature's frames can reach past another chart's fixed axis (its range held the other controls'
+// frames only): the axis grows once, when they come, so that no bar of a frame is cut off.
+function widenAxes(ranges, own) {  // not the bars' own chart: its axis holds the grid already
+  for (const [key, [lo, hi]] of Object.entries(ranges ?? {})) {
+    if (key === own) continue;
+    const plot = document.querySelector(`.st-key-${key} .lab-chart`);
+    const ya = plot?._fullLayout?.yaxis;
+    if (!ya || ya.autorange) continue;
+    const [a, b] = ya.range;
+    if (lo < a || hi > b) globalThis.Plotly?.relayout(plot, {"yaxis.range": [Math.min(a, lo), Math.max(b, hi)]});
+  }
+}
+
+function mountBars(root, data, setTriggerValue) {
+  const b = (root.labBars ??= {root, layer: null, inputs: [], have: new Map(), asking: null,
+                                askSent: false, dragging: -1, movedTo: -1});
+  if (b.data?.base !== data.base) { b.have.clear(); b.asking = null; }
+  b.data = data;
+  b.send = setTriggerValue;
+  const p = data.payload;
+  if (p && p.base === data.base) {
+    b.have.set(p.feature, keep(p));
+    if (b.asking === p.feature) b.asking = null;
+    widenAxes(p.ranges, data.chart);
+  }
+  if (b.askSent && b.asking !== null) b.asking = null;  // answered (or the run went another way)
+  b.askSent = false;
+  // The same rule as a live slider's (want, above): asked only while the student reaches for a bar.
+  b.want = (i) => {
+    if (b.have.has(i) || b.asking !== null) return;
+    b.asking = i;
+    if (b.inputs[i]) b.inputs[i].dataset.frames = "asked";
+    const base = b.data.base;
+    const app = document.querySelector('[data-testid="stApp"]');
+    const when = () => {
+      if (b.asking !== i || b.data.base !== base || !root.isConnected) return;
+      if (app?.dataset.testScriptState === "running") requestAnimationFrame(when);
+      else { b.askSent = true; b.send("feature", {base, i}); }
+    };
+    requestAnimationFrame(when);
+  };
+  let tries = 0;
+  const place = () => { if (!placeBars(b) && root.isConnected && ++tries < 600) requestAnimationFrame(place); };
+  place();
+  if (!b.resizeWatched) {
+    b.resizeWatched = true;
+    addEventListener("resize", () => { if (root.isConnected) placeBars(b); });
+  }
+  return () => { if (!root.isConnected) b.layer?.remove(); };
 }
 
 export default function (component) {
@@ -408,6 +592,7 @@ export default function (component) {
     if (!ready) loadKatex(data.katex).then(() => r.show(data.readout));
     return () => { if (live.readouts.get(r.key) === r) live.readouts.delete(r.key); };
   }
+  if (data.mode === "bars") return mountBars(root, data, setTriggerValue);
   root.classList.add("lab-live-slider");
   mountSlider(root, data, setTriggerValue);
   if (!ready) loadKatex(data.katex);
