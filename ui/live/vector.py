@@ -60,15 +60,22 @@ def _nice(v: float) -> float:
     return next(m * power for m in (1, 2, 5, 10) if m * power >= v * (1 - 1e-12))
 
 
-def grid_for(shown: np.ndarray, axis: Sequence[float] | None = None) -> Grid:
+FAR = float(np.finfo(float).max) / 8  # bars beyond this are not dragged: the grid's arithmetic stays finite
+TINY = 1e-290  # nor an axis shorter than this: its step would be subnormal
+
+
+def grid_for(shown: np.ndarray, axis: Sequence[float] | None = None) -> Grid | None:
     """A grid over the chart's y axis (``axis``, when the page's other controls fix it), or else over
-    the bars' values and zero with half their span of room above and below."""
+    the bars' values and zero with their span of room above and below; None past :data:`FAR` or
+    under :data:`TINY`."""
     if axis is not None:
         lo, hi = axis
     else:
         lo, hi = min(float(shown.min()), 0.0), max(float(shown.max()), 0.0)
         span = hi - lo if hi > lo else max(abs(hi), 1.0)
-        lo, hi = lo - span / 2, hi + span / 2
+        lo, hi = lo - span, hi + span
+    if not -FAR <= lo <= hi <= FAR or hi - lo < TINY:
+        return None
     step = _nice((hi - lo) / STEPS)
     decimals = max(0, -math.floor(math.log10(step)))
     k0, k1 = math.floor(lo / step), math.ceil(hi / step)
@@ -124,12 +131,12 @@ def bars(
     features."""
     if st.session_state.pop(_SET, False):
         st.rerun(scope="app")  # the sidebar shows the typed numbers: a section's own rerun would not
-    if lab.d > LIMIT:
-        return {"ranges": {}, "x_ranges": {}}
-    key = f"{chart}_bars"
     ranges = [r for p in axis_of if (r := p["ranges"].get(chart))]
     axis = (min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None
     grid = grid_for(np.asarray(shown, dtype=float), axis)
+    if lab.d > LIMIT or grid is None:
+        return {"ranges": {}, "x_ranges": {}}
+    key = f"{chart}_bars"
     base = hashlib.sha1(repr((key, token, _labkey(lab), grid, offset)).encode()).hexdigest()
     asked: dict[str, int] = st.session_state.setdefault(_ASKED, {})
     i = asked.pop(key, None)
