@@ -122,13 +122,17 @@ def bars(
     trace: int = 0,
     offset: float = 0.0,
     axis_of: Sequence[dict[str, Any]] = (),
+    caption: str | None = "↕ Drag an x bar of the chart below (or focus it and press the arrow keys): "
+    "that feature changes and the formulas, metrics and charts follow; what cannot follow is dimmed "
+    "until you let go.",
 ) -> dict[str, object]:
     """Make the bars of trace ``trace`` of chart ``chart`` draggable (they show ``shown``, which is
     ``lab.x + offset``); return what :func:`ui.live.show_chart` needs to fix the chart's y axis over
     the grid. ``view(lab)`` is the page's frame for an input, its own controls as they are now, which
     ``token`` names; ``axis_of``: the payloads of the page's live controls, whose frames fix the
     chart's axis (the grid spans it). Nothing is drawn for an input of more than :data:`LIMIT`
-    features."""
+    features. ``caption``: the line above the chart that tells a student the bars move (None when
+    the chart's title says it)."""
     if st.session_state.pop(_SET, False):
         st.rerun(scope="app")  # the sidebar shows the typed numbers: a section's own rerun would not
     ranges = [r for p in axis_of if (r := p["ranges"].get(chart))]
@@ -137,6 +141,8 @@ def bars(
     if lab.d > LIMIT or grid is None:
         return {"ranges": {}, "x_ranges": {}}
     key = f"{chart}_bars"
+    if caption:
+        st.caption(caption)
     base = hashlib.sha1(repr((key, token, _labkey(lab), grid, offset)).encode()).hexdigest()
     asked: dict[str, int] = st.session_state.setdefault(_ASKED, {})
     i = asked.pop(key, None)
@@ -203,6 +209,6 @@ def input_chart(lab: LabInput, view: Callable[[LabInput], Frame], token: object)
         f = view(at)
         return Frame(f.readouts, (*f.charts, Chart(INPUT_CHART, (at.x,))))
 
-    drag = bars(lab, with_input, token, chart=INPUT_CHART, shown=lab.x)
+    drag = bars(lab, with_input, token, chart=INPUT_CHART, shown=lab.x, caption=None)  # the title says it
     title = f"Your vector ({plain_chart(lab.label, LABEL_LIMIT)}): drag a bar to change that feature"
     live.show_chart(charts.feature_chart([("x", lab.x)], title, height=260), INPUT_CHART, drag)
