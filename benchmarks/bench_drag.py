@@ -2,14 +2,15 @@
 
 Run from the repository root (a benchmark: it prints a table and asserts nothing)::
 
-    .venv/bin/python benchmarks/bench_drag.py [--targets /mean:mean_shift,/mean?d=4096:mean_shift]
+    .venv/bin/python benchmarks/bench_drag.py [--targets /mean:mean_shift,/mean?d=4096:mean_shift,/mean:bar2]
         [--repeats 3] [--moves 90] [--seconds 1.5] [--json out.json]
 
 Two fresh servers on loopback (``scripts/browser.streamlit_server``): the app and
 ``benchmarks/trivial_app.py`` (one ``st.slider``, one Plotly line), driven by one headless Debian
-Chromium. For each target (a page and the widget key of one control), the page is opened in a fresh
-tab, and the mouse drags the control's thumb: down on the thumb, ``--moves`` moves spread over
-``--seconds`` (40 % of the track's width, to the right, or to the left past the middle), up.
+Chromium. For each target (a page and the widget key of one control, or ``barN`` for feature N's bar
+of the page's input chart), the page is opened in a fresh tab, and the mouse drags the control's
+thumb: down on the thumb, ``--moves`` moves spread over ``--seconds`` (40 % of the track's width, to
+the right, or to the left past the middle; a bar: 40 % of its column, up or down), up.
 
 What counts as an update: an animation frame in which something a student reads changed: the text of
 a formula (KaTeX) or of a metric, or a chart's SVG (``.main-svg``). A ``MutationObserver`` on the
@@ -149,19 +150,39 @@ def thumb_and_track(page: Page, key: str) -> tuple[float, float, float, float]:
     return tb["x"] + tb["width"] / 2, sb["x"], sb["x"] + sb["width"], tb["y"] + tb["height"] / 2
 
 
+def bar_path(page: Page, feature: str) -> tuple[float, float, float, float]:
+    """A dragged bar of the vector (``ui.live.vector``): from its top, 40 % of its column up (or down,
+    past the middle): (x, y0, y1). The student reaches for it first, which fetches its frames."""
+    bar = page.locator(f'.lab-bar-input[data-feature="{feature}"]')
+    bar.hover()
+    page.locator(f'.lab-bar-input[data-feature="{feature}"][data-frames=ready]').wait_for(timeout=WAIT_MS)
+    box = bar.bounding_box()
+    assert box is not None
+    at = float(bar.input_value()) / float(bar.get_attribute("max") or 1)
+    thumb = 6  # px, live.css's handle: the input's ends reach past the axis by half of it
+    y0 = box["y"] + thumb / 2 + (1 - at) * (box["height"] - thumb)
+    span = 0.4 * (box["height"] - thumb)
+    y1 = y0 - span if y0 - span >= box["y"] else y0 + span
+    return box["x"] + box["width"] / 2, y0, box["x"] + box["width"] / 2, y1
+
+
 def drag_once(page: Page, key: str, moves: int, seconds: float) -> Drag:
     page.locator(IDLE).wait_for(timeout=WAIT_MS)
-    x0, left, right, y = thumb_and_track(page, key)
-    span = 0.4 * (right - left)
-    x1 = x0 + span if x0 + span <= right else x0 - span
-    control = [f".st-key-{key}_live input[type=range]", f".st-key-{key} input[type=range]"]
+    if key.startswith("bar"):  # "bar2": feature 2's bar of the page's input chart
+        x0, y0, x1, y1 = bar_path(page, key.removeprefix("bar"))
+        control = [f'.lab-bar-input[data-feature="{key.removeprefix("bar")}"]'] * 2
+    else:
+        x0, left, right, y0 = thumb_and_track(page, key)
+        span = 0.4 * (right - left)
+        x1, y1 = (x0 + span if x0 + span <= right else x0 - span), y0
+        control = [f".st-key-{key}_live input[type=range]", f".st-key-{key} input[type=range]"]
     page.evaluate(PROBE_JS, [WATCHED, control])
-    page.mouse.move(x0, y)
+    page.mouse.move(x0, y0)
     down = page.evaluate("performance.now()")
     page.mouse.down()
     start = time.perf_counter()
     for i in range(1, moves + 1):
-        page.mouse.move(x0 + (x1 - x0) * i / moves, y)
+        page.mouse.move(x0 + (x1 - x0) * i / moves, y0 + (y1 - y0) * i / moves)
         wait = start + seconds * i / moves - time.perf_counter()
         if wait > 0:
             time.sleep(wait)  # a benchmark paces the hand; tests never sleep

@@ -51,9 +51,12 @@ def _settled(tab: Page) -> tuple[str, str, dict[str, str]]:
     """(main text, sidebar text, chart figures) once the run is over and every chart is drawn."""
     tab.locator(IDLE).wait_for()
     tab.evaluate("() => { if (globalThis.labOffscreen) globalThis.labOffscreen.quietMs = 0; }")
+    # An element whose code a tab has not loaded yet (st.table's, in a fresh tab) shows Streamlit's
+    # skeleton until it has, up to 2 s after the run ended: a fresh tab read then missed the table.
     tab.wait_for_function(
         f"() => Object.values(({DRAWN_SPECS})()).every((s) => s !== null)"
         " && !(globalThis.labOffscreen && globalThis.labOffscreen.waiting() > 0)"
+        " && !document.querySelector('[data-testid=\"stSkeleton\"]')"
     )
     return tab.evaluate(MAIN_TEXT), tab.locator(SIDEBAR).inner_text(), tab.evaluate(DRAWN_SPECS)
 

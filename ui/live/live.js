@@ -31,6 +31,15 @@ const live = (globalThis.labLive ??= (() => {
   return state;
 })());
 
+// An ask for frames waits while a run is going and while a release is still unanswered: a message
+// carries the browser's copies of the hidden kept sliders, and until the release's run redraws them
+// they hold the value from before the release (an ask sent then took that old value back).
+function askNow(app) {
+  if (app?.dataset.testScriptState === "running") return false;
+  for (const s of live.sliders.values()) if (s.sent && s.root.isConnected) return false;
+  return !live.barsSent;
+}
+
 // A slider's frame for its value must be what the page shows: after another control moved (a page
 // control's rerun does not redraw the sidebar's sliders), its frames are the page at the old values.
 // It then draws none, and asks for new ones when the student reaches for it (want(), below).
@@ -332,7 +341,7 @@ function buildSlider(root) {
     const app = document.querySelector('[data-testid="stApp"]');
     const when = () => {
       if (s.asking !== id || !root.isConnected) return;
-      if (app?.dataset.testScriptState === "running") requestAnimationFrame(when);
+      if (!askNow(app)) requestAnimationFrame(when);
       else {
         s.sentAsk = id;
         s.send("missing", id);
@@ -519,6 +528,7 @@ function barInput(b, i) {
     document.documentElement.classList.remove("lab-live-dragging");
     tip().hidden = true;
     for (const s of live.sliders.values()) stale(s, true);  // their frames are of the old vector
+    live.barsSent = true;  // until the app's run answers (mountBars)
     b.send?.("set", {base: b.data.base, i, k: Number(input.value)});
   });
   addEventListener("pointerup", () => {
@@ -545,6 +555,7 @@ function mountBars(root, data, setTriggerValue) {
   const b = (root.labBars ??= {root, layer: null, inputs: [], have: new Map(), asking: null,
                                 askSent: false, dragging: -1, movedTo: -1});
   if (b.data?.base !== data.base) { b.have.clear(); b.asking = null; }
+  live.barsSent = false;
   b.data = data;
   b.send = setTriggerValue;
   const p = data.payload;
@@ -564,7 +575,7 @@ function mountBars(root, data, setTriggerValue) {
     const app = document.querySelector('[data-testid="stApp"]');
     const when = () => {
       if (b.asking !== i || b.data.base !== base || !root.isConnected) return;
-      if (app?.dataset.testScriptState === "running") requestAnimationFrame(when);
+      if (!askNow(app)) requestAnimationFrame(when);
       else { b.askSent = true; b.send("feature", {base, i}); }
     };
     requestAnimationFrame(when);
