@@ -21,7 +21,11 @@ const live = (globalThis.labLive ??= (() => {
       const i = s.link.urls.indexOf(text);
       if (i >= 0 && i !== s.index()) {
         s.input.value = String(i);
-        s.draw(i, false);
+        // The entry's frame into the readouts and charts too: a key press's frame may be drawn there,
+        // and the run that would redraw them can be cut short by the Back (its readouts then come
+        // with the data the component had at load, which does not redraw it).
+        s.movedTo = -1;
+        s.draw(i, true);
         s.sent = {index: i, at: performance.now()};
         s.released = i;
         s.send?.("value", s.values[i]);
