@@ -9,24 +9,20 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import geometry as geo
 from ui import charts_geometry as cg
-from ui import controls, page, plot, theme
+from ui import controls, live, page, plot, theme
+from ui.live import invariances as inv
 from ui.state import LabInput, lab_input, lab_section, page_fragment, rerun_fragments
 from ui.text import (
     digits_to_separate,
     fmt,
-    fmt_zero,
     plain,
-    rounding_help,
-    tex_base,
     tex_num,
-    tex_vector,
 )
 
-C_CHOICES = [-100.0, -10.0, -1.0, -0.1, -0.001, 0.0, 1e-6, 1e-4, 1e-3, 0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0]
-C_CHOICES += [1e4, 1e6]
+C_CHOICES = inv.C_CHOICES
 C_GRID = np.logspace(-6, 6, 97)  # the curve's scales, c > 0
 GEO_SLIDER = (-2.0, 2.0, 0.1)  # per-axis γ and β on the geometry section
-C_START, B_START = 2.0, 1.0  # the scale and shift sliders' starting values
+C_START, B_START = inv.C_START, inv.SHIFT[2]  # the scale and shift sliders' starting values
 GEO_START = {"geo_gamma": 1.0, "geo_beta": 0.0}  # the geometry's γᵢ and βᵢ start at the identity
 VIEW_START = "At an angle"  # the 3-D views' camera (also in 2-D, where the radio is not drawn)
 CLOUD_POINTS, CLOUD_SEED = 300, 0
@@ -49,8 +45,7 @@ def figure(builder: str, *args: Any, **kwargs: Any) -> go.Figure:
     return _figure(builder, theme.scale(), *args, **kwargs)
 
 
-def c_text(c: float) -> str:
-    return fmt(c, 3) if c != 0 else "0"
+c_text = inv.c_text
 
 
 lab_input()  # the page draws the input in its lab sections below
@@ -67,31 +62,67 @@ page.header(
 
 
 # --- 1. scale and shift ----------------------------------------------------------------------------
-# The controls and the text around the numbers are drawn once, by the page. The numbers are lab
-# sections: c and b rerun them alone (their sliders' on_change), and so does the sidebar, which
-# then leaves the sliders, headings and text where they are.
-SCALE_SECTIONS = ("inv_scale", "inv_curve")
+# One lab section: the controls, the numbers they move and the curve. A release of c or b reruns it
+# (the live slider's own rerun), and so does the sidebar. The numbers and the outputs chart follow the
+# thumbs during a drag (ui.live); the notices and the curve follow on release.
+SCALE_SECTION = "inv_scale"
 
 
-def c_and_b() -> tuple[float, float]:
-    """The scale c and the shift b the sliders hold (read by both of section 1's lab sections)."""
-    return float(st.session_state.get("inv_c", C_START)), float(st.session_state.get("inv_b", B_START))
+def b_before_its_slider() -> float:
+    """b before its slider is drawn this run (c's frames are made at it): the kept value, or on a
+    session's first run from a link, the link's (canonical) text; anything else is b's default, and the
+    section then runs again once both sliders have their values (:func:`scale_section`)."""
+    if "inv_b" in st.session_state:
+        return float(st.session_state["inv_b"])
+    lo, hi, _, step = inv.SHIFT
+    texts = {f"{v:g}": v for v in live.offered(lo, hi, step)}
+    return texts.get(str(st.query_params.get("inv_b", "")), B_START)
 
 
-@lab_section("inv_scale")
-def scale_numbers(lab: LabInput) -> None:
-    c, b = c_and_b()
+def scale_controls(lab: LabInput) -> tuple[float, float, tuple[dict[str, object], ...]]:
+    """The live sliders c and b: their values, and their payloads with the chart's one y axis."""
+    c1, c2 = st.columns(2)
+    # A move of the kept (hidden) slider, e.g. Back onto an address, reruns this section by name.
+    again = {"on_change": rerun_fragments, "args": (SCALE_SECTION,)}
+    b_guess = b_before_its_slider()
+    with c1:
+        c, frames_c = live.select_slider(
+            "Scale c",
+            C_CHOICES,
+            C_START,
+            key="inv_c",
+            name="c",
+            format_func=c_text,
+            frames=lambda: inv.frames_c(lab.x, lab.eps, lab.gamma, lab.beta, b_guess),
+            help="Negative values flip the vector; 0 flattens it to the constant b.",
+            **again,
+        )
+    lo, hi, _, step = inv.SHIFT
+    with c2:
+        b, frames_b = live.slider(
+            "Add b to every feature",
+            lo,
+            hi,
+            B_START,
+            step,
+            key="inv_b",
+            name="b",
+            frames=lambda: inv.frames_b(lab.x, lab.eps, lab.gamma, lab.beta, c),
+            **again,
+        )
+    if b != b_guess:  # c's frames were made at another b: not what a drag of c must show
+        st.rerun()
+    return c, b, (frames_c, frames_b, inv.chart_axis(lab.x, lab.eps))
+
+
+def scale_numbers(lab: LabInput, c: float, b: float, payloads: tuple[dict[str, object], ...]) -> None:
     try:
-        chk = geo.invariance_check(lab.x, c, b, lab.gamma, lab.beta, eps=lab.eps)
+        # The same function made every frame the sliders show during a drag: the released view equals it.
+        shown = inv.frame(lab.x, lab.eps, lab.gamma, lab.beta, c, b)
     except ValueError as exc:  # overflow of c·x + b for huge inputs; never a traceback
         st.error(plain(exc, 400), icon="⚠️")
         return
-    steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
-    eff = r"\infty" if not np.isfinite(chk.effective_eps) else tex_num(chk.effective_eps)
-    st.latex(
-        rf"c = {tex_num(c, 3)},\ b = {tex_num(b, 3)}:\quad \sigma^2 = {tex_num(float(steps.var))},\quad"
-        rf"\epsilon / c^2 = {tex_num(lab.eps)} / {tex_base(c, 3)}^2 = {eff}"
-    )
+    live.readout(shown.readout(inv.NUMBERS))
     if c == 0:
         st.warning(
             "c = 0 turns every input into the constant vector (b, b, …, b): the pattern is gone. "
@@ -104,48 +135,19 @@ def scale_numbers(lab: LabInput) -> None:
             "flip' below with 'LayerNorm moved by'.",
             icon="🔁",
         )
-    m1, m2, m3, m4 = st.columns(4)
-    scale = np.concatenate([chk.ln_x, chk.ln_moved])
-    m1.metric(
-        "LayerNorm moved by",
-        fmt_zero(chk.ln_gap, scale),
-        help="max |LN(c·x + b) − LN(x)| over the features. " + rounding_help(chk.ln_gap, scale),
-    )
-    m2.metric(
-        "LayerNorm + its flip",
-        fmt_zero(chk.ln_flip_gap, scale),
-        help="max |LN(c·x + b) + LN(x)|: 0 when the output only changed sign (c < 0).",
-    )
-    m3.metric(
-        "RMSNorm moved by",
-        fmt_zero(chk.rms_gap, np.concatenate([chk.rms_x, chk.rms_moved])),
-        help="max |RMS(c·x + b) − RMS(x)|: RMSNorm does not subtract the mean, so b moves it.",
-    )
-    m4.metric(
-        "y moved by (your γ, β)",
-        fmt_zero(chk.y_gap, np.concatenate([chk.y_x, chk.y_moved])),
-        help="max |y(c·x + b) − y(x)| with the sidebar's γ and β.",
-    )
-    moved_label = f"{c_text(c)}·x + {c_text(b)}".replace("+ −", "− ")
-    plot.show(
-        figure(
-            "outputs_before_after", chk.ln_x, chk.ln_moved, chk.rms_x, chk.rms_moved, moved_label=moved_label
-        ),
-        key="inv_chart_outputs",
-    )
+    live.readout(shown.readout(inv.METRICS))
+    # one y axis for every (c, b) (inv.chart_axis with the payloads): it holds through both drags
+    live.show_chart(inv.figure(shown, c, b), inv.CHART_OUTPUTS, *payloads)
     if np.all(lab.gamma == 0):
         st.info(
             "Your γ is 0, so y = 0·x̂ + β = β for every input: the output has forgotten x entirely.",
             icon="🧊",
         )
-    digits = digits_to_separate(np.concatenate([chk.y_x, chk.y_moved]), 3)
-    st.latex(rf"y(x) = {tex_vector(chk.y_x, digits=digits)}")
-    st.latex(rf"y(c\,x + b) = {tex_vector(chk.y_moved, digits=digits)}")
+    live.readout(shown.readout(inv.Y_X))
+    live.readout(shown.readout(inv.Y_MOVED))
 
 
-@lab_section("inv_curve")
-def scale_curve(lab: LabInput) -> None:
-    c, b = c_and_b()
+def scale_curve(lab: LabInput, c: float, b: float) -> None:
     try:
         now = geo.invariance_check(lab.x, c, b, eps=lab.eps).ln_gap  # LN alone: no γ, β read
         curve = geo.invariance_curve(lab.x, C_GRID, shift=b, eps=lab.eps)
@@ -174,50 +176,33 @@ def scale_curve(lab: LabInput) -> None:
     )
 
 
-@page_fragment
-def scale_controls() -> None:
-    """c and b: their moves rerun the two number sections (a fragment, so the browser's own rerun is
-    this one's, which the callback replaces, and not the whole page's)."""
-    c1, c2 = st.columns(2)
-    again = {"on_change": rerun_fragments, "args": SCALE_SECTIONS}
-    controls.select_slider(
-        "Scale c",
-        C_CHOICES,
-        C_START,
-        key="inv_c",
-        where=c1,
-        name="c",
-        format_func=c_text,
-        help="Negative values flip the vector; 0 flattens it to the constant b.",
-        **again,
+@lab_section(SCALE_SECTION)
+def scale_section(lab: LabInput) -> None:
+    c, b, payloads = scale_controls(lab)
+    st.latex(
+        r"\mathrm{LN}(c\,x + b) = \operatorname{sign}(c)\,\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon / c^2}}"
+        r"\qquad (\gamma = 1,\ \beta = 0)"
     )
-    controls.slider(
-        "Add b to every feature", -10.0, 10.0, B_START, 0.5, key="inv_b", where=c2, name="b", **again
+    scale_numbers(lab, c, b, payloads)
+    st.caption("y = γ⊙LN(·) + β with the sidebar's γ and β. Set γ = 0 there: both become β.")
+    st.markdown(
+        "**How nearly?** The curve tries every scale c > 0 (your b kept). With ε = 0 LayerNorm would "
+        "not move at all (only float64 rounding is left); with your ε it moves as far as ε/c² differs from "
+        "ε next to σ²: little while both are far below σ², a lot once c²σ² is no longer much larger than ε, "
+        "because the input then looks nearly constant. RMSNorm moves as soon as b ≠ 0."
+    )
+    scale_curve(lab, c, b)
+    st.caption(
+        "Log–log axes; a gap of exactly 0 has no place on them and is not drawn. At c = 1 nothing "
+        "changes, hence the dip. For large c the output tends to the ε-free x̂, which differs from "
+        "LN(x) itself by a factor √(1 + ε/σ²), about 1 + ε/(2σ²) while ε ≪ σ²: the flat tail (a constant "
+        "vector has no tail: its output is 0 at every c). The dotted line is what float64 rounding alone "
+        "can do: for small c, b dwarfs c·x and keeps fewer of its digits."
     )
 
 
 st.subheader("Scale by c, add b: what moves?")
-scale_controls()
-st.latex(
-    r"\mathrm{LN}(c\,x + b) = \operatorname{sign}(c)\,\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon / c^2}}"
-    r"\qquad (\gamma = 1,\ \beta = 0)"
-)
-scale_numbers()
-st.caption("y = γ⊙LN(·) + β with the sidebar's γ and β. Set γ = 0 there: both become β.")
-st.markdown(
-    "**How nearly?** The curve tries every scale c > 0 (your b kept). With ε = 0 LayerNorm would "
-    "not move at all (only float64 rounding is left); with your ε it moves as far as ε/c² differs from "
-    "ε next to σ²: little while both are far below σ², a lot once c²σ² is no longer much larger than ε, "
-    "because the input then looks nearly constant. RMSNorm moves as soon as b ≠ 0."
-)
-scale_curve()
-st.caption(
-    "Log–log axes; a gap of exactly 0 has no place on them and is not drawn. At c = 1 nothing "
-    "changes, hence the dip. For large c the output tends to the ε-free x̂, which differs from "
-    "LN(x) itself by a factor √(1 + ε/σ²), about 1 + ε/(2σ²) while ε ≪ σ²: the flat tail (a constant "
-    "vector has no tail: its output is 0 at every c). The dotted line is what float64 rounding alone "
-    "can do: for small c, b dwarfs c·x and keeps fewer of its digits."
-)
+scale_section()
 
 
 # --- 2. geometry -----------------------------------------------------------------------------------

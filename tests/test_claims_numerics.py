@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 from apptest_support import open_page, page_text
-from live_support import live_metric_elements
+from live_support import live_metric_elements, live_tex
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -193,7 +193,7 @@ INV = "14_invariances"
 @pytest.mark.parametrize("c", ["1e-06", "-100", "1e+06", "0"])
 def test_invariances_numbers_at_the_extremes_of_c(c: str) -> None:
     at = open_link(INV, inv_c=c, inv_b="-10", eps="1")
-    said = page_text(at)
+    said = "\n".join([page_text(at), *live_tex(at)])  # section 1's formulas are live readouts (ui.live)
     x = ln.make_preset("standard normal", 8, 0)
     chk = geo.invariance_check(x, float(c), -10.0, np.ones(8), np.zeros(8), eps=1.0)
     if float(c) != 0:

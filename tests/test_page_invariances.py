@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from chart_specs import charts
+from live_support import live_metrics, live_tex
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -49,7 +50,9 @@ def open_page(**sidebar: Any) -> AppTest:
 
 
 def metric(at: AppTest, label: str) -> str:
-    return next(str(m.value) for m in at.metric if m.label == label)
+    """A metric's value: section 1's are drawn by its live readouts (ui.live), any other by st.metric."""
+    shown = live_metrics(at) + [(m.label, str(m.value)) for m in at.metric]
+    return next(value for name, value in shown if name == label)
 
 
 def _arr(v: Any) -> np.ndarray:
@@ -73,6 +76,7 @@ def trace(at: AppTest, name: str) -> dict[str, Any]:
 
 def texts(at: AppTest) -> str:
     parts = [e.value for e in at.markdown] + [e.value for e in at.caption] + [e.value for e in at.latex]
+    parts += live_tex(at)  # section 1's formulas, drawn by its live readouts
     parts += [e.value for e in at.info] + [e.value for e in at.warning] + [e.value for e in at.error]
     return "\n".join(str(p) for p in parts)
 

@@ -54,11 +54,11 @@ LR_CASES = [
     ("lr-seeds", _widget("slider", "lr_seeds", 2), "lr_seeds", LR_BOTH),
 ]
 
-# Invariances: c and b rerun their two number sections, the view the pictures, γᵢ and βᵢ the picture of
-# y alone; their sliders, the radios, headings and text stay as they are.
+# Invariances: c and b rerun section 1 (their live sliders, its numbers and its curve), the view the
+# pictures, γᵢ and βᵢ the picture of y alone; the radios, headings and text stay as they are.
 INV_CASES = [
-    ("inv-c", _widget("select_slider", "inv_c", -1.0), "inv_c", ("inv_scale", "inv_curve")),
-    ("inv-b", _widget("slider", "inv_b", -2.5), "inv_b", ("inv_scale", "inv_curve")),
+    ("inv-c", _widget("select_slider", "inv_c", -1.0), "inv_c", ("inv_scale",)),
+    ("inv-b", _widget("slider", "inv_b", -2.5), "inv_b", ("inv_scale",)),
     ("geo-view", _widget("radio", "geo_view", "Along (1, 1, 1)"), "geo_view", ("inv_geometry", "inv_y")),
     ("geo-gamma1", _widget("slider", "geo_gamma1", -0.5), "geo_gamma1", ("inv_y",)),
     ("geo-beta3", _widget("slider", "geo_beta3", 1.2), "geo_beta3", ("inv_y",)),

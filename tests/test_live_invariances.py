@@ -1,0 +1,314 @@
+"""Invariances' live sliders c and b: every frame they hold is what the page renders for that (c, b).
+
+The expected texts are written here the way the page wrote them before its sliders were live (the
+ε/c² line, the four metrics and their tooltips, y(x) and y(c x + b), the chart's bars), from the core
+and ``ui.text``; the frames of c (at the current b) and of b (at the current c) must equal them.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+from apptest_support import open_page
+from live_support import live_data, live_readouts
+from streamlit.testing.v1 import AppTest
+
+import layernorm as ln
+from layernorm.labs import geometry as geo
+from ui import plot
+from ui.live import invariances as inv
+from ui.live import offered
+from ui.text import digits_to_separate, fmt, fmt_zero, rounding_help, tex_base, tex_num, tex_vector
+
+PAGE = "pages/14_invariances.py"
+EPS = 1e-5
+B_VALUES = offered(-10.0, 10.0, 0.5)
+C_TEXTS = ["−100", "−10", "−1", "−0.1", "−0.001", "0", "1.00e−06", "1.00e−04", "0.001", "0.01", "0.1"]
+C_TEXTS += ["0.5", "1", "2", "10", "100", "10000", "1.00e+06"]
+DEFAULT_X = ln.make_preset("standard normal", 8, 0)  # the sidebar's input on a fresh page
+INPUTS: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {  # x, γ, β
+    "default": (DEFAULT_X, np.ones(8), np.zeros(8)),
+    "constant d=8, γ=0": (ln.make_preset("constant", 8, 0), np.zeros(8), np.full(8, 0.5)),
+    "large values": (np.array([40000.0, 40001.0, 40002.0, 40003.0]), np.full(4, 2.0), np.full(4, -1.0)),
+    "normal d=96": (ln.make_preset("standard normal", 96, 3), np.ones(96), np.zeros(96)),
+}
+
+
+def arrays_of(sent: dict[str, Any]) -> list[np.ndarray]:
+    return [np.frombuffer(base64.b64decode(a), dtype="<f8") for a in sent["arrays"]]
+
+
+def expected(
+    x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, c: float, b: float
+) -> dict[str, Any]:
+    """What section 1 showed for (c, b) before its sliders were live (the page's code, written out)."""
+    chk = geo.invariance_check(x, c, b, gamma, beta, eps=eps)
+    steps = ln.layer_norm_steps(x, eps=eps)
+    eff = r"\infty" if not np.isfinite(chk.effective_eps) else tex_num(chk.effective_eps)
+    scale = np.concatenate([chk.ln_x, chk.ln_moved])
+    digits = digits_to_separate(np.concatenate([chk.y_x, chk.y_moved]), 3)
+    c_shown = fmt(c, 3) if c != 0 else "0"
+    b_shown = fmt(b, 3) if b != 0 else "0"
+    return {
+        "readouts": {
+            inv.NUMBERS: rf"c = {tex_num(c, 3)},\ b = {tex_num(b, 3)}:\quad \sigma^2 = "
+            rf"{tex_num(float(steps.var))},\quad"
+            rf"\epsilon / c^2 = {tex_num(eps)} / {tex_base(c, 3)}^2 = {eff}",
+            inv.METRICS: None,
+            inv.Y_X: rf"y(x) = {tex_vector(chk.y_x, digits=digits)}",
+            inv.Y_MOVED: rf"y(c\,x + b) = {tex_vector(chk.y_moved, digits=digits)}",
+        },
+        "metrics": [
+            (
+                "LayerNorm moved by",
+                fmt_zero(chk.ln_gap, scale),
+                "max |LN(c·x + b) − LN(x)| over the features. " + rounding_help(chk.ln_gap, scale),
+            ),
+            (
+                "LayerNorm + its flip",
+                fmt_zero(chk.ln_flip_gap, scale),
+                "max |LN(c·x + b) + LN(x)|: 0 when the output only changed sign (c < 0).",
+            ),
+            (
+                "RMSNorm moved by",
+                fmt_zero(chk.rms_gap, np.concatenate([chk.rms_x, chk.rms_moved])),
+                "max |RMS(c·x + b) − RMS(x)|: RMSNorm does not subtract the mean, so b moves it.",
+            ),
+            (
+                "y moved by (your γ, β)",
+                fmt_zero(chk.y_gap, np.concatenate([chk.y_x, chk.y_moved])),
+                "max |y(c·x + b) − y(x)| with the sidebar's γ and β.",
+            ),
+        ],
+        "traces": [chk.ln_x, chk.ln_moved, chk.rms_x, chk.rms_moved],
+        "title": f"Outputs for x and for {c_shown}·x + {b_shown}".replace("+ −", "− "),
+    }
+
+
+def check_frame(f: dict[str, Any], arrays: list[np.ndarray], want: dict[str, Any]) -> None:
+    """A frame as the payload carries it equals what the page rendered, to the bit."""
+    assert {r["key"]: r["tex"] for r in f["readouts"]} == want["readouts"]
+    assert [r["key"] for r in f["readouts"]] == [inv.NUMBERS, inv.METRICS, inv.Y_X, inv.Y_MOVED]  # page order
+    (metrics,) = [r["metrics"] for r in f["readouts"] if r["key"] == inv.METRICS]
+    assert [(m["label"], m["value"], m["help"]) for m in metrics] == want["metrics"]
+    assert all(m["delta"] is None and m["arrow"] == "off" for m in metrics)
+    assert all(not r["metrics"] for r in f["readouts"] if r["key"] != inv.METRICS)
+    (chart,) = f["charts"]
+    assert chart["key"] == inv.CHART_OUTPUTS and chart["lines"] == []
+    for i, trace in zip(chart["traces"], want["traces"], strict=True):
+        assert arrays[i].tobytes() == np.asarray(trace, dtype="<f8").tobytes()  # every bit
+
+
+def test_offered_values_and_their_texts_are_the_sliders() -> None:
+    assert [inv.c_text(c) for c in inv.C_CHOICES] == C_TEXTS  # the select slider's texts, and the URL's
+    assert B_VALUES == [-10.0 + 0.5 * i for i in range(41)] and B_VALUES[22] == 1.0
+
+
+@pytest.mark.parametrize("name", list(INPUTS))
+@pytest.mark.parametrize("b", [1.0, -10.0, 0.0])
+def test_every_c_frame_is_what_the_page_renders_at_the_current_b(name: str, b: float) -> None:
+    x, gamma, beta = INPUTS[name]
+    sent = inv.frames_c.__wrapped__(x, EPS, gamma, beta, b)  # type: ignore[attr-defined]  # without the cache
+    assert sent["values"] == inv.C_CHOICES
+    assert sent["labels"] == C_TEXTS  # as the select slider showed them
+    arrays = arrays_of(sent)
+    for c, f in zip(inv.C_CHOICES, sent["frames"], strict=True):
+        check_frame(f, arrays, expected(x, EPS, gamma, beta, c, b))
+
+
+@pytest.mark.parametrize("name", list(INPUTS))
+@pytest.mark.parametrize("c", [2.0, -1.0, 0.0, 1e-6, 1e6])
+def test_every_b_frame_is_what_the_page_renders_at_the_current_c(name: str, c: float) -> None:
+    x, gamma, beta = INPUTS[name]
+    sent = inv.frames_b.__wrapped__(x, EPS, gamma, beta, c)  # type: ignore[attr-defined]
+    assert sent["values"] == B_VALUES
+    assert sent["labels"] == [f"{b:.2f}" for b in B_VALUES]  # as st.slider showed them
+    arrays = arrays_of(sent)
+    for b, f in zip(B_VALUES, sent["frames"], strict=True):
+        check_frame(f, arrays, expected(x, EPS, gamma, beta, c, b))
+
+
+@pytest.mark.parametrize("which", ["c", "b"])
+def test_the_charts_axis_holds_every_frame_and_the_frames_survive_json(which: str) -> None:
+    x, gamma, beta = INPUTS["large values"]
+    if which == "c":
+        sent = inv.frames_c.__wrapped__(x, EPS, gamma, beta, 1.0)  # type: ignore[attr-defined]
+    else:
+        sent = inv.frames_b.__wrapped__(x, EPS, gamma, beta, -1.0)  # type: ignore[attr-defined]
+    assert json.loads(json.dumps(sent)) == sent
+    arrays = arrays_of(sent)
+    lo, hi = sent["ranges"][inv.CHART_OUTPUTS]
+    for f in sent["frames"]:
+        ys = np.concatenate([arrays[i] for i in f["charts"][0]["traces"]])
+        assert lo < ys.min() and ys.max() < hi and lo <= 0 <= hi
+
+
+@pytest.mark.parametrize("name", list(INPUTS))
+def test_one_axis_holds_the_bars_of_every_c_and_b(name: str) -> None:
+    x, gamma, beta = INPUTS[name]
+    (lo, hi) = inv.chart_axis.__wrapped__(x, EPS)["ranges"][inv.CHART_OUTPUTS]  # type: ignore[attr-defined]
+    assert lo <= 0 <= hi
+    for b in B_VALUES:
+        sent = inv.frames_c.__wrapped__(x, EPS, gamma, beta, b)  # type: ignore[attr-defined]
+        # the payload's own range: what the axis would be without chart_axis, inside it
+        c_lo, c_hi = sent["ranges"][inv.CHART_OUTPUTS]
+        assert lo <= c_lo and c_hi <= hi, b
+    for c in inv.C_CHOICES:
+        b_lo, b_hi = inv.frames_b.__wrapped__(x, EPS, gamma, beta, c)["ranges"][inv.CHART_OUTPUTS]  # type: ignore[attr-defined]
+        assert lo <= b_lo and b_hi <= hi, c
+
+
+def test_a_frame_the_core_refuses_shows_nothing_and_keeps_the_charts_shape() -> None:
+    """Where the core refuses a value (a result beyond float64), the page shows the core's error; that
+    value's frame is blank (no formula, no metrics, no bars), not absent. The sidebar keeps |x| below
+    1e150, so no page reaches it; the core's refusal is its ValueError."""
+    x = np.array([1e300, -1e300, 5.0])
+    for c in (1.0, 1e6):
+        with pytest.raises(ValueError):
+            inv.frame(x, EPS, np.ones(3), np.zeros(3), c, 1.0)
+    sent = inv.frames_c.__wrapped__(x, EPS, np.ones(3), np.zeros(3), 1.0)  # type: ignore[attr-defined]
+    arrays = arrays_of(sent)
+    assert len(sent["frames"]) == len(inv.C_CHOICES)
+    for blank in sent["frames"]:
+        assert [(r["key"], r["tex"], r["metrics"]) for r in blank["readouts"]] == [
+            (k, None, []) for k in (inv.NUMBERS, inv.METRICS, inv.Y_X, inv.Y_MOVED)
+        ]
+        (chart,) = blank["charts"]
+        assert chart["key"] == inv.CHART_OUTPUTS and len(chart["traces"]) == 4
+        assert all(np.isnan(arrays[i]).all() and arrays[i].size == 3 for i in chart["traces"])
+
+
+def _figure_json(c: float, b: float) -> dict[str, Any]:
+    x, gamma, beta = INPUTS["default"]
+    return json.loads(plot.figure_json(inv.figure(inv.frame(x, EPS, gamma, beta, c, b), c, b)))
+
+
+@pytest.mark.parametrize(("c", "b"), [(-1.0, 1.0), (1e6, 1.0), (2.0, -10.0), (0.0, 3.5)])
+def test_the_chart_changes_only_in_its_bars_and_in_its_texts_of_c_and_b(c: float, b: float) -> None:
+    """The browser moves the four traces' bars; the title and the hatched traces' names say c·x + b."""
+    was, now = _figure_json(2.0, 1.0), _figure_json(c, b)
+    x, gamma, beta = INPUTS["default"]
+    want = expected(x, EPS, gamma, beta, c, b)
+    patched = json.loads(json.dumps(was))
+    for trace, new, y in zip(patched["data"], now["data"], want["traces"], strict=True):
+        trace["y"] = new["y"]
+        assert np.frombuffer(base64.b64decode(trace["y"]["bdata"]), dtype="<f8").tobytes() == y.tobytes()
+    assert now["layout"]["title"]["text"] == want["title"]
+    label = want["title"].removeprefix("Outputs for x and for ")
+    assert [t["name"] for t in now["data"]] == [
+        "of x",
+        f"LayerNorm of {label}",
+        "of x",
+        f"RMSNorm of {label}",
+    ]
+    # what the live frames do not carry: the title and the names (ui.live moves bars and lines only)
+    patched["layout"]["title"]["text"] = now["layout"]["title"]["text"]
+    for trace, new in zip(patched["data"], now["data"], strict=True):
+        trace["name"] = new["name"]
+    assert patched == now
+
+
+# --- the page ----------------------------------------------------------------------------------------
+
+
+def shown(at: AppTest) -> dict[str, Any]:
+    """The readouts and the chart's traces the page shows now."""
+    readouts = live_readouts(at)
+    specs = [
+        json.loads(json.loads(e.proto.json)["spec"])
+        for e in at.get("bidi_component")
+        if e.proto.component_name == "lab_chart"
+    ]
+    (outputs,) = [s for s in specs if s["layout"]["title"]["text"].startswith("Outputs for x")]
+    return {"readouts": readouts, "outputs": outputs}
+
+
+def sliders(at: AppTest) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The data of section 1's live sliders c and b (the sidebar's live sliders are drawn too)."""
+    by_key = {d["link"]["key"]: d for d in live_data(at)}
+    return by_key["inv_c"], by_key["inv_b"]
+
+
+def check_page(at: AppTest, c: float, b: float, x: np.ndarray = DEFAULT_X) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert (at.session_state["inv_c"], at.session_state["inv_b"]) == (c, b)
+    c_data, b_data = sliders(at)
+    assert c_data["index"] == inv.C_CHOICES.index(c) and c_data["link"]["key"] == "inv_c"
+    assert b_data["index"] == B_VALUES.index(b) and b_data["link"]["key"] == "inv_b"
+    gamma, beta = np.ones(x.size), np.zeros(x.size)
+    # the frames the sliders hold: c's at this b, b's at this c
+    assert c_data["payload"]["id"] == inv.frames_c.__wrapped__(x, EPS, gamma, beta, b)["id"]  # type: ignore[attr-defined]
+    assert b_data["payload"]["id"] == inv.frames_b.__wrapped__(x, EPS, gamma, beta, c)["id"]  # type: ignore[attr-defined]
+    want = expected(x, EPS, gamma, beta, c, b)
+    seen = shown(at)
+    assert [r["key"] for r in seen["readouts"]] == [inv.NUMBERS, inv.METRICS, inv.Y_X, inv.Y_MOVED]
+    assert {r["key"]: r["tex"] for r in seen["readouts"]} == want["readouts"]
+    (metrics,) = [r["metrics"] for r in seen["readouts"] if r["key"] == inv.METRICS]
+    assert [(m["label"], m["value"], m["help"]) for m in metrics] == want["metrics"]
+    chart = seen["outputs"]
+    assert chart["layout"]["title"]["text"] == want["title"]
+    for trace, y in zip(chart["data"], want["traces"], strict=True):
+        assert np.frombuffer(base64.b64decode(trace["y"]["bdata"]), dtype="<f8").tobytes() == y.tobytes()
+    assert chart["layout"]["yaxis"]["autorange"] is False  # fixed over every c and b: the bars move
+    # one axis for every (c, b): the bars move against it in both drags, and no release moves it
+    assert (
+        chart["layout"]["yaxis"]["range"] == inv.chart_axis.__wrapped__(x, EPS)["ranges"][inv.CHART_OUTPUTS]
+    )  # type: ignore[attr-defined]
+    said = "\n".join(str(e.value) for e in [*at.warning, *at.info])
+    assert ("c = 0 turns every input into the constant vector" in said) == (c == 0)
+    assert ("A negative c mirrors the vector" in said) == (c < 0)
+
+
+def test_a_fresh_page_shows_the_frame_of_c_2_and_b_1() -> None:
+    at = open_page(PAGE)
+    check_page(at, 2.0, 1.0)
+    c_data, b_data = sliders(at)
+    assert "frames" in c_data["payload"] and "frames" in b_data["payload"]  # d = 8: sent with the page
+    assert c_data["link"]["urls"] == C_TEXTS and c_data["link"]["default"] == "2"
+    assert c_data["label"] == "Scale c" and b_data["label"] == "Add b to every feature"
+    assert c_data["help"] == "Negative values flip the vector; 0 flattens it to the constant b."
+    assert b_data["link"]["default"] == "1" and b_data["link"]["urls"][0] == "-10"
+
+
+@pytest.mark.parametrize(("c", "b"), [(-1.0, 1.0), (0.0, -10.0), (1e6, 3.5), (1e-6, 10.0)])
+def test_page_shows_the_frame_of_its_values(c: float, b: float) -> None:
+    at = open_page(PAGE)
+    at.select_slider(key="inv_c").set_value(c).run()
+    at.slider(key="inv_b").set_value(b).run()
+    check_page(at, c, b)
+
+
+@pytest.mark.parametrize(
+    ("query", "c", "b"),
+    [
+        ({"inv_c": "-1", "inv_b": "3"}, -1.0, 3.0),
+        ({"inv_c": "1e6"}, 1e6, 1.0),
+        ({"inv_c": "1.00e+06", "inv_b": "-2.5"}, 1e6, -2.5),
+        ({"inv_b": "7.5"}, 2.0, 7.5),  # c's frames made at the link's b on the first run
+        ({"inv_c": "0", "inv_b": "-0"}, 0.0, 0.0),
+    ],
+)
+def test_links_open_their_values(query: dict[str, str], c: float, b: float) -> None:
+    at = open_page(PAGE, **query)
+    check_page(at, c, b)
+    assert not [w.value for w in at.warning if "inv" in str(w.value)]
+
+
+def test_a_link_not_on_the_grid_takes_the_nearest_and_says_so() -> None:
+    at = open_page(PAGE, inv_c="7", inv_b="2.7")
+    check_page(at, 10.0, 2.5)
+    notes = sorted(str(w.value) for w in at.warning if "inv_" in str(w.value))
+    assert notes == [  # the link's text as the message's Markdown source escapes it
+        "The link's inv_b=2\u2060\\.7 is not on the slider's steps of 0.5; "
+        "the lab uses the nearest step, b = 2.5.",
+        "The link's inv_c=7 is not one of the values offered; the lab uses the nearest, c = 10.",
+    ]
+
+
+def test_the_sidebar_input_makes_new_frames() -> None:
+    at = open_page(PAGE, src="Type numbers", typed="1, 2, 4, 8", inv_c="-10", inv_b="0.5")
+    check_page(at, -10.0, 0.5, x=np.array([1.0, 2.0, 4.0, 8.0]))

@@ -1,0 +1,142 @@
+"""What Invariances' "Scale by c, add b" shows for one scale c and shift b (one function).
+
+The page draws the released (c, b)'s :func:`frame`; the live slider of c holds :func:`frame` of every c
+it offers at the current b (:func:`frames_c`), the slider of b every b at the current c
+(:func:`frames_b`): the numbers during a drag and after release are the same by construction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+import layernorm as ln
+from layernorm.labs import geometry as geo
+from ui import charts_geometry as cg
+from ui.live import Chart, Frame, Metric, Readout, _range_of, offered, payload
+from ui.text import digits_to_separate, fmt, fmt_zero, rounding_help, tex_base, tex_num, tex_vector
+
+C_CHOICES = [-100.0, -10.0, -1.0, -0.1, -0.001, 0.0, 1e-6, 1e-4, 1e-3, 0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0]
+C_CHOICES += [1e4, 1e6]
+C_START = 2.0  # the scale slider's starting value
+SHIFT = (-10.0, 10.0, 1.0, 0.5)  # b: min, max, default, step
+# The readouts, in page order: the ε/c² line, the four metrics, y(x) and y(c x + b).
+NUMBERS, METRICS, Y_X, Y_MOVED = "inv_numbers", "inv_metrics", "inv_y_x", "inv_y_moved"
+CHART_OUTPUTS = "inv_chart_outputs"
+
+
+def c_text(c: float) -> str:
+    """c as the page writes it (the scale slider's texts, which the URL carries too)."""
+    return fmt(c, 3) if c != 0 else "0"
+
+
+def moved_label(c: float, b: float) -> str:
+    """c·x + b in the chart's words (``2·x − 1``, not ``2·x + −1``)."""
+    return f"{c_text(c)}·x + {c_text(b)}".replace("+ −", "− ")
+
+
+def frame(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, c: float, b: float) -> Frame:
+    """The section for the input ``x`` scaled by ``c`` and shifted by ``b`` (every number from
+    ``geo.invariance_check``). Raises ``ValueError`` where c·x + b overflows (the page says so)."""
+    chk = geo.invariance_check(x, c, b, gamma, beta, eps=eps)
+    var = float(ln.layer_norm_steps(x, eps=eps).var)
+    eff = r"\infty" if not np.isfinite(chk.effective_eps) else tex_num(chk.effective_eps)
+    numbers = (
+        rf"c = {tex_num(c, 3)},\ b = {tex_num(b, 3)}:\quad \sigma^2 = {tex_num(var)},\quad"
+        rf"\epsilon / c^2 = {tex_num(eps)} / {tex_base(c, 3)}^2 = {eff}"
+    )
+    scale = np.concatenate([chk.ln_x, chk.ln_moved])
+    metrics = (
+        Metric(
+            "LayerNorm moved by",
+            fmt_zero(chk.ln_gap, scale),
+            help="max |LN(c·x + b) − LN(x)| over the features. " + rounding_help(chk.ln_gap, scale),
+        ),
+        Metric(
+            "LayerNorm + its flip",
+            fmt_zero(chk.ln_flip_gap, scale),
+            help="max |LN(c·x + b) + LN(x)|: 0 when the output only changed sign (c < 0).",
+        ),
+        Metric(
+            "RMSNorm moved by",
+            fmt_zero(chk.rms_gap, np.concatenate([chk.rms_x, chk.rms_moved])),
+            help="max |RMS(c·x + b) − RMS(x)|: RMSNorm does not subtract the mean, so b moves it.",
+        ),
+        Metric(
+            "y moved by (your γ, β)",
+            fmt_zero(chk.y_gap, np.concatenate([chk.y_x, chk.y_moved])),
+            help="max |y(c·x + b) − y(x)| with the sidebar's γ and β.",
+        ),
+    )
+    digits = digits_to_separate(np.concatenate([chk.y_x, chk.y_moved]), 3)
+    return Frame(
+        (
+            Readout(NUMBERS, numbers),
+            Readout(METRICS, None, metrics),
+            Readout(Y_X, rf"y(x) = {tex_vector(chk.y_x, digits=digits)}"),
+            Readout(Y_MOVED, rf"y(c\,x + b) = {tex_vector(chk.y_moved, digits=digits)}"),
+        ),
+        (Chart(CHART_OUTPUTS, (chk.ln_x, chk.ln_moved, chk.rms_x, chk.rms_moved)),),
+    )
+
+
+def _frame_or_blank(
+    x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, c: float, b: float
+) -> Frame:
+    """:func:`frame`, or, where c·x + b overflows (the page shows its error instead), a frame of the
+    same structure that shows nothing (no formula, no metrics, no bars)."""
+    try:
+        return frame(x, eps, gamma, beta, c, b)
+    except ValueError:
+        blank = np.full(x.size, np.nan)
+        return Frame(
+            tuple(Readout(key) for key in (NUMBERS, METRICS, Y_X, Y_MOVED)),
+            (Chart(CHART_OUTPUTS, (blank,) * 4),),
+        )
+
+
+def figure(f: Frame, c: float, b: float) -> go.Figure:
+    """The chart of LayerNorm and RMSNorm of x and of c·x + b, for frame ``f`` (a new figure: the page
+    fixes its y axis, so it is not one of the page's shared cached figures)."""
+    return cg.outputs_before_after(*f.chart(CHART_OUTPUTS).traces, moved_label=moved_label(c, b))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def frames_c(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, b: float) -> dict[str, object]:
+    """Every c's frame at the shift ``b`` (cached: a release of b comes back to the same c frames)."""
+    return payload(
+        C_CHOICES, lambda c: _frame_or_blank(x, eps, gamma, beta, c, b), [c_text(c) for c in C_CHOICES]
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def frames_b(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, c: float) -> dict[str, object]:
+    """Every b's frame at the scale ``c``."""
+    lo, hi, _, step = SHIFT
+    return payload(offered(lo, hi, step), lambda b: _frame_or_blank(x, eps, gamma, beta, c, b))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def chart_axis(x: np.ndarray, eps: float) -> dict[str, object]:
+    """The outputs chart's y range over every (c, b) both sliders offer, as a payload's ``ranges``.
+
+    c's frames are made at the current b and b's at the current c, so the range of the two payloads
+    changes when the other control moves; drawn with this one too (``show_chart``), the axis holds
+    still across every drag and release. The bars are LayerNorm and RMSNorm of x and of c·x + b
+    (γ = 1, β = 0), row by row from the core for all c at once (what ``geo.invariance_check`` computes
+    one c at a time; a row that overflows is one the page shows an error for, without bars).
+    """
+    lo, hi, _, step = SHIFT
+    cs = np.array(C_CHOICES)
+    seen = []
+    for b in offered(lo, hi, step):
+        with np.errstate(over="ignore", invalid="ignore"):
+            moved = cs[:, None] * x[None, :] + b
+        rows = np.vstack([x, moved[np.all(np.isfinite(moved), axis=1)]])
+        for norm in (ln.layer_norm, ln.rms_norm):
+            try:
+                seen.append(norm(rows, eps=eps).ravel())
+            except ValueError:  # a result beyond float64: the page shows the core's error instead
+                continue
+    return {"ranges": {CHART_OUTPUTS: _range_of(seen)}, "x_ranges": {}}
