@@ -110,6 +110,7 @@ NOT_THE_USER = "_not_the_user"
 LIVE_PLACES = "_live_places"
 # The page's frame as a function of the sidebar's input (ui.live.sidebar.view), set by each run of it
 LIVE_VIEW = "_live_view"
+LIVE_RELEASED = "_live_released"  # {key: (value before, value after)} of each live release
 # How the lab spells each link value it rewrote ({key: [(values as typed, text or None)]}): ui.history
 LINK_SPELLINGS = "link_spellings"
 # The input's fields a keyed sidebar move can change (_moved_lab keeps the others as they are).
@@ -450,6 +451,27 @@ def set_affine_table(d: int, table: pd.DataFrame) -> None:
         st.session_state["lab_input"] = replace(lab, gamma=gamma, beta=beta)
 
 
+def kept_moved(key: str, on_change: Callable[..., None] | None = None, args: tuple[Any, ...] = ()) -> None:
+    """``on_change`` of a live slider's hidden kept slider (``ui.live``).
+
+    The browser updates its copy of the kept slider only once the run that answers a live release has
+    ended; a message sent before that (a click on a page link or a button) carries the value from
+    before the release. Taken as a move, it put the old value back, and on a page switch the sidebar's
+    keyed lab-section rerun (``on_change``) ran the old page's fragment on the new page, which blanked
+    the app (Streamlit: "Bad delta path index"; 6 of 12 page switches 0-0.15 s after a key press on ε,
+    ``tests/e2e/test_live_sidebar.py``). Such a value is put back. A release in this same run sets the
+    value itself; any other move of the kept slider (Back onto an address) goes on to ``on_change``.
+    """
+    if (st.session_state.get(f"{key}_live") or {}).get("value") is not None:
+        return
+    before, after = st.session_state.get(LIVE_RELEASED, {}).get(key, (None, None))
+    if after is not None and st.session_state.get(key) == before:
+        st.session_state[key] = after
+        return
+    if on_change is not None:
+        on_change(*args)
+
+
 def _live_place(key: str) -> None:
     """Keep a place in the sidebar for the live slider of ``key`` (drawn after the page, which gives
     its frames: ui/live/sidebar.py)."""
@@ -475,7 +497,8 @@ def _affine(
                 key="gamma",
                 bind="query-params",
                 persist_state="session",
-                on_change=_rerun_lab_sections,
+                on_change=kept_moved,
+                args=("gamma", _rerun_lab_sections),
             )
         _live_place("gamma")
         with st.container(key="live_state_beta"):
@@ -488,7 +511,8 @@ def _affine(
                 key="beta",
                 bind="query-params",
                 persist_state="session",
-                on_change=_rerun_lab_sections,
+                on_change=kept_moved,
+                args=("beta", _rerun_lab_sections),
             )
         _live_place("beta")
     return _affine_values(mode, x, eps, extra, float(g), float(b))
@@ -907,7 +931,8 @@ def _vector_controls() -> LabInput:
                 persist_state="session",
                 format_func=eps_text,
                 help=EPS_HELP,
-                on_change=_rerun_lab_sections,
+                on_change=kept_moved,
+                args=("eps", _rerun_lab_sections),
             )
         _live_place("eps")
         gamma, beta, notes = _affine(mode, x, float(eps), extra)

@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from e2e.support import Lab, live_ready, page_by_url, query
 from ui.live import scale_shift
+from ui.state import EPS_CHOICES, eps_text
 
 pytestmark = pytest.mark.browser
 
@@ -99,3 +100,30 @@ def test_the_released_values_follow_the_student_to_the_next_page(lab: Lab) -> No
     tex = lab.page.locator(".st-key-live_readout_full_y annotation[encoding='application/x-tex']")
     expect(tex).to_contain_text(f"{gamma:g}".replace("-", "-"))
     lab.assert_clean()
+
+
+def test_a_page_switch_right_after_a_key_press_keeps_the_app_and_the_value(lab: Lab) -> None:
+    """The browser's copy of the hidden kept slider holds the old ε until the release's run ends; a
+    page link clicked before that sent it, which put ε back and reran the old page's lab section on
+    the new page: the app went blank ("Bad delta path index", 6 of 12 switches). Each round presses
+    → on ε and clicks the other page's link at once."""
+    pages = [page_by_url("/mean"), page_by_url("/variance")]
+    lab.open(pages[0], query(**TYPED))
+    at = EPS_CHOICES.index(1e-5)
+    for n in range(1, 5):
+        box = thumb(lab, "eps")
+        box.focus()
+        box.press("ArrowRight")
+        at += 1
+        # a click in the same task as the key press, as a quick hand's comes (Playwright's own click
+        # first waits for the link to be stable, by which time the release's run may have ended)
+        lab.page.evaluate(
+            "(url) => document.querySelector(`[data-testid=stSidebarNav] a[href$='${url}']`).click()",
+            pages[n % 2].url,
+        )
+        want = eps_text(EPS_CHOICES[at])
+        expect(lab.page).to_have_url(re.compile(re.escape(pages[n % 2].url) + r"\?.*eps=" + re.escape(want)))
+        lab.wait_for(pages[n % 2])
+        expect(lab.sidebar.locator(".st-key-eps_live .lab-live-value")).to_have_text(want)
+        assert lab.page.locator('[data-testid="stApp"]').count() == 1
+        lab.assert_clean()

@@ -38,7 +38,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import controls, plot
-from ui.state import NOT_THE_USER
+from ui.state import LIVE_RELEASED, NOT_THE_USER, kept_moved
 
 _HERE = Path(__file__).resolve().parent
 _STREAMLIT_JS = Path(st.__file__).resolve().parent / "static" / "static" / "js"
@@ -276,6 +276,7 @@ def _mount(
         # none here: nothing to take.
         picked = _nearest(values, (st.session_state.get(live_key) or {}).get("value"))
         if picked is not None:
+            st.session_state.setdefault(LIVE_RELEASED, {})[key] = (st.session_state.get(key), picked)
             st.session_state[key] = picked
 
     asked: set[str] = st.session_state.setdefault(_ASKED, set())
@@ -337,7 +338,7 @@ def slider(
     old value the kept slider took back).
     """
     values = offered(lo, hi, step)
-    again = {"on_change": on_change, "args": args} if on_change is not None else {}
+    again = {"on_change": kept_moved, "args": (key, on_change, args)}
     with st.container(key=f"live_state_{key}"):  # live.css hides its slider, never a link's message
         # Its label differs from the live slider's: a page has one visible slider of that name.
         kept = controls.slider(f"{name} (kept in the link)", lo, hi, value, step, key=key, name=name, **again)
@@ -375,7 +376,7 @@ def select_slider(
     """A live ``controls.select_slider`` over numeric ``options`` shown as ``format_func`` writes them
     (which is also how the URL carries them); otherwise as :func:`slider`."""
     values = [float(o) for o in options]
-    again = {"on_change": on_change, "args": args} if on_change is not None else {}
+    again = {"on_change": kept_moved, "args": (key, on_change, args)}
     with st.container(key=f"live_state_{key}"):
         kept = controls.select_slider(
             f"{name} (kept in the link)",
