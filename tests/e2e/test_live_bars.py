@@ -127,3 +127,21 @@ def test_a_focused_bar_moves_one_step_per_arrow_key(lab: Lab) -> None:
         "aria-valuetext", f"x1 = {ln.number_text(typed[0])}"
     )
     lab.assert_clean()
+
+
+def test_a_bar_still_under_the_pointer_after_its_release_gets_the_new_frames(lab: Lab) -> None:
+    """After a release the chart is the new vector's, with new frames to ask for; a pointer that stays
+    on the bar fires no new enter event, and the next drag moved nothing until it left and came back."""
+    lab.open(page_by_url("/mean"), query(src="Type numbers", typed="1, 2, 3, 4"))
+    bar = lab.page.locator('.lab-bar-input[data-feature="2"]')
+    bar.hover()
+    expect(bar).to_have_attribute("data-frames", "ready")
+    box = bar.bounding_box()
+    assert box is not None
+    lab.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.3)
+    lab.page.mouse.down()
+    lab.page.mouse.up()  # a press sets the value under the pointer
+    expect(lab.sidebar.locator("textarea")).not_to_have_value("1, 2, 3, 4")
+    lab.wait_idle()
+    expect(lab.page.locator('.lab-bar-input[data-feature="2"]')).to_have_attribute("data-frames", "ready")
+    lab.assert_clean()

@@ -533,7 +533,8 @@ function barInput(b, i) {
     tip().hidden = true;
     for (const s of live.sliders.values()) stale(s, true);  // their frames are of the old vector
     live.barsSent = true;  // until the app's run answers (mountBars)
-    b.send?.("set", {base: b.data.base, i, k: Number(input.value)});
+    const k = Number(input.value);
+    b.send?.("set", {base: b.data.base, i, k, v: b.have.get(i)?.values[k] ?? null});
   });
   addEventListener("pointerup", () => {
     if (b.dragging === i) { b.dragging = -1; document.documentElement.classList.remove("lab-live-dragging"); }
@@ -585,7 +586,16 @@ function mountBars(root, data, setTriggerValue) {
     requestAnimationFrame(when);
   };
   let tries = 0;
-  const place = () => { if (!placeBars(b) && root.isConnected && ++tries < 600) requestAnimationFrame(place); };
+  const place = () => {
+    if (!placeBars(b)) {
+      if (root.isConnected && ++tries < 600) requestAnimationFrame(place);
+      return;
+    }
+    // A new input under a pointer that stays on its bar (or a focus that stays) fires no new enter
+    // event: that bar is reached for still, so its frames are asked for now.
+    const i = b.inputs.findIndex((el) => el.matches(":hover") || el === document.activeElement);
+    if (i >= 0) b.want(i);
+  };
   place();
   if (!b.resizeWatched) {
     b.resizeWatched = true;

@@ -163,13 +163,20 @@ def bars(
 
     def released() -> None:
         got = (st.session_state.get(key) or {}).get("set") or {}
-        k, j = got.get("k"), got.get("i")
-        if got.get("base") != base or not isinstance(k, int) or not isinstance(j, int):
-            return  # a release on a chart drawn for another input
-        if 0 <= k < grid.count and 0 <= j < lab.d:
-            x = moved(lab.x, j, grid.value(k), offset)
-            use_typed(", ".join(ln.number_text(float(v)) for v in x))
-            st.session_state[_SET] = True
+        k, j, v = got.get("k"), got.get("i"), got.get("v")
+        if not isinstance(j, int) or not 0 <= j < lab.d:
+            return
+        if got.get("base") == base and isinstance(k, int) and 0 <= k < grid.count:
+            value = grid.value(k)
+        elif isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and abs(v) <= FAR:
+            # a bar of the chart before the last release (a second drag began before this run drew
+            # the new one): its grid's value, on the vector as it is now, keeps both changes
+            value = float(v)
+        else:
+            return
+        x = moved(lab.x, j, value, offset)
+        use_typed(", ".join(ln.number_text(float(e)) for e in x))
+        st.session_state[_SET] = True
 
     at = [min(max(round((float(v) - grid.value(0)) / grid.step), 0), grid.count - 1) for v in shown]
     texts = [f"x{n + 1} = {ln.number_text(float(v))}" for n, v in enumerate(lab.x)]
