@@ -111,6 +111,7 @@ LIVE_PLACES = "_live_places"
 # The page's frame as a function of the sidebar's input (ui.live.sidebar.view), set by each run of it
 LIVE_VIEW = "_live_view"
 LIVE_RELEASED = "_live_released"  # {key: (value before, value after)} of each live release
+SET_BY_APP = "_set_by_app"  # {widget key: (value before, value set)}: see _browser_caught_up
 # How the lab spells each link value it rewrote ({key: [(values as typed, text or None)]}): ui.history
 LINK_SPELLINGS = "link_spellings"
 # The input's fields a keyed sidebar move can change (_moved_lab keeps the others as they are).
@@ -245,6 +246,8 @@ def _typed_input() -> tuple[np.ndarray, str]:
         "Numbers (commas, spaces or new lines)",
         value=DEFAULT_TEXT,
         key="typed",
+        on_change=_browser_caught_up,
+        args=("typed",),
         height=110,  # no max_chars: a browser would cut a long paste silently; the parser says what is wrong
         bind="query-params",
         persist_state="session",
@@ -308,12 +311,32 @@ def _share_as_typed(x: np.ndarray, what: str) -> None:
 
 def use_typed(text: str) -> None:
     """Make ``text`` the lab's input, as typed numbers (a callback: the next run draws it)."""
-    st.session_state["typed"] = text
-    st.session_state["src"] = SOURCES[1]
+    state = st.session_state
+    state[SET_BY_APP] = {"typed": (state.get("typed"), text), "src": (state.get("src"), SOURCES[1])}
+    state["typed"] = text
+    state["src"] = SOURCES[1]
     try:  # a text box not drawn yet this session writes its value into the URL only on a later run
         st.query_params["typed"] = text
     except StreamlitAPIException:  # drawn before: bound, and Streamlit writes the new value itself
         pass
+
+
+def _browser_caught_up(key: str) -> None:
+    """``on_change`` of the typed numbers and the Input select after :func:`use_typed` set them.
+
+    The browser updates its copy of a widget the app set only once that run's elements arrive; a
+    message sent before (a page link clicked just after a dragged bar's release) carries the value
+    from before, and was taken as the student's: the new page showed the old vector while the text
+    box showed the new one (7 of 7 scripted switches 0.03-0.15 s after a release). That value is put
+    back; any other value is the student's, and ends the watch.
+    """
+    before, after = st.session_state.get(SET_BY_APP, {}).get(key, (None, None))
+    if after is None:
+        return
+    if st.session_state.get(key) == before:
+        st.session_state[key] = after
+    else:
+        st.session_state[SET_BY_APP].pop(key, None)
 
 
 def _upload_input() -> tuple[np.ndarray, str]:
@@ -836,8 +859,23 @@ def page_fragment(func: F | None = None, *, key: str | None = None) -> F | Calla
     """
 
     def wrap(body: F) -> F:
+        drawn_on: dict[str, str | None] = {}
+
         @functools.wraps(body)
         def section(*args: Any, **kwargs: Any) -> Any:
+            from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+            ctx = get_script_run_ctx(suppress_warning=True)
+            here = ctx.page_script_hash if ctx is not None else None
+            if _fragment_only_run():
+                # A rerun of this section asked for by its page, arriving after a switch to another
+                # page (a component's message sent just before a page link's): Streamlit would run it
+                # on the new page, whose tree has no place for it ("Bad delta path index"; the app
+                # went blank). The new page is drawn whole instead.
+                if drawn_on.get("page") not in (None, here):
+                    st.rerun(scope="app")
+            else:
+                drawn_on["page"] = here
             end_link_news()
             return body(*args, **kwargs)
 
@@ -915,7 +953,15 @@ def _vector_controls() -> LabInput:
     """The sidebar's vector and parameter controls, and the validated input they give."""
     with st.sidebar:
         st.subheader("Your vector")
-        source = st.selectbox("Input", SOURCES, key="src", bind="query-params", persist_state="session")
+        source = st.selectbox(
+            "Input",
+            SOURCES,
+            key="src",
+            bind="query-params",
+            persist_state="session",
+            on_change=_browser_caught_up,
+            args=("src",),
+        )
         x, label, problem, extra = _read_input(source)
         st.subheader("Parameters")
         mode = st.radio(

@@ -145,3 +145,32 @@ def test_a_bar_still_under_the_pointer_after_its_release_gets_the_new_frames(lab
     lab.wait_idle()
     expect(lab.page.locator('.lab-bar-input[data-feature="2"]')).to_have_attribute("data-frames", "ready")
     lab.assert_clean()
+
+
+def test_a_page_switch_right_after_a_release_shows_the_new_vector(lab: Lab) -> None:
+    """The browser's text box holds the old numbers until the release's run has drawn it; a page link
+    clicked before that sent them, and the new page showed the old vector under the new text (7 of 7
+    scripted switches). Each round releases a bar and clicks the next page's link while the release's
+    run is going."""
+    pages = ["/mean", "/standardize", "/variance", "/full_formula"]
+    lab.open(page_by_url(pages[0]), query(src="Type numbers", typed="1, 2, 3, 4"))
+    for n, url in enumerate(pages[1:]):
+        bar = lab.page.locator('.lab-bar-input[data-feature="2"]')
+        before = lab.sidebar.locator("textarea").input_value()
+        box = bar.bounding_box()
+        assert box is not None
+        lab.page.mouse.click(
+            box["x"] + box["width"] / 2, box["y"] + box["height"] * (0.2 + 0.6 * (n % 2))
+        )  # a release
+        lab.page.locator('[data-testid="stApp"][data-test-script-state="running"]').wait_for()  # its run
+        lab.page.evaluate(
+            "(url) => document.querySelector(`[data-testid=stSidebarNav] a[href$='${url}']`).click()", url
+        )
+        lab.wait_for(page_by_url(url))
+        area = lab.sidebar.locator("textarea")
+        expect(area).not_to_have_value(before)
+        x2 = (area.input_value() or "").split(", ")[1]
+        expect(lab.page.locator('.lab-bar-input[data-feature="2"]')).to_have_attribute(
+            "aria-valuetext", f"x2 = {x2}"
+        )
+        lab.assert_clean()

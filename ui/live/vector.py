@@ -30,7 +30,7 @@ from ui.state import NOT_THE_USER, LabInput, lab_typed, use_typed
 from ui.text import LABEL_LIMIT, plain_chart
 
 LIMIT = 64  # features: past this a bar is a few pixels wide, too thin to grab
-STEPS = 80  # about this many grid values between the axis' ends (a few pixels each on a projector)
+STEPS = 80  # at most this many grid steps between the axis' ends (a few pixels each on a projector)
 _ASKED = "_live_bars_asked"  # {component key: feature index} the browser asked frames for
 _SET = "_live_bars_set"  # a release set a new vector: the whole app reruns to show it in the sidebar
 _CACHE = "_live_bars_frames"  # {(key, base, i): payload}, the last few
