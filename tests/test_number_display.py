@@ -158,7 +158,7 @@ def test_variance_and_its_d_minus_1_version_never_look_alike(preset: str, d: int
         assert float(text.replace("−", "-")) == pytest.approx(
             value, rel=1e-3
         )  # (fmt's rounding: tests/test_ui_text.py)
-    labels = annotations(at, 0)
+    labels = [t for i in range(len(charts(at))) for t in annotations(at, i)]  # the input's chart is first
     assert f"σ² (÷d) = {shown}" in labels and f"÷(d−1) = {shown_sample}" in labels
 
 
