@@ -6,7 +6,13 @@
 // value the thumb shows.
 
 const live = (globalThis.labLive ??= (() => {
-  const state = {payloads: new Map(), readouts: new Map(), sliders: new Map()};
+  const state = {payloads: new Map(), readouts: new Map(), sliders: new Map(), leaving: 0};
+  // A click on a link (a page of the app) starts a page switch: an ask sent in the next moments would
+  // carry this page and could reach the server after the switch, which then drew this page again
+  // under the new address. Asks wait (askNow), and a control the new page no longer has sends none.
+  addEventListener("click", (e) => {
+    if (e.target instanceof Element && e.target.closest("a[href]")) state.leaving = performance.now();
+  }, true);
   // Back or Forward: the server answers with the entry's values, which no thumb may wait past (a
   // slider waits for the answer to its own last release, and would have kept its thumb there).
   // The entry's value is also sent: the kept slider's copy in the browser may still hold the value it
@@ -40,6 +46,7 @@ const live = (globalThis.labLive ??= (() => {
 // they hold the value from before the release (an ask sent then took that old value back).
 function askNow(app) {
   if (app?.dataset.testScriptState === "running") return false;
+  if (live.leaving && performance.now() - live.leaving < 3000) return false;
   for (const s of live.sliders.values()) if (s.sent && s.root.isConnected) return false;
   return !live.barsSent;
 }
