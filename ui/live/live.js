@@ -157,7 +157,13 @@ function buildReadout(root) {
     const box = root.querySelector(".lab-live-formula");
     box.hidden = readout.tex === null;
     if (readout.tex !== null) {
-      if (live.katex) { box.innerHTML = live.katex.render(readout.tex); r.showTex = "typeset"; }
+      if (live.katex) {
+        box.innerHTML = live.katex.render(readout.tex);
+        r.showTex = "typeset";
+        // Fit the line to its column now (ui.formulas), not a frame later: a drag's every frame is new.
+        const display = box.querySelector(".katex-display");
+        if (display) globalThis.labFitFormulas?.fit(display);
+      }
       else { box.textContent = live.katexFailed ? readout.tex : ""; r.showTex = "waiting"; }
     }
     const metrics = root.querySelector(".lab-live-metrics");
