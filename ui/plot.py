@@ -107,6 +107,15 @@ globalThis.labOffscreen ??= (() => {
   };
 })();
 
+// During a drag a live chart's markers are drawn as one path, Plotly's own hidden (ui/live/live.js):
+// before Plotly draws the chart again, its own markers come back and the stand-in goes, and the
+// frame the drag drew last is no longer what the chart shows.
+function ownMarkers(plot) {
+  plot.labDrawn = null;
+  for (const dots of plot.querySelectorAll("path.lab-dots")) dots.remove();
+  for (const group of plot.querySelectorAll("g.points")) group.style.display = "";
+}
+
 export default function (component) {
   const {spec, height, url, version} = component.data;
   const host = component.parentElement;
@@ -170,6 +179,7 @@ export default function (component) {
     if (note) note.remove();
     plot.dataset.theme = theme === themes.dark ? "dark" : "light";
     const config = {displaylogo: false, responsive: true};
+    ownMarkers(plot);
     return globalThis.Plotly.react(plot, figure.data ?? [], layout, config).then(() => {
       if (plot.labResize) return;
       // The plot follows its column's width (the sidebar opening or closing, not only the window).
@@ -177,6 +187,7 @@ export default function (component) {
       plot.labResize = new ResizeObserver((entries) => {
         const width = Math.round(entries[0].contentRect.width);
         if (width > 0 && plot._fullLayout && width !== plot._fullLayout.width) {
+          ownMarkers(plot);
           globalThis.Plotly.Plots.resize(plot).catch(() => null);
         }
         globalThis.labOffscreen.check();  // a tab or expander just opened: its charts may be waiting

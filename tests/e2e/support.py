@@ -22,6 +22,7 @@ from scripts.browser import IDLE, streamlit_server
 ROOT = Path(__file__).resolve().parents[2]
 CHART = '[data-testid="labChart"]'  # a chart drawn by ui.plot.show: the div plotly.js draws in
 RENDERED_CHART = f"{CHART} .main-svg"
+UNANSWERED = "[data-testid=labLive][data-sent]"  # a live slider released, its run not yet drawn
 EXCEPTION = '[data-testid="stException"]'
 WAIT_MS = 30_000
 REAL_TOKEN = "Real token (MiniLM)"  # ui.state.SOURCES; the URL carries the option's text
@@ -176,6 +177,9 @@ class Lab:
         self.wait_idle()
 
     def wait_idle(self) -> None:
+        """Until no live slider's release is unanswered (``ui/live/live.js``: the app is idle for a
+        moment between a release and its run) and the script is idle."""
+        expect(self.page.locator(UNANSWERED)).to_have_count(0)
         self.page.locator(IDLE).wait_for()
 
     @property

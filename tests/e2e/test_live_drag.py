@@ -210,3 +210,76 @@ def test_a_large_input_asks_for_its_frames_and_then_answers_during_a_drag(lab: L
     lab.page.mouse.up()
     lab.wait_idle()
     lab.assert_clean()
+
+
+# Where a line-and-marker chart's markers are: during a drag one path of circles (ui/live/live.js), at
+# rest Plotly's own markers; each as [x, y] px in the plot area, and the line's vertices.
+MARKERS_JS = """(key) => {
+  const plot = document.querySelector(`.st-key-${key} .lab-chart`);
+  const g = plot.querySelector("g.trace.scatter");
+  const dots = g.querySelector(":scope > path.lab-dots");
+  const numbers = (d) => (d.match(/[-\\d.e]+/g) ?? []).map(Number);
+  const line = numbers(g.querySelector("path.js-line").getAttribute("d"));
+  const vertices = [];
+  for (let k = 0; k + 1 < line.length; k += 2) vertices.push([line[k], line[k + 1]]);
+  let markers;
+  if (dots) {
+    const r = Number(dots.dataset.r);
+    markers = [...dots.getAttribute("d").matchAll(/M([-\\d.e]+),([-\\d.e]+)a/g)]
+      .map((m) => [Number(m[1]) - r, Number(m[2])]);
+  } else {
+    markers = [...g.querySelectorAll("path.point")].map((p) => {
+      const t = p.transform.baseVal.getItem(0).matrix;
+      return [t.e, t.f];
+    });
+  }
+  const ya = plot._fullLayout.yaxis;
+  return {dots: Boolean(dots), hidden: g.querySelector("g.points").style.display === "none",
+          markers, vertices, m: ya._m, b: ya._b};
+}"""
+
+
+def _flat(points: list[list[float]]) -> list[float]:
+    return [v for point in points for v in point]
+
+
+def test_a_long_vectors_markers_follow_the_drag_and_release_puts_plotlys_back_in_place(lab: Lab) -> None:
+    """Above 128 features a chart is a line with a marker per feature. During a drag its markers are
+    drawn as one path (moving each of Plotly's 768 markers took most of a frame); they must stand
+    where the core's values put them, on the line, and after release Plotly's own markers, drawn
+    from the server's figure, must stand exactly there."""
+    x = np.round(np.random.default_rng(7).normal(0, 2, 200), 2)
+    lab.open(MEAN, query(src="Type numbers", typed=", ".join(f"{v:g}" for v in x)))
+    live_ready(lab.page, "mean_shift")
+    lab.page.locator(f"{READOUT} .katex").first.wait_for()
+    key = mean.CHART_X
+    lab.page.locator(f".st-key-{key} .main-svg").first.wait_for()
+    thumb = lab.page.locator(f"{LIVE} input[type=range]")
+    box = thumb.bounding_box()
+    assert box is not None
+    y, middle = box["y"] + box["height"] / 2, box["x"] + box["width"] / 2
+    label = lab.page.locator(f"{LIVE} .lab-live-value")
+    lab.page.mouse.move(middle, y)
+    lab.page.mouse.down()
+    lab.page.mouse.move(middle + 0.1 * box["width"], y)
+    expect(label).not_to_have_text("0.00")
+    during = lab.page.evaluate(MARKERS_JS, key)
+    c = float(label.text_content() or "nan")
+    lab.page.mouse.up()
+
+    assert during["dots"] and during["hidden"], "during a drag the markers are one path"
+    want = mean.frame(x, 1e-5, c).charts[0].traces[0]
+    assert [p[1] for p in during["markers"]] == pytest.approx([during["m"] * v + during["b"] for v in want], abs=0.006)
+    assert during["markers"] == during["vertices"]  # each marker on the line's vertex
+    expect(lab.page).to_have_url(re.compile(rf"mean_shift={re.escape(f'{c:g}')}(&|$)"))
+    lab.wait_idle()
+    expect(lab.page.locator(f".st-key-{key} path.lab-dots")).to_have_count(0)  # Plotly's figure again
+    after = lab.page.evaluate(MARKERS_JS, key)
+    assert not after["hidden"]
+    assert _flat(after["markers"]) == pytest.approx(_flat(during["markers"]), abs=0.006)
+    # Plotly's line leaves out vertices on a straight run; each one it draws is one the drag drew
+    near = {(round(px), round(py)) for px, py in during["vertices"]}
+    assert all((round(px), round(py)) in near for px, py in after["vertices"])
+    assert after["vertices"][0] == pytest.approx(during["vertices"][0], abs=0.006)
+    assert after["vertices"][-1] == pytest.approx(during["vertices"][-1], abs=0.006)
+    lab.assert_clean()

@@ -20,7 +20,7 @@ const live = (globalThis.labLive ??= (() => {
   // change, sends nothing, and that late answer put the released value back after the Back.
   addEventListener("popstate", () => {
     for (const s of state.sliders.values()) {
-      s.sent = null;
+      sent(s, null);
       // only a slider of the page the entry is on (a Back to another page draws that page anew)
       if (!s.root.isConnected || !s.link || !s.values || s.path !== location.pathname) continue;
       const text = new URL(location.href).searchParams.get(s.link.key) ?? s.link.default;
@@ -32,7 +32,7 @@ const live = (globalThis.labLive ??= (() => {
         // with the data the component had at load, which does not redraw it).
         s.movedTo = -1;
         s.draw(i, true);
-        s.sent = {index: i, at: performance.now()};
+        sent(s, i);
         s.released = i;
         s.send?.("value", s.values[i]);
       }
@@ -49,6 +49,15 @@ function askNow(app) {
   if (live.leaving && performance.now() - live.leaving < 3000) return false;
   for (const s of live.sliders.values()) if (s.sent && s.root.isConnected) return false;
   return !live.barsSent;
+}
+
+// A release the server has not answered yet (index), or none (null). Until the run that answers it
+// has drawn the slider, its element says so: tests wait for that besides an idle app, which the app
+// can be for a moment after a release, before the release's run starts.
+function sent(s, index) {
+  s.sent = index === null ? null : {index, at: performance.now()};
+  if (index === null || index === s.served) delete s.root.dataset.sent;
+  else s.root.dataset.sent = "true";
 }
 
 // A slider's frame for its value must be what the page shows: after another control moved (a page
@@ -151,6 +160,7 @@ function buildReadout(root) {
     return changed;
   };
   r.show = (readout) => {
+    r.current = readout;
     const text = JSON.stringify(readout);
     if (text === r.shown && (r.showTex === "typeset" || !live.katex)) return;
     r.shown = text;
@@ -220,6 +230,13 @@ function arrowIcon(way) {  // st.metric's delta arrow: up or down, in the delta'
 function drawChart(chart, arrays) {
   const plot = document.querySelector(`.st-key-${chart.key} .lab-chart`);
   if (!plot || !plot._fullLayout || !plot.data) return;
+  // A frame that shows this chart as it is drawn changes nothing (the sidebar's γ on Variance: the
+  // squared deviations do not depend on it). Plotly drawing the server's figure forgets it (ui/plot.py).
+  const drawn = [chart.traces, chart.xs, chart.lines, arrays];
+  const same = plot.labDrawn && drawn.every((part, n) => n === 3 ? part === plot.labDrawn[3]
+    : JSON.stringify(part) === JSON.stringify(plot.labDrawn[n]));
+  if (same) return;
+  plot.labDrawn = drawn;
   const ya = plot._fullLayout.yaxis;
   if (!ya || ya.autorange || !moveChart(plot, ya, chart, arrays)) reactChart(plot, chart, arrays);
 }
@@ -239,7 +256,7 @@ function moveChart(plot, ya, chart, arrays) {
         const m = /^M([-\d.e]+),[-\d.e]+V[-\d.e]+H([-\d.e]+)V[-\d.e]+Z$/.exec(path.getAttribute("d") ?? "");
         if (!m) return false;
         const top = Number.isFinite(y[i]) ? px(y[i]) : base;
-        path.setAttribute("d", `M${m[1]},${base}V${top}H${m[2]}V${base}Z`);
+        setPath(path, `M${m[1]},${pixel(base)}V${pixel(top)}H${m[2]}V${pixel(base)}Z`);
       }
     } else if (trace.type === "scatter") {
       const cd = g.__data__;
@@ -248,13 +265,8 @@ function moveChart(plot, ya, chart, arrays) {
       if (xs !== undefined && xs !== null && xa.autorange) return false;  // x moves: its axis must be fixed
       const x = xs === undefined || xs === null ? (p) => xa.c2p(p.x) : (p) => xa.c2p(arrays[xs][p.i]);
       const line = g.querySelector("path.js-line");
-      if (line) line.setAttribute("d", "M" + cd.map((p) => `${x(p)},${px(y[p.i])}`).join("L"));
-      for (const point of g.querySelectorAll("path.point")) {
-        const p = point.__data__;
-        const moved = point.transform.baseVal;  // the translate Plotly set, changed in place
-        if (!p || p.i === undefined || moved.numberOfItems !== 1) return false;
-        moved.getItem(0).setTranslate(x(p), px(y[p.i]));
-      }
+      if (line) setPath(line, "M" + cd.map((p) => `${pixel(x(p))},${pixel(px(y[p.i]))}`).join("L"));
+      if (!moveMarkers(g, cd, (p) => pixel(x(p)), (p) => pixel(px(y[p.i])))) return false;
     } else {
       return false;
     }
@@ -278,6 +290,57 @@ function moveChart(plot, ya, chart, arrays) {
       if (text && text.textContent !== label) text.textContent = label;
     }
   });
+  return true;
+}
+
+// A chart's coordinates to a hundredth of a pixel: a shape that did not move keeps its exact path, and
+// the browser restyles only what changed (Chromium restyles an SVG path whose "d" is set, even to the
+// same shape written with other digits).
+const pixel = (v) => Math.round(v * 100) / 100;
+
+function setPath(path, d) {
+  if (path.getAttribute("d") !== d) path.setAttribute("d", d);
+}
+
+// Plotly draws each marker as its own path, placed by a transform: moving 768 of them restyles 768
+// elements a frame (about 60% of a frame at d = 768, measured by benchmarks/bench_drag.py). During a
+// drag, round markers of one colour are drawn as one path instead (Plotly's are hidden); the
+// released figure, drawn by Plotly, brings its own back. Markers of another shape or of several
+// colours move one by one.
+function moveMarkers(g, cd, x, y) {
+  const group = g.querySelector("g.points");
+  const points = group ? group.querySelectorAll("path.point") : [];
+  if (!points.length) return true;
+  let dots = g.querySelector(":scope > path.lab-dots");
+  if (!dots && group.dataset.labDots !== "no") {
+    const first = points[0];
+    const r = /^M([\d.]+),0A\1,\1 0 1,1 0,-\1A\1,\1 0 0,1 \1,0Z$/.exec(first.getAttribute("d") ?? "")?.[1];
+    const look = first.getAttribute("style") ?? "";
+    const alike = r !== undefined && [...points].every((p) => p.getAttribute("d") === first.getAttribute("d")
+      && (p.getAttribute("style") ?? "") === look);
+    if (!alike) {
+      group.dataset.labDots = "no";
+    } else {
+      dots = document.createElementNS("http://www.w3.org/2000/svg", "path");
+      dots.setAttribute("class", "lab-dots");
+      dots.setAttribute("style", look);
+      dots.dataset.r = r;
+      group.after(dots);
+      group.style.display = "none";
+    }
+  }
+  if (dots) {
+    const r = Number(dots.dataset.r);
+    setPath(dots, cd.map((p) => `M${pixel(x(p) + r)},${y(p)}a${r},${r} 0 1,1 ${-2 * r},0a${r},${r} 0 1,1 ${2 * r},0`)
+      .join(""));
+    return true;
+  }
+  for (const point of points) {
+    const p = point.__data__;
+    const moved = point.transform.baseVal;  // the translate Plotly set, changed in place
+    if (!p || p.i === undefined || moved.numberOfItems !== 1) return false;
+    moved.getItem(0).setTranslate(x(p), y(p));
+  }
   return true;
 }
 
@@ -392,7 +455,7 @@ function buildSlider(root) {
     if (text === s.link.default) address.searchParams.delete(s.link.key);
     else address.searchParams.set(s.link.key, text);
     if (address.href !== location.href) history.replaceState(history.state, "", address.href);
-    s.sent = {index: i, at: performance.now()};
+    sent(s, i);
     if (i !== s.released) for (const other of live.sliders.values()) if (other !== s) stale(other, true);
     s.released = i;
     if (s.send) s.send("value", s.values[i]);
@@ -430,7 +493,8 @@ function mountSlider(root, data, setTriggerValue) {
   // A run that answers an earlier key press must not pull the thumb back from where the student has
   // moved it since: the thumb follows the server again once it answers the value sent last.
   const waiting = s.sent && s.sent.index !== data.index && performance.now() - s.sent.at < 5000;
-  if (!waiting) s.sent = null;
+  s.served = data.index;
+  if (!waiting) sent(s, null);
   if (!s.dragging && !waiting) {
     s.input.value = String(data.index);
     s.released = data.index;
@@ -565,7 +629,10 @@ function widenAxes(ranges, own) {  // not the bars' own chart: its axis holds th
     const ya = plot?._fullLayout?.yaxis;
     if (!ya || ya.autorange) continue;
     const [a, b] = ya.range;
-    if (lo < a || hi > b) globalThis.Plotly?.relayout(plot, {"yaxis.range": [Math.min(a, lo), Math.max(b, hi)]});
+    if (lo < a || hi > b) {
+      plot.labDrawn = null;  // Plotly draws its own data again
+      globalThis.Plotly?.relayout(plot, {"yaxis.range": [Math.min(a, lo), Math.max(b, hi)]});
+    }
   }
 }
 
@@ -627,7 +694,7 @@ export default function (component) {
     live.readouts.set(r.key, r);
     // A redraw with the same numbers (React renders a component again) tells nothing new.
     if (r.serve(data.readout)) for (const s of live.sliders.values()) checkFresh(s);
-    if (!ready) loadKatex(data.katex).then(() => r.show(data.readout));
+    if (!ready) loadKatex(data.katex).then(() => r.show(r.current));  // the newest by then
     return () => { if (live.readouts.get(r.key) === r) live.readouts.delete(r.key); };
   }
   if (data.mode === "bars") return mountBars(root, data, setTriggerValue);
