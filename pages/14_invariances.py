@@ -21,9 +21,9 @@ from ui.text import (
 
 C_CHOICES = inv.C_CHOICES
 C_GRID = np.logspace(-6, 6, 97)  # the curve's scales, c > 0
-GEO_SLIDER = (-2.0, 2.0, 0.1)  # per-axis γ and β on the geometry section
+GEO_SLIDER = inv.GEO_SLIDER  # per-axis γ and β on the geometry section
 C_START, B_START = inv.C_START, inv.SHIFT[2]  # the scale and shift sliders' starting values
-GEO_START = {"geo_gamma": 1.0, "geo_beta": 0.0}  # the geometry's γᵢ and βᵢ start at the identity
+GEO_START = inv.GEO_START  # the geometry's γᵢ and βᵢ start at the identity
 VIEW_START = "At an angle"  # the 3-D views' camera (also in 2-D, where the radio is not drawn)
 CLOUD_POINTS, CLOUD_SEED = 300, 0
 
@@ -286,17 +286,59 @@ def geometry_pictures(lab: LabInput, d: int) -> None:
     )
 
 
-def gamma_beta(d: int) -> tuple[np.ndarray, np.ndarray]:
-    """The per-axis γ and β the geometry's sliders hold, for d axes."""
-    get = st.session_state.get
-    gamma = np.array([float(get(f"geo_gamma{i + 1}", GEO_START["geo_gamma"])) for i in range(d)])
-    beta = np.array([float(get(f"geo_beta{i + 1}", GEO_START["geo_beta"])) for i in range(d)])
+def geo_before_sliders(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """γ and β before their sliders are drawn this run (each slider's frames are made at the others'
+    values): the kept values, or on a session's first run from a link, the link's (canonical) texts;
+    anything else is the start, and the section then runs again once every slider has its value
+    (:func:`geo_controls`)."""
+    lo, hi, step = GEO_SLIDER
+    texts = {f"{v:g}": v for v in live.offered(lo, hi, step)}
+
+    def one(key: str, start: float) -> float:
+        if key in st.session_state:
+            return float(st.session_state[key])
+        return texts.get(str(st.query_params.get(key, "")), start)
+
+    gamma = np.array([one(f"geo_gamma{i + 1}", GEO_START["geo_gamma"]) for i in range(d)])
+    beta = np.array([one(f"geo_beta{i + 1}", GEO_START["geo_beta"]) for i in range(d)])
     return gamma, beta
 
 
-@lab_section("inv_y")
-def y_picture(lab: LabInput, d: int) -> None:
-    gamma, beta = gamma_beta(d)
+def geo_controls(lab: LabInput, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """The live sliders γᵢ and βᵢ (a row of γ, a row of β) and the values they hold."""
+    lo, hi, step = GEO_SLIDER
+    # A move of a kept (hidden) slider, e.g. Back onto an address, reruns this section by name.
+    again = {"on_change": rerun_fragments, "args": ("inv_y",)}
+    guess = geo_before_sliders(d)
+    gamma, beta = guess[0].copy(), guess[1].copy()
+    # A row of γ and a row of β, three columns each whatever d: a slider that changed column when d
+    # changed (β₁ was the fourth of 2·d columns in 3-D, the third in 2-D) was mounted anew by the
+    # browser, and its next moves often never reached the address (found by a browser QA pass).
+    for name, key, values in (("γ", "geo_gamma", gamma), ("β", "geo_beta", beta)):
+        which = key.removeprefix("geo_")
+        cols = st.columns(3)
+        for i in range(d):
+            # this slider's frames: every value of it, the others as they stand now (copies: the
+            # loop changes the arrays after the frames are made)
+            g, b = gamma.copy(), beta.copy()
+            with cols[i]:
+                values[i], _ = live.slider(
+                    f"{name}{'₁₂₃'[i]}",
+                    lo,
+                    hi,
+                    GEO_START[key],
+                    step,
+                    key=f"{key}{i + 1}",
+                    name=f"{name}{'₁₂₃'[i]}",
+                    frames=lambda w=which, i=i, g=g, b=b: inv.geo_frames(lab.x, lab.eps, g, b, w, i),
+                    **again,
+                )
+    if not (np.array_equal(gamma, guess[0]) and np.array_equal(beta, guess[1])):
+        st.rerun()  # a slider's frames were made at another value of a slider drawn after it
+    return gamma, beta
+
+
+def y_picture(lab: LabInput, d: int, gamma: np.ndarray, beta: np.ndarray) -> None:
     cloud = geo.normalized_cloud(d, CLOUD_POINTS, seed=CLOUD_SEED, gamma=gamma, beta=beta, eps=lab.eps)
     user = None
     if lab.d == d:
@@ -338,6 +380,34 @@ def y_picture(lab: LabInput, d: int) -> None:
     )
 
 
+@lab_section("inv_y")
+def y_section(lab: LabInput, d: int) -> None:
+    """γᵢ and βᵢ, their readout and the picture of y = γ⊙x̂ + β. The sliders' frames read the input
+    (your vector's y), so they sit in this lab section: the sidebar reruns them with the picture."""
+    gamma, beta = geo_controls(lab, d)
+    live.readout(inv.geo_frame(lab.x, lab.eps, gamma, beta).readout(inv.GEO_Y))
+    # No frame holds the cloud's picture (a 3-D scene, or the 2-D figure's second panel): it is
+    # dimmed during a drag and follows on release.
+    if d == 2:
+        with live.at_rest("inv_y_picture"):
+            y_picture(lab, d, gamma, beta)
+        return
+    left, right = st.columns(2)
+    with left, live.at_rest("inv_y_picture"):
+        y_picture(lab, d, gamma, beta)
+    right.markdown(
+        "**Reading the three views**\n\n"
+        "- *Before:* the blob is stretched along the dashed diagonal (1, 1, 1), because each input "
+        "got a random constant added. LayerNorm forgets that direction entirely.\n"
+        "- *After:* the points sit on (or, by ε, just inside) the green circle where the plane "
+        "x₁ + x₂ + x₃ = 0 meets the sphere of radius √3. A 3-feature vector keeps just one number: its "
+        "angle around the circle.\n"
+        "- *Then:* γ stretches each axis, so the circle becomes an ellipse (a negative γ mirrors it) "
+        "and β moves its centre (×). γ = 0 on an axis flattens it; all three at 0 collapse it to β.\n"
+        "- Raise ε in the sidebar towards 1: inputs with a small spread fall *inside* the circle."
+    )
+
+
 @page_fragment
 def geometry_section() -> None:
     st.subheader("Where LayerNorm sends vectors: a plane and a sphere")
@@ -369,21 +439,10 @@ def geometry_section() -> None:
         )
     geometry_pictures(d)
     # γᵢ and βᵢ change only the picture of y = γ⊙x̂ + β (in 2-D, the one picture): their sliders sit
-    # right above it and rerun it alone.
+    # right above it, in its lab section, and rerun it alone.
     st.markdown("**γ stretches each axis, β moves the centre** (for these pictures only):")
-    lo, hi, step = GEO_SLIDER
-    again = {"on_change": rerun_fragments, "args": ("inv_y",)}
-    # A row of γ and a row of β, three columns each whatever d: a slider that changed column when d
-    # changed (β₁ was the fourth of 2·d columns in 3-D, the third in 2-D) was mounted anew by the
-    # browser, and its next moves often never reached the address (found by a browser QA pass).
-    for name, key in (("γ", "geo_gamma"), ("β", "geo_beta")):
-        cols = st.columns(3)
-        for i in range(d):
-            controls.slider(
-                f"{name}{'₁₂₃'[i]}", lo, hi, GEO_START[key], step, key=f"{key}{i + 1}", where=cols[i], **again
-            )
+    y_section(d)
     if d == 2:
-        y_picture(d)
         st.markdown(
             "**The d = 2 surprise:** with two features, x − μ is (+a, −a) or (−a, +a), so after dividing "
             "by √(a² + ε) every non-constant input lands on the line through (1, −1) and (−1, 1), at "
@@ -391,21 +450,6 @@ def geometry_section() -> None:
             f"{CLOUD_POINTS} points pile up on two spots and only the sign of x₁ − x₂ survives. "
             "ε pulls inputs with a² not far above ε inside (raise ε in the sidebar to see it)."
         )
-        return
-    left, right = st.columns(2)
-    with left:
-        y_picture(d)
-    right.markdown(
-        "**Reading the three views**\n\n"
-        "- *Before:* the blob is stretched along the dashed diagonal (1, 1, 1), because each input "
-        "got a random constant added. LayerNorm forgets that direction entirely.\n"
-        "- *After:* the points sit on (or, by ε, just inside) the green circle where the plane "
-        "x₁ + x₂ + x₃ = 0 meets the sphere of radius √3. A 3-feature vector keeps just one number: its "
-        "angle around the circle.\n"
-        "- *Then:* γ stretches each axis, so the circle becomes an ellipse (a negative γ mirrors it) "
-        "and β moves its centre (×). γ = 0 on an axis flattens it; all three at 0 collapse it to β.\n"
-        "- Raise ε in the sidebar towards 1: inputs with a small spread fall *inside* the circle."
-    )
 
 
 geometry_section()

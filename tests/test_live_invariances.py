@@ -217,7 +217,7 @@ def test_the_chart_changes_only_in_its_bars_and_in_its_texts_of_c_and_b(c: float
 
 def shown(at: AppTest) -> dict[str, Any]:
     """The readouts and the chart's traces the page shows now."""
-    readouts = live_readouts(at)
+    readouts = [r for r in live_readouts(at) if r["key"] != inv.GEO_Y]  # section 1's
     specs = [
         json.loads(json.loads(e.proto.json)["spec"])
         for e in at.get("bidi_component")
@@ -312,3 +312,100 @@ def test_a_link_not_on_the_grid_takes_the_nearest_and_says_so() -> None:
 def test_the_sidebar_input_makes_new_frames() -> None:
     at = open_page(PAGE, src="Type numbers", typed="1, 2, 4, 8", inv_c="-10", inv_b="0.5")
     check_page(at, -10.0, 0.5, x=np.array([1.0, 2.0, 4.0, 8.0]))
+
+
+# --- the geometry's γᵢ and βᵢ ------------------------------------------------------------------------
+GEO_VALUES = offered(-2.0, 2.0, 0.1)
+GEO_KEYS = [f"geo_{w}{i}" for w in ("gamma", "beta") for i in (1, 2, 3)]
+
+
+def geo_expected(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> str:
+    """The readout under the geometry's sliders (written out): γ, β and, for a vector of d features,
+    its x̂ and y = γ⊙x̂ + β from the core."""
+    tex = rf"\gamma = {tex_vector(gamma)},\quad \beta = {tex_vector(beta)}"
+    if x.size == gamma.size:
+        x_hat, y = ln.layer_norm(x, eps=EPS), ln.layer_norm(x, gamma, beta, eps=EPS)
+        digits = digits_to_separate(np.concatenate([x_hat, y]), 3)
+        tex += (
+            rf":\quad \hat x = {tex_vector(x_hat, digits=digits)},\quad "
+            rf"y = \gamma\odot\hat x + \beta = {tex_vector(y, digits=digits)}"
+        )
+    return tex
+
+
+def geo_state(at: AppTest, d: int) -> tuple[np.ndarray, np.ndarray]:
+    gamma = np.array([float(at.session_state[f"geo_gamma{i + 1}"]) for i in range(d)])
+    beta = np.array([float(at.session_state[f"geo_beta{i + 1}"]) for i in range(d)])
+    return gamma, beta
+
+
+def check_geometry(at: AppTest, x: np.ndarray, d: int) -> None:
+    """Each of the geometry's live sliders holds, for every value it offers, the readout the page shows
+    at that value (the others as they stand), and the page shows the frame of the values it holds."""
+    assert not at.exception, [e.value for e in at.exception]
+    gamma, beta = geo_state(at, d)
+    by_key = {s["link"]["key"]: s for s in live_data(at)}
+    assert {k for k in by_key if k.startswith("geo_")} == {k for k in GEO_KEYS if int(k[-1]) <= d}
+    for key in sorted(k for k in by_key if k.startswith("geo_")):
+        which, i = key[4:-1], int(key[-1]) - 1
+        data = by_key[key]
+        now = (gamma if which == "gamma" else beta)[i]
+        assert data["index"] == GEO_VALUES.index(now) and data["values"] == GEO_VALUES
+        sent = inv.geo_frames.__wrapped__(x, EPS, gamma, beta, which, i)  # type: ignore[attr-defined]
+        assert data["payload"]["id"] == sent["id"]  # the frames the browser holds are these
+        assert sent["labels"] == [f"{v:.2f}" for v in GEO_VALUES]
+        for v, f in zip(GEO_VALUES, sent["frames"], strict=True):
+            g, b = gamma.copy(), beta.copy()
+            (g if which == "gamma" else b)[i] = v
+            assert f["charts"] == []  # the pictures are dimmed during a drag, not moved
+            assert [(r["key"], r["tex"], r["metrics"]) for r in f["readouts"]] == [
+                (inv.GEO_Y, geo_expected(x, g, b), [])
+            ], (key, v)
+    (geo,) = [r for r in live_readouts(at) if r["key"] == inv.GEO_Y]
+    assert geo["tex"] == geo_expected(x, gamma, beta)  # what the page shows at rest
+
+
+def y_cloud(at: AppTest, d: int) -> np.ndarray:
+    specs = [
+        json.loads(json.loads(e.proto.json)["spec"])
+        for e in at.get("bidi_component")
+        if e.proto.component_name == "lab_chart"
+    ]
+    name = "y (all inputs)" if d == 2 else "y = γ⊙x̂ + β"
+    (trace,) = [t for s in specs for t in s["data"] if t.get("name") == name]
+    axes = "xy" if d == 2 else "xyz"
+    return np.column_stack(
+        [np.frombuffer(base64.b64decode(trace[a]["bdata"]), dtype=np.dtype(trace[a]["dtype"])) for a in axes]
+    )
+
+
+@pytest.mark.parametrize(
+    ("typed", "d", "moves"),
+    [
+        ("1, 2, 4", 3, {"geo_gamma1": -0.5, "geo_beta3": 1.2, "geo_gamma2": 0.0}),
+        (None, 3, {"geo_gamma3": 2.0, "geo_beta1": -2.0}),  # d = 8: no y of your vector
+        ("5, 7", 2, {"geo_gamma2": -1.3, "geo_beta1": 0.7}),
+    ],
+)
+def test_every_geometry_frame_is_what_the_page_shows(
+    typed: str | None, d: int, moves: dict[str, float]
+) -> None:
+    query = {"src": "Type numbers", "typed": typed} if typed else {}
+    at = open_page(PAGE, **query, **({"geo_d": "2"} if d == 2 else {}))
+    x = np.array([float(t) for t in typed.split(",")]) if typed else DEFAULT_X
+    check_geometry(at, x, d)
+    for key, v in moves.items():
+        at.slider(key=key).set_value(v).run()
+        check_geometry(at, x, d)
+        gamma, beta = geo_state(at, d)
+        want = ln.scale_shift(geo.normalized_cloud(d, 300, seed=0, eps=EPS).x_hat, gamma, beta)
+        np.testing.assert_array_equal(y_cloud(at, d), want)  # the picture, redrawn at rest
+
+
+def test_a_geometry_link_opens_its_values_in_every_sliders_frames() -> None:
+    """On a first run from a link, each slider's frames are made at the link's values of the others
+    (those drawn after it included)."""
+    at = open_page(PAGE, src="Type numbers", typed="1, 2, 4", geo_beta3="-1.5", geo_gamma2="0.3")
+    assert geo_state(at, 3)[0].tolist() == [1.0, 0.3, 1.0]
+    assert geo_state(at, 3)[1].tolist() == [0.0, 0.0, -1.5]
+    check_geometry(at, np.array([1.0, 2.0, 4.0]), 3)

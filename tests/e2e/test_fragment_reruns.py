@@ -227,15 +227,19 @@ def test_choosing_a_quiz_answer_reruns_only_its_question(server: str) -> None:
 
 
 def test_a_geometry_gamma_reruns_only_the_picture_of_y(server: str) -> None:
-    """Invariances: γᵢ and βᵢ change only the picture of y = γ⊙x̂ + β, so they rerun it alone: not the
-    geometry section's formula, its radios and the pictures of x and x̂ (17 of the 18 elements a move
-    sent at first), nor their own six sliders and the line above them (8 of the 9 it sent next)."""
+    """Invariances: γᵢ and βᵢ change only the picture of y = γ⊙x̂ + β and the readout under them, so
+    they rerun that lab section alone: not the geometry section's formula, its radios and the pictures
+    of x and x̂, nor the line above the sliders. The live sliders' frames read the input (your vector's
+    y), so the six sliders sit in that section (ui.live): the six kept sliders and the six live ones,
+    the readout, the picture and the text beside it (d = 3)."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         loaded, rerun = pool.submit(
             lambda: asyncio.run(_move_keyed(server, "/invariances", "geo_gamma1"))
         ).result(timeout=300)
     assert loaded.count("bidi_component") >= 5, loaded  # the scale section's two charts, the geometry's three
-    assert rerun == ["bidi_component"], f"more than the picture of y was sent: {rerun}"
+    assert rerun.count("slider") == 6 and rerun.count("bidi_component") == 8, rerun
+    assert "heading" not in rerun and "radio" not in rerun and "latex" not in rerun, rerun
+    assert len(rerun) == 15, f"more than the section of y was sent: {rerun}"
 
 
 def test_a_scale_reruns_its_section_not_the_heading_or_the_geometry(server: str) -> None:

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 import layernorm as ln
-from e2e.support import Lab, live_ready, page_by_url
+from e2e.support import Lab, live_ready, page_by_url, query
 from ui.live import invariances as inv
 from ui.live import offered
 from ui.text import fmt
@@ -221,4 +221,105 @@ def test_a_drag_of_b_shows_the_cores_numbers_on_every_frame_and_release_keeps_th
     released_as_last(after, last)
     shown_as_expected(after, -1.0, b, by_plotly=True)
     assert any("A negative c mirrors the vector" in n for n in lab.page.evaluate(NOTICES_JS))
+    lab.assert_clean()
+
+
+# --- the geometry's γᵢ and βᵢ ------------------------------------------------------------------------
+TYPED = np.array([1.0, 2.0, 4.0])  # d = 3: the readout shows this vector's x̂ and y
+GEO_VALUES = offered(*inv.GEO_SLIDER)
+GEO_SEEN_JS = """
+(key) => {
+  const live = document.querySelector(`.st-key-${key}_live`);
+  const r = document.querySelector(".st-key-live_readout_GEO_Y");
+  const tex = r.querySelector('annotation[encoding="application/x-tex"]');
+  const rest = document.querySelector(".st-key-live_rest_inv_y_picture");
+  return {
+    label: live.querySelector(".lab-live-value").textContent,
+    thumb: live.querySelector("input").value,
+    tex: tex ? tex.textContent : null,
+    dimmed: Number(getComputedStyle(rest).opacity) < 0.99,
+    dragging: document.documentElement.classList.contains("lab-live-dragging"),
+  };
+}
+""".replace("GEO_Y", inv.GEO_Y)
+
+
+def geo_tex(key: str, v: float, gamma: np.ndarray, beta: np.ndarray) -> str | None:
+    g, b = gamma.copy(), beta.copy()
+    (g if key.startswith("geo_gamma") else b)[int(key[-1]) - 1] = v
+    return inv.geo_frame(TYPED, 1e-5, g, b).readout(inv.GEO_Y).tex
+
+
+def geo_drag(lab: Lab, key: str, fraction: float) -> list[dict[str, Any]]:
+    """Drag the geometry's slider ``key`` by ``fraction`` of its track; what was seen on each frame."""
+    lab.page.locator(f".st-key-live_readout_{inv.GEO_Y} .katex").first.wait_for()  # KaTeX loaded
+    thumb = live_ready(lab.page, key)
+    thumb.evaluate("(e) => e.scrollIntoView({block: 'center'})")
+    box = thumb.bounding_box()
+    assert box is not None
+    y = box["y"] + box["height"] / 2
+    left, right = box["x"] + 7, box["x"] + box["width"] - 7
+    start = left + (right - left) * int(thumb.input_value()) / int(thumb.get_attribute("max") or 1)
+    record = f"""(key) => {{
+      const seen = {GEO_SEEN_JS};
+      window.__frames = [];
+      window.__stop = false;
+      const tick = () => {{
+        if (window.__stop) return;
+        try {{ window.__frames.push(seen(key)); }} catch (e) {{ window.__frames.push({{error: String(e)}}); }}
+        requestAnimationFrame(tick);
+      }};
+      requestAnimationFrame(tick);
+    }}"""
+    lab.page.evaluate(record, key)
+    lab.page.mouse.move(start, y)
+    lab.page.mouse.down()
+    for i in range(1, 21):
+        lab.page.mouse.move(start + fraction * (right - left) * i / 20, y)
+        lab.page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
+    frames: list[dict[str, Any]] = lab.page.evaluate("() => window.__frames")
+    lab.page.mouse.up()
+    lab.page.evaluate("() => { window.__stop = true; }")
+    assert not [f for f in frames if "error" in f], frames[:3]
+    return frames
+
+
+@pytest.mark.parametrize(("key", "fraction"), [("geo_gamma1", -0.3), ("geo_beta3", 0.3)])
+def test_a_drag_of_a_geometry_slider_shows_the_cores_y_and_dims_the_picture(
+    lab: Lab, key: str, fraction: float
+) -> None:
+    lab.open(INVARIANCES, query(src="Type numbers", typed="1, 2, 4", geo_gamma2="0.5"))
+    gamma, beta = np.array([1.0, 0.5, 1.0]), np.zeros(3)
+    start = float((gamma if "gamma" in key else beta)[int(key[-1]) - 1])
+    frames = geo_drag(lab, key, fraction)
+    moved = [f for f in frames if f["dragging"]]
+    labels = [f["label"] for f in moved]
+    assert len(set(labels)) >= 4, f"the readout followed the thumb on too few frames: {labels}"
+    for seen in {f["label"]: f for f in moved}.values():  # one recorded frame per value shown
+        assert seen["tex"] == geo_tex(key, float(seen["label"]), gamma, beta), seen["label"]
+    # the picture no frame holds is dimmed once the drag's dimming has faded in (0.15 s)
+    assert any(f["dimmed"] for f in moved) and not frames[0]["dimmed"]
+    last = frames[-1]
+    v = float(last["label"])
+    assert GEO_VALUES[int(last["thumb"])] == v and v != start and (v < start) == (fraction < 0)
+
+    expect(lab.page).to_have_url(re.compile(rf"{key}={re.escape(f'{v:g}')}(&|$)"))
+    expect(lab.page).to_have_url(re.compile(r"geo_gamma2=0\.5(&|$)"))  # the others kept
+    g, b = gamma.copy(), beta.copy()
+    (g if "gamma" in key else b)[int(key[-1]) - 1] = v
+    # the release redraws the picture of y at the released value: your point's y, from the core
+    want = ln.layer_norm(TYPED, g, b, eps=1e-5)
+    lab.page.wait_for_function(
+        """(want) => {
+          const plot = document.querySelector(".st-key-geo_chart_y .lab-chart");
+          const t = plot?.data?.find((t) => t.name === "your y");
+          return !!t && JSON.stringify([t.x[0], t.y[0], t.z[0]]) === JSON.stringify(want);
+        }""",
+        arg=[float(v) for v in want],
+    )
+    lab.wait_idle()
+    after = lab.page.evaluate(f"(key) => ({GEO_SEEN_JS})(key)", key)
+    assert {k: after[k] for k in ("label", "thumb", "tex")} == {k: last[k] for k in ("label", "thumb", "tex")}
+    assert after["tex"] == geo_tex(key, v, gamma, beta)
+    assert not after["dimmed"] and not after["dragging"]
     lab.assert_clean()

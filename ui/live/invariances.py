@@ -140,3 +140,48 @@ def chart_axis(x: np.ndarray, eps: float) -> dict[str, object]:
             except ValueError:  # a result beyond float64: the page shows the core's error instead
                 continue
     return {"ranges": {CHART_OUTPUTS: _range_of(seen)}, "x_ranges": {}}
+
+
+# --- the geometry's per-axis γ and β -----------------------------------------------------------------
+GEO_SLIDER = (-2.0, 2.0, 0.1)  # per-axis γ and β: min, max, step
+GEO_START = {"geo_gamma": 1.0, "geo_beta": 0.0}  # the identity
+GEO_Y = "inv_geo_y"  # the readout under the sliders: γ, β and, when your vector has d features, its y
+
+
+def geo_frame(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray) -> Frame:
+    """What the geometry's γ and β sliders show for per-axis ``gamma`` and ``beta`` (d of each): the
+    two vectors, and y = γ⊙x̂ + β of your vector when it has d features (from ``ln.layer_norm``).
+
+    The pictures of the 300 points are not in the frame (``ui.live`` moves 2-D bars and points against
+    one pair of axes, not a 3-D scene nor the second panel of the 2-D figure): the page dims them
+    during a drag (``live.at_rest``) and redraws them on release.
+    """
+    tex = rf"\gamma = {tex_vector(gamma)},\quad \beta = {tex_vector(beta)}"
+    if x.size == gamma.size:
+        try:
+            x_hat = ln.layer_norm(x, eps=eps)
+            y = ln.layer_norm(x, gamma, beta, eps=eps)
+        except ValueError:  # beyond float64: the picture shows the core's refusal, the readout no y
+            return Frame((Readout(GEO_Y, tex),))
+        digits = digits_to_separate(np.concatenate([x_hat, y]), 3)
+        tex += (
+            rf":\quad \hat x = {tex_vector(x_hat, digits=digits)},\quad "
+            rf"y = \gamma\odot\hat x + \beta = {tex_vector(y, digits=digits)}"
+        )
+    return Frame((Readout(GEO_Y, tex),))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def geo_frames(
+    x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, which: str, i: int
+) -> dict[str, object]:
+    """Every value's frame of the slider of ``which`` ("gamma" or "beta") on axis ``i`` (from 0), the
+    other γ and β at their current values."""
+    lo, hi, step = GEO_SLIDER
+
+    def at(v: float) -> Frame:
+        g, b = gamma.copy(), beta.copy()
+        (g if which == "gamma" else b)[i] = v
+        return geo_frame(x, eps, g, b)
+
+    return payload(offered(lo, hi, step), at)
