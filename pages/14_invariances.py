@@ -25,7 +25,7 @@ GEO_SLIDER = inv.GEO_SLIDER  # per-axis γ and β on the geometry section
 C_START, B_START = inv.C_START, inv.SHIFT[2]  # the scale and shift sliders' starting values
 GEO_START = inv.GEO_START  # the geometry's γᵢ and βᵢ start at the identity
 VIEW_START = "At an angle"  # the 3-D views' camera (also in 2-D, where the radio is not drawn)
-CLOUD_POINTS, CLOUD_SEED = 300, 0
+CLOUD_POINTS, CLOUD_SEED = inv.CLOUD_POINTS, inv.CLOUD_SEED
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -339,6 +339,22 @@ def geo_controls(lab: LabInput, d: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def y_picture(lab: LabInput, d: int, gamma: np.ndarray, beta: np.ndarray) -> None:
+    if d == 3:
+        scene = inv.y_scene(lab.x, lab.eps, gamma, beta)  # what the sliders' frames hold at each value
+        plot.show(
+            figure(
+                "cloud_3d",
+                scene.points,
+                kind="y",
+                title="Then y = γ⊙x̂ + β",
+                camera=camera(),
+                circle=scene.circle,
+                centre=scene.centre,
+                user=scene.user,
+            ),
+            key=inv.GEO_PICTURE,
+        )
+        return
     cloud = geo.normalized_cloud(d, CLOUD_POINTS, seed=CLOUD_SEED, gamma=gamma, beta=beta, eps=lab.eps)
     user = None
     if lab.d == d:
@@ -347,36 +363,20 @@ def y_picture(lab: LabInput, d: int, gamma: np.ndarray, beta: np.ndarray) -> Non
             ln.layer_norm(lab.x, eps=lab.eps),
             ln.layer_norm(lab.x, gamma, beta, eps=lab.eps),
         )
-    if d == 2:
-        segment = geo.sum_zero_line(1.0)  # x̂ can only lie between −(1, −1) and (1, −1)
-        plot.show(
-            figure(
-                "cloud_2d",
-                cloud.inputs,
-                cloud.x_hat,
-                cloud.y,
-                circle=geo.circle_2d(cloud.radius),
-                line=geo.sum_zero_line(3.0),
-                ellipse_points=ln.scale_shift(segment, gamma, beta),
-                beta=cloud.beta,
-                user=user,
-            ),
-            key="geo_chart_2d",
-        )
-        return
-    circle = geo.sum_zero_circle(cloud.radius)
+    segment = geo.sum_zero_line(1.0)  # x̂ can only lie between −(1, −1) and (1, −1)
     plot.show(
         figure(
-            "cloud_3d",
+            "cloud_2d",
+            cloud.inputs,
+            cloud.x_hat,
             cloud.y,
-            kind="y",
-            title="Then y = γ⊙x̂ + β",
-            camera=camera(),
-            circle=ln.scale_shift(circle, gamma, beta),
-            centre=cloud.beta,
-            user=None if user is None else user[2],
+            circle=geo.circle_2d(cloud.radius),
+            line=geo.sum_zero_line(3.0),
+            ellipse_points=ln.scale_shift(segment, gamma, beta),
+            beta=cloud.beta,
+            user=user,
         ),
-        key="geo_chart_y",
+        key="geo_chart_2d",
     )
 
 
@@ -386,14 +386,14 @@ def y_section(lab: LabInput, d: int) -> None:
     (your vector's y), so they sit in this lab section: the sidebar reruns them with the picture."""
     gamma, beta = geo_controls(lab, d)
     live.readout(inv.geo_frame(lab.x, lab.eps, gamma, beta).readout(inv.GEO_Y))
-    # No frame holds the cloud's picture (a 3-D scene, or the 2-D figure's second panel): it is
+    # The 3-D picture is in the sliders' frames; no frame holds the 2-D figure's second panel: it is
     # dimmed during a drag and follows on release.
     if d == 2:
         with live.at_rest("inv_y_picture"):
             y_picture(lab, d, gamma, beta)
         return
     left, right = st.columns(2)
-    with left, live.at_rest("inv_y_picture"):
+    with left:
         y_picture(lab, d, gamma, beta)
     right.markdown(
         "**Reading the three views**\n\n"

@@ -357,12 +357,59 @@ def check_geometry(at: AppTest, x: np.ndarray, d: int) -> None:
         for v, f in zip(GEO_VALUES, sent["frames"], strict=True):
             g, b = gamma.copy(), beta.copy()
             (g if which == "gamma" else b)[i] = v
-            assert f["charts"] == []  # the pictures are dimmed during a drag, not moved
+            if d == 3:  # the 3-D picture of y moves; the 2-D figure is dimmed during a drag
+                assert frame_picture(sent, f) == picture_expected(x, g, b), (key, v)
+            else:
+                assert f["charts"] == []
             assert [(r["key"], r["tex"], r["metrics"]) for r in f["readouts"]] == [
                 (inv.GEO_Y, geo_expected(x, g, b), [])
             ], (key, v)
     (geo,) = [r for r in live_readouts(at) if r["key"] == inv.GEO_Y]
     assert geo["tex"] == geo_expected(x, gamma, beta)  # what the page shows at rest
+    if d == 3:  # the picture at rest: the frame of the values the sliders hold
+        assert page_picture(at) == picture_expected(x, gamma, beta)
+
+
+def picture_expected(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict[str, Any]:
+    """The 3-D picture of y, written out: γ⊙(circle) + β, the cloud's y, β and your y, each as x, y, z
+    lists in the figure's trace order, and the one range of its three axes."""
+    cloud = geo.normalized_cloud(3, 300, seed=0, eps=EPS)
+    parts = [
+        ln.scale_shift(geo.sum_zero_circle(cloud.radius), gamma, beta),
+        ln.scale_shift(cloud.x_hat, gamma, beta),
+        beta.reshape(1, 3),
+    ]
+    if x.size == 3:
+        parts.append(ln.layer_norm(x, gamma, beta, eps=EPS).reshape(1, 3))
+    lim = max(1.0, *(float(np.max(np.abs(p))) for p in parts)) * 1.12
+    return {"traces": [[p[:, k].tolist() for k in range(3)] for p in parts], "range": [-lim, lim]}
+
+
+def frame_picture(sent: dict[str, Any], frame: dict[str, Any]) -> dict[str, Any]:
+    (chart,) = frame["charts"]
+    assert chart["key"] == inv.GEO_PICTURE
+    arrays = [np.frombuffer(base64.b64decode(a), dtype="<f8") for a in sent["arrays"]]
+    axes = zip(chart["xs"], chart["traces"], chart["zs"], strict=True)
+    return {"traces": [[arrays[n].tolist() for n in t] for t in axes], "range": chart["scene"]}
+
+
+def page_picture(at: AppTest) -> dict[str, Any]:
+    specs = [
+        json.loads(json.loads(e.proto.json)["spec"])
+        for e in at.get("bidi_component")
+        if e.proto.component_name == "lab_chart"
+    ]
+    (fig,) = [f for f in specs if "Then y" in json.dumps(f.get("layout", {}).get("title"))]
+
+    def values(a: Any) -> list[float]:
+        if isinstance(a, dict):
+            return np.frombuffer(base64.b64decode(a["bdata"]), dtype=np.dtype(a["dtype"])).astype(float).tolist()
+        return [float(v) for v in a]
+
+    traces = [t for t in fig["data"] if t.get("type") == "scatter3d"]
+    ranges = {tuple(fig["layout"]["scene"][a]["range"]) for a in ("xaxis", "yaxis", "zaxis")}
+    (rng,) = ranges
+    return {"traces": [[values(t[a]) for a in "xyz"] for t in traces], "range": list(rng)}
 
 
 def y_cloud(at: AppTest, d: int) -> np.ndarray:

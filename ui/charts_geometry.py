@@ -171,7 +171,7 @@ def invariance_curve_chart(
     return finish(fig)
 
 
-def _equal_range(*arrays: np.ndarray, pad: float = 1.12) -> list[float]:
+def equal_range(*arrays: np.ndarray, pad: float = 1.12) -> list[float]:
     """One axis range for every axis, so a circle looks like a circle."""
     finite = [np.abs(a[np.isfinite(a)]) for a in arrays if np.size(a)]
     lim = max([float(np.max(a)) for a in finite if a.size] + [1.0]) * pad
@@ -211,8 +211,8 @@ def cloud_2d(
 
     The dashed diagonal (1, 1) on the left spans the axis range: the direction LayerNorm forgets.
     """
-    left = _equal_range(inputs, *(user[:1] if user else ()))
-    right = _equal_range(circle, y, ellipse_points, *(user[1:] if user else ()))
+    left = equal_range(inputs, *(user[:1] if user else ()))
+    right = equal_range(circle, y, ellipse_points, *(user[1:] if user else ()))
     fig = make_subplots(
         rows=1,
         cols=2,
@@ -331,7 +331,7 @@ def cloud_3d(
     for mesh in (sphere, plane):
         if mesh is not None:
             guides.append(np.stack([m.ravel() for m in mesh], axis=1))
-    rng = _equal_range(points, *guides)
+    rng = equal_range(points, *guides)
     if diagonal:
         traces.append(
             go.Scatter3d(x=rng, y=rng, z=rng, mode="lines",

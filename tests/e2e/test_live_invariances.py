@@ -232,12 +232,16 @@ GEO_SEEN_JS = """
   const live = document.querySelector(`.st-key-${key}_live`);
   const r = document.querySelector(".st-key-live_readout_GEO_Y");
   const tex = r.querySelector('annotation[encoding="application/x-tex"]');
-  const rest = document.querySelector(".st-key-live_rest_inv_y_picture");
+  const plot = document.querySelector(".st-key-geo_chart_y .lab-chart");
+  const yours = plot?.data?.find((t) => t.name === "your y");
+  let opacity = 1;
+  for (let e = plot; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
   return {
     label: live.querySelector(".lab-live-value").textContent,
     thumb: live.querySelector("input").value,
     tex: tex ? tex.textContent : null,
-    dimmed: Number(getComputedStyle(rest).opacity) < 0.99,
+    yours: yours ? [yours.x[0], yours.y[0], yours.z[0]].map(Number) : null,
+    dimmed: opacity < 0.99,
     dragging: document.documentElement.classList.contains("lab-live-dragging"),
   };
 }
@@ -248,6 +252,12 @@ def geo_tex(key: str, v: float, gamma: np.ndarray, beta: np.ndarray) -> str | No
     g, b = gamma.copy(), beta.copy()
     (g if key.startswith("geo_gamma") else b)[int(key[-1]) - 1] = v
     return inv.geo_frame(TYPED, 1e-5, g, b).readout(inv.GEO_Y).tex
+
+
+def geo_y(key: str, v: float, gamma: np.ndarray, beta: np.ndarray) -> list[float]:
+    g, b = gamma.copy(), beta.copy()
+    (g if key.startswith("geo_gamma") else b)[int(key[-1]) - 1] = v
+    return [float(t) for t in ln.layer_norm(TYPED, g, b, eps=1e-5)]
 
 
 def geo_drag(lab: Lab, key: str, fraction: float) -> list[dict[str, Any]]:
@@ -285,7 +295,7 @@ def geo_drag(lab: Lab, key: str, fraction: float) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize(("key", "fraction"), [("geo_gamma1", -0.3), ("geo_beta3", 0.3)])
-def test_a_drag_of_a_geometry_slider_shows_the_cores_y_and_dims_the_picture(
+def test_a_drag_of_a_geometry_slider_shows_the_cores_y_in_its_readout_and_its_picture(
     lab: Lab, key: str, fraction: float
 ) -> None:
     lab.open(INVARIANCES, query(src="Type numbers", typed="1, 2, 4", geo_gamma2="0.5"))
@@ -297,8 +307,9 @@ def test_a_drag_of_a_geometry_slider_shows_the_cores_y_and_dims_the_picture(
     assert len(set(labels)) >= 4, f"the readout followed the thumb on too few frames: {labels}"
     for seen in {f["label"]: f for f in moved}.values():  # one recorded frame per value shown
         assert seen["tex"] == geo_tex(key, float(seen["label"]), gamma, beta), seen["label"]
-    # the picture no frame holds is dimmed once the drag's dimming has faded in (0.15 s)
-    assert any(f["dimmed"] for f in moved) and not frames[0]["dimmed"]
+        # the 3-D picture follows too: your point there is your y at the thumb's value (the core's)
+        assert seen["yours"] == geo_y(key, float(seen["label"]), gamma, beta), seen["label"]
+    assert not any(f["dimmed"] for f in frames)  # a picture that moves is not dimmed
     last = frames[-1]
     v = float(last["label"])
     assert GEO_VALUES[int(last["thumb"])] == v and v != start and (v < start) == (fraction < 0)

@@ -104,6 +104,8 @@ class Chart:
     traces: tuple[np.ndarray, ...]
     lines: tuple[Line, ...] = ()
     xs: tuple[np.ndarray | None, ...] = ()  # a scatter trace's x values, where they change too
+    zs: tuple[np.ndarray | None, ...] = ()  # a 3-D scene's z values (the browser redraws it with Plotly)
+    scene: tuple[float, float] | None = None  # a 3-D scene's range, the same on its three axes
 
 
 @dataclass(frozen=True)
@@ -186,6 +188,8 @@ def payload(
                         "traces": [ref(t) for t in c.traces],
                         "lines": [[float(ln.y), ln.label] for ln in c.lines],
                         "xs": [None if x is None else ref(x) for x in c.xs],
+                        "zs": [None if z is None else ref(z) for z in c.zs],
+                        "scene": None if c.scene is None else [float(v) for v in c.scene],
                     }
                     for c in f.charts
                 ],

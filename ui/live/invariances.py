@@ -7,6 +7,8 @@ it offers at the current b (:func:`frames_c`), the slider of b every b at the cu
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
@@ -148,27 +150,73 @@ GEO_START = {"geo_gamma": 1.0, "geo_beta": 0.0}  # the identity
 GEO_Y = "inv_geo_y"  # the readout under the sliders: γ, β and, when your vector has d features, its y
 
 
+CLOUD_POINTS, CLOUD_SEED = 300, 0  # the geometry's random inputs
+GEO_PICTURE = "geo_chart_y"  # the 3-D picture of y = γ⊙x̂ + β (d = 3)
+
+
+@dataclass(frozen=True)
+class YScene:
+    """What the 3-D picture of y shows, each an (n, 3) array: the cloud's y, γ⊙(circle) + β, β, and
+    your vector's y (None unless it has 3 features)."""
+
+    points: np.ndarray
+    circle: np.ndarray
+    centre: np.ndarray
+    user: np.ndarray | None
+
+    def chart(self) -> Chart:
+        """Its traces in the figure's order (``ui.charts_geometry.cloud_3d``): circle, cloud, β, yours."""
+        parts = [self.circle, self.points, self.centre.reshape(1, 3)]
+        if self.user is not None:
+            parts.append(self.user.reshape(1, 3))
+        lo, hi = cg.equal_range(self.points, *self.guides())
+        return Chart(
+            GEO_PICTURE,
+            tuple(p[:, 1] for p in parts),
+            xs=tuple(p[:, 0] for p in parts),
+            zs=tuple(p[:, 2] for p in parts),
+            scene=(lo, hi),
+        )
+
+    def guides(self) -> list[np.ndarray]:
+        return [a for a in (self.circle, self.user, self.centre) if a is not None]
+
+
+def y_scene(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray) -> YScene:
+    """The 3-D picture's numbers for per-axis ``gamma`` and ``beta`` (3 of each), from the core."""
+    cloud = geo.normalized_cloud(3, CLOUD_POINTS, seed=CLOUD_SEED, gamma=gamma, beta=beta, eps=eps)
+    circle = ln.scale_shift(geo.sum_zero_circle(cloud.radius), gamma, beta)
+    user = ln.layer_norm(x, gamma, beta, eps=eps) if x.size == 3 else None
+    return YScene(cloud.y, circle, np.asarray(cloud.beta, dtype=float), user)
+
+
 def geo_frame(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray) -> Frame:
     """What the geometry's γ and β sliders show for per-axis ``gamma`` and ``beta`` (d of each): the
-    two vectors, and y = γ⊙x̂ + β of your vector when it has d features (from ``ln.layer_norm``).
+    two vectors, y = γ⊙x̂ + β of your vector when it has d features (from ``ln.layer_norm``), and for
+    d = 3 the 3-D picture of y (:func:`y_scene`; the browser redraws it with Plotly on each frame).
 
-    The pictures of the 300 points are not in the frame (``ui.live`` moves 2-D bars and points against
-    one pair of axes, not a 3-D scene nor the second panel of the 2-D figure): the page dims them
-    during a drag (``live.at_rest``) and redraws them on release.
+    The 2-D figure (d = 2) is not in the frame: its picture of y is the second panel of one figure,
+    and ``ui.live`` moves one pair of axes. The page dims it during a drag (``live.at_rest``).
     """
     tex = rf"\gamma = {tex_vector(gamma)},\quad \beta = {tex_vector(beta)}"
+    charts: tuple[Chart, ...] = ()
+    if gamma.size == 3:
+        try:
+            charts = (y_scene(x, eps, gamma, beta).chart(),)
+        except ValueError:  # your vector beyond float64: the page shows the core's refusal instead
+            charts = ()
     if x.size == gamma.size:
         try:
             x_hat = ln.layer_norm(x, eps=eps)
             y = ln.layer_norm(x, gamma, beta, eps=eps)
         except ValueError:  # beyond float64: the picture shows the core's refusal, the readout no y
-            return Frame((Readout(GEO_Y, tex),))
+            return Frame((Readout(GEO_Y, tex),), charts)
         digits = digits_to_separate(np.concatenate([x_hat, y]), 3)
         tex += (
             rf":\quad \hat x = {tex_vector(x_hat, digits=digits)},\quad "
             rf"y = \gamma\odot\hat x + \beta = {tex_vector(y, digits=digits)}"
         )
-    return Frame((Readout(GEO_Y, tex),))
+    return Frame((Readout(GEO_Y, tex),), charts)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -232,13 +232,13 @@ function drawChart(chart, arrays) {
   if (!plot || !plot._fullLayout || !plot.data) return;
   // A frame that shows this chart as it is drawn changes nothing (the sidebar's γ on Variance: the
   // squared deviations do not depend on it). Plotly drawing the server's figure forgets it (ui/plot.py).
-  const drawn = [chart.traces, chart.xs, chart.lines, arrays];
+  const drawn = [chart.traces, [chart.xs, chart.zs, chart.scene], chart.lines, arrays];
   const same = plot.labDrawn && drawn.every((part, n) => n === 3 ? part === plot.labDrawn[3]
     : JSON.stringify(part) === JSON.stringify(plot.labDrawn[n]));
   if (same) return;
   plot.labDrawn = drawn;
   const ya = plot._fullLayout.yaxis;
-  if (!ya || ya.autorange || !moveChart(plot, ya, chart, arrays)) reactChart(plot, chart, arrays);
+  if (chart.scene || !ya || ya.autorange || !moveChart(plot, ya, chart, arrays)) reactChart(plot, chart, arrays);
 }
 
 function moveChart(plot, ya, chart, arrays) {
@@ -347,10 +347,15 @@ function moveMarkers(g, cd, x, y) {
 function reactChart(plot, chart, arrays) {
   const data = plot.data.map((trace, n) => {
     if (n >= chart.traces.length) return trace;
-    const xs = chart.xs?.[n];
-    return {...trace, y: arrays[chart.traces[n]], ...(xs === undefined || xs === null ? {} : {x: arrays[xs]})};
+    const xs = chart.xs?.[n], zs = chart.zs?.[n];
+    return {...trace, y: arrays[chart.traces[n]], ...(xs === undefined || xs === null ? {} : {x: arrays[xs]}),
+            ...(zs === undefined || zs === null ? {} : {z: arrays[zs]})};
   });
   const layout = {...plot.layout};
+  if (chart.scene && layout.scene) {  // one range on the three axes (a sphere stays round)
+    const axis = (name) => ({...layout.scene[name], range: chart.scene, autorange: false});
+    layout.scene = {...layout.scene, xaxis: axis("xaxis"), yaxis: axis("yaxis"), zaxis: axis("zaxis")};
+  }
   const lines = (layout.shapes ?? []).filter((shape) => shape.type === "line");
   layout.shapes = (layout.shapes ?? []).map((shape) => {
     const n = lines.indexOf(shape);
