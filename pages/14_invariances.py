@@ -339,45 +339,32 @@ def geo_controls(lab: LabInput, d: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def y_picture(lab: LabInput, d: int, gamma: np.ndarray, beta: np.ndarray) -> None:
+    shown = inv.y_picture(lab.x, lab.eps, gamma, beta)  # what the sliders' frames hold at each value
+    cloud, user = shown.cloud, shown.user
     if d == 3:
-        scene = inv.y_scene(lab.x, lab.eps, gamma, beta)  # what the sliders' frames hold at each value
-        plot.show(
-            figure(
-                "cloud_3d",
-                scene.points,
-                kind="y",
-                title="Then y = γ⊙x̂ + β",
-                camera=camera(),
-                circle=scene.circle,
-                centre=scene.centre,
-                user=scene.user,
-            ),
-            key=inv.GEO_PICTURE,
+        fig = figure(
+            "cloud_3d",
+            cloud.y,
+            kind="y",
+            title="Then y = γ⊙x̂ + β",
+            camera=camera(),
+            circle=shown.circle,
+            centre=cloud.beta,
+            user=None if user is None else user[2],
         )
-        return
-    cloud = geo.normalized_cloud(d, CLOUD_POINTS, seed=CLOUD_SEED, gamma=gamma, beta=beta, eps=lab.eps)
-    user = None
-    if lab.d == d:
-        user = (
-            lab.x,
-            ln.layer_norm(lab.x, eps=lab.eps),
-            ln.layer_norm(lab.x, gamma, beta, eps=lab.eps),
-        )
-    segment = geo.sum_zero_line(1.0)  # x̂ can only lie between −(1, −1) and (1, −1)
-    plot.show(
-        figure(
+    else:
+        fig = figure(
             "cloud_2d",
             cloud.inputs,
             cloud.x_hat,
             cloud.y,
-            circle=geo.circle_2d(cloud.radius),
-            line=geo.sum_zero_line(3.0),
-            ellipse_points=ln.scale_shift(segment, gamma, beta),
+            circle=shown.circle,
+            line=inv.LINE_2D,
+            ellipse_points=shown.ellipse,
             beta=cloud.beta,
             user=user,
-        ),
-        key="geo_chart_2d",
-    )
+        )
+    plot.show(fig, key=inv.GEO_PICTURES[d])
 
 
 @lab_section("inv_y")
@@ -386,11 +373,8 @@ def y_section(lab: LabInput, d: int) -> None:
     (your vector's y), so they sit in this lab section: the sidebar reruns them with the picture."""
     gamma, beta = geo_controls(lab, d)
     live.readout(inv.geo_frame(lab.x, lab.eps, gamma, beta).readout(inv.GEO_Y))
-    # The 3-D picture is in the sliders' frames; no frame holds the 2-D figure's second panel: it is
-    # dimmed during a drag and follows on release.
     if d == 2:
-        with live.at_rest("inv_y_picture"):
-            y_picture(lab, d, gamma, beta)
+        y_picture(lab, d, gamma, beta)
         return
     left, right = st.columns(2)
     with left:

@@ -357,17 +357,21 @@ def check_geometry(at: AppTest, x: np.ndarray, d: int) -> None:
         for v, f in zip(GEO_VALUES, sent["frames"], strict=True):
             g, b = gamma.copy(), beta.copy()
             (g if which == "gamma" else b)[i] = v
-            if d == 3:  # the 3-D picture of y moves; the 2-D figure is dimmed during a drag
+            if d == 3:  # the picture of y, written out
                 assert frame_picture(sent, f) == picture_expected(x, g, b), (key, v)
-            else:
-                assert f["charts"] == []
+            elif x.size == 2:  # 2-D: your y, the last trace
+                assert frame_picture(sent, f)["traces"][-1][:2] == [
+                    [t] for t in ln.layer_norm(x, g, b, eps=EPS)
+                ]
+            if v == now:  # the picture at rest: the frame of the values the sliders hold
+                assert frame_picture(sent, f) == page_picture(at, d), key
             assert [(r["key"], r["tex"], r["metrics"]) for r in f["readouts"]] == [
                 (inv.GEO_Y, geo_expected(x, g, b), [])
             ], (key, v)
     (geo,) = [r for r in live_readouts(at) if r["key"] == inv.GEO_Y]
     assert geo["tex"] == geo_expected(x, gamma, beta)  # what the page shows at rest
-    if d == 3:  # the picture at rest: the frame of the values the sliders hold
-        assert page_picture(at) == picture_expected(x, gamma, beta)
+    if d == 3:
+        assert page_picture(at, d) == picture_expected(x, gamma, beta)
 
 
 def picture_expected(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict[str, Any]:
@@ -382,34 +386,46 @@ def picture_expected(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict
     if x.size == 3:
         parts.append(ln.layer_norm(x, gamma, beta, eps=EPS).reshape(1, 3))
     lim = max(1.0, *(float(np.max(np.abs(p))) for p in parts)) * 1.12
-    return {"traces": [[p[:, k].tolist() for k in range(3)] for p in parts], "range": [-lim, lim]}
+    axes = {f"scene.{a}": [-lim, lim] for a in ("xaxis", "yaxis", "zaxis")}
+    return {"traces": [[p[:, k].tolist() for k in range(3)] for p in parts], "axes": axes}
 
 
 def frame_picture(sent: dict[str, Any], frame: dict[str, Any]) -> dict[str, Any]:
     (chart,) = frame["charts"]
-    assert chart["key"] == inv.GEO_PICTURE
+    assert chart["key"] in inv.GEO_PICTURES.values()
     arrays = [np.frombuffer(base64.b64decode(a), dtype="<f8") for a in sent["arrays"]]
-    axes = zip(chart["xs"], chart["traces"], chart["zs"], strict=True)
-    return {"traces": [[arrays[n].tolist() for n in t] for t in axes], "range": chart["scene"]}
+    zs = chart["zs"] or [None] * len(chart["traces"])
+    traces = [
+        [arrays[n].tolist() for n in (x, y, z) if n is not None]
+        for x, y, z in zip(chart["xs"], chart["traces"], zs, strict=True)
+    ]
+    return {"traces": traces, "axes": {name: [lo, hi] for name, lo, hi in chart["axes"]}}
 
 
-def page_picture(at: AppTest) -> dict[str, Any]:
+def page_picture(at: AppTest, d: int) -> dict[str, Any]:
     specs = [
         json.loads(json.loads(e.proto.json)["spec"])
         for e in at.get("bidi_component")
         if e.proto.component_name == "lab_chart"
     ]
-    (fig,) = [f for f in specs if "Then y" in json.dumps(f.get("layout", {}).get("title"))]
+    title = "Then y" if d == 3 else "After: x"
+    (fig,) = [f for f in specs if title in json.dumps(f.get("layout", {}))]
 
     def values(a: Any) -> list[float]:
         if isinstance(a, dict):
-            return np.frombuffer(base64.b64decode(a["bdata"]), dtype=np.dtype(a["dtype"])).astype(float).tolist()
+            return (
+                np.frombuffer(base64.b64decode(a["bdata"]), dtype=np.dtype(a["dtype"])).astype(float).tolist()
+            )
         return [float(v) for v in a]
 
-    traces = [t for t in fig["data"] if t.get("type") == "scatter3d"]
-    ranges = {tuple(fig["layout"]["scene"][a]["range"]) for a in ("xaxis", "yaxis", "zaxis")}
-    (rng,) = ranges
-    return {"traces": [[values(t[a]) for a in "xyz"] for t in traces], "range": list(rng)}
+    layout = fig["layout"]
+    if d == 3:
+        traces = [[values(t[a]) for a in "xyz"] for t in fig["data"] if t.get("type") == "scatter3d"]
+        axes = {f"scene.{a}": layout["scene"][a]["range"] for a in ("xaxis", "yaxis", "zaxis")}
+    else:
+        traces = [[values(t[a]) for a in "xy"] for t in fig["data"]]
+        axes = {a: layout[a]["range"] for a in ("xaxis2", "yaxis2")}
+    return {"traces": traces, "axes": axes}
 
 
 def y_cloud(at: AppTest, d: int) -> np.ndarray:

@@ -269,7 +269,9 @@ def test_a_long_vectors_markers_follow_the_drag_and_release_puts_plotlys_back_in
 
     assert during["dots"] and during["hidden"], "during a drag the markers are one path"
     want = mean.frame(x, 1e-5, c).charts[0].traces[0]
-    assert [p[1] for p in during["markers"]] == pytest.approx([during["m"] * v + during["b"] for v in want], abs=0.006)
+    assert [p[1] for p in during["markers"]] == pytest.approx(
+        [during["m"] * v + during["b"] for v in want], abs=0.006
+    )
     assert during["markers"] == during["vertices"]  # each marker on the line's vertex
     expect(lab.page).to_have_url(re.compile(rf"mean_shift={re.escape(f'{c:g}')}(&|$)"))
     lab.wait_idle()

@@ -225,14 +225,13 @@ def test_a_drag_of_b_shows_the_cores_numbers_on_every_frame_and_release_keeps_th
 
 
 # --- the geometry's γᵢ and βᵢ ------------------------------------------------------------------------
-TYPED = np.array([1.0, 2.0, 4.0])  # d = 3: the readout shows this vector's x̂ and y
 GEO_VALUES = offered(*inv.GEO_SLIDER)
 GEO_SEEN_JS = """
-(key) => {
+([key, picture]) => {
   const live = document.querySelector(`.st-key-${key}_live`);
   const r = document.querySelector(".st-key-live_readout_GEO_Y");
   const tex = r.querySelector('annotation[encoding="application/x-tex"]');
-  const plot = document.querySelector(".st-key-geo_chart_y .lab-chart");
+  const plot = document.querySelector(`.st-key-${picture} .lab-chart`);
   const yours = plot?.data?.find((t) => t.name === "your y");
   let opacity = 1;
   for (let e = plot; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
@@ -240,7 +239,7 @@ GEO_SEEN_JS = """
     label: live.querySelector(".lab-live-value").textContent,
     thumb: live.querySelector("input").value,
     tex: tex ? tex.textContent : null,
-    yours: yours ? [yours.x[0], yours.y[0], yours.z[0]].map(Number) : null,
+    yours: yours ? [yours.x[0], yours.y[0], ...(yours.z ? [yours.z[0]] : [])].map(Number) : null,
     dimmed: opacity < 0.99,
     dragging: document.documentElement.classList.contains("lab-live-dragging"),
   };
@@ -248,19 +247,13 @@ GEO_SEEN_JS = """
 """.replace("GEO_Y", inv.GEO_Y)
 
 
-def geo_tex(key: str, v: float, gamma: np.ndarray, beta: np.ndarray) -> str | None:
+def geo_at(key: str, v: float, gamma: np.ndarray, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     g, b = gamma.copy(), beta.copy()
     (g if key.startswith("geo_gamma") else b)[int(key[-1]) - 1] = v
-    return inv.geo_frame(TYPED, 1e-5, g, b).readout(inv.GEO_Y).tex
+    return g, b
 
 
-def geo_y(key: str, v: float, gamma: np.ndarray, beta: np.ndarray) -> list[float]:
-    g, b = gamma.copy(), beta.copy()
-    (g if key.startswith("geo_gamma") else b)[int(key[-1]) - 1] = v
-    return [float(t) for t in ln.layer_norm(TYPED, g, b, eps=1e-5)]
-
-
-def geo_drag(lab: Lab, key: str, fraction: float) -> list[dict[str, Any]]:
+def geo_drag(lab: Lab, key: str, picture: str, fraction: float) -> list[dict[str, Any]]:
     """Drag the geometry's slider ``key`` by ``fraction`` of its track; what was seen on each frame."""
     lab.page.locator(f".st-key-live_readout_{inv.GEO_Y} .katex").first.wait_for()  # KaTeX loaded
     thumb = live_ready(lab.page, key)
@@ -270,18 +263,18 @@ def geo_drag(lab: Lab, key: str, fraction: float) -> list[dict[str, Any]]:
     y = box["y"] + box["height"] / 2
     left, right = box["x"] + 7, box["x"] + box["width"] - 7
     start = left + (right - left) * int(thumb.input_value()) / int(thumb.get_attribute("max") or 1)
-    record = f"""(key) => {{
+    record = f"""(w) => {{
       const seen = {GEO_SEEN_JS};
       window.__frames = [];
       window.__stop = false;
       const tick = () => {{
         if (window.__stop) return;
-        try {{ window.__frames.push(seen(key)); }} catch (e) {{ window.__frames.push({{error: String(e)}}); }}
+        try {{ window.__frames.push(seen(w)); }} catch (e) {{ window.__frames.push({{error: String(e)}}); }}
         requestAnimationFrame(tick);
       }};
       requestAnimationFrame(tick);
     }}"""
-    lab.page.evaluate(record, key)
+    lab.page.evaluate(record, [key, picture])
     lab.page.mouse.move(start, y)
     lab.page.mouse.down()
     for i in range(1, 21):
@@ -294,21 +287,32 @@ def geo_drag(lab: Lab, key: str, fraction: float) -> list[dict[str, Any]]:
     return frames
 
 
-@pytest.mark.parametrize(("key", "fraction"), [("geo_gamma1", -0.3), ("geo_beta3", 0.3)])
+@pytest.mark.parametrize(
+    ("typed", "key", "fraction"),
+    [("1, 2, 4", "geo_gamma1", -0.3), ("1, 2, 4", "geo_beta3", 0.3), ("5, 7", "geo_gamma1", 0.3)],
+)
 def test_a_drag_of_a_geometry_slider_shows_the_cores_y_in_its_readout_and_its_picture(
-    lab: Lab, key: str, fraction: float
+    lab: Lab, typed: str, key: str, fraction: float
 ) -> None:
-    lab.open(INVARIANCES, query(src="Type numbers", typed="1, 2, 4", geo_gamma2="0.5"))
-    gamma, beta = np.array([1.0, 0.5, 1.0]), np.zeros(3)
+    x = np.array([float(t) for t in typed.split(",")])
+    d = x.size
+    picture = inv.GEO_PICTURES[d]
+    lab.open(
+        INVARIANCES,
+        query(src="Type numbers", typed=typed, geo_gamma2="0.5", **({"geo_d": "2"} if d == 2 else {})),
+    )
+    gamma, beta = np.ones(d), np.zeros(d)
+    gamma[1] = 0.5
     start = float((gamma if "gamma" in key else beta)[int(key[-1]) - 1])
-    frames = geo_drag(lab, key, fraction)
+    frames = geo_drag(lab, key, picture, fraction)
     moved = [f for f in frames if f["dragging"]]
     labels = [f["label"] for f in moved]
     assert len(set(labels)) >= 4, f"the readout followed the thumb on too few frames: {labels}"
     for seen in {f["label"]: f for f in moved}.values():  # one recorded frame per value shown
-        assert seen["tex"] == geo_tex(key, float(seen["label"]), gamma, beta), seen["label"]
-        # the 3-D picture follows too: your point there is your y at the thumb's value (the core's)
-        assert seen["yours"] == geo_y(key, float(seen["label"]), gamma, beta), seen["label"]
+        g, b = geo_at(key, float(seen["label"]), gamma, beta)
+        assert seen["tex"] == inv.geo_frame(x, 1e-5, g, b).readout(inv.GEO_Y).tex, seen["label"]
+        # the picture follows too: your point there is your y at the thumb's value (the core's)
+        assert seen["yours"] == ln.layer_norm(x, g, b, eps=1e-5).tolist(), seen["label"]
     assert not any(f["dimmed"] for f in frames)  # a picture that moves is not dimmed
     last = frames[-1]
     v = float(last["label"])
@@ -316,21 +320,10 @@ def test_a_drag_of_a_geometry_slider_shows_the_cores_y_in_its_readout_and_its_pi
 
     expect(lab.page).to_have_url(re.compile(rf"{key}={re.escape(f'{v:g}')}(&|$)"))
     expect(lab.page).to_have_url(re.compile(r"geo_gamma2=0\.5(&|$)"))  # the others kept
-    g, b = gamma.copy(), beta.copy()
-    (g if "gamma" in key else b)[int(key[-1]) - 1] = v
-    # the release redraws the picture of y at the released value: your point's y, from the core
-    want = ln.layer_norm(TYPED, g, b, eps=1e-5)
-    lab.page.wait_for_function(
-        """(want) => {
-          const plot = document.querySelector(".st-key-geo_chart_y .lab-chart");
-          const t = plot?.data?.find((t) => t.name === "your y");
-          return !!t && JSON.stringify([t.x[0], t.y[0], t.z[0]]) === JSON.stringify(want);
-        }""",
-        arg=[float(v) for v in want],
-    )
+    g, b = geo_at(key, v, gamma, beta)
+    # the release draws the server's picture at the released value: your point's y, from the core
     lab.wait_idle()
-    after = lab.page.evaluate(f"(key) => ({GEO_SEEN_JS})(key)", key)
-    assert {k: after[k] for k in ("label", "thumb", "tex")} == {k: last[k] for k in ("label", "thumb", "tex")}
-    assert after["tex"] == geo_tex(key, v, gamma, beta)
-    assert not after["dimmed"] and not after["dragging"]
+    after = lab.page.evaluate(f"(which) => ({GEO_SEEN_JS})(which)", [key, picture])
+    assert after == {**last, "dragging": False}  # the last live frame at every digit
+    assert after["yours"] == ln.layer_norm(x, g, b, eps=1e-5).tolist()
     lab.assert_clean()

@@ -104,8 +104,10 @@ class Chart:
     traces: tuple[np.ndarray, ...]
     lines: tuple[Line, ...] = ()
     xs: tuple[np.ndarray | None, ...] = ()  # a scatter trace's x values, where they change too
-    zs: tuple[np.ndarray | None, ...] = ()  # a 3-D scene's z values (the browser redraws it with Plotly)
-    scene: tuple[float, float] | None = None  # a 3-D scene's range, the same on its three axes
+    zs: tuple[np.ndarray | None, ...] = ()  # a 3-D scene's z values
+    # Axes whose range changes with the control, by their name in the layout ("xaxis2", "scene.zaxis"):
+    # a chart with any is redrawn by Plotly on each frame, as a 3-D scene is.
+    axes: tuple[tuple[str, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,7 @@ def payload(
                         "lines": [[float(ln.y), ln.label] for ln in c.lines],
                         "xs": [None if x is None else ref(x) for x in c.xs],
                         "zs": [None if z is None else ref(z) for z in c.zs],
-                        "scene": None if c.scene is None else [float(v) for v in c.scene],
+                        "axes": [[name, float(lo), float(hi)] for name, lo, hi in c.axes],
                     }
                     for c in f.charts
                 ],

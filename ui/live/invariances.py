@@ -151,60 +151,79 @@ GEO_Y = "inv_geo_y"  # the readout under the sliders: γ, β and, when your vect
 
 
 CLOUD_POINTS, CLOUD_SEED = 300, 0  # the geometry's random inputs
-GEO_PICTURE = "geo_chart_y"  # the 3-D picture of y = γ⊙x̂ + β (d = 3)
+GEO_PICTURES = {3: "geo_chart_y", 2: "geo_chart_2d"}  # the picture of y = γ⊙x̂ + β, by d
+LINE_2D = geo.sum_zero_line(3.0)  # d = 2: the line x₁ + x₂ = 0 across the right panel
 
 
 @dataclass(frozen=True)
-class YScene:
-    """What the 3-D picture of y shows, each an (n, 3) array: the cloud's y, γ⊙(circle) + β, β, and
-    your vector's y (None unless it has 3 features)."""
+class YPicture:
+    """The picture of y = γ⊙x̂ + β at one γ and β (d = 2 or 3): what ``ui.charts_geometry`` draws it
+    from (``cloud_3d`` of y, or ``cloud_2d``'s two panels), and the same numbers as a live frame's
+    chart (:meth:`chart`), so that a drag shows what the release draws."""
 
-    points: np.ndarray
-    circle: np.ndarray
-    centre: np.ndarray
-    user: np.ndarray | None
+    cloud: geo.NormalizedCloud
+    circle: np.ndarray  # 3-D: γ⊙(circle) + β; 2-D: x̂'s circle of radius √2
+    ellipse: np.ndarray | None  # 2-D: γ⊙(segment) + β, where x̂'s segment goes
+    user: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # your x, x̂ and y (a vector of d features)
+
+    @property
+    def d(self) -> int:
+        return int(self.cloud.y.shape[1])
 
     def chart(self) -> Chart:
-        """Its traces in the figure's order (``ui.charts_geometry.cloud_3d``): circle, cloud, β, yours."""
-        parts = [self.circle, self.points, self.centre.reshape(1, 3)]
-        if self.user is not None:
-            parts.append(self.user.reshape(1, 3))
-        lo, hi = cg.equal_range(self.points, *self.guides())
+        """The traces in the figure's order, and the ranges that change with γ and β."""
+        beta = np.asarray(self.cloud.beta, dtype=float).reshape(1, -1)
+        you = [] if self.user is None else [u.reshape(1, -1) for u in self.user]
+        if self.d == 3:
+            parts = [self.circle, self.cloud.y, beta, *you[2:]]
+            lo, hi = cg.equal_range(self.cloud.y, *[a for a in (self.circle, *you[2:], beta)])
+            axes = tuple((f"scene.{a}", lo, hi) for a in ("xaxis", "yaxis", "zaxis"))
+            return Chart(
+                GEO_PICTURES[3],
+                tuple(p[:, 1] for p in parts),
+                xs=tuple(p[:, 0] for p in parts),
+                zs=tuple(p[:, 2] for p in parts),
+                axes=axes,
+            )
+        assert self.ellipse is not None
+        left = np.array(cg.equal_range(self.cloud.inputs, *you[:1]))
+        diagonal = np.column_stack([left, left])
+        parts = [diagonal, self.cloud.inputs, self.circle, LINE_2D, self.cloud.x_hat, self.ellipse]
+        parts += [self.cloud.y, beta, *you]
+        lo, hi = cg.equal_range(self.circle, self.cloud.y, self.ellipse, *you[1:])
         return Chart(
-            GEO_PICTURE,
+            GEO_PICTURES[2],
             tuple(p[:, 1] for p in parts),
             xs=tuple(p[:, 0] for p in parts),
-            zs=tuple(p[:, 2] for p in parts),
-            scene=(lo, hi),
+            axes=(("xaxis2", lo, hi), ("yaxis2", lo, hi)),
         )
 
-    def guides(self) -> list[np.ndarray]:
-        return [a for a in (self.circle, self.user, self.centre) if a is not None]
 
-
-def y_scene(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray) -> YScene:
-    """The 3-D picture's numbers for per-axis ``gamma`` and ``beta`` (3 of each), from the core."""
-    cloud = geo.normalized_cloud(3, CLOUD_POINTS, seed=CLOUD_SEED, gamma=gamma, beta=beta, eps=eps)
-    circle = ln.scale_shift(geo.sum_zero_circle(cloud.radius), gamma, beta)
-    user = ln.layer_norm(x, gamma, beta, eps=eps) if x.size == 3 else None
-    return YScene(cloud.y, circle, np.asarray(cloud.beta, dtype=float), user)
+def y_picture(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray) -> YPicture:
+    """The picture of y for per-axis ``gamma`` and ``beta`` (d = 2 or 3 of each), from the core; your
+    vector ``x`` is in it when it has d features."""
+    d = gamma.size
+    cloud = geo.normalized_cloud(d, CLOUD_POINTS, seed=CLOUD_SEED, gamma=gamma, beta=beta, eps=eps)
+    user = None
+    if x.size == d:
+        user = (x, ln.layer_norm(x, eps=eps), ln.layer_norm(x, gamma, beta, eps=eps))
+    if d == 3:
+        return YPicture(cloud, ln.scale_shift(geo.sum_zero_circle(cloud.radius), gamma, beta), None, user)
+    segment = geo.sum_zero_line(1.0)  # x̂ can only lie between −(1, −1) and (1, −1)
+    return YPicture(cloud, geo.circle_2d(cloud.radius), ln.scale_shift(segment, gamma, beta), user)
 
 
 def geo_frame(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray) -> Frame:
     """What the geometry's γ and β sliders show for per-axis ``gamma`` and ``beta`` (d of each): the
     two vectors, y = γ⊙x̂ + β of your vector when it has d features (from ``ln.layer_norm``), and for
-    d = 3 the 3-D picture of y (:func:`y_scene`; the browser redraws it with Plotly on each frame).
-
-    The 2-D figure (d = 2) is not in the frame: its picture of y is the second panel of one figure,
-    and ``ui.live`` moves one pair of axes. The page dims it during a drag (``live.at_rest``).
+    the picture of y (:func:`y_picture`; the browser redraws it with Plotly on each frame).
     """
     tex = rf"\gamma = {tex_vector(gamma)},\quad \beta = {tex_vector(beta)}"
     charts: tuple[Chart, ...] = ()
-    if gamma.size == 3:
-        try:
-            charts = (y_scene(x, eps, gamma, beta).chart(),)
-        except ValueError:  # your vector beyond float64: the page shows the core's refusal instead
-            charts = ()
+    try:
+        charts = (y_picture(x, eps, gamma, beta).chart(),)
+    except ValueError:  # your vector beyond float64: the page shows the core's refusal instead
+        charts = ()
     if x.size == gamma.size:
         try:
             x_hat = ln.layer_norm(x, eps=eps)

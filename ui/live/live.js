@@ -232,13 +232,14 @@ function drawChart(chart, arrays) {
   if (!plot || !plot._fullLayout || !plot.data) return;
   // A frame that shows this chart as it is drawn changes nothing (the sidebar's γ on Variance: the
   // squared deviations do not depend on it). Plotly drawing the server's figure forgets it (ui/plot.py).
-  const drawn = [chart.traces, [chart.xs, chart.zs, chart.scene], chart.lines, arrays];
+  const drawn = [chart.traces, [chart.xs, chart.zs, chart.axes], chart.lines, arrays];
   const same = plot.labDrawn && drawn.every((part, n) => n === 3 ? part === plot.labDrawn[3]
     : JSON.stringify(part) === JSON.stringify(plot.labDrawn[n]));
   if (same) return;
   plot.labDrawn = drawn;
   const ya = plot._fullLayout.yaxis;
-  if (chart.scene || !ya || ya.autorange || !moveChart(plot, ya, chart, arrays)) reactChart(plot, chart, arrays);
+  const redraw = chart.axes?.length || plot._fullLayout.scene || !ya || ya.autorange;
+  if (redraw || !moveChart(plot, ya, chart, arrays)) reactChart(plot, chart, arrays);
 }
 
 function moveChart(plot, ya, chart, arrays) {
@@ -352,9 +353,12 @@ function reactChart(plot, chart, arrays) {
             ...(zs === undefined || zs === null ? {} : {z: arrays[zs]})};
   });
   const layout = {...plot.layout};
-  if (chart.scene && layout.scene) {  // one range on the three axes (a sphere stays round)
-    const axis = (name) => ({...layout.scene[name], range: chart.scene, autorange: false});
-    layout.scene = {...layout.scene, xaxis: axis("xaxis"), yaxis: axis("yaxis"), zaxis: axis("zaxis")};
+  for (const [name, lo, hi] of chart.axes ?? []) {  // "xaxis2", or "scene.zaxis" in a 3-D scene
+    const path = name.split(".");
+    let holder = layout;
+    for (const part of path.slice(0, -1)) holder = holder[part] = {...(holder[part] ?? {})};
+    const last = path[path.length - 1];
+    holder[last] = {...(holder[last] ?? {}), range: [lo, hi], autorange: false};
   }
   const lines = (layout.shapes ?? []).filter((shape) => shape.type === "line");
   layout.shapes = (layout.shapes ?? []).map((shape) => {
