@@ -16,6 +16,7 @@ Pages draw the input inside their lab sections (:func:`lab_section`, keyed fragm
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
@@ -186,6 +187,14 @@ class LabInput:
     @property
     def d(self) -> int:
         return int(self.x.size)
+
+    def fingerprint(self) -> str:
+        """A short text that changes whenever the numbers a page computes from do (a cache's key)."""
+        h = hashlib.sha1()
+        for a in (self.x, self.gamma, self.beta):
+            h.update(np.ascontiguousarray(a, dtype="<f8").tobytes())
+        h.update(repr((self.eps, self.affine_mode, self.source)).encode())
+        return h.hexdigest()
 
 
 @st.cache_resource(show_spinner="Loading MiniLM activations…")

@@ -16,10 +16,8 @@ for new frames, which reruns the app.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 
-import numpy as np
 import streamlit as st
 
 from ui import live
@@ -71,14 +69,6 @@ def _values(key: str) -> tuple[list[float], list[str], list[str], float]:
     )
 
 
-def _lab_key(lab: LabInput) -> str:
-    h = hashlib.sha1()
-    for a in (lab.x, lab.gamma, lab.beta):
-        h.update(np.ascontiguousarray(a, dtype="<f8").tobytes())
-    h.update(repr((lab.eps, lab.affine_mode)).encode())
-    return h.hexdigest()
-
-
 def _frames(key: str, lab: LabInput) -> dict[str, object]:
     values, labels, _, _ = _values(key)
     seen = st.session_state.get(LIVE_VIEW)
@@ -86,7 +76,7 @@ def _frames(key: str, lab: LabInput) -> dict[str, object]:
         return live.payload(values, lambda v: Frame(()), labels)
     frame, token = seen
     cache: dict[tuple[object, ...], dict[str, object]] = st.session_state.setdefault(_CACHE, {})
-    where = (key, token, _lab_key(lab))
+    where = (key, token, lab.fingerprint())
     if where not in cache:
         moved = {
             "eps": lambda v: lab_at(lab, eps=v),

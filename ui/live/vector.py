@@ -93,14 +93,6 @@ def moved(x: np.ndarray, i: int, value: float, offset: float = 0.0) -> np.ndarra
     return out
 
 
-def _labkey(lab: LabInput) -> str:
-    h = hashlib.sha1()
-    for a in (lab.x, lab.gamma, lab.beta):
-        h.update(np.ascontiguousarray(a, dtype="<f8").tobytes())
-    h.update(repr((lab.eps, lab.affine_mode, lab.source)).encode())
-    return h.hexdigest()
-
-
 def feature_frames(
     lab: LabInput, view: Callable[[LabInput], Frame], grid: Grid, i: int, offset: float = 0.0
 ) -> dict[str, object]:
@@ -143,7 +135,7 @@ def bars(
     key = f"{chart}_bars"
     if caption:
         st.caption(caption)
-    base = hashlib.sha1(repr((key, token, _labkey(lab), grid, offset)).encode()).hexdigest()
+    base = hashlib.sha1(repr((key, token, lab.fingerprint(), grid, offset)).encode()).hexdigest()
     asked: dict[str, int] = st.session_state.setdefault(_ASKED, {})
     i = asked.pop(key, None)
     body: dict[str, object] | None = None
