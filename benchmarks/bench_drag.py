@@ -132,7 +132,7 @@ def thumb_and_track(page: Page, key: str) -> tuple[float, float, float, float]:
     """Where the control's thumb is and how far its track goes: (thumb x, track left, right, y), px.
 
     A live slider (``ui.live``) is a visible native range input; ``st.slider``'s input is hidden and
-    its thumb is the absolutely positioned element two levels up (TESTING.md).
+    its thumb is the absolutely positioned element two levels up (docs/TESTING.md).
     """
     live = holder(page, f"{key}_live").locator("input[type=range]")
     if live.count():

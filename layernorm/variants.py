@@ -428,7 +428,7 @@ class EpsPreset:
 
     Notes
     -----
-    Source: ``reference/FRAMEWORKS.md`` of this project (and the sources named per entry).
+    Source: ``tests/data/FRAMEWORKS.md`` of this project (and the sources named per entry).
     """
 
     name: str

@@ -50,7 +50,7 @@ def _clear_streamlit_data_cache() -> Iterator[None]:
     """Give every test an empty ``st.cache_data``.
 
     AppTest runs share one process, so a value cached by one test would otherwise be
-    served to the next (TESTING.md). ``st.cache_resource`` is left alone on purpose: it
+    served to the next (docs/TESTING.md). ``st.cache_resource`` is left alone on purpose: it
     holds read-only shared assets (the MiniLM recording) that are expensive to load.
     """
     _clear_cache_data()

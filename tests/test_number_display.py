@@ -1,6 +1,6 @@
 """Numbers on screen through AppTest: never rounded into other numbers, rounding noise never shown as a value.
 
-The rule (DESIGN.md, "Numbers on screen"): every number has enough significant digits to be right
+The rule (docs/ARCHITECTURE.md, "Numbers on screen"): every number has enough significant digits to be right
 at the shown precision and to tell it apart from the values it is compared with (μ next to the x's,
 σ² next to the ÷(d−1) value, a table's column), and a result that is 0 in exact arithmetic says
 "0 (to rounding)" instead of printing float64's leftovers. Expected values come from the core

@@ -3,7 +3,7 @@
 Regressions: the sidebar's "Edit a table" grid and the per-feature γ/β grid on Scale & shift were
 NumberColumns, whose browser-side editor read ``1e-8`` as -18, ``−3`` as 3 and ``.01`` as 1 before
 the app saw anything (tests/e2e/test_cells.py drives that editor). The cells are text now, read by
-``ln.parse_number``; AppTest seeds the edits the grid would send (TESTING.md). An uploaded
+``ln.parse_number``; AppTest seeds the edits the grid would send (docs/TESTING.md). An uploaded
 ``−3\\n1\\n2`` lost its first row as a "header" without a word.
 """
 

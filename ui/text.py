@@ -1,6 +1,6 @@
 """Number formatting for the pages: one style for every number on screen.
 
-Two rules decide how many digits a number gets (DESIGN.md, "Numbers on screen"):
+Two rules decide how many digits a number gets (docs/ARCHITECTURE.md, "Numbers on screen"):
 
 - enough significant digits to tell it apart from the values it is compared with:
   :func:`digits_to_separate` picks them from the group (μ next to the x's it averages,

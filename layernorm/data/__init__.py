@@ -1,1 +1,2 @@
-"""Readers of shipped and installed data (more readers move here; see DESIGN.md)."""
+"""Readers of shipped and installed data: typed, table, CSV and .npy input, presets, the recorded
+activations and the model's weights."""

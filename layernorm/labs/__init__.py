@@ -1,1 +1,1 @@
-"""Simulations and experiments the pages run on top of the core (more labs move here; see DESIGN.md)."""
+"""Simulations and experiments the pages run on top of the core (docs/ARCHITECTURE.md)."""

@@ -178,7 +178,7 @@ def layer_norm_in_dtype(x: ArrayLike, *, dtype: str, method: str, eps: float = D
     A teaching model of a naive kernel: partial sums are sequential, one feature at a time,
     and nothing is kept in a wider type (real kernels often accumulate in float32). Overflow,
     negative variances and 0/0 are not errors here but the ``status`` of the row.
-    Source: the one-pass formula as in Keras 3 / Flax (FRAMEWORKS.md); Welford (1962).
+    Source: the one-pass formula as in Keras 3 / Flax (tests/data/FRAMEWORKS.md); Welford (1962).
     """
     dt = numpy_dtype(dtype)
     if method not in METHODS:

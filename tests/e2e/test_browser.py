@@ -8,7 +8,7 @@ is reported in place instead of crashing.
 One server (session fixture) and one Chromium (fresh profile) serve the whole module; every test
 opens a new tab, which is a new Streamlit session. Waits are on text of the *new* state (a page
 title, a metric's value), never on a chart container alone: during a rerun the old and new
-elements coexist for a moment (TESTING.md).
+elements coexist for a moment (docs/TESTING.md).
 """
 
 from __future__ import annotations
