@@ -55,7 +55,8 @@ pages = {
     ]
     for section, entries in SECTIONS.items()
 }
-nav = st.navigation({k: v for k, v in pages.items() if v})
+# Every lesson in sight: folded, the navigation hid seven pages (the quiz among them) behind "View more".
+nav = st.navigation({k: v for k, v in pages.items() if v}, expanded=True)
 # Pages that make their own data: the sidebar shows only what acts on them (not the vector controls).
 own_data = {
     p.url_path for section in ("Layer versus batch", "Why normalize", "Test yourself") for p in pages[section]
