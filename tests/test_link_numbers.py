@@ -2,7 +2,7 @@
 
 Invariances' c options are shown with the true minus sign ("−1"): the options were taken for words,
 so ``inv_c=-1`` (and -100, -0.001, 1e6) fell back to the default c = 2 with a note saying −1 was not
-offered. Every numeric page control (``ui.controls.PAGE_KEYS``) is recorded as the pages draw it, and
+offered. Every numeric page control (``ui.keys.PAGE_KEYS``) is recorded as the pages draw it, and
 each offered value, in every spelling below, must pick exactly that value without a note; a value
 that is not offered picks the nearest one, and the note names it.
 """
@@ -20,6 +20,7 @@ from apptest_support import open_page
 
 import layernorm as ln
 import ui.controls as controls
+import ui.keys as keys
 from ui import links
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,14 +52,14 @@ def numeric_specs() -> Iterator[dict[str, Spec]]:
 
     controls.link_control = spy  # type: ignore[assignment]
     try:
-        for page in controls.PAGE_KEYS:
+        for page in keys.PAGE_KEYS:
             if page in FILES:
                 for params in ({}, MORE_VIEWS.get(page)):
                     if params is not None:
                         open_page(FILES[page], **params)
     finally:
         controls.link_control = original  # type: ignore[assignment]
-    assert set(seen) == controls.ALL_PAGE_KEYS  # every control was drawn and recorded
+    assert set(seen) == keys.ALL_PAGE_KEYS  # every control was drawn and recorded
     yield {k: v for k, v in seen.items() if isinstance(v[0], (links.Choice, links.Range))}
 
 

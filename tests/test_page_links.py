@@ -1,6 +1,6 @@
 """Every page control's link value is validated: a tampered value is replaced and the page says by what.
 
-The pages' own controls (``ui.controls.PAGE_KEYS``) follow the sidebar's link rules: numbers are read
+The pages' own controls (``ui.keys.PAGE_KEYS``) follow the sidebar's link rules: numbers are read
 as numbers and matched within rounding, anything else is clamped, moved to the nearest offered
 value or replaced by the default, and a warning above the control says which value is used.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui.controls import PAGE_KEYS
+from ui.keys import PAGE_KEYS
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")

@@ -47,7 +47,7 @@ def steady_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Run like a server that has left Streamlit's legacy "pages/ directory" mode.
 
     A server leaves that mode for good on its first script run (app.py's st.navigation, or
-    ui.page.ensure_app_shell for a deep link). AppTest resets the flag before *every* run, so
+    ui.shell.ensure_app_shell for a deep link). AppTest resets the flag before *every* run, so
     every run after switch_page starts with ensure_app_shell's st.rerun(), and that rerun
     swallows an ``if st.button(...)`` click (callbacks survive, plain button values do not).
     Tests of such buttons use this fixture; everything else runs stock AppTest.

@@ -7,7 +7,7 @@ the URL parameter, so "copy link" reproduces the view), and (3) read from a link
 within rounding, clamped to the widget's range with a message that says which value is used
 (:func:`ui.state.link_control`, the rules of ``ui.links``).
 
-Keys are listed in :data:`PAGE_KEYS`, so the sidebar knows a link's page keys from keys that
+Keys are listed in :data:`ui.keys.PAGE_KEYS`, so the sidebar knows a link's page keys from keys that
 mean nothing (which it reports). A key that is not listed is a programming error and raises.
 """
 
@@ -20,92 +20,18 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from ui import links
+from ui.keys import ALL_PAGE_KEYS
 from ui.state import link_control, redraw_when_relabelled
 
 T = TypeVar("T")
 
-# Every page control's URL key (the widget key), by page. The sidebar's keys are ui.state.URL_KEYS.
-PAGE_KEYS: dict[str, tuple[str, ...]] = {
-    "mean": ("mean_shift",),
-    "variance": ("var_scale", "var_offset"),
-    "standardize": ("std_feature", "std_spread"),
-    "which_axis": (
-        "axes_source",
-        "axes_B",
-        "axes_T",
-        "axes_d",
-        "axes_seed",
-        "axes_site",
-        "axes_b",
-        "axes_t",
-        "axes_i",
-        "axes_groups",
-        "axes_lens",
-    ),
-    "train_vs_inference": (
-        "tvi_n",
-        "tvi_momentum",
-        "tvi_d",
-        "tvi_feature",
-        "tvi_seed",
-        "tvi_auto_steps",
-        "tvi_mode",
-        "tvi_redraws",
-        "tvi_shift",
-        "tvi_scale",
-    ),
-    "depth_and_drift": (
-        "depth_layers",
-        "depth_gain",
-        "depth_width",
-        "depth_act",
-        "depth_norm",
-        "depth_residual",
-        "depth_seed",
-        "depth_compare",
-        "depth_pick",
-        "depth_view",
-        "depth_placement",
-    ),
-    "learning_rate": ("lr_gain", "lr_depth", "lr_width", "lr_steps", "lr_seeds", "lr_pick"),
-    "inside_a_transformer": ("tf_site", "tf_param", "tf_placement"),
-    "your_sentence": (
-        "ys_text1",
-        "ys_text2",
-        "ys_sentence",
-        "ys_token",
-        "ys_site",
-        "ys_kind",
-        "ys_where",
-        "ys_one_site",
-        "ys_eps",
-        "ys_unit",
-    ),
-    "estimators_and_eps": ("est_vector", "est_divisor", "est_place", "est_eps"),
-    "precision": ("prec_offset", "prec_dtype"),
-    "invariances": (
-        "inv_c",
-        "inv_b",
-        "geo_d",
-        "geo_view",
-        "geo_gamma1",
-        "geo_gamma2",
-        "geo_gamma3",
-        "geo_beta1",
-        "geo_beta2",
-        "geo_beta3",
-    ),
-    "gradients": ("grad_kind", "grad_seed", "grad_k", "grad_feature", "grad_spread"),
-    "app": ("present",),  # presentation mode: a toggle in the sidebar, on every page
-}
-ALL_PAGE_KEYS: frozenset[str] = frozenset(k for keys in PAGE_KEYS.values() for k in keys)
 
 _BOUND: dict[str, Any] = {"bind": "query-params", "persist_state": "session"}
 
 
 def _check(key: str) -> None:
     if key not in ALL_PAGE_KEYS:
-        raise KeyError(f"{key!r} is not in ui.controls.PAGE_KEYS: add it there, under its page")
+        raise KeyError(f"{key!r} is not in ui.keys.PAGE_KEYS: add it there, under its page")
 
 
 def _keep_in(key: str, lo: float, hi: float) -> None:

@@ -14,23 +14,8 @@ from typing import Any
 
 import streamlit as st
 
-
-def ensure_app_shell() -> None:
-    """Make sure the page runs inside ``app.py`` (navigation, sidebar), not on its own.
-
-    Because the lessons live in a folder named ``pages/``, Streamlit starts in its
-    legacy multipage mode: until ``app.py`` has called ``st.navigation`` once in
-    the process, a request for a page (a shared deep link to a fresh server)
-    executes ``pages/<page>.py`` alone. Turning the legacy flag off and rerunning
-    sends that request through ``app.py``; page hashes come from the URL path, so
-    the same page opens. (Private flag of Streamlit 1.67, covered by the page tests.)
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
+from ui.shell import ensure_app_shell
+from ui.state import page_fragment
 
 # Streamlit 1.67 cuts a long st.page_link label at its column's edge, mid-word: its ellipsis is set on
 # a span whose text sits in a nested <p>, so none shows ("Which axis? — LayerNorm, BatchNorm and" on
@@ -75,8 +60,6 @@ def predict_then_reveal(
     an auto-run of training batches): a fragment's rerun waits for it instead.
     """
 
-    from ui.state import page_fragment  # (ui.state imports this module)
-
     @page_fragment  # in the box's own rerun the student acted: a link's messages elsewhere go
     def box() -> None:
         with st.container(border=True):
@@ -118,8 +101,6 @@ def show_source(*funcs: Callable[..., Any]) -> None:
     The box is a fragment, so opening or closing it reruns the box only. ``st.session_state
     ["show_code"]`` is its open state.
     """
-
-    from ui.state import page_fragment  # (ui.state imports this module)
 
     @page_fragment  # in the box's own rerun the student acted: a link's messages elsewhere go
     def box() -> None:

@@ -29,7 +29,8 @@ from streamlit.errors import StreamlitAPIException
 import layernorm as ln
 from layernorm.data.activations import MiniLMRecording, load_minilm_recording
 from ui import links
-from ui.page import ensure_app_shell
+from ui.keys import ALL_PAGE_KEYS, PAGE_KEYS
+from ui.shell import ensure_app_shell
 from ui.text import LABEL_LIMIT, MESSAGE_LIMIT, plain
 
 if TYPE_CHECKING:  # pandas is imported where a table is used: Home and most pages never need it
@@ -639,7 +640,6 @@ def _read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkR
     with the page it belongs to (``titles``: url path to title), left in the URL like an unknown key,
     and kept in the session: :func:`link_control` uses it when the student opens that page.
     """
-    from ui.controls import ALL_PAGE_KEYS, PAGE_KEYS  # the pages' own keys: read by each page
 
     given = {k: st.query_params.get_all(k) for k in st.query_params}
     keys = _link_keys(given)
@@ -900,7 +900,6 @@ def say_unread_link_keys(page: str, where: Any = st) -> None:
     too large to build) or does not show a control (γ₃ with d = 2) would otherwise leave the link's
     value unread and unsaid. Said with the link's other news, until the user's next action.
     """
-    from ui.controls import PAGE_KEYS
 
     if not isinstance(st.session_state.get("link_report"), LinkReport):  # no fresh link: nothing to say
         return

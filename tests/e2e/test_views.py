@@ -5,7 +5,7 @@ no address bar. Here, for every page, a student changes that page's own controls
 keyboard, the test reads back everything the view shows (each control's value and every metric),
 then (1) switches to another page through the sidebar and back: the view must be the same, and
 (2) opens the address bar's URL in a *new browser context* (nothing shared but the server): the
-same view again. The pages' controls are listed in ``ui.controls.PAGE_KEYS``; each widget carries
+same view again. The pages' controls are listed in ``ui.keys.PAGE_KEYS``; each widget carries
 its key as the CSS class ``st-key-<key>`` (Streamlit 1.67), which is how the test finds it.
 """
 
@@ -23,7 +23,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from e2e.support import PAGES, AppPage, Lab, page_by_url
 from scripts.browser import CHROMIUM, CHROMIUM_ARGS
-from ui.controls import PAGE_KEYS
+from ui.keys import PAGE_KEYS
 
 pytestmark = pytest.mark.browser
 

@@ -1,0 +1,83 @@
+"""Every page control's URL key, by page: a leaf module (it imports nothing of the lab), so the
+sidebar (``ui.state``) and the controls (``ui.controls``) both read it without importing each other.
+
+A page's own controls are made by ``ui.controls``, which refuses a key that is not listed here. The
+sidebar's keys are ``ui.state.URL_KEYS``.
+"""
+
+from __future__ import annotations
+
+PAGE_KEYS: dict[str, tuple[str, ...]] = {
+    "mean": ("mean_shift",),
+    "variance": ("var_scale", "var_offset"),
+    "standardize": ("std_feature", "std_spread"),
+    "which_axis": (
+        "axes_source",
+        "axes_B",
+        "axes_T",
+        "axes_d",
+        "axes_seed",
+        "axes_site",
+        "axes_b",
+        "axes_t",
+        "axes_i",
+        "axes_groups",
+        "axes_lens",
+    ),
+    "train_vs_inference": (
+        "tvi_n",
+        "tvi_momentum",
+        "tvi_d",
+        "tvi_feature",
+        "tvi_seed",
+        "tvi_auto_steps",
+        "tvi_mode",
+        "tvi_redraws",
+        "tvi_shift",
+        "tvi_scale",
+    ),
+    "depth_and_drift": (
+        "depth_layers",
+        "depth_gain",
+        "depth_width",
+        "depth_act",
+        "depth_norm",
+        "depth_residual",
+        "depth_seed",
+        "depth_compare",
+        "depth_pick",
+        "depth_view",
+        "depth_placement",
+    ),
+    "learning_rate": ("lr_gain", "lr_depth", "lr_width", "lr_steps", "lr_seeds", "lr_pick"),
+    "inside_a_transformer": ("tf_site", "tf_param", "tf_placement"),
+    "your_sentence": (
+        "ys_text1",
+        "ys_text2",
+        "ys_sentence",
+        "ys_token",
+        "ys_site",
+        "ys_kind",
+        "ys_where",
+        "ys_one_site",
+        "ys_eps",
+        "ys_unit",
+    ),
+    "estimators_and_eps": ("est_vector", "est_divisor", "est_place", "est_eps"),
+    "precision": ("prec_offset", "prec_dtype"),
+    "invariances": (
+        "inv_c",
+        "inv_b",
+        "geo_d",
+        "geo_view",
+        "geo_gamma1",
+        "geo_gamma2",
+        "geo_gamma3",
+        "geo_beta1",
+        "geo_beta2",
+        "geo_beta3",
+    ),
+    "gradients": ("grad_kind", "grad_seed", "grad_k", "grad_feature", "grad_spread"),
+    "app": ("present",),  # presentation mode: a toggle in the sidebar, on every page
+}
+ALL_PAGE_KEYS: frozenset[str] = frozenset(k for keys in PAGE_KEYS.values() for k in keys)
