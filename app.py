@@ -47,6 +47,9 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
     "Test yourself": [("pages/16_quiz.py", "Misconception quiz", ":material/quiz:")],
 }
 
+# Sections whose pages make their own data: the sidebar shows only what acts on them (not the vector).
+OWN_DATA_SECTIONS = ("Layer versus batch", "Why normalize", "Test yourself")
+
 pages = {
     section: [
         st.Page(path, title=title, icon=icon, default=path.endswith("0_home.py"))
@@ -57,10 +60,7 @@ pages = {
 }
 # Every lesson in sight: folded, the navigation hid seven pages (the quiz among them) behind "View more".
 nav = st.navigation({k: v for k, v in pages.items() if v}, expanded=True)
-# Pages that make their own data: the sidebar shows only what acts on them (not the vector controls).
-own_data = {
-    p.url_path for section in ("Layer versus batch", "Why normalize", "Test yourself") for p in pages[section]
-}
+own_data = {p.url_path for section in OWN_DATA_SECTIONS for p in pages[section]}
 titles = {p.url_path: p.title for section in pages.values() for p in section}
 sidebar(own_data=nav.url_path in own_data, page=nav.url_path, titles=titles)
 presentation_toggle()

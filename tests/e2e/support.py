@@ -13,6 +13,7 @@ import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
@@ -43,16 +44,21 @@ class AppPage:
     charts: bool  # the page draws Plotly charts (the quiz draws none)
 
 
-def _navigation() -> dict[str, list[tuple[str, str, str]]]:
-    """The SECTIONS literal of app.py: {section: [(path, title, icon), ...]}."""
+def _app_literal(name: str) -> Any:
+    """A literal assigned to ``name`` at app.py's top level (app.py runs Streamlit: not imported)."""
     tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         target = getattr(node, "target", None) or (getattr(node, "targets", None) or [None])[0]
-        if isinstance(node, ast.Assign | ast.AnnAssign) and getattr(target, "id", None) == "SECTIONS":
+        if isinstance(node, ast.Assign | ast.AnnAssign) and getattr(target, "id", None) == name:
             assert node.value is not None
-            sections: dict[str, list[tuple[str, str, str]]] = ast.literal_eval(node.value)
-            return sections
-    raise AssertionError("app.py has no SECTIONS = {...} navigation literal")
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"app.py has no {name} = ... literal")
+
+
+def _navigation() -> dict[str, list[tuple[str, str, str]]]:
+    """The SECTIONS literal of app.py: {section: [(path, title, icon), ...]}."""
+    sections: dict[str, list[tuple[str, str, str]]] = _app_literal("SECTIONS")
+    return sections
 
 
 def _page_title(path: Path) -> str | None:
@@ -94,6 +100,8 @@ def _app_pages() -> list[AppPage]:
 
 PAGES = _app_pages()
 STEP_PAGES = [p for p in PAGES if p.section == "The formula, step by step"]
+# The pages that read the sidebar's vector (app.py's other sections make their own data)
+VECTOR_PAGES = [p for p in PAGES if p.section not in _app_literal("OWN_DATA_SECTIONS")]
 
 
 # --- the server and its log -------------------------------------------------------------------------

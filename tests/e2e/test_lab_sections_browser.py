@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from e2e.support import RENDERED_CHART, YS_RMS, YS_RMS_ONE_SITE, Lab, page_by_url
+from e2e.support import RENDERED_CHART, VECTOR_PAGES, YS_RMS, YS_RMS_ONE_SITE, Lab, page_by_url
 from scripts.browser import IDLE
 
 # Each chart's last drawn figure text, by its key (as in test_in_place_charts.py)
@@ -31,18 +31,7 @@ MAIN = '[data-testid="stMain"]'
 MAIN_TEXT = f"""() => [...document.querySelectorAll('{MAIN} [data-testid="stElementContainer"]')]
   .filter((e) => !e.querySelector('.lab-chart')).map((e) => e.innerText).join('\\n')"""
 SIDEBAR = '[data-testid="stSidebar"]'
-PAGES = [
-    "/",  # Home: its one section (a problem's warning) reads nothing a move changes, so nothing reruns
-    "/mean",
-    "/variance",
-    "/standardize",
-    "/scale_shift",
-    "/full_formula",
-    "/estimators_and_eps",
-    "/precision",
-    "/invariances",
-    "/gradients",
-]
+PAGES = [p.url for p in VECTOR_PAGES]  # Home's one section reads nothing a move changes: nothing reruns
 # (label of the sidebar slider, key to press): each moves one step
 PRESSES = [("ε (inside the square root)", "ArrowRight"), ("Size d", "ArrowRight"), ("γ (scale", "ArrowLeft")]
 
