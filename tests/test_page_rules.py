@@ -1,0 +1,42 @@
+"""The rules a page keeps, checked on every page file (a new page is found, never listed by hand).
+
+Every control a student sets is in the page's link and kept for the session, so it is made by
+``ui.controls`` (or ``ui.live``) and its key is listed in ``ui/keys.py``, or it is the sidebar's.
+Two kinds of widget are deliberately left out of links: a student's answer to a question (the
+predict-then-reveal guesses and the quiz's answers: a shared link must not answer for the class),
+and a preset picker that only sets the page's other controls.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from apptest_support import open_page
+
+from ui.keys import ALL_PAGE_KEYS
+from ui.state import URL_KEYS
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_")[0]))
+KINDS = ("slider", "select_slider", "number_input", "selectbox", "radio", "checkbox", "toggle", "text_input")
+PRESETS = {"axes_preset"}  # Which axis?: fills the page's shape and source controls, which are in the link
+
+
+def _an_answer(key: str) -> bool:
+    return key.endswith("_q_guess") or key.startswith("quiz_")
+
+
+@pytest.mark.parametrize("file", FILES, ids=[f.stem for f in FILES])
+def test_every_control_of_a_page_is_in_its_link(file: Path) -> None:
+    at = open_page(f"pages/{file.name}")
+    keys = {w.key for kind in KINDS for w in getattr(at.main, kind)}
+    unlisted = sorted(
+        str(k)
+        for k in keys
+        if k not in ALL_PAGE_KEYS and k not in URL_KEYS and k not in PRESETS and not _an_answer(str(k))
+    )
+    assert not unlisted, (
+        f"{file.name}: {unlisted} are not in any link. Make each with ui.controls (or ui.live) and list "
+        "its key under the page in ui/keys.py (README, 'Add a page')."
+    )
