@@ -30,7 +30,17 @@ def _an_answer(key: str) -> bool:
 @pytest.mark.parametrize("file", FILES, ids=[f.stem for f in FILES])
 def test_every_control_of_a_page_is_in_its_link(file: Path) -> None:
     at = open_page(f"pages/{file.name}")
-    keys = {w.key for kind in KINDS for w in getattr(at.main, kind)}
+    widgets = [w for kind in KINDS for w in getattr(at.main, kind)]
+    keys = {w.key for w in widgets}
+    unbound = sorted(
+        str(w.key)
+        for w in widgets
+        if w.key in ALL_PAGE_KEYS and getattr(w.proto, "query_param_key", "") != w.key
+    )
+    assert not unbound, (
+        f"{file.name}: {unbound} are listed in ui/keys.py but not bound to the link: make each with "
+        "ui.controls (or ui.live), not a plain st widget (README, 'Add a page')."
+    )
     unlisted = sorted(
         str(k)
         for k in keys
