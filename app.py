@@ -9,10 +9,12 @@ import streamlit as st
 from ui.formulas import fit_formulas
 from ui.heap import freeze_imports
 from ui.history import keep_pages_in_history
+from ui.linking import say_unread_link_keys
 from ui.live import sidebar as live_sidebar
 from ui.plot import prepare_static
 from ui.presentation import presentation_toggle
-from ui.state import lab_sections_drawn, say_unread_link_keys, sidebar
+from ui.sidebar import sidebar
+from ui.state import lab_sections_drawn
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon="📐", layout="wide")
 freeze_imports()  # once per server: imported modules leave Python's full collections (ui/heap.py)

@@ -7,7 +7,8 @@ from ui.lessons import LESSONS
 from ui.live import full_formula
 from ui.live import sidebar as live_sidebar
 from ui.page import wrap_page_links
-from ui.state import LabInput, lab_input, lab_section
+from ui.settings import LabInput
+from ui.state import lab_input, lab_section
 
 
 @lab_section("home_input")
@@ -16,7 +17,7 @@ def input_note(lab: LabInput) -> None:
 
     A section that reads none of ε, γ, β, d and seed: their moves here rerun nothing of Home (a full
     rerun sent its 61 unchanged elements again). A move never brings a problem: the sidebar then
-    reruns the whole page (``ui.state._moved_lab``).
+    reruns the whole page (``ui.sidebar.moved_lab``).
     """
     lab_input()
 

@@ -11,7 +11,8 @@ import streamlit as st
 from layernorm.labs.transformer_stats import SiteStats, dimension_profile, parameter_histograms, site_stats
 from ui import charts_depth as cd
 from ui import controls, page, plot, theme
-from ui.state import page_fragment, recording
+from ui.fragments import page_fragment
+from ui.minilm import recording
 from ui.text import digits_to_separate, fmt
 from ui.theme import COLORS
 from ui.widgets import placement_control

@@ -16,7 +16,8 @@ from layernorm.data.weights import (
 )
 from layernorm.labs import bert
 from ui import charts_live, controls, page, plot
-from ui.state import page_fragment, recording
+from ui.fragments import page_fragment
+from ui.minilm import recording
 from ui.text import fmt, plain
 
 KINDS = {

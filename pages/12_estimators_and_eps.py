@@ -12,7 +12,8 @@ from ui import charts_numerics as cn
 from ui import controls, live, page, plot
 from ui.live import estimators
 from ui.live import sidebar as live_sidebar
-from ui.state import LabInput, lab_input, lab_section
+from ui.settings import LabInput
+from ui.state import lab_input, lab_section
 from ui.text import LABEL_LIMIT, digits_to_separate, fmt, plain, rounding_noise
 from ui.theme import COLORS
 

@@ -13,7 +13,8 @@ from ui import charts_numerics as cn
 from ui import controls, live, page, plot, theme
 from ui.live import precision as lp
 from ui.live.precision import OFFSETS, offset_text
-from ui.state import LabInput, lab_input, lab_section
+from ui.settings import LabInput
+from ui.state import lab_input, lab_section
 from ui.text import fmt
 
 METHOD_NAMES = {"one_pass": "one-pass", "two_pass": "two-pass", "welford": "Welford"}

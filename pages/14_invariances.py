@@ -10,8 +10,10 @@ import layernorm as ln
 from layernorm.labs import geometry as geo
 from ui import charts_geometry as cg
 from ui import controls, live, page, plot, theme
+from ui.fragments import page_fragment, rerun_fragments
 from ui.live import invariances as inv
-from ui.state import LabInput, lab_input, lab_section, page_fragment, rerun_fragments
+from ui.settings import LabInput
+from ui.state import lab_input, lab_section
 from ui.text import (
     digits_to_separate,
     fmt,

@@ -4,12 +4,15 @@ import numpy as np
 import streamlit as st
 
 import layernorm as ln
+from layernorm import formula
 from layernorm.backward import layer_norm_backward_from_steps
 from ui import charts_geometry as cg
 from ui import controls, live, page, plot
+from ui.fragments import page_fragment, rerun_fragments
 from ui.live import gradients as lg
 from ui.live import sidebar as live_sidebar
-from ui.state import LabInput, lab_input, lab_section, page_fragment, rerun_fragments
+from ui.settings import LabInput
+from ui.state import lab_input, lab_section
 from ui.text import (
     ROUNDING_K,
     digits_to_separate,
@@ -374,6 +377,7 @@ page.predict_then_reveal(
     "g − mean(g) = 0 and mean(g·x̂) = mean(x̂) = 0, so both terms cancel g.",
 )
 page.show_source(
+    formula.layer_norm_backward,
     ln.layer_norm_backward_terms,
     layer_norm_backward_from_steps,
     ln.layer_norm_jacobian,

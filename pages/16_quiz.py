@@ -7,7 +7,7 @@ import streamlit as st
 
 from layernorm.labs.quiz import Question, make_quiz
 from ui import page
-from ui.state import page_fragment, rerun_fragments
+from ui.fragments import page_fragment, rerun_fragments
 
 SCORE, END = "quiz_score", "quiz_end"  # the fragments every Check reruns
 PAGE_FILES = {

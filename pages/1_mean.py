@@ -2,10 +2,11 @@
 
 import layernorm as ln
 import ui.worksheet
-from layernorm.core import _center_rows
+from layernorm import formula
 from ui import live, page
 from ui.live import mean, vector
-from ui.state import LabInput, lab_input, lab_section
+from ui.settings import LabInput
+from ui.state import lab_input, lab_section
 
 lab_input()  # the page draws the input in its lab section below
 page.header(
@@ -72,4 +73,4 @@ page.predict_then_reveal(
     "μ grows by 5 too, so every difference xᵢ − μ stays the same (up to float64 rounding): "
     "LayerNorm's output does not change when the same number is added to every feature.",
 )
-page.show_source(ln.mean, _center_rows)
+page.show_source(formula.mean)

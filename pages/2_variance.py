@@ -4,12 +4,13 @@ import streamlit as st
 
 import layernorm as ln
 import ui.worksheet
-from layernorm.core import _spread_rows
+from layernorm import formula
 from layernorm.variants import variance_one_pass
 from ui import live, page, plot
 from ui.live import sidebar as live_sidebar
 from ui.live import variance, vector
-from ui.state import LabInput, lab_input, lab_section
+from ui.settings import LabInput
+from ui.state import lab_input, lab_section
 
 lab_input()  # the page draws the input in its lab section below
 page.header(
@@ -111,4 +112,4 @@ page.predict_then_reveal(
     1,
     "Every deviation triples, so every squared deviation is 9 times larger, and so is their mean.",
 )
-page.show_source(ln.variance, _spread_rows, variance_one_pass)
+page.show_source(formula.variance, variance_one_pass)

@@ -5,10 +5,12 @@ import streamlit as st
 
 import layernorm as ln
 import ui.worksheet
+from layernorm import formula
 from ui import charts, live, page, plot
 from ui.live import sidebar as live_sidebar
 from ui.live import standardize, vector
-from ui.state import LabInput, lab_input, lab_section
+from ui.settings import LabInput
+from ui.state import lab_input, lab_section
 from ui.widgets import SPREADS
 
 lab_input()  # the page draws the input in its lab section below
@@ -117,4 +119,4 @@ page.predict_then_reveal(
     1,
     "x − μ is 0 and the divisor is √ε ≈ 0.0032, so every entry is 0/0.0032 = 0. With ε = 0 it would be 0/0.",
 )
-page.show_source(ln.standardize, ln.layer_norm_steps)
+page.show_source(formula.standardize)

@@ -4,10 +4,13 @@ import streamlit as st
 
 import layernorm as ln
 import ui.worksheet
+from layernorm import formula
 from ui import live, page
 from ui.live import scale_shift, vector
 from ui.live import sidebar as live_sidebar
-from ui.state import AFFINE_MODES, LabInput, affine_table, lab_input, lab_section, set_affine_table
+from ui.settings import AFFINE_MODES, LabInput
+from ui.sidebar import affine_table, set_affine_table
+from ui.state import lab_input, lab_section
 from ui.text import MESSAGE_LIMIT, digits_to_separate, fmt, plain, rounding_noise
 
 lab_input()  # the page draws the input in its lab section below
@@ -131,4 +134,4 @@ page.predict_then_reveal(
     "feature i's mean over many tokens to βᵢ: x̂ is standardized across one token's features, not "
     "across tokens.",
 )
-page.show_source(ln.scale_shift, ln.layer_norm)
+page.show_source(formula.layer_norm)

@@ -5,10 +5,12 @@ import streamlit as st
 
 import layernorm as ln
 import ui.worksheet
+from layernorm import formula
 from ui import live, page, plot
 from ui.live import full_formula, vector
 from ui.live import sidebar as live_sidebar
-from ui.state import AFFINE_MODES, LabInput, lab_input, lab_section
+from ui.settings import AFFINE_MODES, LabInput
+from ui.state import lab_input, lab_section
 from ui.text import column_format, fmt, rounding_noise
 
 lab_input()  # the page draws the input in its lab section below
@@ -122,4 +124,4 @@ page.predict_then_reveal(
     1,
     "Just μ and σ². γ and β have 512 entries each, but they are learned parameters, not statistics.",
 )
-page.show_source(ln.layer_norm_steps)
+page.show_source(formula.layer_norm)

@@ -11,7 +11,8 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import lenses as L
 from ui import charts_axes, controls, page, plot
-from ui.state import page_fragment, recording
+from ui.fragments import page_fragment
+from ui.minilm import recording
 from ui.text import digits_to_separate, fmt, fmt_zero, is_rounding_zero, rounding_noise
 
 SOURCES = ["Seeded random batch", "Real MiniLM batch (padded)"]

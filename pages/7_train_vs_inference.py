@@ -11,7 +11,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import running as R
 from ui import charts_axes, controls, page, plot
-from ui.state import page_fragment, rerun_fragments
+from ui.fragments import page_fragment, rerun_fragments
 from ui.text import (
     MESSAGE_LIMIT,
     change_metric,
@@ -63,7 +63,7 @@ st.latex(
 
 # Five fragments, one per section: a control reruns only the sections that read it. The settings at the
 # top (n, m, d, feature, seed) and the training buttons rerun the sections that use them
-# (ui.state.rerun_fragments); every other control reruns its own section.
+# (ui.fragments.rerun_fragments); every other control reruns its own section.
 TRAIN, SWITCH, NOISE, MATES, SHIFT = (
     "tvi_train",
     "tvi_switch",

@@ -8,7 +8,7 @@ import streamlit as st
 from layernorm.labs.depth import EXPLODE, VANISH, DepthConfig, DepthResult, layer_histograms, simulate_depth
 from ui import charts_depth as cd
 from ui import controls, page, plot
-from ui.state import page_fragment
+from ui.fragments import page_fragment
 from ui.text import digits_to_separate, rounding_noise
 from ui.widgets import placement_control
 

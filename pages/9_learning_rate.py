@@ -4,11 +4,11 @@ import numpy as np
 import streamlit as st
 
 from layernorm.backward import layer_norm_input_grad
-from layernorm.core import layer_norm_x_hat
 from layernorm.labs.training import DEFAULT_LRS, Sweep, run_sweep
+from layernorm.steps import layer_norm_x_hat
 from ui import charts_depth as cd
 from ui import controls, page, plot
-from ui.state import page_fragment, rerun_fragments
+from ui.fragments import page_fragment, rerun_fragments
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -47,7 +47,7 @@ st.latex(
     r"\qquad \eta = \text{learning rate}"
 )
 
-# Two fragments: the sweep's settings rerun both (ui.state.rerun_fragments), the learning rate of the
+# Two fragments: the sweep's settings rerun both (ui.fragments.rerun_fragments), the learning rate of the
 # loss curves only the second.
 MAP, CURVES = "lr_map_section", "lr_curves_section"
 BOTH = (MAP, CURVES)

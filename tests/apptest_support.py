@@ -13,7 +13,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from ui.state import LAB_RERUN
+from ui.keys import LAB_RERUN
 
 _APPTEST_RUN = AppTest._run
 

@@ -14,7 +14,7 @@ from chart_specs import charts as drawn
 import layernorm as ln
 from layernorm.labs import lenses as L
 from ui import charts, charts_axes, charts_depth
-from ui.state import D_CHOICES, EPS_CHOICES
+from ui.settings import D_CHOICES, EPS_CHOICES
 
 SEEDS = [*range(0, 60), 9999]  # the sidebar's seed runs from 0 to 9999
 

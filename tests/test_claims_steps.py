@@ -21,7 +21,7 @@ import layernorm as ln
 from layernorm.data.activations import load_minilm_recording
 from layernorm.variants import variance_one_pass
 from ui.lessons import LESSONS
-from ui.state import AFFINE_MODES, D_CHOICES, EPS_CHOICES
+from ui.settings import AFFINE_MODES, D_CHOICES, EPS_CHOICES
 from ui.text import fmt
 from ui.theme import COLORS, OKABE_ITO
 

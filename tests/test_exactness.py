@@ -42,7 +42,8 @@ from hypothesis import strategies as st
 
 import layernorm as ln
 from layernorm._accurate import row_means
-from layernorm.core import _layer_norm_steps_unchecked, _spread_rows
+from layernorm.exact import spread_rows
+from layernorm.steps import layer_norm_steps_unchecked
 
 SETTINGS = settings(
     max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
@@ -303,7 +304,7 @@ def test_layer_norm_steps_within_a_few_ulps(x: npt.NDArray[Any], eps: float) -> 
     if any(ss / d > MAXF for _, ss, _ in exact):  # the public steps refuse a var beyond float64
         with pytest.raises(ln.ResultRangeError, match=r"layer_norm_steps: the result\.var does not fit"):
             ln.layer_norm_steps(x, eps=eps)
-    s = _layer_norm_steps_unchecked(x, eps=eps)  # its other fields are still checked below
+    s = layer_norm_steps_unchecked(x, eps=eps)  # its other fields are still checked below
     np.testing.assert_array_equal(ln.layer_norm(x, eps=eps), s.y)
     for i, (mu, ss, cs) in enumerate(exact):
         var = ss / d
@@ -325,7 +326,7 @@ def test_layer_norm_steps_within_a_few_ulps(x: npt.NDArray[Any], eps: float) -> 
             sub = 2 * Fraction(2.0**-1074) / std if abs(c) < Fraction(2.0**-1022) else 0
             assert err_h <= 4 * Fraction(math.ulp(float(xh))) + Fraction(8 * U) + sub, (i, j)
         # the same row alone gives the same bits
-        np.testing.assert_array_equal(_layer_norm_steps_unchecked(x[i], eps=eps).centered, s.centered[i])
+        np.testing.assert_array_equal(layer_norm_steps_unchecked(x[i], eps=eps).centered, s.centered[i])
 
 
 @SETTINGS
@@ -369,7 +370,7 @@ def test_batch_group_instance_norm_statistics(x: npt.NDArray[Any]) -> None:
 @given(float_rows())
 def test_rms_norm_mean_of_squares(x: npt.NDArray[Any]) -> None:
     d = x.shape[1]
-    ms, rms = _spread_rows(x.astype(np.float64), 0.0)  # what rms_norm divides by, with eps = 0
+    ms, rms = spread_rows(x.astype(np.float64), 0.0)  # what rms_norm divides by, with eps = 0
     for i, row in enumerate(_frac_rows(x)):
         exact = sum((v * v for v in row), Fraction(0)) / d
         _check_var(float(ms[i, 0]), exact, k_var(d) - 2)  # (x itself is exact: no centring error)

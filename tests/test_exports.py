@@ -22,7 +22,8 @@ from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
 from ui import worksheet as ws
-from ui.state import AFFINE_MODES, LabInput, recording
+from ui.minilm import recording
+from ui.settings import AFFINE_MODES, LabInput
 from ui.text import fmt
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

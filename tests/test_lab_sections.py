@@ -28,7 +28,8 @@ import pytest
 from live_support import live_metrics
 from streamlit.testing.v1 import AppTest
 
-from ui.state import AFFINE_MODES, LAB_QUIET, LAB_READS, LAB_RERUN, LAB_SECTIONS, SOURCES
+from ui.keys import LAB_QUIET, LAB_READS, LAB_RERUN, LAB_SECTIONS
+from ui.settings import AFFINE_MODES, SOURCES
 
 pytestmark = pytest.mark.keyed_reruns
 
@@ -140,7 +141,7 @@ def _inside(path: str, blocks: set[str]) -> bool:
 
 def _own(entry: tuple[str, bytes], key: str) -> bool:
     """The moved control, or a live sidebar slider: a sidebar move reruns those with the sections
-    (``ui.state._rerun_lab_sections``), their frames being the page at the new values."""
+    (``ui.sidebar.rerun_lab_sections``), their frames being the page at the new values."""
     if b"lab_live_slider" in entry[1] and b'"mode": "slider"' in entry[1]:
         return True
     return entry[1].find(f"-{key}".encode()) >= 0 and entry[0] in {"Slider", "SelectSlider", "NumberInput"}
@@ -265,7 +266,7 @@ def test_a_links_message_on_screen_reruns_whole() -> None:
 
 
 # What a sidebar move reruns when a section does not read what the move changed: each section's run
-# records which of the input's fields it read (ui.state.LAB_READS), and a move reruns only the
+# records which of the input's fields it read (ui.keys.LAB_READS), and a move reruns only the
 # sections that read a changed field. The test above checks, for every page and move, that what
 # stayed is what a full run draws; these pin down that the sections that need not run do not.
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from live_support import live_metrics
 from streamlit.testing.v1 import AppTest
 
 from ui import links
-from ui.state import D_CHOICES, EPS_CHOICES, LINK_KEYS, TOKEN_KEYS, URL_KEYS, eps_text
+from ui.settings import D_CHOICES, EPS_CHOICES, LINK_KEYS, TOKEN_KEYS, URL_KEYS, eps_text
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -431,7 +431,7 @@ def test_every_gamma_step_round_trips_through_its_url_text() -> None:
 def test_every_url_bound_sidebar_widget_is_read_by_the_link_reader() -> None:
     """A sidebar widget with bind="query-params" that ui.links does not read would be matched as text.
 
-    (A page's own bound widgets are described with ``ui.state.link_control``, next to the widget.)
+    (A page's own bound widgets are described with ``ui.linking.link_control``, next to the widget.)
     """
     bound = set()
     sidebar_files = [p for p in sorted((ROOT / "ui").glob("*.py")) if p.name != "controls.py"]
@@ -449,11 +449,12 @@ def test_every_url_bound_sidebar_widget_is_read_by_the_link_reader() -> None:
 
 
 def _page_with_its_own_bound_controls() -> None:
-    """A page that binds its own widgets and describes them to the link reader (ui.state.link_control)."""
+    """A page that binds its own widgets and describes them to the link reader (ui.linking.link_control)."""
     import streamlit as st
 
     from ui import links
-    from ui.state import link_control, sidebar
+    from ui.linking import link_control
+    from ui.sidebar import sidebar
 
     sidebar()  # app.py draws the sidebar (and reads its keys) before every page
     link_control("demo_g", links.Range(-3.0, 3.0, 0.05, 1.0, "g"), "g")
@@ -516,7 +517,7 @@ def test_a_page_describes_its_own_bound_controls_in_one_line(
 def test_a_link_to_an_input_it_cannot_carry_says_so(params: dict[str, str], what: str) -> None:
     # A QA pass copied the address of an edited table: the link opened on the starting table
     # (1, 2, 3, 4) without a word. The sidebar now says what the link could not bring.
-    from ui.state import NOT_CARRIED
+    from ui.settings import NOT_CARRIED
 
     at = _open(**params)
     assert NOT_CARRIED[what] in _infos(at)

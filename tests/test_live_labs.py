@@ -23,7 +23,7 @@ from ui.live import Readout
 from ui.live import estimators as le
 from ui.live import gradients as lg
 from ui.live import precision as lp
-from ui.state import EPS_CHOICES
+from ui.settings import EPS_CHOICES
 from ui.text import (
     ROUNDING_K,
     ZERO_TO_ROUNDING,

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from test_pages_steps import DEFAULT_X, FULL, HOME, MEAN, SS, expected_metrics, ok
 
 from ui.live import full_formula, offered, scale_shift
-from ui.state import EPS_CHOICES, GAMMA_BETA_SLIDER
+from ui.settings import EPS_CHOICES, GAMMA_BETA_SLIDER
 
 
 def opened(page: str, **query: str) -> AppTest:

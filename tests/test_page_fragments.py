@@ -32,7 +32,7 @@ def _decorated(func: ast.FunctionDef, name: str) -> bool:
 
 
 def _is_fragment(func: ast.FunctionDef) -> bool:
-    """An ``st.fragment``, a ``ui.state.page_fragment`` or a ``ui.state.lab_section`` (a keyed fragment)."""
+    """An ``st.fragment``, a ``ui.fragments.page_fragment`` or a ``ui.state.lab_section`` (keyed)."""
     return any(_decorated(func, name) for name in ("fragment", "page_fragment", "lab_section"))
 
 
@@ -151,10 +151,10 @@ def test_nine_or_more_pages_have_lab_sections() -> None:
 
 
 def _fragment_uses(path: Path) -> list[str]:
-    """Where a module uses ``st.fragment`` itself (a decorator or a call), not ``ui.state.page_fragment``.
+    """Where a module uses ``st.fragment`` itself (a decorator or a call), not ``ui.fragments.page_fragment``.
 
     A fragment's own rerun is the user's action, so it must take a link's messages off the page
-    (``ui.state.end_link_news``); ``page_fragment`` does that on every run of every fragment. A
+    (``ui.fragments.end_link_news``); ``page_fragment`` does that on every run of every fragment. A
     fragment made with ``st.fragment`` directly would leave the messages in other sections on
     screen, next to values they no longer describe (stop 25's browser QA). ``page_fragment`` is the
     one place allowed to call it.

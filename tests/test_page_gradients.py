@@ -15,7 +15,7 @@ from live_support import live_metric_elements
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
-from ui.state import AFFINE_MODES
+from ui.settings import AFFINE_MODES
 from ui.text import ROUNDING_K, fmt, fmt_zero, tex_num
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

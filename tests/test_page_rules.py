@@ -15,7 +15,7 @@ import pytest
 from apptest_support import open_page
 
 from ui.keys import ALL_PAGE_KEYS
-from ui.state import URL_KEYS
+from ui.settings import URL_KEYS
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_")[0]))

@@ -22,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 import layernorm as ln
 from layernorm.data.activations import load_minilm_recording
 from layernorm.variants import layer_norm_unbiased, variance_one_pass
-from ui.state import AFFINE_MODES
+from ui.settings import AFFINE_MODES
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_num, zero_metric
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -766,7 +766,7 @@ def test_full_formula_matches_minilm(open_app: Callable[..., AppTest]) -> None:
 
 
 def test_new_draw_button(open_app: Callable[..., AppTest]) -> None:
-    # Regression (ui/state.py, _preset_input): the button wrote st.session_state["seed"] in the
+    # Regression (ui/inputs.py, _preset_input): the button wrote st.session_state["seed"] in the
     # script body after the `seed` number_input existed: StreamlitWidgetAlreadyInstantiatedError.
     at = open_app(MEAN)
     ok(at.button(key="reseed").click().run())

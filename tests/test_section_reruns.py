@@ -1,7 +1,7 @@
 """Pages of several fragments: a control reruns only the sections that read it.
 
 Training vs inference has five sections, Learning rate two. The controls that several sections read
-rerun those from their callbacks (``ui.state.rerun_fragments``); the browser keeps the others. For
+rerun those from their callbacks (``ui.fragments.rerun_fragments``); the browser keeps the others. For
 each such control, with AppTest's plain runs (``keyed_reruns``), as ``tests/test_lab_sections.py``
 does for the sidebar:
 
@@ -19,7 +19,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_lab_sections import NEW_EVERY_RUN, PUSHED_VALUE, _blocks, _inside, _root, leaves, ok, open_page
 
-from ui.state import LAB_RERUN
+from ui.keys import LAB_RERUN
 
 pytestmark = pytest.mark.keyed_reruns
 

@@ -5,7 +5,7 @@ each one is (1) kept for the whole browser session (``persist_state="session"``:
 come back, the value is still there), (2) bound to the URL (``bind="query-params"``: the key is
 the URL parameter, so "copy link" reproduces the view), and (3) read from a link as a number
 within rounding, clamped to the widget's range with a message that says which value is used
-(:func:`ui.state.link_control`, the rules of ``ui.links``).
+(:func:`ui.linking.link_control`, the rules of ``ui.links``).
 
 Keys are listed in :data:`ui.keys.PAGE_KEYS`, so the sidebar knows a link's page keys from keys that
 mean nothing (which it reports). A key that is not listed is a programming error and raises.
@@ -21,7 +21,7 @@ import streamlit as st
 
 from ui import links
 from ui.keys import ALL_PAGE_KEYS
-from ui.state import link_control, redraw_when_relabelled
+from ui.linking import link_control, redraw_when_relabelled
 
 T = TypeVar("T")
 

@@ -40,7 +40,7 @@ the lab's link rules or a word. So when a Back or Forward makes such an entry cu
 Navigation API's ``currententrychange``, which comes before the ``popstate`` where Streamlit reads
 the address; a listener on ``popstate`` itself runs after Streamlit's, measured in Chromium), the
 script writes each value the lab rewrote in the lab's spelling (``data``:
-``ui.state.LINK_SPELLINGS``, kept as the lab reads a link) into that entry: Back onto the typed
+``ui.keys.LINK_SPELLINGS``, kept as the lab reads a link) into that entry: Back onto the typed
 link shows and uses the values the lab said it uses. A browser without the Navigation API keeps
 Streamlit's reading of the entry.
 """
@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.state import LINK_SPELLINGS
+from ui.keys import LINK_SPELLINGS
 
 KEY = "lab_history"
 _KEEP_PAGES = """

@@ -1,8 +1,9 @@
-"""Every page control's URL key, by page: a leaf module (it imports nothing of the lab), so the
-sidebar (``ui.state``) and the controls (``ui.controls``) both read it without importing each other.
+"""Names the lab's modules share: every page control's URL key, by page, and the Session State
+entries the sidebar, the fragments and the live controls keep. A leaf module (it imports nothing of
+the lab), so each of them reads it without importing the others.
 
 A page's own controls are made by ``ui.controls``, which refuses a key that is not listed here. The
-sidebar's keys are ``ui.state.URL_KEYS``.
+sidebar's keys are ``ui.settings.URL_KEYS``.
 """
 
 from __future__ import annotations
@@ -81,3 +82,27 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
     "app": ("present",),  # presentation mode: a toggle in the sidebar, on every page
 }
 ALL_PAGE_KEYS: frozenset[str] = frozenset(k for keys in PAGE_KEYS.values() for k in keys)
+
+# --- Session State entries ---------------------------------------------------------------------
+# The lab sections (ui.state.lab_section) of the page's last finished full run, and of the run in progress
+LAB_SECTIONS, LAB_SECTIONS_NOW = "lab_sections", "_lab_sections_now"
+# Whether the last full run drew any of a link's messages (they stay until the user's next action)
+LINK_NEWS = "link_news_on_screen"
+# The fragments the last run reran alone: lab sections, or LAB_QUIET (() after a full run)
+LAB_RERUN = "lab_rerun"
+# What each lab section read of the input on its last run ({key: frozenset of field names}, or None
+# when that run did not finish), and the fragment a sidebar move reruns when no section read what it
+# changed: it draws nothing.
+LAB_READS, LAB_QUIET = "lab_reads", "lab_quiet"
+# A rerun the browser asked for without the user acting (a live slider fetching its frames): it keeps
+# a link's messages (ui.fragments.end_link_news).
+NOT_THE_USER = "_not_the_user"
+# This full run's sidebar places for the live γ, β and ε (ui/live/sidebar.py draws them after the page)
+LIVE_PLACES = "_live_places"
+# The page's frame as a function of the sidebar's input (ui.live.sidebar.view), set by each run of it
+LIVE_VIEW = "_live_view"
+LIVE_RELEASED = "_live_released"  # {key: (value before, value after)} of each live release
+SET_BY_APP = "_set_by_app"  # {widget key: (value before, value set)}: ui.sidebar.browser_caught_up
+# How the lab spells each link value it rewrote ({key: [(values as typed, text or None)]}): ui.history
+LINK_SPELLINGS = "link_spellings"
+LAB_INPUT = "lab_input"  # the LabInput the sidebar resolved on the last full run (or a keyed move)

@@ -1,7 +1,7 @@
 """Lesson links: ready-made links to teaching moments, shown on Home.
 
 Each one opens a page with the settings that show one idea; the parameters are the widgets' own
-URL texts (the sidebar's ``ui.state.LINK_KEYS`` and the pages' ``ui.keys.PAGE_KEYS``), so a
+URL texts (the sidebar's ``ui.settings.LINK_KEYS`` and the pages' ``ui.keys.PAGE_KEYS``), so a
 lesson link is read like any shared link, and ``tests/test_lessons.py`` checks that every one
 opens without a single "the link's … is not …" message.
 """

@@ -2,7 +2,7 @@
 
 Streamlit's ``bind="query-params"`` compares the URL's *text* with each option's text, so
 ``eps=1e-7`` (the slider prints ``1e-07``) or ``d=16.0`` is dropped, ``gamma=0.52`` is taken off
-the slider's steps and ``d=16&d=768`` falls back to the default. ``ui.state.sidebar`` therefore
+the slider's steps and ``d=16&d=768`` falls back to the default. ``ui.sidebar.sidebar`` therefore
 reads the link itself on a session's first run, resolves every known key here, writes the
 canonical text back into the URL before any widget exists and reruns, so each bound widget seeds
 itself from text it understands (and a copied link carries that text).

@@ -14,8 +14,8 @@ from typing import Any
 
 import streamlit as st
 
+from ui.fragments import page_fragment
 from ui.shell import ensure_app_shell
-from ui.state import page_fragment
 
 # Streamlit 1.67 cuts a long st.page_link label at its column's edge, mid-word: its ellipsis is set on
 # a span whose text sits in a nested <p>, so none shows ("Which axis? — LayerNorm, BatchNorm and" on
@@ -87,6 +87,14 @@ def predict_then_reveal(
     box()
 
 
+FORMULA_NOTE = (
+    "`layernorm/formula.py` is the formula as code, one step per line. The numbers on this page come "
+    "from the tested core (`layernorm/core.py`): the same steps with exactly rounded sums, which stay "
+    "right where these plain lines lose digits (a mean a billion times the spread or more, or values "
+    "whose squares leave float64's range). Tests check that both agree on ordinary vectors."
+)
+
+
 @functools.lru_cache(maxsize=256)
 def _source(func: Callable[..., Any]) -> str:
     """``inspect.getsource(func)``, read once per function object (it reads and tokenizes the file)."""
@@ -106,12 +114,14 @@ def show_source(*funcs: Callable[..., Any]) -> None:
     def box() -> None:
         with st.container(key="code_expander"):  # presentation mode folds it away (ui/presentation.py)
             shown = st.expander(
-                "The code behind these numbers (from `layernorm/`, the tested core)",
+                "The code behind these numbers (from `layernorm/`)",
                 key="show_code",
                 on_change="rerun",
             )
             with shown:
                 if shown.open:
+                    if any(f.__module__ == "layernorm.formula" for f in funcs):
+                        st.caption(FORMULA_NOTE)
                     for func in funcs:
                         st.code(_source(func), language="python")
 

@@ -34,7 +34,7 @@ from ui.text import LABEL_LIMIT, digits_to_add_up, digits_to_separate, fmt, roun
 from ui.theme import COLORS
 
 if TYPE_CHECKING:
-    from ui.state import LabInput
+    from ui.settings import LabInput
 
 # --- the five step pages ------------------------------------------------------------------------
 

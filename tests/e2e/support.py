@@ -26,7 +26,7 @@ RENDERED_CHART = f"{CHART} .main-svg"
 UNANSWERED = "[data-testid=labLive][data-sent]"  # a live slider released, its run not yet drawn
 EXCEPTION = '[data-testid="stException"]'
 WAIT_MS = 30_000
-REAL_TOKEN = "Real token (MiniLM)"  # ui.state.SOURCES; the URL carries the option's text
+REAL_TOKEN = "Real token (MiniLM)"  # ui.settings.SOURCES; the URL carries the option's text
 MINILM_D = 384
 
 expect.set_options(timeout=WAIT_MS)

@@ -135,7 +135,7 @@ async def _move_keyed(base: str, page: str, key: str, query: str = "") -> tuple[
     """(element kinds of the first run, of the rerun after one move of the slider or number input ``key``).
 
     The control may sit in a fragment (which it reruns) or in the page with an ``on_change`` that
-    reruns named fragments (``ui.state.rerun_fragments``): either way, the rerun is what the move sent.
+    reruns named fragments (``ui.fragments.rerun_fragments``): either way, the rerun is what the move sent.
     """
     s = Session(base, page)
     s.query_string = query

@@ -27,7 +27,7 @@ from ui.live import Frame
 from ui.live import estimators as le
 from ui.live import gradients as lg
 from ui.live import precision as lp
-from ui.state import EPS_CHOICES, eps_text
+from ui.settings import EPS_CHOICES, eps_text
 from ui.widgets import SPREADS
 
 pytestmark = pytest.mark.browser

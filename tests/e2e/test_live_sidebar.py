@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from e2e.support import Lab, live_ready, page_by_url, query
 from ui.live import scale_shift
-from ui.state import EPS_CHOICES, eps_text
+from ui.settings import EPS_CHOICES, eps_text
 
 pytestmark = pytest.mark.browser
 

@@ -4,7 +4,7 @@ A token picker is a selectbox over positions shown as ``"3: sat"``. When the sen
 Streamlit's browser side kept showing (and writing to the URL) the old token's text while the page
 computed with the new sentence's token 3; on the next rerun it sent that old text back, which
 matched nothing, and the picker silently jumped to token 0. Only a browser shows it: AppTest reads
-the server's value, which was right until the jump. ``ui.state.redraw_when_relabelled`` fixes it.
+the server's value, which was right until the jump. ``ui.linking.redraw_when_relabelled`` fixes it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from e2e.support import REAL_TOKEN, RENDERED_CHART, Lab, page_by_url, query
-from ui.state import recording
+from ui.minilm import recording
 
 pytestmark = pytest.mark.browser
 

@@ -252,7 +252,7 @@ class LabSession(RuleBasedStateMachine):
             at.query_params[p.key] = list(p.raw) if isinstance(p.raw, tuple) else p.raw
             self.user_strings += [p.key, *([p.raw] if isinstance(p.raw, str) else p.raw)]
             if p.key == "typed":  # the link's typed numbers fill the text box (read as typed text)
-                from ui.state import MAX_TYPED
+                from ui.settings import MAX_TYPED
 
                 text = p.raw[-1] if isinstance(p.raw, tuple) else p.raw
                 self.typed = TypedCase(text[:MAX_TYPED], Either("typed numbers from a link"))
@@ -588,7 +588,7 @@ class LabSession(RuleBasedStateMachine):
         source = self._source()
         expect = self._expected_input(source, lab)
         self._check_input(v, lab, source, expect)
-        # A valid table edit counts at once: the session's input takes it (ui.state.set_affine_table),
+        # A valid table edit counts at once: the session's input takes it (ui.sidebar.set_affine_table),
         # so the parameters are checked against the table after the edit.
         override = self._check_affine_edit(v, lab, affine_edit)
         self._check_parameters(v, lab, source)

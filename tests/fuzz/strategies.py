@@ -717,7 +717,7 @@ def _page_link_keys() -> list[str]:
     """The pages' own URL keys (``ui.keys.PAGE_KEYS``) and the sidebar's newer ones (typed text,
     γ/β mode, the real token's pickers): anything goes for them, they are checked when their page opens."""
     from ui.keys import ALL_PAGE_KEYS
-    from ui.state import TOKEN_KEYS, URL_KEYS
+    from ui.settings import TOKEN_KEYS, URL_KEYS
 
     return sorted((ALL_PAGE_KEYS | set(URL_KEYS) | set(TOKEN_KEYS)) - set(LINK_KEYS))
 

@@ -38,7 +38,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import controls, plot
-from ui.state import LIVE_RELEASED, NOT_THE_USER, kept_moved
+from ui.keys import LIVE_RELEASED, NOT_THE_USER
+from ui.sidebar import kept_moved
 
 _HERE = Path(__file__).resolve().parent
 _STREAMLIT_JS = Path(st.__file__).resolve().parent / "static" / "static" / "js"

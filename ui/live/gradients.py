@@ -14,7 +14,7 @@ import streamlit as st
 
 import layernorm as ln
 from ui.live import Frame, Metric, Readout, payload
-from ui.state import LabInput
+from ui.settings import LabInput
 from ui.text import (
     ROUNDING_K,
     ZERO_TO_ROUNDING,

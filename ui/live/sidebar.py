@@ -21,17 +21,9 @@ from collections.abc import Callable
 import streamlit as st
 
 from ui import live
+from ui.keys import LIVE_PLACES, LIVE_VIEW
 from ui.live import Frame
-from ui.state import (
-    EPS_CHOICES,
-    EPS_HELP,
-    GAMMA_BETA_SLIDER,
-    LIVE_PLACES,
-    LIVE_VIEW,
-    LabInput,
-    eps_text,
-    lab_at,
-)
+from ui.settings import EPS_CHOICES, EPS_HELP, GAMMA_BETA_SLIDER, LabInput, eps_text, lab_at
 
 _DRAWN = "_live_sidebar_drawn"  # the sidebar's live sliders of the last full run
 _CACHE = "_live_sidebar_frames"  # {(control, page's token, input): payload}, the last few

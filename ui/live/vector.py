@@ -8,7 +8,7 @@ every grid value) are made when the student reaches for its bar (pointer over it
 sent once; the page's view is the function it draws itself with, so the last frame of a drag and
 the page after release are equal by construction.
 
-On release the new vector becomes the lab's input as typed numbers (``ui.state.use_typed``), the one
+On release the new vector becomes the lab's input as typed numbers (``ui.inputs.use_typed``), the one
 kind of vector a link carries, and the whole app reruns: the sidebar shows the typed numbers.
 """
 
@@ -25,8 +25,10 @@ import streamlit as st
 
 import layernorm as ln
 from ui import charts, live
+from ui.inputs import use_typed
+from ui.keys import NOT_THE_USER
 from ui.live import Chart, Frame
-from ui.state import NOT_THE_USER, LabInput, lab_typed, use_typed
+from ui.settings import LabInput, lab_typed
 from ui.text import LABEL_LIMIT, plain_chart
 
 LIMIT = 64  # features: past this a bar is a few pixels wide, too thin to grab

@@ -1,0 +1,118 @@
+"""The pages' fragments: sections that rerun alone when their own controls move.
+
+:func:`page_fragment` is ``st.fragment`` plus one rule (a fragment's own rerun is the user's action,
+so a link's messages elsewhere on the page go); :func:`rerun_fragments` reruns named fragments from a
+widget's callback (Streamlit's keyed rerun).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar, cast, overload
+
+import streamlit as st
+
+from ui.keys import LAB_RERUN, LINK_NEWS, NOT_THE_USER
+
+
+def fragment_only_run() -> bool:
+    """Is this run a fragment's own rerun (a control inside an ``st.fragment`` moved), not a full run?
+
+    Such a run starts from the user's action (the lab's fragments have no timers, and a link's rerun
+    is a full one), but it skips ``app.py`` and so ``ui.sidebar.sidebar``, where a full run clears
+    the link's messages. Streamlit has no public way to ask this, hence its run context (the one
+    private Streamlit name the lab uses; docs/ARCHITECTURE.md, "Workarounds").
+    """
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def end_link_news() -> None:
+    """In a fragment's own rerun (the user acted): take a link's messages off the whole page.
+
+    A link's messages stay until the user's next action. A full run clears them (``ui.sidebar.sidebar``),
+    but a fragment's rerun redraws only its own section: a message in another section or in the
+    sidebar would stay on screen (Training vs inference's n note after a move of the redraws). So the
+    first action after a run that drew any reruns the whole app instead, without them; later
+    actions rerun their fragment alone. Every fragment of the app calls this first on each run
+    (:func:`page_fragment`, which ``ui.state.lab_section`` uses too). A full run: nothing.
+    """
+    state = st.session_state
+    if state.pop(NOT_THE_USER, False) or not fragment_only_run():
+        return
+    state.get("link_notes", {}).clear()
+    if state.pop(LINK_NEWS, False):
+        state.pop("link_report", None)
+        st.rerun(scope="app")
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@overload
+def page_fragment(func: F, *, key: str | None = None) -> F: ...
+@overload
+def page_fragment(func: None = None, *, key: str | None = None) -> Callable[[F], F]: ...
+def page_fragment(func: F | None = None, *, key: str | None = None) -> F | Callable[[F], F]:
+    """Decorator: ``st.fragment`` for a page's section, whose own reruns take a link's messages away.
+
+    Use it wherever a page (or a ``ui`` helper) would write ``@st.fragment`` or
+    ``@st.fragment(key=...)``; ``tests/test_page_fragments.py`` checks that nothing else uses
+    ``st.fragment``. Every run of the section first calls :func:`end_link_news`: a fragment's own
+    rerun is the user's action (a slider, a radio, a button, an answer), whichever of its widgets it
+    was, so a link's messages elsewhere on the page go with it.
+
+    Parameters
+    ----------
+    func : callable, optional
+        The section; called like the function it decorates (a fragment keeps its arguments for
+        its own reruns).
+    key : str, optional
+        A keyed fragment (Streamlit 1.67's ``st.fragment(key=...)``), which ``st.rerun([key])``
+        and :func:`rerun_fragments` can rerun by name. Unique in the app.
+
+    Returns
+    -------
+    callable
+        The fragment, or a decorator when ``func`` is omitted.
+    """
+
+    def wrap(body: F) -> F:
+        drawn_on: dict[str, str | None] = {}
+
+        @functools.wraps(body)
+        def section(*args: Any, **kwargs: Any) -> Any:
+            from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+            ctx = get_script_run_ctx(suppress_warning=True)
+            here = ctx.page_script_hash if ctx is not None else None
+            if fragment_only_run():
+                # A rerun of this section asked for by its page, arriving after a switch to another
+                # page (a component's message sent just before a page link's): Streamlit would run it
+                # on the new page, whose tree has no place for it ("Bad delta path index"; the app
+                # went blank). The new page is drawn whole instead.
+                if drawn_on.get("page") not in (None, here):
+                    st.rerun(scope="app")
+            else:
+                drawn_on["page"] = here
+            end_link_news()
+            return body(*args, **kwargs)
+
+        return cast(F, st.fragment(section, key=key))
+
+    return wrap if func is None else wrap(func)
+
+
+def rerun_fragments(*keys: str) -> None:
+    """Widget callback: rerun only the named fragments (in page order), not the one the widget is in.
+
+    For a control whose value several of a page's fragments read (``on_change=rerun_fragments,
+    args=(...)``): Streamlit 1.67's keyed rerun from a callback, which replaces the interaction's
+    default rerun of the widget's own fragment. Session State's ``LAB_RERUN`` records the keys, as
+    for the sidebar's moves (``tests/conftest.py`` reads it).
+    """
+    st.session_state[LAB_RERUN] = keys
+    st.rerun(list(keys))
