@@ -118,17 +118,17 @@ def profile_table() -> None:
     shape = SHAPES[-1]
     x = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
     x2 = x.reshape(-1, D).astype(np.float64)
-    _, centered = core._center_rows(x2)
-    _, std = core._spread_rows(centered, EPS)
+    _, centered = core.center_rows(x2)
+    _, std = core.spread_rows(centered, EPS)
     x_hat = centered / std
     g = np.ones(D)
     b = np.zeros(D)
     passes: list[tuple[str, Callable[[], object]]] = [
         ("whole layer_norm", lambda: core.layer_norm(x, eps=EPS)),
         ("float32 -> float64 copy", lambda: x.astype(np.float64)),
-        ("_center_rows (mean, x-mu, refine)", lambda: core._center_rows(x2)),
-        ("_spread_rows (einsum var, sqrt)", lambda: core._spread_rows(centered, EPS)),
-        ("_check_divisor", lambda: core._check_divisor(std)),
+        ("center_rows (mean, x-mu, refine)", lambda: core.center_rows(x2)),
+        ("spread_rows (einsum var, sqrt)", lambda: core.spread_rows(centered, EPS)),
+        ("check_divisor", lambda: core.check_divisor(std)),
         ("x_hat = centered / std", lambda: centered / std),
         ("y = g * x_hat + b", lambda: g * x_hat + b),
     ]

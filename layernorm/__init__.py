@@ -21,11 +21,7 @@ from layernorm.backward import (
 from layernorm.batch import DEFAULT_MOMENTUM, batch_norm_eval, batch_norm_train
 from layernorm.core import (
     DEFAULT_EPS,
-    LayerNormSteps,
-    ZeroVarianceError,
     layer_norm,
-    layer_norm_steps,
-    layer_norm_x_hat,
     max_abs_diff,
     mean,
     scale_shift,
@@ -51,6 +47,7 @@ from layernorm.data.inputs import (
     vector_from_table,
 )
 from layernorm.data.presets import PRESETS, make_near_constant, make_preset
+from layernorm.exact import ZeroVarianceError
 from layernorm.family import group_norm, instance_norm, rms_norm
 from layernorm.labs.geometry import (
     InvarianceCheck,
@@ -62,6 +59,7 @@ from layernorm.labs.geometry import (
     x_hat_norm_squared,
 )
 from layernorm.labs.precision import DtypeRun, PrecisionSweep, layer_norm_in_dtype, precision_sweep
+from layernorm.steps import LayerNormSteps, layer_norm_steps, layer_norm_x_hat
 from layernorm.variants import (
     EPS_PRESETS,
     EpsPreset,

@@ -27,15 +27,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from layernorm._checks import F64, as_float64, check_eps, check_param, finite_results
-from layernorm.core import (
-    DEFAULT_EPS,
-    LayerNormSteps,
-    _as_exact,
-    _center_rows,
-    _check_divisor,
-    _layer_norm_steps_unchecked,
-    _spread_rows,
-)
+from layernorm.core import DEFAULT_EPS
+from layernorm.exact import as_exact, center_rows, check_divisor, spread_rows
+from layernorm.steps import LayerNormSteps, layer_norm_steps_unchecked
 
 
 def _upstream(dy: ArrayLike, shape: tuple[int, ...]) -> F64:
@@ -113,10 +107,10 @@ def layer_norm_backward(
     arXiv:1607.06450; the same algebra as Ioffe & Szegedy (2015) with the mean
     taken over features instead of the batch.
     """
-    x64 = _as_exact(x)  # 64-bit integers stay integers: their mean is exact
+    x64 = as_exact(x)  # 64-bit integers stay integers: their mean is exact
     if x64.ndim == 0:
         raise ValueError(f"layer_norm_backward needs x of shape (..., d), got shape {x64.shape}")
-    return layer_norm_backward_from_steps(_layer_norm_steps_unchecked(x64, gamma, eps=eps), dy)
+    return layer_norm_backward_from_steps(layer_norm_steps_unchecked(x64, gamma, eps=eps), dy)
 
 
 def layer_norm_backward_from_steps(steps: LayerNormSteps, dy: ArrayLike) -> tuple[F64, F64, F64]:
@@ -184,7 +178,7 @@ def layer_norm_input_grad(x_hat: F64, std: F64, dy: F64) -> F64:
     dx : (..., d) ndarray of float64
         ``(dy - mean(dy) - x_hat * mean(dy * x_hat)) / std`` (loss units per unit of ``x``), each
         row summing to 0 (to rounding): bit for bit ``layer_norm_backward_from_steps(steps, dy)[0]`` for
-        ``steps = _layer_norm_steps_unchecked(x, eps=eps)`` with the default ``gamma`` of ones.
+        ``steps = layer_norm_steps_unchecked(x, eps=eps)`` with the default ``gamma`` of ones.
         An entry beyond float64's range (about 1.8e308) is ±inf, as IEEE rounding and PyTorch give it;
         with eps = 0 that happens once a row's spread falls below about 1e-308.
 
@@ -261,8 +255,8 @@ def rms_norm_backward(
     d = shape[-1]
     gam = check_param(gamma, "gamma", (d,), "x.shape[-1]", 1.0)
     dy2 = _upstream(dy, shape).reshape(-1, d)
-    _, rms = _spread_rows(x2, eps)  # root of the mean of squares, (n, 1)
-    _check_divisor(rms)
+    _, rms = spread_rows(x2, eps)  # root of the mean of squares, (n, 1)
+    check_divisor(rms)
     x_hat = x2 / rms
     dx = _input_grad(dy2 * gam, x_hat, rms, centre=False)
     return dx.reshape(shape), np.sum(dy2 * x_hat, axis=0)
@@ -308,7 +302,7 @@ def batch_norm_backward(
     section 3 (the chain rule through the mini-batch mean and variance).
     """
     eps = check_eps(eps)
-    x64 = _as_exact(x)
+    x64 = as_exact(x)
     if x64.ndim < 2:
         raise ValueError(f"BatchNorm expects x of shape (N, C) or (N, C, L), got shape {x64.shape}")
     if not np.all(np.isfinite(x64)):
@@ -322,9 +316,9 @@ def batch_norm_backward(
     dy64 = _upstream(dy, x64.shape)
     rows = np.moveaxis(x64, 1, 0).reshape(c, -1)  # (C, n)
     dy_rows = np.moveaxis(dy64, 1, 0).reshape(c, -1)
-    _, centered = _center_rows(rows)
-    _, std = _spread_rows(centered, eps)  # biased variance, (C, 1)
-    _check_divisor(std)
+    _, centered = center_rows(rows)
+    _, std = spread_rows(centered, eps)  # biased variance, (C, 1)
+    check_divisor(std)
     x_hat = centered / std
     dx_rows = _input_grad(dy_rows * gam[:, None], x_hat, std, centre=True)
     moved_shape = (c, x64.shape[0], *x64.shape[2:])
@@ -375,7 +369,7 @@ def layer_norm_jacobian(x: ArrayLike, gamma: ArrayLike | None = None, *, eps: fl
     if x64.ndim != 1 or x64.size == 0:
         raise ValueError(f"layer_norm_jacobian needs one vector x of shape (d,), got shape {x64.shape}")
     d = x64.size
-    steps = _layer_norm_steps_unchecked(
+    steps = layer_norm_steps_unchecked(
         np.broadcast_to(x64, (d, d)), gamma, eps=eps
     )  # the same x in every row
     jac, _, _ = layer_norm_backward_from_steps(steps, np.eye(d))  # row i: upstream gradient e_i
@@ -492,7 +486,7 @@ def layer_norm_jacobian_facts(
     Source: Ba, Kiros & Hinton (2016); this project (the identities, derived from the closed form).
     """
     jac = layer_norm_jacobian(x, gamma, eps=eps)
-    steps = _layer_norm_steps_unchecked(as_float64(x), gamma, eps=eps)
+    steps = layer_norm_steps_unchecked(as_float64(x), gamma, eps=eps)
     std = float(steps.std)
     x_hat, gam = np.array(steps.x_hat), np.array(steps.gamma)
     return LayerNormJacobian(
@@ -618,7 +612,7 @@ def layer_norm_backward_terms(
     x64 = as_float64(x)
     if x64.ndim != 1 or x64.size == 0:
         raise ValueError(f"layer_norm_backward_terms needs one vector x of shape (d,), got {x64.shape}")
-    steps = _layer_norm_steps_unchecked(x64, gamma, eps=eps)
+    steps = layer_norm_steps_unchecked(x64, gamma, eps=eps)
     dy64 = _upstream(dy, x64.shape)
     dx, _, _ = layer_norm_backward_from_steps(steps, dy64)
     std = float(steps.std)

@@ -18,7 +18,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from layernorm._checks import F64, check_eps, check_param, finite_results
-from layernorm.core import DEFAULT_EPS, _as_exact, _center_rows, _check_divisor, _spread_rows, _subtract
+from layernorm.core import DEFAULT_EPS
+from layernorm.exact import as_exact, center_rows, check_divisor, spread_rows, subtract
 
 DEFAULT_MOMENTUM = 0.1
 
@@ -85,7 +86,7 @@ def batch_norm_train(
     m = float(momentum)
     if not 0.0 <= m <= 1.0:
         raise ValueError(f"momentum must be between 0 and 1 (PyTorch convention), got {momentum!r}")
-    x64 = _as_exact(x)  # float64, or 64-bit integers kept as such: their batch mean is exact
+    x64 = as_exact(x)  # float64, or 64-bit integers kept as such: their batch mean is exact
     c, bshape = _channel_shape(x64)
     n = x64.size // c if c else 0
     if n <= 1:
@@ -97,9 +98,9 @@ def batch_norm_train(
     rm = check_param(running_mean, "running_mean", (c,), "the channel axis x.shape[1]", 0.0)
     rv = check_param(running_var, "running_var", (c,), "the channel axis x.shape[1]", 1.0)
     rows = np.moveaxis(x64, 1, 0).reshape(c, -1)  # (C, n)
-    mu, centered = _center_rows(rows)  # (C, 1), (C, n)
-    var, std = _spread_rows(centered, eps)  # biased, (C, 1)
-    _check_divisor(std)
+    mu, centered = center_rows(rows)  # (C, 1), (C, n)
+    var, std = spread_rows(centered, eps)  # biased, (C, 1)
+    check_divisor(std)
     x_hat = np.moveaxis((centered / std).reshape((c, x64.shape[0], *x64.shape[2:])), 0, 1)
     y = g.reshape(bshape) * x_hat + b.reshape(bshape)
     var_unbiased = var[:, 0] * (n / (n - 1))
@@ -150,7 +151,7 @@ def batch_norm_eval(
     ``eval()`` mode.
     """
     eps = check_eps(eps)
-    x64 = _as_exact(x)
+    x64 = as_exact(x)
     c, bshape = _channel_shape(x64)
     if not np.all(np.isfinite(x64)):
         raise ValueError("x contains NaN or infinity; normalization needs finite numbers")
@@ -161,6 +162,6 @@ def batch_norm_eval(
     if np.any(rv < 0):
         raise ValueError("running_var must be >= 0")
     std = np.sqrt(rv + eps)
-    _check_divisor(std)
-    x_hat = _subtract(x64, rm.reshape(bshape)) / std.reshape(bshape)
+    check_divisor(std)
+    x_hat = subtract(x64, rm.reshape(bshape)) / std.reshape(bshape)
     return g.reshape(bshape) * x_hat + b.reshape(bshape)

@@ -18,7 +18,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from layernorm._checks import F64, check_eps, check_param, finite_results
-from layernorm.core import DEFAULT_EPS, Axis, _as_exact, _check_divisor, _rows, _spread_rows, layer_norm
+from layernorm.core import DEFAULT_EPS, layer_norm
+from layernorm.exact import Axis, as_exact, check_divisor, feature_rows, spread_rows
 
 
 def _check_nc(x64: NDArray[Any], what: str) -> None:
@@ -64,7 +65,7 @@ def group_norm(
     -----
     Source: Wu & He (2018); PyTorch ``torch.nn.functional.group_norm``.
     """
-    x64 = _as_exact(x)  # 64-bit integers stay integers: layer_norm averages them exactly
+    x64 = as_exact(x)  # 64-bit integers stay integers: layer_norm averages them exactly
     _check_nc(x64, "GroupNorm")
     n, c = x64.shape[:2]
     g_count = int(num_groups)
@@ -111,7 +112,7 @@ def instance_norm(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
     Source: Ulyanov, Vedaldi & Lempitsky (2016); PyTorch
     ``torch.nn.functional.instance_norm`` without running statistics.
     """
-    x64 = _as_exact(x)
+    x64 = as_exact(x)
     if x64.ndim < 3:
         raise ValueError(f"InstanceNorm expects x of shape (N, C, L, ...), got shape {x64.shape}")
     return layer_norm(x64, eps=eps, axis=tuple(range(2, x64.ndim)))
@@ -162,12 +163,12 @@ def rms_norm(
         dtype = arr.dtype if arr.dtype.kind == "f" else np.dtype(np.float32)
         eps = float(np.finfo(dtype).eps)
     eps = check_eps(eps)
-    x2, _batch_shape, axes = _rows(arr, axis, trailing=True)
+    x2, _batch_shape, axes = feature_rows(arr, axis, trailing=True)
     shape = arr.shape
     norm_shape = shape[axes[0] :]
     g = check_param(gamma, "gamma", norm_shape, f"x.shape[{axes[0] - arr.ndim}:]", 1.0)
     if not np.all(np.isfinite(x2)):
         raise ValueError("x contains NaN or infinity; normalization needs finite numbers")
-    _, rms = _spread_rows(x2, eps)  # mean of squares, not of squared deviations
-    _check_divisor(rms)
+    _, rms = spread_rows(x2, eps)  # mean of squares, not of squared deviations
+    check_divisor(rms)
     return g * (x2 / rms).reshape(shape)

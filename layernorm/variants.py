@@ -21,17 +21,8 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from layernorm._checks import F64, ResultRangeError, as_float64, check_eps, finite_results
-from layernorm.core import (
-    DEFAULT_EPS,
-    ZeroVarianceError,
-    _rows,
-    _spread_rows,
-    max_abs_diff,
-    mean,
-    standardize,
-    std,
-    variance,
-)
+from layernorm.core import DEFAULT_EPS, max_abs_diff, mean, standardize, std, variance
+from layernorm.exact import ZeroVarianceError, feature_rows, spread_rows
 from layernorm.family import rms_norm
 
 
@@ -218,10 +209,10 @@ def rms_norm_eps_outside(x: ArrayLike, *, eps: float = 1e-8) -> F64:
     """
     eps = check_eps(eps)
     x64 = as_float64(x)
-    x2, _, _ = _rows(x64, -1, trailing=True)
+    x2, _, _ = feature_rows(x64, -1, trailing=True)
     if not np.all(np.isfinite(x2)):
         raise ValueError("x contains NaN or infinity; normalization needs finite numbers")
-    _, rms = _spread_rows(x2, 0.0)  # (n, 1): sqrt of the mean of squares, no centring
+    _, rms = spread_rows(x2, 0.0)  # (n, 1): sqrt of the mean of squares, no centring
     divisor = rms + eps
     _check_zero(divisor)
     result: F64 = (x2 / divisor).reshape(x64.shape)

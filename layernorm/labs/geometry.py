@@ -30,8 +30,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from layernorm._checks import F64, ResultRangeError, as_float64, check_eps, finite_results
-from layernorm.core import DEFAULT_EPS, _layer_norm_steps_unchecked, layer_norm, std
+from layernorm.core import DEFAULT_EPS, layer_norm, std
 from layernorm.family import rms_norm
+from layernorm.steps import layer_norm_steps_unchecked
 
 ROUNDING = 2.0**-52  # float64's relative spacing just above 1
 CLOUD_SPREAD = 1.5  # standard deviation of the random constant added to each cloud point
@@ -299,7 +300,7 @@ def x_hat_norm_squared(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> tuple[F64, 
     every normalized vector lies on (or, with eps, just inside) the sphere of radius ``sqrt(d)``.
     Source: Ba, Kiros & Hinton (2016), eq. 4.
     """
-    steps = _layer_norm_steps_unchecked(x, eps=eps)
+    steps = layer_norm_steps_unchecked(x, eps=eps)
     measured: F64 = np.sum(np.square(steps.x_hat), axis=-1)
     expected: F64 = steps.d * steps.x_hat_var_expected
     return measured, expected
@@ -390,7 +391,7 @@ def normalized_cloud(
     z = rng.standard_normal((int(n), int(d)))
     m = CLOUD_SPREAD * rng.standard_normal((int(n), 1))
     inputs = z + m  # (n, d)
-    steps = _layer_norm_steps_unchecked(inputs, gamma, beta, eps=eps)
+    steps = layer_norm_steps_unchecked(inputs, gamma, beta, eps=eps)
     measured, _ = x_hat_norm_squared(inputs, eps=eps)
     return NormalizedCloud(
         inputs=inputs,

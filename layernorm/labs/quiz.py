@@ -19,9 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from layernorm.batch import batch_norm_train
-from layernorm.core import layer_norm, layer_norm_steps, mean, variance
+from layernorm.core import layer_norm, mean, variance
 from layernorm.family import rms_norm
 from layernorm.labs.lenses import stat_counts
+from layernorm.steps import layer_norm_steps
 
 
 def _g(v: float) -> str:

@@ -31,7 +31,7 @@ import numpy as np
 
 from layernorm._checks import F64
 from layernorm.backward import layer_norm_input_grad
-from layernorm.core import layer_norm_x_hat
+from layernorm.steps import layer_norm_x_hat
 
 NORMS = ("none", "layernorm")
 D_IN = 8

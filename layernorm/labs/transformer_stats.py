@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from layernorm._checks import F64, finite_results
-from layernorm.core import layer_norm_steps
 from layernorm.data.activations import MiniLMRecording
+from layernorm.steps import layer_norm_steps
 
 
 @dataclass(frozen=True)
