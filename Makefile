@@ -73,9 +73,12 @@ lint: $(DEV_STAMP)
 	@echo "==> import contracts (pyproject.toml: pages -> ui -> layernorm, no circle)"
 	$(VENV)/bin/lint-imports
 
+# One pytest worker per core (pytest-xdist): JOBS=1 make test runs them in one process.
+JOBS ?= auto
+
 pytest: $(DEV_STAMP) chromium
-	@echo "==> pytest (all tests, real-browser tests included)"
-	$(PY) -m pytest
+	@echo "==> pytest on $(JOBS) workers (all tests, real-browser tests included)"
+	$(PY) -m pytest -n $(JOBS)
 
 test: lint pytest
 
