@@ -49,7 +49,7 @@ def body(lab: LabInput) -> None:
     for fig, chart in zip(mean.figures(shown, lab.label), shown.charts, strict=True):
         live.show_chart(fig, chart.key, frames, drag)
     steps = ln.layer_norm_steps(lab.x + shift, eps=lab.eps)
-    ui.worksheet.offer("mean", lab, steps)
+    ui.worksheet.offer("mean", lab, steps, lambda: mean.figures(shown, lab.label))
 
 
 body()

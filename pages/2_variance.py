@@ -89,7 +89,7 @@ def body(lab: LabInput) -> None:
 
     with input_spot:
         vector.input_chart(lab, whole, (scale, offset))
-    ui.worksheet.offer("variance", lab, steps)
+    ui.worksheet.offer("variance", lab, steps, lambda: [variance.figure(lab.x, lab.eps, scale)])
 
 
 body()

@@ -61,11 +61,9 @@ def body(lab: LabInput) -> None:
 
     eps_grid = np.logspace(-12, 0, 61)
     xhat_var = steps.x_hat_var_at(eps_grid)
+    eps_curve = charts.eps_curve(eps_grid, xhat_var, lab.eps, float(steps.x_hat_var_expected), float(steps.var))
     with live.at_rest("std_eps"):  # its marker stands at the released ε
-        plot.show(
-            charts.eps_curve(eps_grid, xhat_var, lab.eps, float(steps.x_hat_var_expected), float(steps.var)),
-            key="std_chart_eps",
-        )
+        plot.show(eps_curve, key="std_chart_eps")
 
     st.subheader("Where ε takes over: a nearly constant vector")
     st.markdown(
@@ -93,10 +91,11 @@ def body(lab: LabInput) -> None:
     by_eps = live_sidebar.view(view, (i, spread), lab)
     with input_spot:
         vector.input_chart(lab, view, (i, spread))
+    xhat_figure = charts.standardized_chart(steps.x_hat)
     with xhat_chart.container():
-        live.show_chart(charts.standardized_chart(steps.x_hat), standardize.CHART_XHAT, *by_eps)
+        live.show_chart(xhat_figure, standardize.CHART_XHAT, *by_eps)
     live.show_chart(standardize.near_figure(near), standardize.CHART_NEAR, spreads, *by_eps)
-    ui.worksheet.offer("standardize", lab, steps, feature=i)
+    ui.worksheet.offer("standardize", lab, steps, lambda: [xhat_figure, eps_curve], feature=i)
 
 
 body()

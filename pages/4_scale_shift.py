@@ -105,7 +105,7 @@ def body(lab: LabInput) -> None:
             "and different from feature to feature.",
             icon=":material/memory:",
         )
-    ui.worksheet.offer("scale_shift", lab, steps)
+    ui.worksheet.offer("scale_shift", lab, steps, lambda: scale_shift.figures(shown))
 
 
 body()

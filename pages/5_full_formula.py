@@ -77,8 +77,8 @@ def body(lab: LabInput) -> None:
                 if c != "i"
             },
         )
-    ui.worksheet.offer("full_formula", lab, steps)
     figure = full_formula.figure(lab.x, lab.gamma, lab.beta, lab.eps)
+    ui.worksheet.offer("full_formula", lab, steps, lambda: [figure])
     if shown.charts:
         live.show_chart(figure, full_formula.CHART, *payloads)
     else:

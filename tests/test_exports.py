@@ -21,7 +21,8 @@ from live_support import page_metrics
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
-from ui import worksheet as ws
+from ui import worksheet_files as ws
+from ui import worksheet_math as wm
 from ui.minilm import recording
 from ui.settings import AFFINE_MODES, LabInput
 from ui.text import fmt
@@ -114,8 +115,13 @@ def test_each_download_holds_the_pages_gamma_beta_and_y(
         assert np.array_equal(table[name].to_numpy(), values), (name, table[name].to_numpy()[:3], values[:3])
 
     doc = deferred[f"layernorm-{slug}-worksheet.html"]()
-    for _, line in ws._formula_lines(page, expected, 0):
+    for _, line in wm.formula_lines(ws.STEP_PAGES[page].level, expected, 0):
         assert line in doc, line
+    # the page's own charts, as it draws them (no second copy of them for paper)
+    charts = {"mean": 2, "variance": 1, "standardize": 2, "scale_shift": 2, "full_formula": 1}[page]
+    assert doc.count("Plotly.newPlot(") == charts
+    if page == "mean":
+        assert "The input (" in doc and "plus c, and its mean" in doc  # the page's title, not another
     if page == "scale_shift":  # and the page's own numbers come from the same y
         shown = dict(page_metrics(at))  # st.metric and the live readouts' metrics
         assert shown["standard deviation of y"] == fmt(float(ln.std(expected.y)))

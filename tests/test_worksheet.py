@@ -17,6 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import markupsafe
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -24,7 +25,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
-from ui import worksheet as ws
+from ui import charts
+from ui import worksheet_files as ws
+from ui import worksheet_math as wm
 from ui.text import digits_to_add_up, digits_to_separate, fmt, rounding_noise, tex_num
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -211,9 +214,9 @@ def test_user_text_is_escaped_never_raw() -> None:
     link = 'http://localhost:8501/mean?typed=1%2C+2&preset=<b>x</b>&q="a"'
     doc = _sheet("d=4", "mean", label=HOSTILE, link=link, notes=[HOSTILE])
     assert "<script" not in doc and "<img" not in doc and "<b>x</b>" not in doc
-    assert html.escape(HOSTILE) in doc  # the label, literally (Markdown stays plain characters)
-    assert f'href="{html.escape(link, quote=True)}"' in doc
-    assert f">{html.escape(link)}</a>" in doc
+    assert markupsafe.escape(HOSTILE) in doc  # the label, literally (Markdown stays plain characters)
+    assert f'href="{markupsafe.escape(link)}"' in doc
+    assert f">{markupsafe.escape(link)}</a>" in doc
     assert "Reproduce this view: " + link in _text(doc)
     # a link that is not http(s) is printed as text, never made clickable
     doc = _sheet("d=4", "mean", link="javascript:alert(1)")
@@ -243,7 +246,8 @@ def test_print_css_is_one_a4_page() -> None:
 
 def test_figures_embed_plotly_once_and_print_as_svg() -> None:
     s = _steps("d=768")
-    figures = ws.page_figures("mean", s)
+    chart = charts.feature_chart
+    figures = [chart([("x", s.x)], "x"), chart([("centered", s.centered)], "x − μ")]
     assert [t.type for f in figures for t in f.data] == ["scatter", "scatter"]  # long vectors: SVG lines
     doc = ws.worksheet_html("t", s, figures=figures, page="mean")
     assert doc.count("Plotly.newPlot(") == 2
@@ -256,13 +260,6 @@ def test_figures_embed_plotly_once_and_print_as_svg() -> None:
         np.array_equal(printed.data[0].y, s.x) and printed.data[0].line.color == figures[0].data[0].line.color
     )
     assert [t.type for t in webgl.data] == ["scattergl"]  # not modified
-
-
-@pytest.mark.parametrize("name", ["d=1", "d=4", "d=768", "constant"])
-@pytest.mark.parametrize("page", list(ws.STEP_PAGES))
-def test_every_page_has_its_charts(name: str, page: str) -> None:
-    figures = ws.page_figures(page, _steps(name))
-    assert len(figures) == (1 if page in ("variance", "full_formula") else 2)
 
 
 def test_bad_arguments_are_refused() -> None:
@@ -355,7 +352,7 @@ def test_the_undo_worksheets_arithmetic_adds_up_and_beta_is_mu(x: list[float], f
     """γ = σ, β = μ: the printed γ · x̂ + β rounds to the printed y; β = 40001.5 never prints as 40002."""
     base = ln.layer_norm_steps(x, eps=1e-5)
     s = ln.layer_norm_steps(x, np.full(4, float(base.sigma)), np.full(4, float(base.mu)), eps=1e-5)
-    (line,) = [text for step, text in ws._formula_lines("full_formula", s, feature) if step == 4]
+    (line,) = [text for step, text in wm.formula_lines(5, s, feature) if step == 4]
     written = line.split("&nbsp;")[1]
     g, xh, b, y = (Decimal(t) for t in _printed_numbers(written)[-4:])
     if " − " in written.split("·")[1]:
