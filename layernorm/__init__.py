@@ -6,16 +6,9 @@ Pure functions over float64 statistics; no Streamlit, no Plotly. See
 
 from layernorm._checks import ResultRangeError
 from layernorm.backward import (
-    JacobianNormCurve,
-    LayerNormBackwardTerms,
-    LayerNormJacobian,
     batch_norm_backward,
     layer_norm_backward,
-    layer_norm_backward_terms,
     layer_norm_input_grad,
-    layer_norm_jacobian,
-    layer_norm_jacobian_facts,
-    layer_norm_jacobian_norm_vs_eps,
     rms_norm_backward,
 )
 from layernorm.batch import DEFAULT_MOMENTUM, batch_norm_eval, batch_norm_train
@@ -30,18 +23,20 @@ from layernorm.core import (
     variance,
 )
 from layernorm.data.activations import MiniLMRecording, load_minilm_recording
-from layernorm.data.inputs import (
-    MAX_VALUES,
-    InputError,
+from layernorm.data.files import (
     VectorFromFile,
-    number_text,
-    parse_number,
-    parse_vector_text,
     read_csv_file,
     read_csv_vector,
     read_npy_vector,
     read_uploaded_file,
     read_uploaded_vector,
+)
+from layernorm.data.inputs import (
+    MAX_VALUES,
+    InputError,
+    number_text,
+    parse_number,
+    parse_vector_text,
     table_text,
     typed_text_note,
     vector_from_table,
@@ -49,6 +44,15 @@ from layernorm.data.inputs import (
 from layernorm.data.presets import PRESETS, make_near_constant, make_preset
 from layernorm.exact import ZeroVarianceError
 from layernorm.family import group_norm, instance_norm, rms_norm
+from layernorm.jacobian import (
+    JacobianNormCurve,
+    LayerNormBackwardTerms,
+    LayerNormJacobian,
+    layer_norm_backward_terms,
+    layer_norm_jacobian,
+    layer_norm_jacobian_facts,
+    layer_norm_jacobian_norm_vs_eps,
+)
 from layernorm.labs.geometry import (
     InvarianceCheck,
     InvarianceCurve,

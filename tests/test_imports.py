@@ -1,7 +1,7 @@
 """A fresh server's first page waits for every import it makes: pandas (~0.3-0.5 s) only when needed.
 
 pandas is imported where a table or a CSV is read or written (ui.state's grid and CSV reader,
-layernorm.data.inputs' CSV reader, ui.worksheet's CSV download), not when a module is imported.
+layernorm.data.files' CSV reader, ui.worksheet's CSV download), not when a module is imported.
 """
 
 import subprocess
