@@ -8,6 +8,7 @@ import streamlit as st
 
 import layernorm as ln
 from layernorm.labs import geometry as geo
+from layernorm.labs import shapes
 from ui import charts_geometry as cg
 from ui import controls, live, page, plot, theme
 from ui.fragments import page_fragment, rerun_fragments
@@ -255,8 +256,8 @@ def geometry_pictures(lab: LabInput, d: int) -> None:
     if d == 2:
         return
     eye = camera()
-    sphere = geo.sphere_mesh(cloud.radius)
-    plane = geo.sum_zero_disc_mesh(1.2 * cloud.radius)
+    sphere = shapes.sphere_mesh(cloud.radius)
+    plane = shapes.sum_zero_disc_mesh(1.2 * cloud.radius)
     left, right = st.columns(2)
     plot.show(
         figure(
@@ -280,7 +281,7 @@ def geometry_pictures(lab: LabInput, d: int) -> None:
             camera=eye,
             sphere=sphere,
             plane=plane,
-            circle=geo.sum_zero_circle(cloud.radius),
+            circle=shapes.sum_zero_circle(cloud.radius),
             user=ln.layer_norm(lab.x, eps=lab.eps) if lab.d == d else None,
         ),
         key="geo_chart_xhat",

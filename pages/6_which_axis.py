@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 import layernorm as ln
+from layernorm.labs import blocks, padding
 from layernorm.labs import lenses as L
 from ui import charts_axes, controls, page, plot
 from ui.fragments import page_fragment
@@ -62,15 +63,15 @@ def _tensor(source: str, b: int, t: int, d: int, seed: int, site: int) -> np.nda
 
 
 @st.cache_data(max_entries=8)
-def _grid(source: str, b: int, t: int, d: int, seed: int, site: int) -> L.DisplayGrid:
-    return L.display_grid(_tensor(source, b, t, d, seed, site))
+def _grid(source: str, b: int, t: int, d: int, seed: int, site: int) -> blocks.DisplayGrid:
+    return blocks.display_grid(_tensor(source, b, t, d, seed, site))
 
 
 @st.cache_data(max_entries=8)
 def _identities(source: str, b: int, t: int, d: int, seed: int, site: int) -> tuple[dict[str, float], int]:
     x = _tensor(source, b, t, d, seed, site)
     k = max(1, min(b, 2**18 // (t * d)))  # at most ~262k values (or one sequence): ~0.1 s
-    return L.identity_gaps(x[:k], eps=EPS), k
+    return padding.identity_gaps(x[:k], eps=EPS), k
 
 
 def identities_verdict(gaps: list[float], scale: float) -> str:
@@ -280,7 +281,7 @@ def body() -> None:
     st.subheader("Padding: tokens that are not there still count for BatchNorm")
     if source == SOURCES[1]:
         rec = recording()
-        eff = L.padding_effect(x, rec.attention_mask, eps=EPS)
+        eff = padding.padding_effect(x, rec.attention_mask, eps=EPS)
         real = np.flatnonzero(rec.attention_mask.reshape(-1) == 1)
         labels = [f"s{r // t_n}·{rec.tokens.reshape(-1)[r]}·{r % t_n}" for r in real]
         m1, m2, m3 = st.columns(3)
@@ -345,4 +346,4 @@ page.predict_then_reveal(
     0,
     "One per feature, across all 3,200 tokens. LayerNorm computes one per token instead: 3,200.",
 )
-page.show_source(L.read_lens, L.lens_group, L.padding_effect)
+page.show_source(L.read_lens, L.lens_group, padding.padding_effect)

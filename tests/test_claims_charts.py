@@ -12,6 +12,7 @@ from apptest_support import open_page
 from chart_specs import charts as drawn
 
 import layernorm as ln
+from layernorm.labs import blocks
 from layernorm.labs import lenses as L
 from ui import charts, charts_axes, charts_depth
 from ui.settings import D_CHOICES, EPS_CHOICES
@@ -73,12 +74,12 @@ def test_lens_value_bars_title_does_not_count_the_defined_values() -> None:
     assert fig.layout.title.text == "One cell (x = 1.234), normalized by each lens"
 
 
-def _heatmap(grid: L.DisplayGrid) -> object:
+def _heatmap(grid: blocks.DisplayGrid) -> object:
     return charts_axes.axes_heatmap(grid, None, 0, 0, n_seq=2, seq_len=4, title="t")
 
 
 def test_axes_heatmap_hover_names_a_single_cell_when_every_cell_is_shown() -> None:
-    grid = L.display_grid(np.arange(2 * 4 * 6, dtype=float).reshape(2, 4, 6))
+    grid = blocks.display_grid(np.arange(2 * 4 * 6, dtype=float).reshape(2, 4, 6))
     assert (grid.row_step, grid.col_step) == (1, 1)
     trace = _heatmap(grid).data[0]
     assert trace.hovertemplate == "feature %{x:.0f}<br>row %{y:.0f}<br>x = %{z:.3g}<extra></extra>"
@@ -86,7 +87,7 @@ def test_axes_heatmap_hover_names_a_single_cell_when_every_cell_is_shown() -> No
 
 
 def test_axes_heatmap_hover_says_a_reduced_cell_is_a_block_mean() -> None:
-    grid = L.display_grid(np.arange(2 * 4 * 6, dtype=float).reshape(2, 4, 6), max_rows=3, max_cols=2)
+    grid = blocks.display_grid(np.arange(2 * 4 * 6, dtype=float).reshape(2, 4, 6), max_rows=3, max_cols=2)
     assert (grid.row_step, grid.col_step) == (3, 3)
     trace = _heatmap(grid).data[0]
     assert trace.hovertemplate == (

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
 from layernorm.data.weights import load_minilm_weights, load_tokenizer, tokenize
-from layernorm.labs import bert
+from layernorm.labs import bert, padding
 from layernorm.labs import lenses as L
 from ui.text import fmt
 
@@ -147,7 +147,7 @@ def test_identities_caption_names_the_difference_it_shows(_fresh_caches: None) -
     assert (at.number_input(key="axes_B").value, at.number_input(key="axes_T").value) == (64, 128)
     x = L.random_batch(64, 128, 2, seed=0)
     k = max(1, min(64, 2**18 // (128 * 2)))
-    largest = max(L.identity_gaps(x[:k], eps=ln.DEFAULT_EPS).values())
+    largest = max(padding.identity_gaps(x[:k], eps=ln.DEFAULT_EPS).values())
     assert largest > 1e-14  # far from "about 1e-16"
     caption = next(c.value for c in at.caption if c.value.startswith("Computed on the first"))
     assert "about 1e-16" not in caption

@@ -25,7 +25,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import layernorm as ln
-from layernorm.labs import bert, geometry, lenses, precision, running, transformer_stats
+from layernorm.labs import (
+    bert,
+    blocks,
+    geometry,
+    lenses,
+    padding,
+    precision,
+    running,
+    shapes,
+    transformer_stats,
+)
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False, width=64)
 HUGE = st.sampled_from([2.01e154, -3e200, 1e308, -1.7e308, 1.5e154, 1e-300])
@@ -278,7 +288,7 @@ def _radius_only(f: Callable[..., Any]) -> Callable[[st.DataObject], Any]:
 
 
 for _name in ("sphere_mesh", "sum_zero_disc_mesh", "sum_zero_circle", "circle_2d", "sum_zero_line"):
-    CALLS[f"geometry.{_name}"] = _radius_only(getattr(geometry, _name))
+    CALLS[f"shapes.{_name}"] = _radius_only(getattr(shapes, _name))
 
 
 @call("lenses.read_lens")
@@ -288,20 +298,20 @@ def _(data: st.DataObject) -> Any:
     return lenses.read_lens(x, (1, 0, 2), lens, groups=2, eps=_eps(data))
 
 
-@call("lenses.padding_effect")
+@call("padding.padding_effect")
 def _(data: st.DataObject) -> Any:
     x = _vec(data, 2 * 3 * 2).reshape(2, 3, 2)
-    return lenses.padding_effect(x, np.array([[1, 1, 0], [1, 1, 1]]), eps=_eps(data))
+    return padding.padding_effect(x, np.array([[1, 1, 0], [1, 1, 1]]), eps=_eps(data))
 
 
-@call("lenses.identity_gaps")
+@call("padding.identity_gaps")
 def _(data: st.DataObject) -> Any:
-    return lenses.identity_gaps(_vec(data, 2 * 2 * 4).reshape(2, 2, 4), eps=_eps(data))
+    return padding.identity_gaps(_vec(data, 2 * 2 * 4).reshape(2, 2, 4), eps=_eps(data))
 
 
-@call("lenses.display_grid")
+@call("blocks.display_grid")
 def _(data: st.DataObject) -> Any:
-    return lenses.display_grid(_vec(data, 2 * 3 * 4).reshape(2, 3, 4), max_rows=2, max_cols=2)
+    return blocks.display_grid(_vec(data, 2 * 3 * 4).reshape(2, 3, 4), max_rows=2, max_cols=2)
 
 
 @call("bert.sentence_embedding")
@@ -375,7 +385,7 @@ def _non_finite(value: object, where: str = "result") -> str | None:
 
 def _public_functions() -> set[str]:
     names = {n for n in ln.__all__ if inspect.isfunction(getattr(ln, n))}
-    for mod in (bert, geometry, lenses, precision, running, transformer_stats):
+    for mod in (bert, blocks, geometry, lenses, padding, precision, running, shapes, transformer_stats):
         short = mod.__name__.rsplit(".", 1)[1]
         names |= {
             f"{short}.{n}"

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
 from layernorm.labs import geometry as geo
+from layernorm.labs import shapes
 from ui import plot
 from ui.live import invariances as inv
 from ui.live import offered
@@ -379,7 +380,7 @@ def picture_expected(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict
     lists in the figure's trace order, and the one range of its three axes."""
     cloud = geo.normalized_cloud(3, 300, seed=0, eps=EPS)
     parts = [
-        ln.scale_shift(geo.sum_zero_circle(cloud.radius), gamma, beta),
+        ln.scale_shift(shapes.sum_zero_circle(cloud.radius), gamma, beta),
         ln.scale_shift(cloud.x_hat, gamma, beta),
         beta.reshape(1, 3),
     ]

@@ -22,7 +22,8 @@ import plotly.io as pio
 import pytest
 from streamlit.elements.lib import streamlit_plotly_theme as st_plotly
 
-from layernorm.labs.lenses import display_grid, lens_group
+from layernorm.labs.blocks import display_grid
+from layernorm.labs.lenses import lens_group
 from ui import charts, charts_axes, charts_depth, charts_geometry, charts_live, charts_numerics, theme
 from ui.theme import BACKGROUND, COLORS, FONT_SIZE, INK, OKABE_ITO, PANEL, THEMES, contrast
 

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from layernorm.labs.lenses import DisplayGrid, LensGroup
+from layernorm.labs.blocks import DisplayGrid
+from layernorm.labs.lenses import LensGroup
 from ui.text import fmt
 from ui.theme import BACKGROUND, COLORS, FONT_SIZE, HALO, INK, base_layout, finish, hline
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import layernorm as ln
 from layernorm.labs import geometry as geo
+from layernorm.labs import shapes
 
 ULP = 2.0**-52
 X = np.array([1.0, 2.0, 3.0, 4.0])  # mu 2.5, var 1.25
@@ -156,19 +157,20 @@ def test_cloud_gamma_beta_and_d2_surprise() -> None:
 
 
 def test_meshes() -> None:
-    x, y, z = geo.sphere_mesh(2.0, 9)
+    x, y, z = shapes.sphere_mesh(2.0, 9)
     assert x.shape == (9, 9)
     np.testing.assert_allclose(x**2 + y**2 + z**2, 4.0, rtol=1e-14)
-    px, py, pz = geo.sum_zero_disc_mesh(3.0, 7)
+    px, py, pz = shapes.sum_zero_disc_mesh(3.0, 7)
     np.testing.assert_allclose(px + py + pz, 0.0, atol=1e-15)
     assert np.max(px**2 + py**2 + pz**2) == pytest.approx(9.0, rel=1e-14)
-    circle = geo.sum_zero_circle(np.sqrt(3), 50)
+    circle = shapes.sum_zero_circle(np.sqrt(3), 50)
     np.testing.assert_allclose(circle.sum(axis=1), 0.0, atol=1e-15)
     np.testing.assert_allclose(np.linalg.norm(circle, axis=1), np.sqrt(3), rtol=1e-14)
-    np.testing.assert_allclose(np.linalg.norm(geo.circle_2d(np.sqrt(2), 20), axis=1), np.sqrt(2), rtol=1e-15)
-    np.testing.assert_array_equal(geo.sum_zero_line(1.0), [[-1.0, 1.0], [1.0, -1.0]])
+    circle = shapes.circle_2d(np.sqrt(2), 20)
+    np.testing.assert_allclose(np.linalg.norm(circle, axis=1), np.sqrt(2), rtol=1e-15)
+    np.testing.assert_array_equal(shapes.sum_zero_line(1.0), [[-1.0, 1.0], [1.0, -1.0]])
     with pytest.raises(ValueError, match="radius"):
-        geo.sphere_mesh(-1.0)
+        shapes.sphere_mesh(-1.0)
     with pytest.raises(ValueError, match="d >= 2"):
         geo.normalized_cloud(1)
     with pytest.raises(ValueError, match="between 1 and 100000"):

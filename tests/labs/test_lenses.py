@@ -10,6 +10,7 @@ from hypothesis.extra import numpy as hnp
 
 import layernorm as ln
 from layernorm.data.activations import load_minilm_recording
+from layernorm.labs import blocks, padding
 from layernorm.labs import lenses as L
 
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
@@ -57,14 +58,14 @@ def test_rms_norm_is_layer_norm_on_zero_mean_rows(x: np.ndarray) -> None:
 @settings(max_examples=40, deadline=None)
 @given(batches())
 def test_identity_gaps_reports_all_four_at_rounding_level(x: np.ndarray) -> None:
-    gaps = L.identity_gaps(x)
-    assert list(gaps) == list(L.IDENTITIES)
+    gaps = padding.identity_gaps(x)
+    assert list(gaps) == list(padding.IDENTITIES)
     assert all(g < 1e-7 for g in gaps.values())
 
 
 def test_identity_gaps_needs_two_features() -> None:
     with pytest.raises(ValueError, match="d >= 2"):
-        L.identity_gaps(np.ones((2, 3, 1)))
+        padding.identity_gaps(np.ones((2, 3, 1)))
 
 
 # --- groups: each lens's rectangle, checked against the lens's own normalization ---------------
@@ -189,7 +190,7 @@ def test_stat_counts_leave_out_group_norm_when_groups_do_not_divide() -> None:
 
 def test_padding_moves_batch_norm_not_layer_norm_on_the_real_minilm_batch() -> None:
     rec = load_minilm_recording()
-    eff = L.padding_effect(rec.inputs[0], rec.attention_mask)
+    eff = padding.padding_effect(rec.inputs[0], rec.attention_mask)
     assert eff.n_real == int(rec.attention_mask.sum()) and eff.n_pad == rec.attention_mask.size - eff.n_real
     assert eff.n_pad > 0
     assert np.all(eff.ln_change == 0.0)
@@ -199,15 +200,15 @@ def test_padding_moves_batch_norm_not_layer_norm_on_the_real_minilm_batch() -> N
 
 def test_padding_effect_without_padding_is_zero_for_both() -> None:
     x = L.random_batch(2, 3, 4, seed=1)
-    eff = L.padding_effect(x, np.ones((2, 3)))
+    eff = padding.padding_effect(x, np.ones((2, 3)))
     assert eff.n_pad == 0 and np.all(eff.bn_change == 0) and np.all(eff.ln_change == 0)
 
 
 def test_padding_effect_errors() -> None:
     with pytest.raises(ValueError, match="at least 2 real tokens"):
-        L.padding_effect(np.ones((1, 2, 3)), np.array([[1, 0]]))
+        padding.padding_effect(np.ones((1, 2, 3)), np.array([[1, 0]]))
     with pytest.raises(ValueError, match="mask"):
-        L.padding_effect(np.ones((1, 2, 3)), np.ones((2, 2)))
+        padding.padding_effect(np.ones((1, 2, 3)), np.ones((2, 2)))
 
 
 # --- generator and display grid -------------------------------------------------------------
@@ -221,13 +222,13 @@ def test_random_batch_is_seeded_and_shaped() -> None:
 
 def test_display_grid_keeps_small_tensors_and_block_averages_large_ones() -> None:
     small = L.random_batch(7, 17, 384, seed=0)
-    g = L.display_grid(small)
+    g = blocks.display_grid(small)
     assert not g.aggregated and g.z.shape == (119, 384) and np.array_equal(g.z, small.reshape(119, 384))
     big = np.arange(8192 * 768, dtype=float).reshape(64, 128, 768)
-    gb = L.display_grid(big, max_rows=256, max_cols=512)
+    gb = blocks.display_grid(big, max_rows=256, max_cols=512)
     assert gb.aggregated and gb.z.size <= 200_000
     assert gb.z.shape == (256, 384) and (gb.row_step, gb.col_step) == (32, 2)
     assert gb.z[0, 0] == pytest.approx(big.reshape(8192, 768)[:32, :2].mean())
     assert gb.row_centers[0] == 15.5 and gb.col_centers[-1] == 766.5
-    uneven = L.display_grid(np.ones((1, 10, 3)), max_rows=4)
+    uneven = blocks.display_grid(np.ones((1, 10, 3)), max_rows=4)
     assert uneven.z.shape == (4, 3) and np.all(uneven.z == 1.0) and uneven.row_centers[-1] == 9.0

@@ -15,6 +15,7 @@ import streamlit as st
 
 import layernorm as ln
 from layernorm.labs import geometry as geo
+from layernorm.labs import shapes
 from ui import charts_geometry as cg
 from ui.live import Chart, Frame, Metric, Readout, _range_of, offered, payload
 from ui.text import digits_to_separate, fmt, fmt_zero, rounding_help, tex_base, tex_num, tex_vector
@@ -152,7 +153,7 @@ GEO_Y = "inv_geo_y"  # the readout under the sliders: γ, β and, when your vect
 
 CLOUD_POINTS, CLOUD_SEED = 300, 0  # the geometry's random inputs
 GEO_PICTURES = {3: "geo_chart_y", 2: "geo_chart_2d"}  # the picture of y = γ⊙x̂ + β, by d
-LINE_2D = geo.sum_zero_line(3.0)  # d = 2: the line x₁ + x₂ = 0 across the right panel
+LINE_2D = shapes.sum_zero_line(3.0)  # d = 2: the line x₁ + x₂ = 0 across the right panel
 
 
 @dataclass(frozen=True)
@@ -208,9 +209,9 @@ def y_picture(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray) ->
     if x.size == d:
         user = (x, ln.layer_norm(x, eps=eps), ln.layer_norm(x, gamma, beta, eps=eps))
     if d == 3:
-        return YPicture(cloud, ln.scale_shift(geo.sum_zero_circle(cloud.radius), gamma, beta), None, user)
-    segment = geo.sum_zero_line(1.0)  # x̂ can only lie between −(1, −1) and (1, −1)
-    return YPicture(cloud, geo.circle_2d(cloud.radius), ln.scale_shift(segment, gamma, beta), user)
+        return YPicture(cloud, ln.scale_shift(shapes.sum_zero_circle(cloud.radius), gamma, beta), None, user)
+    segment = shapes.sum_zero_line(1.0)  # x̂ can only lie between −(1, −1) and (1, −1)
+    return YPicture(cloud, shapes.circle_2d(cloud.radius), ln.scale_shift(segment, gamma, beta), user)
 
 
 def geo_frame(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray) -> Frame:
