@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 import layernorm as ln  # noqa: E402
 from layernorm.data.weights import load_minilm_weights, load_tokenizer, tokenize  # noqa: E402
-from layernorm.labs import bert  # noqa: E402
+from layernorm.labs import bert, readouts  # noqa: E402
 
 TARGET_S = 0.100
 
@@ -94,11 +94,11 @@ def main() -> None:
         di = np.abs(result.site_inputs[s].astype(np.float64) - rec7.inputs[s])
         do = np.abs(result.site_outputs[s].astype(np.float64) - rec7.outputs[s])
         print(
-            f"| {bert.site_label(s)} | {di[real].max():.1e} | {do[real].max():.1e} | {di.max():.1e} | "
+            f"| {readouts.site_label(s)} | {di[real].max():.1e} | {do[real].max():.1e} | {di.max():.1e} | "
             f"{do.max():.1e} | {np.abs(rec7.inputs[s]).max():.1f} |"
         )
     expected = bert.sentence_embedding(rec7.outputs[-1], rec7.attention_mask)
-    worst = min(bert.cosine(a, b) for a, b in zip(result.embedding, expected, strict=True))
+    worst = min(readouts.cosine(a, b) for a, b in zip(result.embedding, expected, strict=True))
     print(f"\nsentence embeddings: max |difference| {np.abs(result.embedding - expected).max():.1e}, "
           f"lowest cosine {worst:.9f}")  # fmt: skip
     print(f"load average at the end {os.getloadavg()[0]:.1f}")

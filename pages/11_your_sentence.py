@@ -14,7 +14,7 @@ from layernorm.data.weights import (
     load_tokenizer,
     tokenize,
 )
-from layernorm.labs import bert
+from layernorm.labs import bert, readouts
 from ui import charts_live, controls, page, plot
 from ui.fragments import page_fragment
 from ui.minilm import recording
@@ -136,7 +136,7 @@ if live:
     pieces = batch.tokens
 else:
     rec = recording()
-    base = bert.recorded_result(rec)
+    base = readouts.recorded_result(rec)
     sentences = tuple(str(s) for s in rec.sentences)
     pieces = [[str(t) for t in rec.tokens[i] if t != "[PAD]"] for i in range(rec.n_sentences)]
 
@@ -162,15 +162,15 @@ def token_section(sentences: tuple[str, ...], pieces: list[list[str]], base: ber
     t_idx = _pick("Token", [f"{i}: {p}" for i, p in enumerate(row)], "ys_token", c2)
     site = int(
         controls.select_slider(
-            "LayerNorm site", SITES, 2, format_func=bert.site_label, key="ys_site", where=c3, name="site"
+            "LayerNorm site", SITES, 2, format_func=readouts.site_label, key="ys_site", where=c3, name="site"
         )
     )
     st.code("  ".join(f"{i}:{p}" for i, p in enumerate(row)), language=None, wrap_lines=True)
 
     x_in = base.site_inputs[site, s_idx, t_idx]
     y_out = base.site_outputs[site, s_idx, t_idx]
-    mu, sigma = bert.token_statistics(base, s_idx, t_idx)
-    marks, values = bert.top_features(x_in, 3)
+    mu, sigma = readouts.token_statistics(base, s_idx, t_idx)
+    marks, values = readouts.top_features(x_in, 3)
     token_text = html.escape(row[t_idx])  # Plotly titles understand some HTML
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("μ entering this site", fmt(mu[site]))
@@ -190,7 +190,7 @@ def token_section(sentences: tuple[str, ...], pieces: list[list[str]], base: ber
     plot.show(charts_live.token_statistics_figure(labels, mu, sigma, site), key="ys_chart_stats")
 
 
-labels = [bert.site_label(s) for s in SITES]
+labels = [readouts.site_label(s) for s in SITES]
 token_section(sentences, pieces, base)
 
 
@@ -226,7 +226,7 @@ def change_section(sentences: tuple[str, ...], base: bert.ForwardResult) -> None
                 "Which site",
                 SITES,
                 5,
-                format_func=bert.site_label,
+                format_func=readouts.site_label,
                 key="ys_one_site",
                 where=c2,
                 name="changed site",
@@ -265,18 +265,18 @@ def change_section(sentences: tuple[str, ...], base: bert.ForwardResult) -> None
     )
     if not live:
         plot.show(
-            charts_live.residual_figure(labels, bert.residual_size(base), None, ""), key="ys_chart_residual"
+            charts_live.residual_figure(labels, readouts.residual_size(base), None, ""), key="ys_chart_residual"
         )
     elif change.is_identity:
         plot.show(
-            charts_live.residual_figure(labels, bert.residual_size(base, range(len(sentences))), None, ""),
+            charts_live.residual_figure(labels, readouts.residual_size(base, range(len(sentences))), None, ""),
             key="ys_chart_residual",
         )
         st.caption("Pick a change above: this is the model exactly as trained.")
     else:
         mates = tuple(str(s) for s in recording().sentences) if change.kind == "batch" else ()
         _, changed = run(sentences + mates, change)
-        cmp = bert.compare(base, changed, len(sentences))
+        cmp = readouts.compare(base, changed, len(sentences))
         name = KINDS[change.kind].split(" (")[0] + ("" if where == "every site" else f" at {labels[one]}")
         plot.show(
             charts_live.residual_figure(labels, cmp.size_base, cmp.size_changed, name),

@@ -9,6 +9,7 @@ import numpy as np
 import streamlit as st
 
 import layernorm as ln
+from layernorm.labs import batch_effects
 from layernorm.labs import running as R
 from ui import charts_axes, controls, page, plot
 from ui.fragments import page_fragment, rerun_fragments
@@ -36,9 +37,9 @@ BATCH_OF_ONE = (
 
 
 @st.cache_data(max_entries=16)
-def _spread(d: int, seed: int, n: int, redraws: int) -> R.RedrawSpread:
+def _spread(d: int, seed: int, n: int, redraws: int) -> batch_effects.RedrawSpread:
     """Redraws cost n·d·redraws work; cached so other controls stay quick."""
-    return R.redraw_spread(R.make_population(d, seed=seed), n, n_redraws=redraws, fixed_seed=seed, eps=EPS)
+    return batch_effects.redraw_spread(R.make_population(d, seed=seed), n, n_redraws=redraws, fixed_seed=seed, eps=EPS)
 
 
 page.header(
@@ -294,7 +295,7 @@ def switch_section() -> None:
             icon="⚠️",
         )
     else:
-        x0, bn_train, ln_y = R.batch_mates(pop, max(n, 2), fixed_seed=seed, mates_seed=mates_draw, eps=EPS)
+        x0, bn_train, ln_y = batch_effects.batch_mates(pop, max(n, 2), fixed_seed=seed, mates_seed=mates_draw, eps=EPS)
         running = (state.running_mean, state.running_var)
         bn_eval = ln.batch_norm_eval(x0[None, :], None, None, *running, eps=EPS)[0]
         bn_y = bn_train if mode == "Training" else bn_eval
@@ -373,8 +374,8 @@ def mates_section() -> None:
     if n == 1:
         st.info("With n = 1 there are no batch-mates, and training BatchNorm is undefined.", icon="ℹ️")
     else:
-        _, bn_now, ln_now = R.batch_mates(pop, n, fixed_seed=seed, mates_seed=mates_draw, eps=EPS)
-        _, bn_before, ln_before = R.batch_mates(
+        _, bn_now, ln_now = batch_effects.batch_mates(pop, n, fixed_seed=seed, mates_seed=mates_draw, eps=EPS)
+        _, bn_before, ln_before = batch_effects.batch_mates(
             pop, n, fixed_seed=seed, mates_seed=max(mates_draw - 1, 0), eps=EPS
         )
         t1, t2 = st.columns(2)
@@ -415,7 +416,7 @@ def shift_section() -> None:
             name="spread",
         )
     )
-    res = R.shift_test(state, pop, shift=shift, scale=scale, n=128, seed=seed, eps=EPS)
+    res = batch_effects.shift_test(state, pop, shift=shift, scale=scale, n=128, seed=seed, eps=EPS)
     if state.step == 0:
         st.warning(
             "BatchNorm has not been trained yet, so its running statistics are still 0 and 1: "
@@ -464,4 +465,4 @@ page.predict_then_reveal(
     "LayerNorm computes the same per-token statistics in training and inference; BatchNorm switches "
     "from batch statistics to stored running ones.",
 )
-page.show_source(R.train_step, ln.batch_norm_train, ln.batch_norm_eval, R.shift_test)
+page.show_source(R.train_step, ln.batch_norm_train, ln.batch_norm_eval, batch_effects.shift_test)

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
 from layernorm.data.weights import load_minilm_weights, load_tokenizer, tokenize
-from layernorm.labs import bert, padding
+from layernorm.labs import bert, padding, readouts
 from layernorm.labs import lenses as L
 from ui.text import fmt
 
@@ -59,7 +59,7 @@ def test_rmsnorm_is_not_said_to_keep_the_meaning(model) -> None:  # type: ignore
     and on a short sentence the embedding keeps a cosine of only 0.58."""
     base = _forward(model, ["I love it. I hate it."])
     changed = _forward(model, ["I love it. I hate it."], bert.Intervention(kind="rms"))
-    assert bert.compare(base, changed, 1).cosine_to_base[0] == pytest.approx(0.5782, abs=5e-4)
+    assert readouts.compare(base, changed, 1).cosine_to_base[0] == pytest.approx(0.5782, abs=5e-4)
 
 
 def test_removing_layernorm_does_not_grow_the_stream_at_every_layer(model) -> None:  # type: ignore[no-untyped-def]
@@ -67,7 +67,7 @@ def test_removing_layernorm_does_not_grow_the_stream_at_every_layer(model) -> No
     last site."""
     base = _forward(model, [DEFAULT_1])
     changed = _forward(model, [DEFAULT_1], bert.Intervention(kind="none"))
-    size = bert.compare(base, changed, 1).size_changed
+    size = readouts.compare(base, changed, 1).size_changed
     assert size[-1] < size[-2]
 
 
@@ -86,7 +86,7 @@ def test_removing_only_the_first_layernorm_changes_the_embedding(model, text: st
     """The reveal's answer: the embedding changes (no NaN, not undone), by an amount that varies."""
     base = _forward(model, [text])
     changed = _forward(model, [text], bert.Intervention(kind="none", sites=(0,)))
-    cos = bert.compare(base, changed, 1).cosine_to_base[0]
+    cos = readouts.compare(base, changed, 1).cosine_to_base[0]
     assert np.isfinite(changed.last_hidden).all()
     assert cos < 0.7
 
@@ -117,7 +117,7 @@ def test_one_site_changes_say_where_they_act(sentence_page: AppTest, model) -> N
     assert not at.exception
     base = _forward(model, ["!!!"])
     changed = _forward(model, ["!!!"], bert.Intervention(kind="none", sites=(0,)))
-    assert _kept(at) == fmt(bert.compare(base, changed, 1).cosine_to_base[0], 6)
+    assert _kept(at) == fmt(readouts.compare(base, changed, 1).cosine_to_base[0], 6)
     at.radio(key="ys_kind").set_value("batch").run()
     at.select_slider(key="ys_one_site").set_value(5).run()
     assert not at.exception

@@ -26,12 +26,14 @@ from hypothesis import strategies as st
 
 import layernorm as ln
 from layernorm.labs import (
+    batch_effects,
     bert,
     blocks,
     geometry,
     lenses,
     padding,
     precision,
+    readouts,
     running,
     shapes,
     transformer_stats,
@@ -319,14 +321,14 @@ def _(data: st.DataObject) -> Any:
     return bert.sentence_embedding(_vec(data, 2 * 3 * 2).reshape(2, 3, 2), np.array([[1, 1, 0], [1, 0, 0]]))
 
 
-@call("bert.cosine")
+@call("readouts.cosine")
 def _(data: st.DataObject) -> Any:
-    return bert.cosine(_vec(data, 3), _vec(data, 3))
+    return readouts.cosine(_vec(data, 3), _vec(data, 3))
 
 
-@call("bert.top_features")
+@call("readouts.top_features")
 def _(data: st.DataObject) -> Any:
-    return bert.top_features(_vec(data, 5), 3)
+    return readouts.top_features(_vec(data, 5), 3)
 
 
 @call("running.shifted")
@@ -352,7 +354,7 @@ for _name in (
 
 # Other errors a function's docstring names for finite input (its "Raises" section).
 DOCUMENTED = {
-    "bert.cosine": "the cosine of a zero vector is undefined",
+    "readouts.cosine": "the cosine of a zero vector is undefined",
     "bert.sentence_embedding": "a pooled sentence vector is exactly zero",
 }
 
@@ -385,7 +387,8 @@ def _non_finite(value: object, where: str = "result") -> str | None:
 
 def _public_functions() -> set[str]:
     names = {n for n in ln.__all__ if inspect.isfunction(getattr(ln, n))}
-    for mod in (bert, blocks, geometry, lenses, padding, precision, running, shapes, transformer_stats):
+    mods = (bert, readouts, blocks, geometry, lenses, padding, precision, running, batch_effects, shapes)
+    for mod in (*mods, transformer_stats):
         short = mod.__name__.rsplit(".", 1)[1]
         names |= {
             f"{short}.{n}"
@@ -406,11 +409,11 @@ LAB_NOT_NUMERIC = {
     # float32 activations inside the recorded model: bounded by the model, not the caller
     "bert.gelu",
     "bert.forward",
-    "bert.site_label",
-    "bert.residual_size",
-    "bert.token_statistics",
-    "bert.compare",
-    "bert.recorded_result",
+    "readouts.site_label",
+    "readouts.residual_size",
+    "readouts.token_statistics",
+    "readouts.compare",
+    "readouts.recorded_result",
     "lenses.check_groups",
     "lenses.random_batch",
     "lenses.lens_group",
@@ -423,9 +426,9 @@ LAB_NOT_NUMERIC = {
     "running.draw_batch",
     "running.initial_state",
     "running.train_step",
-    "running.batch_mates",
-    "running.redraw_spread",
-    "running.shift_test",
+    "batch_effects.batch_mates",
+    "batch_effects.redraw_spread",
+    "batch_effects.shift_test",
     "transformer_stats.site_stats",
     "transformer_stats.dimension_profile",
     "depth.simulate_depth",

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 import layernorm as ln
 import layernorm.data.weights as weights_module
 from layernorm.data.weights import load_minilm_weights, load_tokenizer, tokenize
-from layernorm.labs import bert
+from layernorm.labs import bert, readouts
 from ui.text import fmt
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -53,7 +53,7 @@ def test_token_statistics_come_from_the_core(at: AppTest, model) -> None:  # typ
         at.selectbox(key="ys_token").set_value(token).run()
         assert not at.exception
         x = base.site_inputs[site, 0, token]
-        mu, sigma = bert.token_statistics(base, 0, token)
+        mu, sigma = readouts.token_statistics(base, 0, token)
         shown = _metrics(at)
         assert shown["μ entering this site"] == fmt(mu[site])
         assert shown["σ entering this site"] == fmt(sigma[site])
@@ -68,7 +68,7 @@ def test_every_intervention_reports_what_the_core_computes(at: AppTest, model, k
     base = _forward(model, [DEFAULT_1, DEFAULT_2])
     mates = [str(s) for s in ln.load_minilm_recording().sentences]
     changed = _forward(model, [DEFAULT_1, DEFAULT_2, *(mates if kind == "batch" else [])], change)
-    cmp = bert.compare(base, changed, 2)
+    cmp = readouts.compare(base, changed, 2)
     shown = _metrics(at)
     assert shown["sentence 1: meaning kept"] == fmt(cmp.cosine_to_base[0], 6)
     assert shown["sentence 2: meaning kept"] == fmt(cmp.cosine_to_base[1], 6)

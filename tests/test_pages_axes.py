@@ -10,6 +10,7 @@ import streamlit as st
 from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
+from layernorm.labs import batch_effects
 from layernorm.labs import lenses as L
 from layernorm.labs import running as R
 from ui.text import TO_ROUNDING, digits_to_separate, fmt, rounding_noise
@@ -198,7 +199,7 @@ def test_batch_of_256_and_noise_shrinks() -> None:
     assert large < small / 3
     assert _metric(at, "spread of LayerNorm") == "0"
     at.slider(key="tvi_redraws").set_value(50).run()
-    spread = R.redraw_spread(R.make_population(8), 256, n_redraws=50, fixed_seed=0)
+    spread = batch_effects.redraw_spread(R.make_population(8), 256, n_redraws=50, fixed_seed=0)
     assert _metric(at, "spread (std) of BatchNorm") == fmt(spread.bn_std[0])
 
 
@@ -216,7 +217,7 @@ def test_batch_mates_and_mode_switch() -> None:
     pop = R.make_population(8)
     x0 = R.draw_batch(pop, 1, seed=(0, 0))
     bn_eval = (x0[0, 0] - 0.0) / np.sqrt(1.0 + 1e-5)
-    _, bn_train, _ = R.batch_mates(pop, 16, fixed_seed=0, mates_seed=1)
+    _, bn_train, _ = batch_effects.batch_mates(pop, 16, fixed_seed=0, mates_seed=1)
     pair = (bn_train[0], bn_eval)  # the two modes' outputs, printed so that they never look alike
     digits = digits_to_separate(pair, same_within=rounding_noise(pair))
     assert _metric(at, "BatchNorm (inference)") == fmt(bn_eval, digits)

@@ -32,8 +32,9 @@ from layernorm.data.weights import (
     model_dir,
     tokenize,
 )
-from layernorm.labs import bert
-from layernorm.labs.bert import Intervention, cosine, forward, gelu, sentence_embedding
+from layernorm.labs import bert, readouts
+from layernorm.labs.bert import Intervention, forward, gelu, sentence_embedding
+from layernorm.labs.readouts import cosine
 
 
 @pytest.fixture(scope="module")
@@ -208,7 +209,7 @@ def test_missing_weights_say_how_to_install(tmp_path) -> None:  # type: ignore[n
 
 def test_residual_size_is_the_mean_rms_over_real_tokens(replayed, recording) -> None:  # type: ignore[no-untyped-def]
     _, result = replayed
-    sizes = bert.residual_size(result, [1, 2])
+    sizes = readouts.residual_size(result, [1, 2])
     for site in (0, 6, 12):
         rows = [
             np.sqrt(np.mean(result.site_inputs[site, b, t].astype(np.float64) ** 2))
@@ -218,7 +219,7 @@ def test_residual_size_is_the_mean_rms_over_real_tokens(replayed, recording) -> 
         ]
         assert sizes[site] == pytest.approx(np.mean(rows), rel=1e-12)
     with pytest.raises(ValueError, match="record=False"):
-        bert.residual_size(
+        readouts.residual_size(
             bert.ForwardResult(
                 result.site_inputs[:0],
                 result.site_outputs[:0],
@@ -231,34 +232,34 @@ def test_residual_size_is_the_mean_rms_over_real_tokens(replayed, recording) -> 
 
 def test_token_statistics_top_features_and_labels(replayed) -> None:  # type: ignore[no-untyped-def]
     _, result = replayed
-    mu, sigma = bert.token_statistics(result, 0, 0)
+    mu, sigma = readouts.token_statistics(result, 0, 0)
     assert mu[2] == ln.mean(result.site_inputs[2, 0, 0]) and sigma[2] == ln.std(result.site_inputs[2, 0, 0])
-    index, value = bert.top_features(result.site_inputs[2, 0, 0], 2)
+    index, value = readouts.top_features(result.site_inputs[2, 0, 0], 2)
     assert index[0] == 99 and value[0] > 200  # [CLS]'s outlier feature after layer 0's FFN (assets/README.md)
-    np.testing.assert_array_equal(bert.top_features([1.0, -5.0, 3.0], 2)[0], [1, 2])
+    np.testing.assert_array_equal(readouts.top_features([1.0, -5.0, 3.0], 2)[0], [1, 2])
     with pytest.raises(ValueError, match="1 <= k <= d"):
-        bert.top_features([1.0, 2.0], 3)
+        readouts.top_features([1.0, 2.0], 3)
     with pytest.raises(IndexError):
-        bert.token_statistics(result, 99, 0)
-    assert [bert.site_label(s) for s in (0, 1, 2, 12)] == [
+        readouts.token_statistics(result, 99, 0)
+    assert [readouts.site_label(s) for s in (0, 1, 2, 12)] == [
         "Embeddings LN",
         "Layer 0 · after attention",
         "Layer 0 · after FFN",
         "Layer 5 · after FFN",
     ]
     with pytest.raises(IndexError):
-        bert.site_label(13)
+        readouts.site_label(13)
 
 
 def test_compare_with_itself_and_the_recorded_fallback(replayed, recording) -> None:  # type: ignore[no-untyped-def]
     _, result = replayed
-    same = bert.compare(result, result, 2)
+    same = readouts.compare(result, result, 2)
     np.testing.assert_array_equal(same.size_base, same.size_changed)
     np.testing.assert_allclose(same.cosine_to_base, 1.0, rtol=0, atol=1e-12)
     assert same.pair_base == same.pair_changed
-    assert bert.compare(result, result, 1).pair_base is None
+    assert readouts.compare(result, result, 1).pair_base is None
     with pytest.raises(ValueError, match="between 1 and both"):
-        bert.compare(result, result, 0)
-    rec = bert.recorded_result(recording)
+        readouts.compare(result, result, 0)
+    rec = readouts.recorded_result(recording)
     np.testing.assert_array_equal(rec.site_inputs, recording.inputs)
-    assert bert.compare(rec, result, 7).cosine_to_base.min() > 1 - 1e-9
+    assert readouts.compare(rec, result, 7).cosine_to_base.min() > 1 - 1e-9

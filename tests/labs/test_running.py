@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import layernorm as ln
+from layernorm.labs import batch_effects
 from layernorm.labs import running as R
 
 
@@ -65,7 +66,7 @@ def test_batch_of_one_is_undefined_in_training() -> None:
     with pytest.raises(ValueError, match="more than 1 value per channel"):
         R.train_step(R.initial_state(3), pop, 1)
     with pytest.raises(ValueError, match="more than 1 value per channel"):
-        R.batch_mates(pop, 1, fixed_seed=0, mates_seed=0)
+        batch_effects.batch_mates(pop, 1, fixed_seed=0, mates_seed=0)
     with pytest.raises(ValueError, match="between 1 and 256"):
         R.train_step(R.initial_state(3), pop, 257)
 
@@ -74,8 +75,8 @@ def test_batch_of_one_is_undefined_in_training() -> None:
 @given(st.integers(2, 64), st.integers(0, 100), st.integers(0, 100))
 def test_batch_mates_change_batch_norm_but_never_layer_norm(n: int, s1: int, s2: int) -> None:
     pop = R.make_population(5, seed=1)
-    x1, bn1, ln1 = R.batch_mates(pop, n, fixed_seed=7, mates_seed=s1)
-    x2, bn2, ln2 = R.batch_mates(pop, n, fixed_seed=7, mates_seed=s2)
+    x1, bn1, ln1 = batch_effects.batch_mates(pop, n, fixed_seed=7, mates_seed=s1)
+    x2, bn2, ln2 = batch_effects.batch_mates(pop, n, fixed_seed=7, mates_seed=s2)
     assert np.array_equal(x1, x2)  # the same example
     assert np.array_equal(ln1, ln2) and np.array_equal(ln1, ln.layer_norm(x1))
     if s1 != s2:
@@ -84,28 +85,28 @@ def test_batch_mates_change_batch_norm_but_never_layer_norm(n: int, s1: int, s2:
 
 def test_redraw_spread_shrinks_with_batch_size() -> None:
     pop = R.make_population(4, seed=0)
-    small = R.redraw_spread(pop, 4, n_redraws=100, fixed_seed=0)
-    large = R.redraw_spread(pop, 256, n_redraws=100, fixed_seed=0)
+    small = batch_effects.redraw_spread(pop, 4, n_redraws=100, fixed_seed=0)
+    large = batch_effects.redraw_spread(pop, 256, n_redraws=100, fixed_seed=0)
     assert small.bn_y.shape == (100, 4)
     assert np.all(small.ln_std == 0) and np.all(large.ln_std == 0)
     assert np.all(large.bn_std < small.bn_std / 3)
     with pytest.raises(ValueError, match="at least 2 redraws"):
-        R.redraw_spread(pop, 4, n_redraws=1, fixed_seed=0)
+        batch_effects.redraw_spread(pop, 4, n_redraws=1, fixed_seed=0)
 
 
 def test_shift_misnormalizes_batch_norm_not_layer_norm() -> None:
     pop = R.make_population(16, seed=0)
     state = R.RunningState(100, pop.mean.copy(), pop.std**2)  # perfectly trained
-    same = R.shift_test(state, pop, shift=0.0, scale=1.0, n=256)
+    same = batch_effects.shift_test(state, pop, shift=0.0, scale=1.0, n=256)
     assert abs(same.bn_mean) < 0.1 and abs(same.bn_std - 1) < 0.1
-    moved = R.shift_test(state, pop, shift=3.0, scale=2.0, n=256)
+    moved = batch_effects.shift_test(state, pop, shift=3.0, scale=2.0, n=256)
     assert moved.bn_mean > 1.0 and moved.bn_std > 1.5
     assert abs(moved.ln_mean) < 1e-12 and abs(moved.ln_std - 1) < 1e-3
     np.testing.assert_allclose(moved.ln_y.mean(axis=1), 0, atol=1e-12)
     expected = (moved.bn_y * np.sqrt(pop.std**2 + 1e-5)) + pop.mean  # undo eval normalization
     assert expected.mean() == pytest.approx((pop.mean + 3).mean(), abs=0.3)
     with pytest.raises(ValueError, match="scale must be > 0"):
-        R.shift_test(state, pop, shift=0.0, scale=0.0)
+        batch_effects.shift_test(state, pop, shift=0.0, scale=0.0)
 
 
 def test_make_population_limits() -> None:
@@ -119,8 +120,8 @@ def test_make_population_limits() -> None:
 def test_redraw_spread_is_batch_mates_redrawn_one_by_one(d: int, n: int, redraws: int) -> None:
     """All redraws run as one BatchNorm over R·d channels: the same bits as R separate batches."""
     pop = R.make_population(d, seed=3)
-    spread = R.redraw_spread(pop, n, n_redraws=redraws, fixed_seed=3)
+    spread = batch_effects.redraw_spread(pop, n, n_redraws=redraws, fixed_seed=3)
     for r in range(redraws):
-        _, bn_y, ln_y = R.batch_mates(pop, n, fixed_seed=3, mates_seed=r)
+        _, bn_y, ln_y = batch_effects.batch_mates(pop, n, fixed_seed=3, mates_seed=r)
         np.testing.assert_array_equal(spread.bn_y[r], bn_y)
         np.testing.assert_array_equal(spread.ln_y[r], ln_y)
