@@ -187,8 +187,8 @@ def notices(sw: P.PrecisionSweep, constant: bool = False) -> list[str]:
 
     The lesson's usual story (one-pass breaks first in float32; in float16 two-pass breaks on its sum
     while Welford lasts until the input overflows) holds for most vectors, not all: a point is told the
-    usual way only when the sweep shows it, and otherwise says what this vector does instead (a
-    browser QA pass found "Welford survives until the input overflows" under a Welford failure).
+    usual way only when the sweep shows it, and otherwise says what this vector does instead (else a
+    sentence such as "Welford survives until the input overflows" could stand under a Welford failure).
     """
 
     at = sw.first_failure  # (offset, status) of a dtype and method's first failure, or None

@@ -316,7 +316,7 @@ def geo_controls(lab: LabInput, d: int) -> tuple[np.ndarray, np.ndarray]:
     gamma, beta = guess[0].copy(), guess[1].copy()
     # A row of γ and a row of β, three columns each whatever d: a slider that changed column when d
     # changed (β₁ was the fourth of 2·d columns in 3-D, the third in 2-D) was mounted anew by the
-    # browser, and its next moves often never reached the address (found by a browser QA pass).
+    # browser, and its next moves often never reached the address.
     for name, key, values in (("γ", "geo_gamma", gamma), ("β", "geo_beta", beta)):
         which = key.removeprefix("geo_")
         cols = st.columns(3)

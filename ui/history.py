@@ -7,7 +7,7 @@ arrives as a ``page_info_changed`` message, written with ``history.pushState`` o
 browser is still on. On a page switch that message comes about 50 ms before the new page's own
 ``pushState``, so the history reads ``/mean?mean_shift=3``, ``/mean``, ``/variance`` (measured in
 Chromium). Back then lands on ``/mean`` without its parameter, and since a link without a parameter
-means that control's default, the student's value was lost (found by a browser QA pass).
+means that control's default, the student's value was lost.
 
 The script below (a hidden ``st.components.v2`` component, drawn by ``app.py`` on every page) wraps
 the two calls once per tab:
@@ -24,7 +24,7 @@ the two calls once per tab:
 - a ``pushState`` within 1 s of a Back or Forward (``popstate``) becomes a ``replaceState``: two
   quick Backs start two runs, and the first one's answer arrives after the second Back and pushed
   its page again, on top of the page the student went back to. That cut off the Forward entries
-  and made Back alternate between two pages (found by a browser QA pass, two Backs 50 ms apart;
+  and made Back alternate between two pages (two Backs 50 ms apart;
   it happened without this module too). The last answer is the page shown, so its address wins.
   A sidebar click within that second adds no Back step, but its address is still right.
 

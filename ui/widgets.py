@@ -27,7 +27,7 @@ def placement_control(label: str, *, key: str, disabled: bool = False, help: str
 
     Each page has its own widget and URL key (``depth_placement``, ``tf_placement``): a widget key
     bound to the URL on two pages was lost on Back (the browser's entry for one page held the other
-    page's parameters and Streamlit rewrote the address without the placement; a browser QA pass).
+    page's parameters and Streamlit rewrote the address without the placement).
 
     The choice is shared through :data:`SHARED_PLACEMENT`, the placement the student last saw:
 
