@@ -10,7 +10,7 @@ import streamlit as st
 
 from layernorm.labs.transformer_stats import SiteStats, dimension_profile, parameter_histograms, site_stats
 from ui import charts_depth as cd
-from ui import controls, page, plot, theme
+from ui import charts_transformer, controls, page, plot, theme
 from ui.fragments import page_fragment
 from ui.minilm import recording
 from ui.text import digits_to_separate, fmt
@@ -75,7 +75,7 @@ def body() -> None:
     )
 
     plot.show(
-        cd.site_scale_figure(
+        charts_transformer.site_scale_figure(
             s.labels,
             [
                 ("max |x| (input)", s.in_absmax, COLORS["x"], "solid"),
@@ -103,7 +103,7 @@ def body() -> None:
     site = int(np.clip(site, 0, rec.n_sites - 1))
     x_max, y_max = profile(site)
     marks = sorted({99, 223, int(s.outlier_dim[site])})
-    plot.show(cd.dimension_figure(x_max, y_max, s.labels[site], marks), key="tf_dims")
+    plot.show(charts_transformer.dimension_figure(x_max, y_max, s.labels[site], marks), key="tf_dims")
     ceiling = math.sqrt(383)  # |x̂| ≤ √(d − 1): enough digits that a value below it never reads as equal
     xhat_digits = digits_to_separate([s.x_hat_absmax[site]], against=[ceiling])
     st.caption(
@@ -127,7 +127,7 @@ def body() -> None:
     counts, edges = param_hist(str(which))
     name = "γ" if which == "gamma" else "β"
     plot.show(
-        cd.parameter_heatmap(counts, edges, s.labels, name, 1.0 if which == "gamma" else 0.0), key="tf_params"
+        charts_transformer.parameter_heatmap(counts, edges, s.labels, name, 1.0 if which == "gamma" else 0.0), key="tf_params"
     )
     params = pd.DataFrame(
         {

@@ -6,8 +6,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm import formula
 from layernorm.backward import layer_norm_backward_from_steps
-from ui import charts_geometry as cg
-from ui import controls, live, page, plot
+from ui import charts_gradients, controls, live, page, plot
 from ui.fragments import page_fragment, rerun_fragments
 from ui.live import gradients as lg
 from ui.live import sidebar as live_sidebar
@@ -146,7 +145,7 @@ def backward_numbers(lab: LabInput) -> None:
             f"({plain(lab.affine_mode, 80)}); ε = {lab.eps:.0e}."
         )
         plot.show(
-            cg.backward_terms_chart(terms.term_g, terms.term_mean, terms.term_proj, terms.dx),
+            charts_gradients.backward_terms_chart(terms.term_g, terms.term_mean, terms.term_proj, terms.dx),
             key="grad_chart_terms",
         )
 
@@ -252,7 +251,7 @@ def jacobian_numbers(lab: LabInput) -> None:
             rf",\qquad \hat\sigma = {tex_num(facts.std)},\ d = {lab.d}"
         )
         plot.show(
-            cg.jacobian_heatmap(facts.jacobian, annotate=lab.d <= ANNOTATE_D), key="grad_chart_jacobian"
+            charts_gradients.jacobian_heatmap(facts.jacobian, annotate=lab.d <= ANNOTATE_D), key="grad_chart_jacobian"
         )
         scale, k_round = facts.rounding_scale, ROUNDING_K + lab.d
         shared = bool(np.all(facts.gamma == facts.gamma[0]))
@@ -340,7 +339,7 @@ def eps_numbers(lab: LabInput) -> None:
     # at the sidebar's ε, neither of which a frame can move.
     with live.at_rest("grad_chart_eps"):
         plot.show(
-            cg.jacobian_norm_curve(EPS_GRID, curves, eps_now=lab.eps, ceiling=near_curve.ceiling, now=now),
+            charts_gradients.jacobian_norm_curve(EPS_GRID, curves, eps_now=lab.eps, ceiling=near_curve.ceiling, now=now),
             key="grad_chart_eps",
         )
     # The same function made every frame the slider shows during a drag: the released view equals it.

@@ -258,13 +258,13 @@ def test_palette_colours_are_distinct_per_quantity() -> None:
 
 def _per_feature_figures(d: int) -> list[go.Figure]:
     """Every builder that puts features 1..d along x, for a vector of size d."""
-    from ui import charts_geometry, charts_numerics
+    from ui import charts_geometry, charts_gradients, charts_numerics
 
     v = _vec(d)
     return [
         charts.feature_chart([("x", v)], "t"),
         charts_geometry.outputs_before_after(v, v, v, v, moved_label="c·x"),
-        charts_geometry.backward_terms_chart(v, v, v, v),
+        charts_gradients.backward_terms_chart(v, v, v, v),
         charts_numerics.recipe_figure(v, v, v, variant_name="variant", title="t"),
         charts_numerics.rms_figure([("LayerNorm", v, COLORS["x"])], "t"),
     ]
@@ -289,13 +289,13 @@ def test_a_long_vector_keeps_plotlys_own_ticks() -> None:
 def test_the_jacobians_cells_grow_with_their_numbers_on_a_projector(d: int) -> None:
     """Presentation mode grows every font, the heatmap's cell numbers too, but the cells kept their size:
     at d = 8 on a 1280 px projector the numbers ran into each other ("−0.27−0.31−0.17")."""
-    from ui import charts_geometry
+    from ui import charts_gradients
     from ui.theme import PRESENT_FONT, presenting_as
 
     jac = np.random.default_rng(d).normal(size=(d, d))
-    normal = charts_geometry.jacobian_heatmap(jac, annotate=True)
+    normal = charts_gradients.jacobian_heatmap(jac, annotate=True)
     with presenting_as(True):
-        big = charts_geometry.jacobian_heatmap(jac, annotate=True)
+        big = charts_gradients.jacobian_heatmap(jac, annotate=True)
     assert big.data[0].textfont.size == pytest.approx(normal.data[0].textfont.size * PRESENT_FONT)
     assert big.layout.height >= normal.layout.height * PRESENT_FONT  # the square cells, by the height
 

@@ -24,10 +24,23 @@ from streamlit.elements.lib import streamlit_plotly_theme as st_plotly
 
 from layernorm.labs.blocks import display_grid
 from layernorm.labs.lenses import lens_group
-from ui import charts, charts_axes, charts_depth, charts_geometry, charts_live, charts_numerics, theme
+from ui import (
+    charts,
+    charts_axes,
+    charts_depth,
+    charts_geometry,
+    charts_gradients,
+    charts_live,
+    charts_numerics,
+    charts_transformer,
+    theme,
+)
 from ui.theme import BACKGROUND, COLORS, FONT_SIZE, INK, OKABE_ITO, PANEL, THEMES, contrast
 
-MODULES = (charts, charts_axes, charts_depth, charts_geometry, charts_live, charts_numerics)
+MODULES = (
+    charts, charts_axes, charts_depth, charts_geometry, charts_gradients, charts_live, charts_numerics,
+    charts_transformer,
+)
 TEXT, MARK = 4.5, 3.0  # WCAG AA: text; lines, markers and bars
 THEME_COLORS = (INK, BACKGROUND, PANEL)  # replaced by the browser with the active theme's colour
 # The app's palette before this change (Okabe-Ito plus grey, brown and a warning red).
@@ -269,13 +282,13 @@ def _builders() -> dict[str, Callable[[], go.Figure | list[go.Figure]]]:
             np.array([[0, 3, 3], [0, 1, 3]]),
             3,
         ),
-        "charts_depth.site_scale_figure": lambda: charts_depth.site_scale_figure(
+        "charts_transformer.site_scale_figure": lambda: charts_transformer.site_scale_figure(
             sites, [("max |x|", np.linspace(1, 20, 13), COLORS["x"], "solid")], "t"
         ),
-        "charts_depth.dimension_figure": lambda: charts_depth.dimension_figure(
+        "charts_transformer.dimension_figure": lambda: charts_transformer.dimension_figure(
             np.abs(x200), np.abs(x200) / 3, "s", [3]
         ),
-        "charts_depth.parameter_heatmap": lambda: charts_depth.parameter_heatmap(
+        "charts_transformer.parameter_heatmap": lambda: charts_transformer.parameter_heatmap(
             np.arange(15).reshape(3, 5), np.linspace(0, 2, 6), ["a", "b", "c"], "γ", 1.0
         ),
         "charts_geometry.outputs_before_after": lambda: charts_geometry.outputs_before_after(
@@ -317,11 +330,13 @@ def _builders() -> dict[str, Callable[[], go.Figure | list[go.Figure]]]:
             )
             for kind in ("x", "x_hat", "y")
         ],
-        "charts_geometry.jacobian_heatmap": lambda: charts_geometry.jacobian_heatmap(
+        "charts_gradients.jacobian_heatmap": lambda: charts_gradients.jacobian_heatmap(
             np.eye(4) - 0.25, annotate=True
         ),
-        "charts_geometry.backward_terms_chart": lambda: charts_geometry.backward_terms_chart(x8, x8, x8, x8),
-        "charts_geometry.jacobian_norm_curve": lambda: charts_geometry.jacobian_norm_curve(
+        "charts_gradients.backward_terms_chart": lambda: charts_gradients.backward_terms_chart(
+            x8, x8, x8, x8
+        ),
+        "charts_gradients.jacobian_norm_curve": lambda: charts_gradients.jacobian_norm_curve(
             c,
             [("LayerNorm", c, "x_hat"), ("RMSNorm", c * 2, "batch")],
             eps_now=1.0,

@@ -1,0 +1,113 @@
+"""Charts of Inside a transformer: the size of the residual stream at each LayerNorm site, the
+features a site scales most, and the learned gamma and beta as a heatmap. Arrays in, figure out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.theme import (
+    BACKGROUND,
+    COLORS,
+    FONT_SIZE,
+    HALO,
+    INK,
+    base_layout,
+    finish,
+)
+
+
+def site_scale_figure(
+    labels: Sequence[str], series: Sequence[tuple[str, np.ndarray, str, str]], title: str
+) -> go.Figure:
+    """Per-site values (log y), one line per ``(name, values, colour, dash)``; sites along x."""
+    fig = go.Figure()
+    for name, values, color, dash in series:
+        fig.add_trace(
+            go.Scatter(
+                x=list(labels),
+                y=values,
+                name=name,
+                mode="lines+markers",
+                line={"color": color, "dash": dash, "width": 3},
+                marker={"size": 8},
+            )
+        )
+    fig = base_layout(fig, title, y_title="size (log scale)", height=560)
+    fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_xaxes(tickangle=-35)
+    fig.update_layout(
+        legend={"orientation": "h", "y": -0.45, "x": 0.0, "xanchor": "left", "yanchor": "top"},
+        margin={"b": 120},
+    )
+    return finish(fig)
+
+
+def dimension_figure(
+    in_absmax: np.ndarray, out_absmax: np.ndarray, site_label: str, mark: Sequence[int]
+) -> go.Figure:
+    """Largest |value| of each of the d features before and after one LayerNorm, outliers labelled."""
+    idx = np.arange(in_absmax.size)
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=idx, y=in_absmax, name="input x: max |x| over tokens", marker_color=COLORS["x"]))
+    fig.add_trace(
+        go.Bar(
+            x=idx, y=out_absmax, name="output y: max |y| over tokens", marker_color=COLORS["y"], opacity=0.8
+        )
+    )
+    for dim in mark:
+        fig.add_annotation(
+            x=int(dim),
+            y=float(in_absmax[dim]),
+            text=f"dim {dim}: {in_absmax[dim]:.3g}",
+            showarrow=True,
+            arrowhead=2,
+            ay=-30,
+            font={"size": FONT_SIZE - 2, "shadow": HALO},  # the theme's ink
+            arrowcolor=INK,
+        )
+    fig = base_layout(
+        fig,
+        f"Every feature at {site_label}",
+        x_title="feature index (0 … d−1)",
+        y_title="max |value| over tokens",
+        height=420,
+    )
+    fig.update_layout(barmode="overlay", bargap=0.0)
+    return finish(fig)
+
+
+def parameter_heatmap(
+    counts: np.ndarray, edges: np.ndarray, labels: Sequence[str], name: str, marker: float
+) -> go.Figure:
+    """Distribution of a learned parameter per site: rows sites, columns bins, colour = feature count.
+
+    A dashed line marks ``marker`` (the initial value: 1 for γ, 0 for β).
+    """
+    centres = (edges[:-1] + edges[1:]) / 2
+    fig = go.Figure(
+        go.Heatmap(
+            z=np.where(counts > 0, counts, np.nan),  # empty bins show the background, in either theme
+            x=centres,
+            y=list(labels),
+            colorscale="Purples",
+            hoverongaps=False,
+            colorbar={"title": {"text": "features"}},
+            hovertemplate="%{y}<br>" + name + " ≈ %{x:.3g}: %{z} features<extra></extra>",
+        )
+    )
+    # On the cells: ink over a wider halo of background, one of which stands out on any purple.
+    fig.add_vline(x=marker, line={"color": BACKGROUND, "width": 5})
+    fig.add_vline(
+        x=marker,
+        line={"color": INK, "dash": "dash", "width": 2},
+        annotation_text=f"initial {name} = {marker:g}",
+    )
+    fig = base_layout(
+        fig, f"Learned {name} of each LayerNorm (384 features per row)", x_title=name, height=500
+    )
+    fig.update_yaxes(autorange="reversed")
+    return finish(fig)
