@@ -42,6 +42,7 @@ from layernorm.data.inputs import (
     vector_from_table,
 )
 from layernorm.data.presets import PRESETS, make_near_constant, make_preset
+from layernorm.eps_presets import EPS_PRESETS, EpsPreset
 from layernorm.exact import ZeroVarianceError
 from layernorm.family import group_norm, instance_norm, rms_norm
 from layernorm.jacobian import (
@@ -65,8 +66,6 @@ from layernorm.labs.geometry import (
 from layernorm.labs.precision import DtypeRun, PrecisionSweep, layer_norm_in_dtype, precision_sweep
 from layernorm.steps import LayerNormSteps, layer_norm_steps, layer_norm_x_hat
 from layernorm.variants import (
-    EPS_PRESETS,
-    EpsPreset,
     RecipeComparison,
     compare_recipe,
     compare_rms_placement,

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import layernorm as ln
+from layernorm.eps_presets import EPS_PRESETS
 from layernorm.variants import (
-    EPS_PRESETS,
     compare_recipe,
     compare_rms_placement,
     layer_norm_eps_outside,
