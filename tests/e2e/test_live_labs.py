@@ -54,6 +54,7 @@ def pick_one_hot(lab: Lab) -> None:
     main = lab.page.locator('[data-testid="stMain"]')
     main.locator('[data-testid="stRadio"] label').filter(has_text=re.compile(r"^One-hot$")).click()
     expect(lab.page).to_have_url(re.compile(r"grad_kind=One-hot"))
+    expect(main.get_by_label("One-hot at k =")).to_be_enabled()  # the run that answers the click has drawn
     lab.wait_idle()
 
 
