@@ -78,7 +78,7 @@ JOBS ?= auto
 
 pytest: $(DEV_STAMP) chromium
 	@echo "==> pytest on $(JOBS) workers (all tests, real-browser tests included)"
-	$(PY) -m pytest -n $(JOBS)
+	$(PY) -m pytest -n $(JOBS) --dist worksteal
 
 test: lint pytest
 

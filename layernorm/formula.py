@@ -48,7 +48,9 @@ def standardize(x: ArrayLike, eps: float = 1e-5) -> F64:
     return x_hat
 
 
-def layer_norm(x: ArrayLike, gamma: ArrayLike, beta: ArrayLike, eps: float = 1e-5) -> F64:
+def layer_norm(
+    x: ArrayLike, gamma: ArrayLike, beta: ArrayLike, eps: float = 1e-5
+) -> F64:
     """y = γ ⊙ (x − μ) / √(σ² + ε) + β"""
     x = np.asarray(x, dtype=np.float64)
     d = x.shape[-1]
@@ -64,7 +66,7 @@ def layer_norm(x: ArrayLike, gamma: ArrayLike, beta: ArrayLike, eps: float = 1e-
 def layer_norm_backward(
     dy: ArrayLike, x: ArrayLike, gamma: ArrayLike, eps: float = 1e-5
 ) -> tuple[F64, F64, F64]:
-    """∂L/∂x, ∂L/∂γ, ∂L/∂β from ∂L/∂y, for y = layer_norm(x, γ, β, ε) (rows of x are tokens)."""
+    """∂L/∂x, ∂L/∂γ, ∂L/∂β from ∂L/∂y (each row of x is a token)"""
     x = np.asarray(x, dtype=np.float64)
     dy = np.asarray(dy, dtype=np.float64)
     d = x.shape[-1]
@@ -73,9 +75,11 @@ def layer_norm_backward(
     var = (centered**2).sum(axis=-1, keepdims=True) / d  # σ²
     rstd = 1.0 / np.sqrt(var + eps)  # 1 / √(σ² + ε)
     x_hat = centered * rstd  # x̂
-    dbeta: F64 = dy.reshape(-1, d).sum(axis=0)  # ∂L/∂β = Σ over tokens of ∂L/∂y
-    dgamma: F64 = (dy * x_hat).reshape(-1, d).sum(axis=0)  # ∂L/∂γ = Σ over tokens of ∂L/∂y ⊙ x̂
+    dbeta: F64 = dy.reshape(-1, d).sum(axis=0)  # ∂L/∂β = Σₜ ∂L/∂y
+    dgamma: F64 = (dy * x_hat).reshape(-1, d).sum(axis=0)  # ∂L/∂γ = Σₜ ∂L/∂y ⊙ x̂
     g = dy * np.asarray(gamma)  # ∂L/∂x̂ = ∂L/∂y ⊙ γ
+    mean_g = g.mean(axis=-1, keepdims=True)  # mean(g)
+    mean_gx = (g * x_hat).mean(axis=-1, keepdims=True)  # mean(g ⊙ x̂)
     # ∂L/∂x = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / √(σ² + ε)
-    dx: F64 = (g - g.mean(axis=-1, keepdims=True) - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)) * rstd
+    dx: F64 = (g - mean_g - x_hat * mean_gx) * rstd
     return dx, dgamma, dbeta
