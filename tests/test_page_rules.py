@@ -50,3 +50,20 @@ def test_every_control_of_a_page_is_in_its_link(file: Path) -> None:
         f"{file.name}: {unlisted} are not in any link. Make each with ui.controls (or ui.live) and list "
         "its key under the page in ui/keys.py (README, 'Add a page')."
     )
+
+
+@pytest.mark.parametrize("file", ["pages/2_variance.py", "pages/15_gradients.py"])
+def test_each_code_block_names_its_file_and_only_the_formulas_carry_its_note(file: str) -> None:
+    """A student reads every block under the line above it: the formula's note above a function from
+    another module would call that function "the formula, one step per line"."""
+    at = open_page(file)
+    at.session_state["show_code"] = True  # the student opens the box
+    at.run()
+    captions = [c.value for c in at.caption if c.value.startswith(("`layernorm/", "From `layernorm/"))]
+    blocks = list(zip(captions, [c.value for c in at.code], strict=True))
+    assert len(blocks) >= 2
+    for caption, code in blocks:
+        name = code.split("def ", 1)[1].split("(", 1)[0]
+        formula = caption.startswith("`layernorm/formula.py`")
+        assert formula == (f"formula.{name}" in {"formula.variance", "formula.layer_norm_backward"}), caption
+        assert "one step per line" in caption if formula else caption.startswith("From `layernorm/")

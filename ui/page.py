@@ -88,11 +88,18 @@ def predict_then_reveal(
 
 
 FORMULA_NOTE = (
-    "`layernorm/formula.py` is the formula as code, one step per line. The numbers on this page come "
+    "The formula as code, one step per line. The numbers on this page come "
     "from the tested core (`layernorm/core.py`): the same steps with exactly rounded sums, which stay "
     "right where these plain lines lose digits (a mean a billion times the spread or more, or values "
     "whose squares leave float64's range). Tests check that both agree on ordinary vectors."
 )
+
+
+def code_caption(func: Callable[..., Any]) -> str:
+    """The line above a code block: the file it is from, and for the formula's plain code, how it
+    relates to the numbers on screen."""
+    where = f"`{func.__module__.replace('.', '/')}.py`"
+    return f"{where}: {FORMULA_NOTE}" if func.__module__ == "layernorm.formula" else f"From {where}."
 
 
 @functools.lru_cache(maxsize=256)
@@ -120,9 +127,8 @@ def show_source(*funcs: Callable[..., Any]) -> None:
             )
             with shown:
                 if shown.open:
-                    if any(f.__module__ == "layernorm.formula" for f in funcs):
-                        st.caption(FORMULA_NOTE)
                     for func in funcs:
+                        st.caption(code_caption(func))  # each block says which file it is from
                         st.code(_source(func), language="python")
 
     box()

@@ -124,7 +124,7 @@ def test_opening_the_code_box_shows_the_code_and_keeps_the_page(lab: Lab) -> Non
     lab.page.get_by_text("The code behind these numbers").click()
     expect(code.first).to_contain_text("def mean(")
     expect(code).to_have_count(1)  # layernorm/formula.py's mean, one step per line
-    expect(lab.page.get_by_text("is the formula as code, one step per line")).to_be_visible()
+    expect(lab.page.get_by_text("The formula as code, one step per line")).to_be_visible()
     assert thumb.get_attribute("aria-valuetext") == moved and lab.metric("μ (mean)").inner_text() == mu
     lab.page.get_by_text("The code behind these numbers").click()  # and closed again
     expect(code).to_have_count(0)
