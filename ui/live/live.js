@@ -54,6 +54,21 @@ function askNow(app) {
 // A release the server has not answered yet (index), or none (null). Until the run that answers it
 // has drawn the slider, its element says so: tests wait for that besides an idle app, which the app
 // can be for a moment after a release, before the release's run starts.
+// A slider waiting for the answer to its last release stops waiting once the window above has passed
+// with no newer answer (the release's own run may never come: a page link clicked in the same moment
+// replaced it): the thumb and the frames go back to what the server drew last, and the mark goes.
+function giveUpWaiting(s) {
+  const mark = s.sent;
+  clearTimeout(s.waitTimer);
+  s.waitTimer = setTimeout(() => {
+    if (s.sent !== mark || s.dragging || !s.root.isConnected) return;  // a newer release speaks for itself
+    sent(s, null);
+    s.input.value = String(s.served);
+    s.released = s.served;
+    s.draw(s.index(), false);
+  }, Math.max(0, 5000 - (performance.now() - mark.at)) + 50);
+}
+
 function sent(s, index) {
   s.sent = index === null ? null : {index, at: performance.now()};
   if (index === null || index === s.served) delete s.root.dataset.sent;
@@ -504,6 +519,7 @@ function mountSlider(root, data, setTriggerValue) {
   const waiting = s.sent && s.sent.index !== data.index && performance.now() - s.sent.at < 5000;
   s.served = data.index;
   if (!waiting) sent(s, null);
+  else giveUpWaiting(s);
   if (!s.dragging && !waiting) {
     s.input.value = String(data.index);
     s.released = data.index;
