@@ -31,6 +31,8 @@ from layernorm.steps import LayerNormSteps, layer_norm_steps_unchecked
 
 
 def upstream(dy: ArrayLike, shape: tuple[int, ...]) -> F64:
+    """The upstream gradient ``dy = ∂L/∂y`` as float64 of ``shape`` (the forward input's, units of L
+    per unit of y); ValueError when its shape differs or it holds NaN or infinity."""
     g = as_float64(dy, "dy")
     if g.shape != shape:
         raise ValueError(f"dy has shape {g.shape}, expected {shape} to match x")

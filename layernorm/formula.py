@@ -9,6 +9,13 @@ x̂₁ = −1.22474496 here and −1.22474490 in the core; ``[1e200, −1e200, 0
 overflow) and ±1.22474487 in the core.
 ``tests/test_formula.py`` checks that both give the same numbers on the reference cases and on
 generated vectors.
+
+Shapes: ``x`` is ``(..., d)``, one token per row; ``gamma`` and ``beta`` are ``(d,)``. ``mean`` and
+``variance`` keep the last axis (``(..., 1)``), the others return ``(..., d)``; the backward pass
+returns ∂L/∂x ``(..., d)`` and ∂L/∂γ, ∂L/∂β ``(d,)`` summed over the tokens. Units: μ and x − μ in
+x's units, σ² and ε in x's units squared, x̂ none, y in β's units (γ carries them). Errors: none
+raised; a row whose variance and ε are both 0 gives NaN (0/0), which the core refuses instead.
+Source: Ba, Kiros & Hinton (2016), eqs. 3-5; the layout follows llm.c's ``doc/layernorm``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A fresh server's first page waits for every import it makes: pandas (~0.3-0.5 s) only when needed.
 
 pandas is imported where a table or a CSV is read or written (ui.state's grid and CSV reader,
-layernorm.data.files' CSV reader, ui.worksheet's CSV download), not when a module is imported.
+layernorm.data.files' CSV reader, ui.worksheet_files' CSV download), not when a module is imported.
 """
 
 import subprocess
@@ -40,7 +40,7 @@ def test_no_module_of_the_app_imports_pandas_when_imported() -> None:
 def test_the_worksheet_csv_still_imports_pandas_when_asked() -> None:
     """The lazy import is a real import: building a CSV works in a process that had no pandas."""
     code = (
-        "import sys, numpy as np, layernorm as ln, ui.worksheet as w\n"
+        "import sys, numpy as np, layernorm as ln, ui.worksheet_files as w\n"
         "assert 'pandas' not in sys.modules\n"
         "s = ln.layer_norm_steps(np.array([1.0, 2.0, 4.0]), eps=1e-5)\n"
         "data = w.worksheet_csv(s)\n"

@@ -107,20 +107,50 @@ class Settings:
 
 @dataclass(frozen=True)
 class LabInput:
-    """Everything a page needs: the vector and the parameters, all validated (made by :func:`lab_from`)."""
+    """Everything a page needs: the vector and the parameters, all validated (made by :func:`lab_from`).
 
-    x: np.ndarray
-    label: str
-    source: str
+    The settings it was made from, and what :func:`affine` made of them: γ, β and the sidebar's notes.
+    Everything else is read from the settings.
+    """
+
+    settings: Settings = field(repr=False)
     gamma: np.ndarray
     beta: np.ndarray
-    eps: float
-    affine_mode: str
-    problem: str | None
-    recorded_y: np.ndarray | None
-    model_eps: float | None
     notes: list[str]
-    settings: Settings = field(repr=False, compare=False)
+
+    @property
+    def x(self) -> np.ndarray:
+        return self.settings.x
+
+    @property
+    def label(self) -> str:
+        return self.settings.label
+
+    @property
+    def source(self) -> str:
+        return self.settings.source
+
+    @property
+    def eps(self) -> float:
+        return self.settings.eps
+
+    @property
+    def affine_mode(self) -> str:
+        return self.settings.affine_mode
+
+    @property
+    def problem(self) -> str | None:
+        return self.settings.problem
+
+    @property
+    def recorded_y(self) -> np.ndarray | None:
+        """A real token's output as MiniLM computed it (None for any other input)."""
+        return None if self.settings.token is None else self.settings.token.y
+
+    @property
+    def model_eps(self) -> float | None:
+        """A real token's LayerNorm ε in MiniLM (None for any other input)."""
+        return None if self.settings.token is None else self.settings.token.eps
 
     @property
     def d(self) -> int:
@@ -157,20 +187,7 @@ def affine(s: Settings) -> tuple[np.ndarray, np.ndarray, list[str]]:
 def lab_from(s: Settings) -> LabInput:
     """The input every page reads, from what the sidebar says: the one way a :class:`LabInput` is made."""
     gamma, beta, notes = affine(s)
-    return LabInput(
-        x=s.x,
-        label=s.label,
-        source=s.source,
-        gamma=gamma,
-        beta=beta,
-        eps=s.eps,
-        affine_mode=s.affine_mode,
-        problem=s.problem,
-        recorded_y=None if s.token is None else s.token.y,
-        model_eps=None if s.token is None else s.token.eps,
-        notes=notes,
-        settings=s,
-    )
+    return LabInput(settings=s, gamma=gamma, beta=beta, notes=notes)
 
 
 def lab_at(

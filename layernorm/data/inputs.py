@@ -59,7 +59,9 @@ class NumberRangeError(InputError):
 
 
 def finish_vector(values: list[float] | F64, source: str) -> F64:
-    """Check size and range of a parsed vector and return it as float64."""
+    """A parsed vector as a 1-D float64 array, or InputError naming ``source`` (e.g. "typed numbers")
+    when it is empty, longer than :data:`MAX_VALUES`, or holds NaN or infinity, a nonzero value
+    smaller than :data:`MIN_ABS` in size, or one larger than :data:`MAX_ABS`."""
     arr = np.asarray(values, dtype=np.float64).ravel()
     if arr.size == 0:
         raise InputError(f"The {source} is empty: enter at least one number.")
