@@ -24,6 +24,19 @@ ROOT = Path(__file__).resolve().parents[2]
 CHART = '[data-testid="labChart"]'  # a chart drawn by ui.plot.show: the div plotly.js draws in
 RENDERED_CHART = f"{CHART} .main-svg"
 UNANSWERED = "[data-testid=labLive][data-sent]"  # a live slider released, its run not yet drawn
+# Counts the script runs that start from now on: an observer sees every change of the app's script
+# state, so a run that starts late, or comes and goes between two looks, is counted all the same.
+COUNT_RUNS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  globalThis.labRuns = 0;
+  if (globalThis.labRunWatch?.app !== app) {
+    const watch = new MutationObserver(() => {
+      if (app.getAttribute('data-test-script-state') === 'running') globalThis.labRuns += 1;
+    });
+    watch.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    globalThis.labRunWatch = {app, watch};
+  }
+}"""
 EXCEPTION = '[data-testid="stException"]'
 WAIT_MS = 30_000
 REAL_TOKEN = "Real token (MiniLM)"  # ui.settings.SOURCES; the URL carries the option's text
@@ -182,6 +195,15 @@ class Lab:
             expect(self.page.locator("h1").first).to_contain_text(app_page.title)
         if app_page.url != "/" and app_page.charts:
             self.page.locator(RENDERED_CHART).first.wait_for()
+        self.wait_idle()
+
+    @contextlib.contextmanager
+    def a_run(self) -> Iterator[None]:
+        """Around an action that reruns the script: on leaving, wait until a run has started since
+        the action began and the app is idle again."""
+        self.page.evaluate(COUNT_RUNS)
+        yield
+        self.page.wait_for_function("() => globalThis.labRuns > 0")
         self.wait_idle()
 
     def wait_idle(self) -> None:

@@ -11,7 +11,6 @@ its key as the CSS class ``st-key-<key>`` (Streamlit 1.67), which is how the tes
 
 from __future__ import annotations
 
-import contextlib
 import re
 import time
 import urllib.parse
@@ -19,9 +18,8 @@ from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Locator, Playwright, expect
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from e2e.support import PAGES, AppPage, Lab, page_by_url
+from e2e.support import PAGES, WAIT_MS, AppPage, Lab, page_by_url
 from scripts.browser import CHROMIUM, CHROMIUM_ARGS
 from ui.keys import PAGE_KEYS
 
@@ -69,23 +67,16 @@ def _read(box: Locator) -> str:
     return box.inner_text()
 
 
-def _settle(lab: Lab) -> None:
-    """Until the rerun an action caused has finished: on a loaded machine it can start late, and a
-    fast one can come and go between two looks, so wait a little for it to start, then for idle."""
-    with contextlib.suppress(PlaywrightTimeoutError):
-        lab.page.locator('[data-testid="stApp"][data-test-script-state="running"]').wait_for(timeout=3000)
+def _view(lab: Lab, keys: tuple[str, ...], like: dict[str, str] | None = None) -> dict[str, str]:
+    """What the view shows once the script is idle; given ``like``, read again until the view is the
+    same (a section a page draws after its run, such as a fragment's, can come a moment later) or
+    the wait runs out, as Playwright's ``expect`` does, and return the last read."""
     lab.wait_idle()
-
-
-def _view(lab: Lab, keys: tuple[str, ...]) -> dict[str, str]:
-    """What the view shows once it stops changing (two reads 0.4 s apart agree; at most ~8 s)."""
     seen = _read_view(lab, keys)
-    for _ in range(20):
-        time.sleep(0.4)
-        again = _read_view(lab, keys)
-        if again == seen:
-            return again
-        seen = again
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while like is not None and seen != like and time.monotonic() < deadline:
+        lab.page.wait_for_timeout(100)
+        seen = _read_view(lab, keys)
     return seen
 
 
@@ -100,6 +91,11 @@ def _read_view(lab: Lab, keys: tuple[str, ...]) -> dict[str, str]:
     return view
 
 
+# A Streamlit slider's thumb says its value in aria-valuenow; a live slider is an <input type=range>.
+AT_MAXIMUM = """(thumb) => Number(thumb.getAttribute('aria-valuenow') ?? thumb.value)
+  >= Number(thumb.getAttribute('aria-valuemax') ?? thumb.max)"""
+
+
 def _change(lab: Lab, key: str) -> bool:
     """Change one control the way a student does; False if it cannot be changed here (disabled)."""
     box = _box(lab, key).first
@@ -110,13 +106,9 @@ def _change(lab: Lab, key: str) -> bool:
         thumb = sliders.first
         if thumb.is_disabled():
             return False
-        before = thumb.get_attribute("aria-valuetext")
         thumb.focus()
-        thumb.press("ArrowRight")
-        _settle(lab)
-        if thumb.get_attribute("aria-valuetext") == before:  # at its maximum: go down instead
-            thumb.press("ArrowLeft")
-            _settle(lab)
+        with lab.a_run():
+            thumb.press("ArrowLeft" if thumb.evaluate(AT_MAXIMUM) else "ArrowRight")
         return True
     radios = box.locator("label:has(input[type=radio])")
     if radios.count():
@@ -125,27 +117,27 @@ def _change(lab: Lab, key: str) -> bool:
         ]
         if not free:
             return False
-        free[-1].click()
-        _settle(lab)
+        with lab.a_run():
+            free[-1].click()
         return True
     toggle = box.locator('input[type="checkbox"]')
     if toggle.count():
         if toggle.first.is_disabled():
             return False
-        box.locator("label").first.click()
-        _settle(lab)
+        with lab.a_run():
+            box.locator("label").first.click()
         return True
     buttons = box.locator("button")
     if box.locator('[data-testid="stButtonGroup"]').count() and buttons.count() > 1:
-        buttons.last.click()
-        _settle(lab)
+        with lab.a_run():
+            buttons.last.click()
         return True
     number = box.locator('input[type="number"]')
     if number.count() and number.first.is_enabled():
         value = number.first.input_value()
         number.first.fill(str(int(float(value)) + 1))
-        number.first.press("Enter")
-        _settle(lab)
+        with lab.a_run():
+            number.first.press("Enter")
         return True
     return False
 
@@ -183,7 +175,7 @@ def test_a_pages_view_survives_a_page_switch_and_round_trips_through_its_link(
 
     lab.nav_to(HOME)
     lab.nav_to(app_page)
-    _assert_same(set_view, _view(lab, keys), f"leaving {app_page.url} for Home and coming back")
+    _assert_same(set_view, _view(lab, keys, set_view), f"leaving {app_page.url} for Home and coming back")
     assert _query(lab.page.url) == _query(url)  # the same settings (Streamlit may reorder them)
 
     context = other_browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -191,7 +183,7 @@ def test_a_pages_view_survives_a_page_switch_and_round_trips_through_its_link(
         fresh = Lab(context.new_page(), lab.base)
         fresh.page.goto(url)
         fresh.wait_for(app_page)
-        _assert_same(set_view, _view(fresh, keys), f"opening {url} in a new browser")
+        _assert_same(set_view, _view(fresh, keys, set_view), f"opening {url} in a new browser")
         fresh.assert_clean()
         assert not fresh.page.locator('[data-testid="stAlert"]:has-text("link")').count()
     finally:
@@ -205,20 +197,20 @@ def test_step_pages_without_own_controls_keep_the_sidebars_view(
     lab.open(app_page)
     eps = lab.slider("ε (inside", in_sidebar=True)
     eps.focus()
-    eps.press("ArrowLeft")
+    with lab.a_run():
+        eps.press("ArrowLeft")
     expect(eps).to_have_attribute("aria-valuetext", "5e-06")
-    _settle(lab)
     view = _view(lab, ())
     url = lab.page.url
     assert "eps=5e-06" in url
     lab.nav_to(page_by_url("/depth_and_drift"))  # a page that hides the vector controls
     lab.nav_to(app_page)
-    _assert_same(view, _view(lab, ()), "a detour through Depth and drift")
+    _assert_same(view, _view(lab, (), view), "a detour through Depth and drift")
     context = other_browser.new_context()
     try:
         fresh = Lab(context.new_page(), lab.base)
         fresh.page.goto(url)
         fresh.wait_for(app_page)
-        _assert_same(view, _view(fresh, ()), f"opening {url} in a new browser")
+        _assert_same(view, _view(fresh, (), view), f"opening {url} in a new browser")
     finally:
         context.close()
