@@ -95,10 +95,8 @@ def variance(x: ArrayLike, axis: Axis = -1, *, ddof: int = 0) -> F64:
 
     Parameters
     ----------
-    x : (..., d) array_like
-        Any real numbers.
-    axis : int or tuple of int, default -1
-        Axis or axes to reduce.
+    x, axis
+        As :func:`mean`.
     ddof : {0, 1}, default 0
         0 gives the population variance (divide by ``d``), used by LayerNorm and
         BatchNorm to normalize; 1 gives the unbiased sample variance (divide by
@@ -143,10 +141,8 @@ def std(x: ArrayLike, axis: Axis = -1) -> F64:
 
     Parameters
     ----------
-    x : (..., d) array_like
-        Any real numbers.
-    axis : int or tuple of int, default -1
-        Axis or axes to reduce.
+    x, axis
+        As :func:`mean`.
 
     Returns
     -------
