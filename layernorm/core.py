@@ -35,8 +35,8 @@ from numpy.typing import ArrayLike
 from layernorm._checks import (
     F64,
     as_float64,
+    check_affine,
     check_eps,
-    check_param,
     finite_results,
     normalize_axes,
 )
@@ -239,8 +239,7 @@ def scale_shift(
     axes = normalize_axes(axis, xh.ndim, trailing=True)
     shape = xh.shape[axes[0] :]
     what = f"x.shape[{axes[0] - xh.ndim}:]"
-    g = check_param(gamma, "gamma", shape, what, 1.0)
-    b = check_param(beta, "beta", shape, what, 0.0)
+    g, b = check_affine(gamma, beta, shape, what)
     return g * xh + b
 
 
@@ -301,8 +300,8 @@ def layer_norm(
     if d == 0:
         raise ValueError("the normalized axes are empty (d = 0): there is nothing to average")
     what = f"x.shape[{-len(norm_shape)}:]"
-    g = check_param(gamma, "gamma", norm_shape, what, 1.0).reshape(d)
-    b = check_param(beta, "beta", norm_shape, what, 0.0).reshape(d)
+    g, b = check_affine(gamma, beta, norm_shape, what)
+    g, b = g.reshape(d), b.reshape(d)
     rows = arr.reshape(-1, d)  # (n, d); a view, since the normalized axes are trailing
     y = np.empty(rows.shape, dtype=np.float64)
     # Rows go in blocks of about BLOCK_VALUES numbers: a block's float64 temporaries stay in

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from layernorm._accurate import _HUGE, _SPLIT, _U, _exact_row_sums, _ms, row_means
-from layernorm._checks import F64, ResultRangeError, as_float64, check_param, normalize_axes
+from layernorm._checks import F64, ResultRangeError, as_float64, check_affine, normalize_axes
 
 Axis = int | Sequence[int]
 
@@ -321,8 +321,7 @@ def prepare_layer_norm(
     full_shape = batch_shape + tuple(np.shape(x)[a] for a in axes)
     norm_shape = full_shape[len(batch_shape) :]
     what = f"x.shape[{-len(norm_shape)}:]"
-    g = check_param(gamma, "gamma", norm_shape, what, 1.0)
-    b = check_param(beta, "beta", norm_shape, what, 0.0)
+    g, b = check_affine(gamma, beta, norm_shape, what)
     return x2, full_shape, g, b
 
 
