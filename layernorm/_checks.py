@@ -89,6 +89,17 @@ def check_param(p: ArrayLike | None, name: str, shape: tuple[int, ...], what: st
     return arr
 
 
+def check_affine(
+    gamma: ArrayLike | None, beta: ArrayLike | None, shape: tuple[int, ...], what: str
+) -> tuple[F64, F64]:
+    """The learned scale and shift as float64 of ``shape`` (see :func:`check_param`): ``gamma``
+    defaults to ones and ``beta`` to zeros, as in PyTorch's ``weight`` and ``bias``."""
+    return check_param(gamma, "gamma", shape, what, 1.0), check_param(beta, "beta", shape, what, 0.0)
+
+
+CHANNEL_AXIS = "the channel axis x.shape[1]"  # what per-channel parameters (shape (C,)) must match
+
+
 FLOAT64_MAX = float(np.finfo(np.float64).max)
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from layernorm._checks import F64, as_float64, check_eps, check_param, finite_results
+from layernorm._checks import CHANNEL_AXIS, F64, as_float64, check_eps, check_param, finite_results
 from layernorm.core import DEFAULT_EPS
 from layernorm.exact import as_exact, center_rows, check_divisor, spread_rows
 from layernorm.steps import LayerNormSteps, layer_norm_steps_unchecked
@@ -312,7 +312,7 @@ def batch_norm_backward(
         raise ValueError(
             f"Expected more than 1 value per channel when training, got input of shape {x64.shape}"
         )
-    gam = check_param(gamma, "gamma", (c,), "the channel axis x.shape[1]", 1.0)
+    gam = check_param(gamma, "gamma", (c,), CHANNEL_AXIS, 1.0)
     dy64 = upstream(dy, x64.shape)
     rows = np.moveaxis(x64, 1, 0).reshape(c, -1)  # (C, n)
     dy_rows = np.moveaxis(dy64, 1, 0).reshape(c, -1)

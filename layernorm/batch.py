@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from layernorm._checks import F64, check_eps, check_param, finite_results
+from layernorm._checks import CHANNEL_AXIS, F64, check_affine, check_eps, check_param, finite_results
 from layernorm.core import DEFAULT_EPS
 from layernorm.exact import as_exact, center_rows, check_divisor, spread_rows, subtract
 
@@ -30,6 +30,19 @@ def _channel_shape(x64: NDArray[Any]) -> tuple[int, tuple[int, ...]]:
         raise ValueError(f"BatchNorm expects x of shape (N, C) or (N, C, L), got shape {x64.shape}")
     c = x64.shape[1]
     return c, (1, c) + (1,) * (x64.ndim - 2)
+
+
+def _channel_params(
+    c: int, gamma: ArrayLike | None, beta: ArrayLike | None, running_mean: ArrayLike, running_var: ArrayLike
+) -> tuple[F64, F64, F64, F64]:
+    """``gamma``, ``beta`` and the running mean and variance as float64 of shape ``(C,)``.
+
+    ``None`` gives PyTorch's starting values: ones, zeros, zeros and ones.
+    """
+    g, b = check_affine(gamma, beta, (c,), CHANNEL_AXIS)
+    rm = check_param(running_mean, "running_mean", (c,), CHANNEL_AXIS, 0.0)
+    rv = check_param(running_var, "running_var", (c,), CHANNEL_AXIS, 1.0)
+    return g, b, rm, rv
 
 
 @finite_results("y", "new_running_mean", "new_running_var")
@@ -93,10 +106,7 @@ def batch_norm_train(
         raise ValueError(
             f"Expected more than 1 value per channel when training, got input of shape {x64.shape}"
         )
-    g = check_param(gamma, "gamma", (c,), "the channel axis x.shape[1]", 1.0)
-    b = check_param(beta, "beta", (c,), "the channel axis x.shape[1]", 0.0)
-    rm = check_param(running_mean, "running_mean", (c,), "the channel axis x.shape[1]", 0.0)
-    rv = check_param(running_var, "running_var", (c,), "the channel axis x.shape[1]", 1.0)
+    g, b, rm, rv = _channel_params(c, gamma, beta, running_mean, running_var)
     rows = np.moveaxis(x64, 1, 0).reshape(c, -1)  # (C, n)
     mu, centered = center_rows(rows)  # (C, 1), (C, n)
     var, std = spread_rows(centered, eps)  # biased, (C, 1)
@@ -155,10 +165,7 @@ def batch_norm_eval(
     c, bshape = _channel_shape(x64)
     if not np.all(np.isfinite(x64)):
         raise ValueError("x contains NaN or infinity; normalization needs finite numbers")
-    g = check_param(gamma, "gamma", (c,), "the channel axis x.shape[1]", 1.0)
-    b = check_param(beta, "beta", (c,), "the channel axis x.shape[1]", 0.0)
-    rm = check_param(running_mean, "running_mean", (c,), "the channel axis x.shape[1]", 0.0)
-    rv = check_param(running_var, "running_var", (c,), "the channel axis x.shape[1]", 1.0)
+    g, b, rm, rv = _channel_params(c, gamma, beta, running_mean, running_var)
     if np.any(rv < 0):
         raise ValueError("running_var must be >= 0")
     std = np.sqrt(rv + eps)

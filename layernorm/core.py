@@ -35,8 +35,8 @@ from numpy.typing import ArrayLike
 from layernorm._checks import (
     F64,
     as_float64,
+    check_affine,
     check_eps,
-    check_param,
     finite_results,
     normalize_axes,
 )
@@ -95,10 +95,8 @@ def variance(x: ArrayLike, axis: Axis = -1, *, ddof: int = 0) -> F64:
 
     Parameters
     ----------
-    x : (..., d) array_like
-        Any real numbers.
-    axis : int or tuple of int, default -1
-        Axis or axes to reduce.
+    x, axis
+        As :func:`mean`.
     ddof : {0, 1}, default 0
         0 gives the population variance (divide by ``d``), used by LayerNorm and
         BatchNorm to normalize; 1 gives the unbiased sample variance (divide by
@@ -143,10 +141,8 @@ def std(x: ArrayLike, axis: Axis = -1) -> F64:
 
     Parameters
     ----------
-    x : (..., d) array_like
-        Any real numbers.
-    axis : int or tuple of int, default -1
-        Axis or axes to reduce.
+    x, axis
+        As :func:`mean`.
 
     Returns
     -------
@@ -243,8 +239,7 @@ def scale_shift(
     axes = normalize_axes(axis, xh.ndim, trailing=True)
     shape = xh.shape[axes[0] :]
     what = f"x.shape[{axes[0] - xh.ndim}:]"
-    g = check_param(gamma, "gamma", shape, what, 1.0)
-    b = check_param(beta, "beta", shape, what, 0.0)
+    g, b = check_affine(gamma, beta, shape, what)
     return g * xh + b
 
 
@@ -305,8 +300,8 @@ def layer_norm(
     if d == 0:
         raise ValueError("the normalized axes are empty (d = 0): there is nothing to average")
     what = f"x.shape[{-len(norm_shape)}:]"
-    g = check_param(gamma, "gamma", norm_shape, what, 1.0).reshape(d)
-    b = check_param(beta, "beta", norm_shape, what, 0.0).reshape(d)
+    g, b = check_affine(gamma, beta, norm_shape, what)
+    g, b = g.reshape(d), b.reshape(d)
     rows = arr.reshape(-1, d)  # (n, d); a view, since the normalized axes are trailing
     y = np.empty(rows.shape, dtype=np.float64)
     # Rows go in blocks of about BLOCK_VALUES numbers: a block's float64 temporaries stay in

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from layernorm._accurate import _HUGE, _SPLIT, _U, _exact_row_sums, _ms, row_means
-from layernorm._checks import F64, ResultRangeError, as_float64, check_param, normalize_axes
+from layernorm._checks import F64, ResultRangeError, as_float64, check_affine, normalize_axes
 
 Axis = int | Sequence[int]
 
@@ -100,11 +100,7 @@ def center_rows(x2: NDArray[Any], out: F64 | None = None, scratch: F64 | None = 
     top = float(np.maximum.reduce(amax))
     if not math.isfinite(top):
         raise ValueError("x contains NaN or infinity; normalization needs finite numbers")
-    if x2.dtype == np.float64 and x2.flags.c_contiguous:
-        x64: F64 = x2
-    else:
-        x64 = np.empty(x2.shape) if scratch is None else scratch
-        np.copyto(x64, x2)
+    x64 = _float64_rows(x2, scratch)
     centered = np.empty(x64.shape) if out is None else out
     bound = _correction_bound(xmin, xmax, x64.shape[1], top)
     mu, r = row_means(x64, x64.shape[1], xmin, xmax, amax, work=centered, bound=bound, top=top)
@@ -121,6 +117,16 @@ def center_rows(x2: NDArray[Any], out: F64 | None = None, scratch: F64 | None = 
     return mu[:, None], centered
 
 
+def _float64_rows(x2: NDArray[Any], scratch: F64 | None) -> F64:
+    """``x2`` itself when it is C-contiguous float64, else its values copied into ``scratch`` (or a
+    new array): the rows the centring reads, without a copy where none is needed."""
+    if x2.dtype == np.float64 and x2.flags.c_contiguous:
+        return x2
+    x64 = np.empty(x2.shape) if scratch is None else scratch
+    np.copyto(x64, x2)
+    return x64
+
+
 def _center_one_row(x2: NDArray[Any], out: F64 | None, scratch: F64 | None) -> tuple[F64, F64] | None:
     """:func:`center_rows` for a single row, its per-row arithmetic in Python floats.
 
@@ -135,11 +141,7 @@ def _center_one_row(x2: NDArray[Any], out: F64 | None, scratch: F64 | None) -> t
     amax = max(xmax, -xmin)
     if not 0 < amax < _HUGE:
         return None
-    if x2.dtype == np.float64 and x2.flags.c_contiguous:
-        x64: F64 = x2
-    else:
-        x64 = np.empty(x2.shape) if scratch is None else scratch
-        np.copyto(x64, x2)
+    x64 = _float64_rows(x2, scratch)
     d = x64.shape[1]
     ms = _ms(d)
     e = math.frexp(amax)[1]
@@ -321,8 +323,7 @@ def prepare_layer_norm(
     full_shape = batch_shape + tuple(np.shape(x)[a] for a in axes)
     norm_shape = full_shape[len(batch_shape) :]
     what = f"x.shape[{-len(norm_shape)}:]"
-    g = check_param(gamma, "gamma", norm_shape, what, 1.0)
-    b = check_param(beta, "beta", norm_shape, what, 0.0)
+    g, b = check_affine(gamma, beta, norm_shape, what)
     return x2, full_shape, g, b
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from layernorm._checks import F64, check_eps, check_param, finite_results
+from layernorm._checks import CHANNEL_AXIS, F64, check_affine, check_eps, check_param, finite_results
 from layernorm.core import DEFAULT_EPS, layer_norm
 from layernorm.exact import Axis, as_exact, check_divisor, feature_rows, spread_rows
 
@@ -78,8 +78,7 @@ def group_norm(
     grouped = x64.reshape(n, g_count, per_group)
     x_hat = layer_norm(grouped, eps=eps).reshape(x64.shape)
     bshape = (1, c) + (1,) * (x64.ndim - 2)
-    g = check_param(gamma, "gamma", (c,), "the channel axis x.shape[1]", 1.0)
-    b = check_param(beta, "beta", (c,), "the channel axis x.shape[1]", 0.0)
+    g, b = check_affine(gamma, beta, (c,), CHANNEL_AXIS)
     return g.reshape(bshape) * x_hat + b.reshape(bshape)
 
 

@@ -336,10 +336,8 @@ def read_uploaded_vector(name: str, data: bytes) -> F64:
 
     Parameters
     ----------
-    name : str
-        The file name (only its extension is used).
-    data : bytes
-        The file contents.
+    name, data
+        As :func:`read_uploaded_file`.
 
     Returns
     -------

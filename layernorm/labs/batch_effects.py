@@ -104,16 +104,10 @@ def redraw_spread(
 
     Parameters
     ----------
-    pop : Population
-        Distribution of the examples, arrays of shape ``(d,)``.
-    batch_size : int, 2 .. MAX_BATCH
-        Examples ``N`` in each batch, the fixed one included.
+    pop, batch_size, fixed_seed, eps
+        As :func:`batch_mates` (``batch_size`` examples in each batch).
     n_redraws : int
         Number ``R`` of batch-mate redraws, at least 2.
-    fixed_seed : int
-        Fixes the example that stays.
-    eps : float, default 1e-5
-        Inside the square root (units of ``x`` squared).
 
     Returns
     -------

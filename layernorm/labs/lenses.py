@@ -224,14 +224,8 @@ def lens_mask(shape: Shape3, cell: Cell, lens: str, *, groups: int = 1) -> NDArr
 
     Parameters
     ----------
-    shape : (B, T, d) tuple of int
-        Sizes of the tensor, each at least 1, ``B·T·d <= MAX_BATCH_VALUES``.
-    cell : (b, t, i) tuple of int
-        Sequence, token and feature of the chosen value, from 0.
-    lens : str
-        One of :data:`LENSES`.
-    groups : int, default 1
-        GroupNorm's number of groups ``G`` (must divide ``d``); ignored by other lenses.
+    shape, cell, lens, groups
+        As :func:`lens_group`.
 
     Returns
     -------

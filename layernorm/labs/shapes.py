@@ -15,6 +15,14 @@ _U = np.array([1.0, -1.0, 0.0]) / np.sqrt(2.0)  # orthonormal basis of the plane
 _V = np.array([1.0, 1.0, -2.0]) / np.sqrt(6.0)
 
 
+def _radius_and_count(radius: float, n: int) -> tuple[float, int]:
+    """``radius`` and ``n`` as float and int; ValueError unless the radius is finite and >= 0 and n >= 3."""
+    r = float(radius)
+    if not np.isfinite(r) or r < 0 or int(n) < 3:
+        raise ValueError(f"need a finite radius >= 0 and n >= 3, got radius {radius!r}, n {n!r}")
+    return r, int(n)
+
+
 @finite_results()
 def sphere_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     """Points of the sphere of ``radius`` around 0 on an ``(n, n)`` latitude-longitude grid.
@@ -43,11 +51,9 @@ def sphere_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     -----
     Source: this project (drawing aid).
     """
-    r = float(radius)
-    if not np.isfinite(r) or r < 0 or int(n) < 3:
-        raise ValueError(f"need a finite radius >= 0 and n >= 3, got radius {radius!r}, n {n!r}")
-    theta = np.linspace(0.0, np.pi, int(n))[:, None]  # polar angle
-    phi = np.linspace(0.0, 2 * np.pi, int(n))[None, :]
+    r, n = _radius_and_count(radius, n)
+    theta = np.linspace(0.0, np.pi, n)[:, None]  # polar angle
+    phi = np.linspace(0.0, 2 * np.pi, n)[None, :]
     return r * np.sin(theta) * np.cos(phi), r * np.sin(theta) * np.sin(phi), r * np.cos(theta) + 0 * phi
 
 
@@ -80,11 +86,9 @@ def sum_zero_disc_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     -----
     Source: this project (drawing aid).
     """
-    r = float(radius)
-    if not np.isfinite(r) or r < 0 or int(n) < 3:
-        raise ValueError(f"need a finite radius >= 0 and n >= 3, got radius {radius!r}, n {n!r}")
-    rho = np.linspace(0.0, r, int(n))[:, None, None]
-    t = np.linspace(0.0, 2 * np.pi, int(n))[None, :, None]
+    r, n = _radius_and_count(radius, n)
+    rho = np.linspace(0.0, r, n)[:, None, None]
+    t = np.linspace(0.0, 2 * np.pi, n)[None, :, None]
     pts = rho * (np.cos(t) * _U + np.sin(t) * _V)  # (n, n, 3)
     return pts[..., 0], pts[..., 1], pts[..., 2]
 
@@ -117,10 +121,8 @@ def sum_zero_circle(radius: float, n: int = 121) -> F64:
     -----
     Source: this project (drawing aid).
     """
-    r = float(radius)
-    if not np.isfinite(r) or r < 0 or int(n) < 3:
-        raise ValueError(f"need a finite radius >= 0 and n >= 3, got radius {radius!r}, n {n!r}")
-    t = np.linspace(0.0, 2 * np.pi, int(n))[:, None]
+    r, n = _radius_and_count(radius, n)
+    t = np.linspace(0.0, 2 * np.pi, n)[:, None]
     circle: F64 = r * (np.cos(t) * _U + np.sin(t) * _V)
     return circle
 
@@ -152,10 +154,8 @@ def circle_2d(radius: float, n: int = 121) -> F64:
     -----
     Source: this project (drawing aid).
     """
-    r = float(radius)
-    if not np.isfinite(r) or r < 0 or int(n) < 3:
-        raise ValueError(f"need a finite radius >= 0 and n >= 3, got radius {radius!r}, n {n!r}")
-    t = np.linspace(0.0, 2 * np.pi, int(n))
+    r, n = _radius_and_count(radius, n)
+    t = np.linspace(0.0, 2 * np.pi, n)
     return np.stack([r * np.cos(t), r * np.sin(t)], axis=1)
 
 
