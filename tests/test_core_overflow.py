@@ -126,16 +126,18 @@ def _(data: st.DataObject) -> Any:
     return ln.scale_shift(_mat(data, 2, d), _vec(data, d), _vec(data, d))
 
 
-@call("layer_norm")
-def _(data: st.DataObject) -> Any:
-    d = _d(data, 1)
-    return ln.layer_norm(_mat(data, 2, d), _vec(data, d), _vec(data, d), eps=_eps(data))
+def _batch_gamma_beta(f: Callable[..., Any]) -> Callable[[st.DataObject], Any]:
+    """``f(x, γ, β, eps)`` for a batch of two rows of d features."""
+
+    def run(data: st.DataObject) -> Any:
+        d = _d(data, 1)
+        return f(_mat(data, 2, d), _vec(data, d), _vec(data, d), eps=_eps(data))
+
+    return run
 
 
-@call("layer_norm_steps")
-def _(data: st.DataObject) -> Any:
-    d = _d(data, 1)
-    return ln.layer_norm_steps(_mat(data, 2, d), _vec(data, d), _vec(data, d), eps=_eps(data))
+for _name in ("layer_norm", "layer_norm_steps"):
+    CALLS[_name] = _batch_gamma_beta(getattr(ln, _name))
 
 
 @call("layer_norm_x_hat")
