@@ -51,6 +51,14 @@ def whole_page_runs() -> Iterator[None]:
 
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
+# The formula's step pages, each by its short name
+STEP_FILES = {
+    "mean": "pages/1_mean.py",
+    "variance": "pages/2_variance.py",
+    "standardize": "pages/3_standardize.py",
+    "scale_shift": "pages/4_scale_shift.py",
+    "full_formula": "pages/5_full_formula.py",
+}
 
 
 def open_page(page: str, **query: str) -> AppTest:
@@ -124,3 +132,12 @@ def trace(at: AppTest, name: str) -> dict[str, Any]:
             if tr.get("name") == name:
                 return tr
     raise AssertionError(f"no trace named {name!r}")
+
+
+def answer_and_reveal(at: AppTest, quiz: str, guess: str) -> AppTest:
+    """Pick ``guess`` in the page's predict-then-reveal question ``quiz`` (its radio ``<quiz>_guess``)
+    and press its reveal button (``<quiz>_reveal``), with a run after each."""
+    at.radio(key=f"{quiz}_guess").set_value(guess)
+    ok(at.run())
+    at.button(key=f"{quiz}_reveal").click()
+    return ok(at.run())

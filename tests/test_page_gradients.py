@@ -8,7 +8,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 import pytest
-from apptest_support import APP, ok, open_with_sidebar, trace
+from apptest_support import APP, answer_and_reveal, ok, open_with_sidebar, trace
 from apptest_support import plotly_array as _arr
 from chart_specs import charts
 from live_support import live_metric_elements
@@ -162,9 +162,5 @@ def test_per_feature_gamma_breaks_symmetry() -> None:
 
 
 def test_predict_then_reveal() -> None:
-    at = open_page()
-    at.radio(key="grad_q_guess").set_value("Zero everywhere")
-    ok(at.run())
-    at.button(key="grad_q_reveal").click()
-    ok(at.run())
+    at = answer_and_reveal(open_page(), "grad_q", "Zero everywhere")
     assert at.success and "Right" in at.success[0].value

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from apptest_support import ok, open_with_sidebar, trace
+from apptest_support import answer_and_reveal, ok, open_with_sidebar, trace
 from apptest_support import plotly_array as _arr
 from chart_specs import charts
 from live_support import live_metrics, live_tex
@@ -156,9 +156,5 @@ def test_d2_surprise_and_the_user_point() -> None:
 
 
 def test_predict_then_reveal() -> None:
-    at = open_page()
-    at.radio(key="inv_q_guess").set_value("Both on (−1, 1)")
-    ok(at.run())
-    at.button(key="inv_q_reveal").click()
-    ok(at.run())
+    at = answer_and_reveal(open_page(), "inv_q", "Both on (−1, 1)")
     assert at.success and "Right" in at.success[0].value
