@@ -500,6 +500,28 @@ def in_place_server(tmp: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
         os.environ.pop("LAB_ROOT", None)
 
 
+def servers_and_chromium(
+    stack: contextlib.ExitStack[Any], prefix: str, width: int, height: int
+) -> tuple[Path, str, str, BrowserContext]:
+    """A temporary folder (named ``prefix…``), the trivial app's server and this app's, and a headless
+    Chromium whose window is ``width`` × ``height`` and whose waits end after ``WAIT_MS``; each goes
+    when ``stack`` closes. Returns the folder, both servers' URLs and the browser."""
+    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=prefix)))
+    _, triv_url = stack.enter_context(streamlit_server(tmp / "trivial.log", script=TRIVIAL_APP))
+    _, app_url = stack.enter_context(streamlit_server(tmp / "app.log"))
+    pw = stack.enter_context(sync_playwright())
+    ctx = pw.chromium.launch_persistent_context(
+        user_data_dir=tmp / "chromium-profile",
+        executable_path=CHROMIUM,
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": width, "height": height},
+    )
+    stack.callback(ctx.close)
+    ctx.set_default_timeout(WAIT_MS)
+    return tmp, triv_url, app_url, ctx
+
+
 def open_trivial(ctx: BrowserContext, url: str, chart: str = f"{TRIVIAL_CHART} .main-svg") -> Page:
     tab = ctx.new_page()
     tab.goto(url)
@@ -698,22 +720,10 @@ def main() -> None:
     cold: dict[str, float] = {}
     oddities: list[str] = []
     with contextlib.ExitStack() as stack:
-        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench_browser_")))
-        _, triv_url = stack.enter_context(streamlit_server(tmp / "trivial.log", script=TRIVIAL_APP))
-        _, app_url = stack.enter_context(streamlit_server(tmp / "app.log"))
+        tmp, triv_url, app_url, ctx = servers_and_chromium(stack, "bench_browser_", 1400, 1000)
         if args.in_place:
             _, in_place_url = stack.enter_context(in_place_server(tmp))
-        pw = stack.enter_context(sync_playwright())
-        ctx = pw.chromium.launch_persistent_context(
-            user_data_dir=tmp / "chromium-profile",
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1400, "height": 1000},
-        )
-        stack.callback(ctx.close)
         log("servers up, Chromium started")
-        ctx.set_default_timeout(WAIT_MS)
         ctx.add_init_script(WS_TAP_JS)  # every tab of both apps, before their own scripts
 
         first = next((p for p in pages if p.charts), pages[0])

@@ -38,7 +38,6 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -46,11 +45,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # as tests/e2e does: `scripts.*` and `e2e.*`
-from bench_browser import TRIVIAL_APP, TRIVIAL_KEY, holder  # noqa: E402
+from bench_browser import TRIVIAL_KEY, holder, servers_and_chromium  # noqa: E402
 from e2e.support import RENDERED_CHART, live_ready  # noqa: E402
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Page  # noqa: E402
 
-from scripts.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server  # noqa: E402
+from scripts.browser import IDLE  # noqa: E402
 
 WAIT_MS = 60_000
 QUIET_MS = 1000  # settled: idle and no update for this long
@@ -265,19 +264,7 @@ def main() -> None:
     args = parser.parse_args()
     targets = [t.rsplit(":", 1) for t in args.targets.split(",") if t]
     with contextlib.ExitStack() as stack:
-        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench_drag_")))
-        _, triv_url = stack.enter_context(streamlit_server(tmp / "trivial.log", script=TRIVIAL_APP))
-        _, app_url = stack.enter_context(streamlit_server(tmp / "app.log"))
-        pw = stack.enter_context(sync_playwright())
-        ctx = pw.chromium.launch_persistent_context(
-            user_data_dir=tmp / "chromium-profile",
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 720},
-        )
-        stack.callback(ctx.close)
-        ctx.set_default_timeout(WAIT_MS)
+        _, triv_url, app_url, ctx = servers_and_chromium(stack, "bench_drag_", 1280, 720)
         trivial = [measure(open_tab(ctx, triv_url), "trivial page (before)", TRIVIAL_KEY, args)]
         rows = []
         for path, key in targets:

@@ -7,10 +7,15 @@ fuzz run, so ``pytest`` and ``scripts/fuzz.py`` judge the same page after the sa
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import numpy as np
+from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
 from ui.keys import LAB_RERUN
@@ -46,6 +51,14 @@ def whole_page_runs() -> Iterator[None]:
 
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
+# The formula's step pages, each by its short name
+STEP_FILES = {
+    "mean": "pages/1_mean.py",
+    "variance": "pages/2_variance.py",
+    "standardize": "pages/3_standardize.py",
+    "scale_shift": "pages/4_scale_shift.py",
+    "full_formula": "pages/5_full_formula.py",
+}
 
 
 def open_page(page: str, **query: str) -> AppTest:
@@ -66,3 +79,65 @@ def page_text(at: AppTest) -> str:
     """Every sentence a page shows: its Markdown, captions, formulas and messages, one a line."""
     parts = [*at.markdown, *at.caption, *at.latex, *at.info, *at.warning, *at.error, *at.success]
     return "\n".join(str(e.value) for e in parts)
+
+
+def ok(at: AppTest) -> AppTest:
+    """``at``, after checking that its last run raised no exception."""
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+# The sidebar's controls by key, and how AppTest reaches each (``open_with_sidebar``).
+_SIDEBAR_WIDGETS = {
+    "d": "select_slider",
+    "eps": "select_slider",
+    "preset": "selectbox",
+    "src": "selectbox",
+    "typed": "text_area",
+    "gamma": "slider",
+    "beta": "slider",
+}
+
+
+def open_with_sidebar(page: str, *, timeout: float = 60, **sidebar: Any) -> AppTest:
+    """A fresh session on ``page`` (the app's first page run first, then a switch, as a student
+    clicks), then each sidebar control in ``sidebar`` set in turn, with a run after each."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    ok(at.run())
+    ok(at.switch_page(page).run())
+    for key, value in sidebar.items():
+        getattr(at, _SIDEBAR_WIDGETS[key])(key=key).set_value(value)
+        ok(at.run())
+    return at
+
+
+def type_numbers(at: AppTest, text: str) -> AppTest:
+    """The sidebar's source set to "Type numbers" and ``text`` typed into it (a run after each)."""
+    ok(at.selectbox(key="src").set_value("Type numbers").run())
+    return ok(at.text_area(key="typed").set_value(text).run())
+
+
+def plotly_array(v: Any) -> np.ndarray:
+    """A trace's data as an array: Plotly's typed-array spec (``{dtype, bdata, shape}``) or a list."""
+    if isinstance(v, dict) and "bdata" in v:
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+        return a.reshape([int(n) for n in str(v["shape"]).split(",")]) if "shape" in v else a
+    return np.asarray(v, dtype=float)
+
+
+def trace(at: AppTest, name: str) -> dict[str, Any]:
+    """The first trace named ``name`` in the charts of the last run."""
+    for chart in charts(at):
+        for tr in json.loads(chart.spec)["data"]:
+            if tr.get("name") == name:
+                return tr
+    raise AssertionError(f"no trace named {name!r}")
+
+
+def answer_and_reveal(at: AppTest, quiz: str, guess: str) -> AppTest:
+    """Pick ``guess`` in the page's predict-then-reveal question ``quiz`` (its radio ``<quiz>_guess``)
+    and press its reveal button (``<quiz>_reveal``), with a run after each."""
+    at.radio(key=f"{quiz}_guess").set_value(guess)
+    ok(at.run())
+    at.button(key=f"{quiz}_reveal").click()
+    return ok(at.run())

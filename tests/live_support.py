@@ -6,13 +6,35 @@ A live readout draws its formula and metrics in the browser from the data the se
 
 from __future__ import annotations
 
+import base64
 import json
+from collections.abc import Callable
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 from streamlit.testing.v1 import AppTest
 
 COMPONENT = "lab_live_slider"
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def page_opener(page: str) -> Callable[..., AppTest]:
+    """A function that opens ``page`` (``"pages/1_mean.py"``) in a fresh session from a link carrying
+    its keyword arguments as the query: the app runs first, then switches to the page, which must
+    draw without an exception."""
+
+    def open_page(**query: str) -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=60)
+        for k, v in query.items():
+            at.query_params[k] = v
+        at.run()
+        at.switch_page(page).run()
+        assert not at.exception
+        return at
+
+    return open_page
 
 
 def _component_data(at: AppTest, mode: str) -> list[dict[str, Any]]:
@@ -109,3 +131,19 @@ def page_tex(at: AppTest) -> list[str]:
             if data["mode"] == "readout" and data["readout"]["tex"] is not None:
                 found.append(data["readout"]["tex"])
     return found
+
+
+def assert_patched_is_drawn(was: dict[str, Any], now: dict[str, Any], chart: Any) -> None:
+    """Figure ``was`` (Plotly JSON, one value's) patched as the browser patches it from a frame's
+    ``chart`` (``ui.live.Chart``) equals ``now``, the figure the server draws at the frame's value: each
+    trace's y is the chart's trace to the bit, and each line (a shape and its label) moves to the chart's."""
+    patched = json.loads(json.dumps(was))
+    for trace, y in zip(patched["data"], chart.traces, strict=True):
+        trace["y"] = now["data"][0]["y"]
+        assert np.frombuffer(base64.b64decode(trace["y"]["bdata"]), dtype="<f8").tobytes() == y.tobytes()
+    for shape, note, line in zip(
+        patched["layout"]["shapes"], patched["layout"]["annotations"], chart.lines, strict=True
+    ):
+        shape["y0"] = shape["y1"] = note["y"] = line.y
+        note["text"] = line.label
+    assert patched == now

@@ -113,21 +113,27 @@ def test_divergence_map_title_says_the_median_leaves_diverged_seeds_out() -> Non
 # ---------------------------------------------------------------------------- presets
 
 
+# Every preset's caption, word for word, as the sidebar shows it: the expected texts, written out here.
+PRESET_CAPTIONS = [
+    (
+        "standard normal",
+        "Random draws from a normal distribution with mean 0 and standard deviation 1; "
+        "the d values drawn have their own μ and σ.",
+    ),
+    ("shifted (mean 2.5)", "The standard normal draws moved up by 2.5: μ is their own mean plus 2.5."),
+    ("scaled (σ = 10)", "The standard normal draws stretched ten times: σ is ten times their own."),
+    (
+        "one large outlier",
+        "The standard normal draws with one feature set to 40, far above the rest "
+        "(real transformer activations have outlier features too).",
+    ),
+    ("constant", "Every feature equals 3: the variance is 0 and only ε keeps the division finite."),
+    ("one-hot [1, 0, 0, 0]", "A single 1 and zeros elsewhere (d = 4 gives [1, 0, 0, 0])."),
+]
+
+
 def test_preset_captions_exact() -> None:
-    assert ln.PRESETS == {
-        "standard normal": (
-            "Random draws from a normal distribution with mean 0 and standard deviation 1; "
-            "the d values drawn have their own μ and σ."
-        ),
-        "shifted (mean 2.5)": "The standard normal draws moved up by 2.5: μ is their own mean plus 2.5.",
-        "scaled (σ = 10)": "The standard normal draws stretched ten times: σ is ten times their own.",
-        "one large outlier": (
-            "The standard normal draws with one feature set to 40, far above the rest "
-            "(real transformer activations have outlier features too)."
-        ),
-        "constant": "Every feature equals 3: the variance is 0 and only ε keeps the division finite.",
-        "one-hot [1, 0, 0, 0]": "A single 1 and zeros elsewhere (d = 4 gives [1, 0, 0, 0]).",
-    }
+    assert list(ln.PRESETS.items()) == PRESET_CAPTIONS  # these presets, in this order, these words
 
 
 @pytest.mark.parametrize("d", D_CHOICES)
@@ -160,7 +166,6 @@ def test_preset_captions_hold_for_every_size(d: int) -> None:
 def test_outlier_stays_far_above_the_rest_for_every_seed_at_the_largest_size() -> None:
     largest = max(float(np.max(np.random.default_rng(s).standard_normal(4096))) for s in range(10000))
     assert largest < 10.0
-
 
 
 def test_pages_pass_chart_titles_that_hold_for_every_eps() -> None:

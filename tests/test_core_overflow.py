@@ -126,16 +126,18 @@ def _(data: st.DataObject) -> Any:
     return ln.scale_shift(_mat(data, 2, d), _vec(data, d), _vec(data, d))
 
 
-@call("layer_norm")
-def _(data: st.DataObject) -> Any:
-    d = _d(data, 1)
-    return ln.layer_norm(_mat(data, 2, d), _vec(data, d), _vec(data, d), eps=_eps(data))
+def _batch_gamma_beta(f: Callable[..., Any]) -> Callable[[st.DataObject], Any]:
+    """``f(x, γ, β, eps)`` for a batch of two rows of d features."""
+
+    def run(data: st.DataObject) -> Any:
+        d = _d(data, 1)
+        return f(_mat(data, 2, d), _vec(data, d), _vec(data, d), eps=_eps(data))
+
+    return run
 
 
-@call("layer_norm_steps")
-def _(data: st.DataObject) -> Any:
-    d = _d(data, 1)
-    return ln.layer_norm_steps(_mat(data, 2, d), _vec(data, d), _vec(data, d), eps=_eps(data))
+for _name in ("layer_norm", "layer_norm_steps"):
+    CALLS[_name] = _batch_gamma_beta(getattr(ln, _name))
 
 
 @call("layer_norm_x_hat")
@@ -215,22 +217,24 @@ def _(data: st.DataObject) -> Any:
     )
 
 
-@call("layer_norm_backward")
-def _(data: st.DataObject) -> Any:
-    d = _d(data, 1)
-    return ln.layer_norm_backward(_mat(data, 2, d), _vec(data, d), _mat(data, 2, d), eps=_eps(data))
+def _backward(f: Callable[..., Any]) -> Callable[[st.DataObject], Any]:
+    """``f(x, γ, dy, eps)`` for a batch of two rows of d features (a backward pass)."""
+
+    def run(data: st.DataObject) -> Any:
+        d = _d(data, 1)
+        return f(_mat(data, 2, d), _vec(data, d), _mat(data, 2, d), eps=_eps(data))
+
+    return run
+
+
+for _name in ("layer_norm_backward", "rms_norm_backward"):
+    CALLS[_name] = _backward(getattr(ln, _name))
 
 
 @call("layer_norm_backward_terms")
 def _(data: st.DataObject) -> Any:
     d = _d(data, 1)
     return ln.layer_norm_backward_terms(_vec(data, d), _vec(data, d), _vec(data, d), eps=_eps(data))
-
-
-@call("rms_norm_backward")
-def _(data: st.DataObject) -> Any:
-    d = _d(data, 1)
-    return ln.rms_norm_backward(_mat(data, 2, d), _vec(data, d), _mat(data, 2, d), eps=_eps(data))
 
 
 @call("layer_norm_input_grad")
@@ -240,16 +244,18 @@ def _(data: st.DataObject) -> Any:
     return ln.layer_norm_input_grad(x_hat, std, _mat(data, 2, d))
 
 
-@call("layer_norm_jacobian")
-def _(data: st.DataObject) -> Any:
-    d = _d(data, 1)
-    return ln.layer_norm_jacobian(_vec(data, d), _vec(data, d), eps=_eps(data))
+def _vector_and_gamma(f: Callable[..., Any]) -> Callable[[st.DataObject], Any]:
+    """``f(x, γ, eps)`` for one vector of d features."""
+
+    def run(data: st.DataObject) -> Any:
+        d = _d(data, 1)
+        return f(_vec(data, d), _vec(data, d), eps=_eps(data))
+
+    return run
 
 
-@call("layer_norm_jacobian_facts")
-def _(data: st.DataObject) -> Any:
-    d = _d(data, 1)
-    return ln.layer_norm_jacobian_facts(_vec(data, d), _vec(data, d), eps=_eps(data))
+for _name in ("layer_norm_jacobian", "layer_norm_jacobian_facts"):
+    CALLS[_name] = _vector_and_gamma(getattr(ln, _name))
 
 
 @call("layer_norm_jacobian_norm_vs_eps")

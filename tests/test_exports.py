@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from apptest_support import APP, STEP_FILES
 from live_support import page_metrics
 from streamlit.testing.v1 import AppTest
 
@@ -27,14 +27,6 @@ from ui.minilm import recording
 from ui.settings import AFFINE_MODES, LabInput
 from ui.text import fmt
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-STEP_FILES = {
-    "mean": "pages/1_mean.py",
-    "variance": "pages/2_variance.py",
-    "standardize": "pages/3_standardize.py",
-    "scale_shift": "pages/4_scale_shift.py",
-    "full_formula": "pages/5_full_formula.py",
-}
 TOKEN_SITE = 3
 TABLE_GAMMA = ["2", "−0.5", "1e-3", "3", "1", "0.25", "-4", "1.5"]  # the sidebar's starting d = 8
 TABLE_BETA = ["-1", "0", "2.5", "−3", "1e2", "0.125", "7", "-0.75"]

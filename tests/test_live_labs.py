@@ -231,22 +231,34 @@ EST_VECTORS = {
 }
 
 
+# The recipe's denominator by (ddof, ε inside), as the formula writes it: in symbols, and as a template
+# for its numbers (v: the variance, e: ε)
+RECIPE_DENOMINATORS = {
+    (0, True): (r"\sqrt{\sigma^2 + \varepsilon}", r"\sqrt{{{v} + {e}}}"),
+    (1, True): (r"\sqrt{s^2 + \varepsilon}", r"\sqrt{{{v} + {e}}}"),
+    (0, False): (r"\sqrt{\sigma^2} + \varepsilon", r"\sqrt{{{v}}} + {e}"),
+    (1, False): (r"\sqrt{s^2} + \varepsilon", r"\sqrt{{{v}}} + {e}"),
+}
+
+
+def recipe_x_hat_1(x: np.ndarray, ddof: int, inside: bool, eps: float) -> float:
+    """x̂₁ by the recipe, in NumPy rather than the core: (x₁ − μ) / √(var + ε), or / (√var + ε)."""
+    var = np.var(x, ddof=ddof)
+    return float((x[0] - np.mean(x)) / (np.sqrt(var + eps) if inside else np.sqrt(var) + eps))
+
+
 def estimators_expected(x: np.ndarray, ddof: int, inside: bool, eps: float, name: str) -> dict[str, object]:
-    """The formula and metrics Estimators and ε drew with st.latex, st.metric (its own code, written out)."""
+    """The formula and metrics Estimators and ε drew with st.latex, st.metric: x̂₁ computed here in NumPy,
+    the formula's symbols written out (``RECIPE_DENOMINATORS``), the other metrics from the core."""
     cmp = ln.compare_recipe(x, ddof=ddof, eps_inside=inside, eps=eps, standard_eps=ln.DEFAULT_EPS)
-    mu = float(ln.mean(x))
-    spread = float(ln.variance(x, ddof=ddof))
-    val = [float(x[0]), float(cmp.standard[0]), float(cmp.variant[0])]
+    mu, spread = float(np.mean(x)), float(np.var(x, ddof=ddof))
+    val = [float(x[0]), recipe_x_hat_1(x, 0, True, ln.DEFAULT_EPS), recipe_x_hat_1(x, ddof, inside, eps)]
     k = digits_to_separate(val[1:], 4, same_within=rounding_noise(val[1:]))
-    sq = r"s^2" if ddof else r"\sigma^2"
-    den = (
-        rf"\sqrt{{{tex_num(spread, 4)} + {tex_num(eps, 3)}}}"
-        if inside
-        else rf"\sqrt{{{tex_num(spread, 4)}}} + {tex_num(eps, 3)}"
-    )
-    sym = rf"\sqrt{{{sq} + \varepsilon}}" if inside else rf"\sqrt{{{sq}}} + \varepsilon"
+    sym, den = RECIPE_DENOMINATORS[(ddof, inside)]
+    numerator = f"{tex_num(val[0], 4)} {tex_minus(mu, 4)}"
+    numbers = den.format(v=tex_num(spread, 4), e=tex_num(eps, 3))
     tex = (
-        rf"\hat x_1 = \frac{{x_1 - \mu}}{{{sym}}} = \frac{{{tex_num(val[0], 4)} {tex_minus(mu, 4)}}}{{{den}}}"
+        rf"\hat x_1 = \frac{{x_1 - \mu}}{{{sym}}} = \frac{{{numerator}}}{{{numbers}}}"
         rf" = {tex_num(val[2], k)} \quad\text{{(standard, }}\varepsilon = 10^{{-5}}\text{{: }} "
         rf"{tex_num(val[1], k)}\text{{)}}"
     )

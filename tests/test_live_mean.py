@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from live_support import live_data, live_readouts
+from live_support import assert_patched_is_drawn, live_data, live_readouts, page_opener
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -104,18 +104,7 @@ def test_a_chart_changes_only_where_the_browser_patches_it() -> None:
         frame = mean.frame(x, 1e-5, c)
         figs = [json.loads(plot.figure_json(f)) for f in mean.figures(frame, "v")]
         for was, now, chart in zip(base, figs, frame.charts, strict=True):
-            patched = json.loads(json.dumps(was))
-            for trace, y in zip(patched["data"], chart.traces, strict=True):
-                trace["y"] = now["data"][0]["y"]
-                assert (
-                    np.frombuffer(base64.b64decode(trace["y"]["bdata"]), dtype="<f8").tobytes() == y.tobytes()
-                )
-            for shape, note, line in zip(
-                patched["layout"]["shapes"], patched["layout"]["annotations"], chart.lines, strict=True
-            ):
-                shape["y0"] = shape["y1"] = note["y"] = line.y
-                note["text"] = line.label
-            assert patched == now
+            assert_patched_is_drawn(was, now, chart)
 
 
 def test_payload_shares_equal_arrays() -> None:
@@ -131,16 +120,7 @@ def mean_slider(at: AppTest) -> dict[str, object]:
 
 @pytest.fixture
 def open_mean() -> Callable[..., AppTest]:
-    def _open(**query: str) -> AppTest:
-        at = AppTest.from_file("../app.py", default_timeout=60)
-        for k, v in query.items():
-            at.query_params[k] = v
-        at.run()
-        at.switch_page("pages/1_mean.py").run()
-        assert not at.exception
-        return at
-
-    return _open
+    return page_opener("pages/1_mean.py")
 
 
 @pytest.mark.parametrize("c", [-10.0, 0.0, 3.5])

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from chart_specs import charts
-from live_support import live_data, live_readouts, page_metrics, page_tex
+from live_support import live_data, live_readouts, page_metrics, page_opener, page_tex
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -138,16 +138,7 @@ def test_the_near_chart_changes_only_where_the_browser_patches_it(spread: float)
 
 @pytest.fixture
 def open_standardize() -> Callable[..., AppTest]:
-    def _open(**query: str) -> AppTest:
-        at = AppTest.from_file("../app.py", default_timeout=60)
-        for k, v in query.items():
-            at.query_params[k] = v
-        at.run()
-        at.switch_page("pages/3_standardize.py").run()
-        assert not at.exception
-        return at
-
-    return _open
+    return page_opener("pages/3_standardize.py")
 
 
 def shown_as_expected(at: AppTest, i: int, spread: float) -> None:

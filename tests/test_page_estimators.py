@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from apptest_support import ok, open_with_sidebar
+from apptest_support import type_numbers as _typed
 from chart_specs import charts
 from live_support import live_metric_elements, live_tex
 from streamlit.testing.v1 import AppTest
@@ -14,20 +16,8 @@ PAGE = "pages/12_estimators_and_eps.py"
 TINY = [0.09484422, 0.16441762]
 
 
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, at.exception
-    return at
-
-
 def _open() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=60)
-    ok(at.run())
-    return ok(at.switch_page(PAGE).run())
-
-
-def _typed(at: AppTest, text: str) -> AppTest:
-    ok(at.selectbox(key="src").set_value("Type numbers").run())
-    return ok(at.text_area(key="typed").set_value(text).run())
+    return open_with_sidebar(PAGE)
 
 
 def _metrics(at: AppTest) -> dict[str, str]:

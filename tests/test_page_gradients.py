@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import base64
 import json
-from pathlib import Path
-from typing import Any
+from functools import partial
 
 import numpy as np
 import pandas as pd
 import pytest
+from apptest_support import APP, answer_and_reveal, ok, open_with_sidebar, trace
+from apptest_support import plotly_array as _arr
 from chart_specs import charts
 from live_support import live_metric_elements
 from streamlit.testing.v1 import AppTest
@@ -18,52 +18,15 @@ import layernorm as ln
 from ui.settings import AFFINE_MODES
 from ui.text import ROUNDING_K, fmt, fmt_zero, tex_num
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/15_gradients.py"
 EPS = 1e-5
 DEFAULT_X = ln.make_preset("standard normal", 8, 0)
-
-
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def open_page(**sidebar: Any) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    ok(at.run())
-    ok(at.switch_page(PAGE).run())
-    for key, value in sidebar.items():
-        if key in ("d", "eps"):
-            at.select_slider(key=key).set_value(value)
-        elif key in ("preset", "src"):
-            at.selectbox(key=key).set_value(value)
-        elif key == "typed":
-            at.text_area(key=key).set_value(value)
-        elif key == "gamma":
-            at.slider(key=key).set_value(value)
-        ok(at.run())
-    return at
+open_page = partial(open_with_sidebar, PAGE)
 
 
 def metric(at: AppTest, label: str) -> str:
     """A metric's value: an st.metric, or one of the spread's live readout (ui.live.gradients)."""
     return next(str(m.value) for m in [*at.metric, *live_metric_elements(at)] if m.label == label)
-
-
-def _arr(v: Any) -> np.ndarray:
-    if isinstance(v, dict) and "bdata" in v:
-        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-        return a.reshape([int(n) for n in str(v["shape"]).split(",")]) if "shape" in v else a
-    return np.asarray(v, dtype=float)
-
-
-def trace(at: AppTest, name: str) -> dict[str, Any]:
-    for chart in charts(at):
-        for tr in json.loads(chart.spec)["data"]:
-            if tr.get("name") == name:
-                return tr
-    raise AssertionError(f"no trace named {name!r}")
 
 
 def heatmap(at: AppTest) -> np.ndarray | None:
@@ -199,9 +162,5 @@ def test_per_feature_gamma_breaks_symmetry() -> None:
 
 
 def test_predict_then_reveal() -> None:
-    at = open_page()
-    at.radio(key="grad_q_guess").set_value("Zero everywhere")
-    ok(at.run())
-    at.button(key="grad_q_reveal").click()
-    ok(at.run())
+    at = answer_and_reveal(open_page(), "grad_q", "Zero everywhere")
     assert at.success and "Right" in at.success[0].value

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import base64
 import json
-from pathlib import Path
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pytest
+from apptest_support import answer_and_reveal, ok, open_with_sidebar, trace
+from apptest_support import plotly_array as _arr
 from chart_specs import charts
 from live_support import live_metrics, live_tex
 from streamlit.testing.v1 import AppTest
@@ -18,35 +19,10 @@ from layernorm.labs import geometry as geo
 from ui import charts_geometry as cg
 from ui.text import fmt_zero
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/14_invariances.py"
 EPS = 1e-5
 DEFAULT_X = ln.make_preset("standard normal", 8, 0)
-
-
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def open_page(**sidebar: Any) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    ok(at.run())
-    ok(at.switch_page(PAGE).run())
-    for key, value in sidebar.items():
-        widget = at.select_slider(key=key) if key in ("d", "eps") else None
-        if key == "preset":
-            at.selectbox(key=key).set_value(value)
-        elif key in ("gamma", "beta"):
-            at.slider(key=key).set_value(value)
-        elif key == "src":
-            at.selectbox(key=key).set_value(value)
-        elif key == "typed":
-            at.text_area(key=key).set_value(value)
-        elif widget is not None:
-            widget.set_value(value)
-        ok(at.run())
-    return at
+open_page = partial(open_with_sidebar, PAGE)
 
 
 def metric(at: AppTest, label: str) -> str:
@@ -55,23 +31,8 @@ def metric(at: AppTest, label: str) -> str:
     return next(value for name, value in shown if name == label)
 
 
-def _arr(v: Any) -> np.ndarray:
-    if isinstance(v, dict) and "bdata" in v:
-        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-        return a.reshape([int(n) for n in str(v["shape"]).split(",")]) if "shape" in v else a
-    return np.asarray(v, dtype=float)
-
-
 def figures(at: AppTest) -> list[dict[str, Any]]:
     return [json.loads(c.spec) for c in charts(at)]
-
-
-def trace(at: AppTest, name: str) -> dict[str, Any]:
-    for fig in figures(at):
-        for tr in fig["data"]:
-            if tr.get("name") == name:
-                return tr
-    raise AssertionError(f"no trace named {name!r}")
 
 
 def texts(at: AppTest) -> str:
@@ -195,9 +156,5 @@ def test_d2_surprise_and_the_user_point() -> None:
 
 
 def test_predict_then_reveal() -> None:
-    at = open_page()
-    at.radio(key="inv_q_guess").set_value("Both on (−1, 1)")
-    ok(at.run())
-    at.button(key="inv_q_reveal").click()
-    ok(at.run())
+    at = answer_and_reveal(open_page(), "inv_q", "Both on (−1, 1)")
     assert at.success and "Right" in at.success[0].value

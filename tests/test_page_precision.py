@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from apptest_support import ok, open_with_sidebar
+from apptest_support import type_numbers as _typed
 from chart_specs import charts
 from live_support import live_tex
 from streamlit.testing.v1 import AppTest
@@ -16,20 +18,8 @@ from ui.text import fmt
 PAGE = "pages/13_precision.py"
 
 
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, at.exception
-    return at
-
-
 def _open() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=90)
-    ok(at.run())
-    return ok(at.switch_page(PAGE).run())
-
-
-def _typed(at: AppTest, text: str) -> AppTest:
-    ok(at.selectbox(key="src").set_value("Type numbers").run())
-    return ok(at.text_area(key="typed").set_value(text).run())
+    return open_with_sidebar(PAGE, timeout=90)
 
 
 def _live_tex(at: AppTest) -> str:

@@ -14,7 +14,6 @@ import io
 import re
 from collections.abc import Callable
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import markupsafe
@@ -22,6 +21,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
+from apptest_support import APP, STEP_FILES
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
@@ -30,17 +30,9 @@ from ui import worksheet_files as ws
 from ui import worksheet_math as wm
 from ui.text import digits_to_add_up, digits_to_separate, fmt, rounding_noise, tex_num
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 HOSTILE = (
     "<script>alert(1)</script> **bold** [x](javascript:alert(2)) & 'q' \"dq\" <img src=x onerror=alert(3)>"
 )
-STEP_FILES = {
-    "mean": "pages/1_mean.py",
-    "variance": "pages/2_variance.py",
-    "standardize": "pages/3_standardize.py",
-    "scale_shift": "pages/4_scale_shift.py",
-    "full_formula": "pages/5_full_formula.py",
-}
 
 
 def _vectors() -> dict[str, tuple[np.ndarray, np.ndarray | None, np.ndarray | None, float]]:
@@ -74,23 +66,10 @@ def _read_csv(data: bytes) -> pd.DataFrame:
 
 def _core_columns(s: ln.LayerNormSteps) -> dict[str, np.ndarray]:
     """What each CSV column must equal, straight from the core (no arithmetic here but broadcasting)."""
-    d = s.d
-    squares = s.squared_deviations
-    return {
-        "i": np.arange(1, d + 1),
-        "x": s.x,
-        "x − μ": s.centered,
-        "(x − μ)²": squares,
-        "x̂": s.x_hat,
-        "γ": s.gamma,
-        "β": s.beta,
-        "y": s.y,
-        "μ": np.full(d, s.mu),
-        "σ²": np.full(d, s.var),
-        "σ": np.full(d, s.sigma),
-        "ε": np.full(d, s.eps),
-        "√(σ² + ε)": np.full(d, s.std),
-    }
+    per_feature = {"x": s.x, "x − μ": s.centered, "(x − μ)²": s.squared_deviations, "x̂": s.x_hat}
+    per_feature |= {"γ": s.gamma, "β": s.beta, "y": s.y}
+    one_number = {"μ": s.mu, "σ²": s.var, "σ": s.sigma, "ε": s.eps, "√(σ² + ε)": s.std}  # on every row
+    return {"i": np.arange(1, s.d + 1), **per_feature, **{k: np.full(s.d, v) for k, v in one_number.items()}}
 
 
 # ------------------------------------------------------------------------------------------------ CSV

@@ -173,6 +173,79 @@ def live_ready(scope: Page | Locator, key: str) -> Locator:
     return root.locator("input[type=range]")
 
 
+# --- a drag, recorded frame by frame -----------------------------------------------------------------
+
+# What a live readout (ui.live) shows, as a JavaScript function of its box: its formula's TeX (KaTeX
+# keeps it in the MathML annotation; null without a formula) and each metric's label, value and delta.
+READOUT_JS = """(r) => ({
+  tex: r.querySelector('.lab-live-formula annotation[encoding="application/x-tex"]')?.textContent ?? null,
+  metrics: Array.from(r.querySelectorAll('[data-testid="stMetric"]')).map((m) => [
+    m.querySelector('[data-testid="stMetricLabel"]').textContent,
+    m.querySelector('[data-testid="stMetricValue"]').textContent,
+    m.querySelector('[data-testid="stMetricDelta"]').textContent,
+  ]),
+})"""
+
+
+def recorder_js(seen_js: str) -> str:
+    """JavaScript that, given an argument, pushes ``(seen_js)(argument)`` into ``window.__frames`` on
+    every animation frame (an exception as ``{error}``) until ``window.__stop`` is set."""
+    return f"""
+(arg) => {{
+  const seen = {seen_js};
+  window.__frames = [];
+  window.__stop = false;
+  const tick = () => {{
+    if (window.__stop) return;
+    try {{ window.__frames.push(seen(arg)); }} catch (e) {{ window.__frames.push({{error: String(e)}}); }}
+    requestAnimationFrame(tick);
+  }};
+  requestAnimationFrame(tick);
+}}
+"""
+
+
+def thumb_track(thumb: Locator) -> tuple[float, float, float]:
+    """``(left, right, y)``: where a range input's thumb centre is at either end of its track, and the
+    height to drag it at (the thumb is 14 px wide)."""
+    box = thumb.bounding_box()
+    assert box is not None
+    return box["x"] + 7, box["x"] + box["width"] - 7, box["y"] + box["height"] / 2
+
+
+def thumb_x(thumb: Locator, left: float, right: float) -> float:
+    """Where the thumb's centre is now, on a track from ``left`` to ``right`` (:func:`thumb_track`)."""
+    return left + (right - left) * int(thumb.input_value()) / int(thumb.get_attribute("max") or 1)
+
+
+def record_drag(
+    page: Page, record_js: str, arg: Any, y: float, start: float, stop: float, steps: int = 30
+) -> list[dict[str, Any]]:
+    """Start ``record_js`` (:func:`recorder_js`) with ``arg``, press the mouse at ``(start, y)`` and move
+    it to ``stop`` in ``steps`` equal moves, one animation frame each; the frames recorded while the
+    button was down. The mouse is released and the recorder stopped after."""
+    page.evaluate(record_js, arg)
+    page.mouse.move(start, y)
+    page.mouse.down()
+    for i in range(1, steps + 1):
+        page.mouse.move(start + (stop - start) * i / steps, y)
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
+    frames: list[dict[str, Any]] = page.evaluate("() => window.__frames")
+    page.mouse.up()
+    page.evaluate("() => { window.__stop = true; }")
+    return frames
+
+
+def drag_thumb_by(
+    page: Page, thumb: Locator, record_js: str, arg: Any, fraction: float, steps: int = 30
+) -> list[dict[str, Any]]:
+    """:func:`record_drag` of a range input's thumb from where it is by ``fraction`` of its track
+    (negative: to the left)."""
+    left, right, y = thumb_track(thumb)
+    start = thumb_x(thumb, left, right)
+    return record_drag(page, record_js, arg, y, start, start + fraction * (right - left), steps)
+
+
 # --- one tab ------------------------------------------------------------------------------------------
 
 

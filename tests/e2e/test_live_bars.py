@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 import layernorm as ln
-from e2e.support import Lab, page_by_url, query
+from e2e.support import READOUT_JS, Lab, page_by_url, query
 from ui.live import Frame, full_formula, mean, scale_shift, standardize, variance
 
 pytestmark = pytest.mark.browser
@@ -44,19 +44,9 @@ PAGES: dict[str, Callable[[np.ndarray], Frame]] = {
 SEEN_JS = """
 (keys) => ({
   tip: document.querySelector(".lab-bar-tip:not([hidden])")?.textContent ?? null,
-  readouts: keys.map((key) => {
-    const r = document.querySelector(`.st-key-live_readout_${key}`);
-    return {
-      tex: r.querySelector('.lab-live-formula annotation[encoding="application/x-tex"]')?.textContent ?? null,
-      metrics: Array.from(r.querySelectorAll('[data-testid="stMetric"]')).map((m) => [
-        m.querySelector('[data-testid="stMetricLabel"]').textContent,
-        m.querySelector('[data-testid="stMetricValue"]').textContent,
-        m.querySelector('[data-testid="stMetricDelta"]').textContent,
-      ]),
-    };
-  }),
+  readouts: keys.map((key) => (READOUT)(document.querySelector(`.st-key-live_readout_${key}`))),
 })
-"""
+""".replace("READOUT", READOUT_JS)
 
 
 def shown(f: Frame) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 import layernorm as ln
-from e2e.support import Lab, live_ready, page_by_url, query
+from e2e.support import Lab, drag_thumb_by, live_ready, page_by_url, query, recorder_js
 from ui.live import invariances as inv
 from ui.live import offered
 from ui.text import fmt
@@ -65,19 +65,7 @@ SEEN_JS = """
   };
 }
 """ % (list(READOUTS), inv.CHART_OUTPUTS)  # noqa: UP031  # JavaScript's braces stay as they are
-RECORD_JS = f"""
-(key) => {{
-  const seen = {SEEN_JS};
-  window.__frames = [];
-  const tick = () => {{
-    if (window.__stop) return;
-    try {{ window.__frames.push(seen(key)); }} catch (e) {{ window.__frames.push({{error: String(e)}}); }}
-    requestAnimationFrame(tick);
-  }};
-  window.__stop = false;
-  requestAnimationFrame(tick);
-}}
-"""
+RECORD_JS = recorder_js(SEEN_JS)
 NOTICES_JS = """() => Array.from(document.querySelectorAll('[data-testid="stAlertContainer"]'),
   (a) => a.textContent)"""
 
@@ -162,20 +150,7 @@ def drag(lab: Lab, key: str, fraction: float) -> list[dict[str, Any]]:
     expect(thumb).to_be_visible()
     lab.page.locator(f".st-key-{inv.CHART_OUTPUTS} .main-svg").first.wait_for()
     thumb.evaluate("(e) => e.scrollIntoView({block: 'center'})")
-    box = thumb.bounding_box()
-    assert box is not None
-    y = box["y"] + box["height"] / 2
-    left, right = box["x"] + 7, box["x"] + box["width"] - 7
-    start = left + (right - left) * int(thumb.input_value()) / int(thumb.get_attribute("max") or 1)
-    lab.page.evaluate(RECORD_JS, key)
-    lab.page.mouse.move(start, y)
-    lab.page.mouse.down()
-    for i in range(1, 31):
-        lab.page.mouse.move(start + fraction * (right - left) * i / 30, y)
-        lab.page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
-    frames: list[dict[str, Any]] = lab.page.evaluate("() => window.__frames")
-    lab.page.mouse.up()
-    lab.page.evaluate("() => { window.__stop = true; }")
+    frames = drag_thumb_by(lab.page, thumb, RECORD_JS, key, fraction)
     assert not [f for f in frames if "error" in f], frames[:3]
     return frames
 
@@ -245,6 +220,7 @@ GEO_SEEN_JS = """
   };
 }
 """.replace("GEO_Y", inv.GEO_Y)
+GEO_RECORD_JS = recorder_js(GEO_SEEN_JS)
 
 
 def geo_at(key: str, v: float, gamma: np.ndarray, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -258,31 +234,7 @@ def geo_drag(lab: Lab, key: str, picture: str, fraction: float) -> list[dict[str
     lab.page.locator(f".st-key-live_readout_{inv.GEO_Y} .katex").first.wait_for()  # KaTeX loaded
     thumb = live_ready(lab.page, key)
     thumb.evaluate("(e) => e.scrollIntoView({block: 'center'})")
-    box = thumb.bounding_box()
-    assert box is not None
-    y = box["y"] + box["height"] / 2
-    left, right = box["x"] + 7, box["x"] + box["width"] - 7
-    start = left + (right - left) * int(thumb.input_value()) / int(thumb.get_attribute("max") or 1)
-    record = f"""(w) => {{
-      const seen = {GEO_SEEN_JS};
-      window.__frames = [];
-      window.__stop = false;
-      const tick = () => {{
-        if (window.__stop) return;
-        try {{ window.__frames.push(seen(w)); }} catch (e) {{ window.__frames.push({{error: String(e)}}); }}
-        requestAnimationFrame(tick);
-      }};
-      requestAnimationFrame(tick);
-    }}"""
-    lab.page.evaluate(record, [key, picture])
-    lab.page.mouse.move(start, y)
-    lab.page.mouse.down()
-    for i in range(1, 21):
-        lab.page.mouse.move(start + fraction * (right - left) * i / 20, y)
-        lab.page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
-    frames: list[dict[str, Any]] = lab.page.evaluate("() => window.__frames")
-    lab.page.mouse.up()
-    lab.page.evaluate("() => { window.__stop = true; }")
+    frames = drag_thumb_by(lab.page, thumb, GEO_RECORD_JS, [key, picture], fraction, steps=20)
     assert not [f for f in frames if "error" in f], frames[:3]
     return frames
 

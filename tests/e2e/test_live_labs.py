@@ -22,7 +22,16 @@ import pytest
 from playwright.sync_api import expect
 
 import layernorm as ln
-from e2e.support import AppPage, Lab, live_ready, page_by_url
+from e2e.support import (
+    READOUT_JS,
+    AppPage,
+    Lab,
+    live_ready,
+    page_by_url,
+    record_drag,
+    recorder_js,
+    thumb_track,
+)
 from ui.live import Frame
 from ui.live import estimators as le
 from ui.live import gradients as lg
@@ -104,36 +113,17 @@ CONTROLS = {
 SEEN_JS = """
 (key) => {
   const live = document.querySelector(`.st-key-${key}_live`);
+  const readout = READOUT;
   const readouts = {};
   for (const box of document.querySelectorAll('[class*="st-key-live_readout_"]')) {
     const name = [...box.classList].find((c) => c.startsWith("st-key-live_readout_")).slice(20);
-    const tex = box.querySelector('annotation[encoding="application/x-tex"]');
-    readouts[name] = {
-      tex: tex ? tex.textContent : null,
-      metrics: Array.from(box.querySelectorAll('[data-testid="stMetric"]')).map((m) => [
-        m.querySelector('[data-testid="stMetricLabel"]').textContent,
-        m.querySelector('[data-testid="stMetricValue"]').textContent,
-        m.querySelector('[data-testid="stMetricDelta"]').textContent,
-      ]),
-    };
+    readouts[name] = readout(box);
   }
   return {label: live.querySelector(".lab-live-value").textContent,
           thumb: live.querySelector("input").value, readouts};
 }
-"""
-RECORD_JS = f"""
-(key) => {{
-  const seen = {SEEN_JS};
-  window.__frames = [];
-  window.__stop = false;
-  const tick = () => {{
-    if (window.__stop) return;
-    try {{ window.__frames.push(seen(key)); }} catch (e) {{ window.__frames.push({{error: String(e)}}); }}
-    requestAnimationFrame(tick);
-  }};
-  requestAnimationFrame(tick);
-}}
-"""
+""".replace("READOUT", READOUT_JS)
+RECORD_JS = recorder_js(SEEN_JS)
 
 
 def expected(c: Live, label: str) -> dict[str, Any]:
@@ -170,22 +160,11 @@ def test_a_drag_shows_the_cores_numbers_on_every_frame_and_release_keeps_them(la
 
     assert mine(before) == expected(c, before["label"])  # the page as it opens
 
-    box = thumb.bounding_box()
-    assert box is not None
-    y = box["y"] + box["height"] / 2
-    left, right = box["x"] + 7, box["x"] + box["width"] - 7  # the thumb's centre at either end
+    left, right, y = thumb_track(thumb)
     last = len(c.values) - 1
     start = left + (right - left) * c.values.index(c.start) / last
     stop = left + (right - left) * c.values.index(c.end) / last
-    lab.page.evaluate(RECORD_JS, c.key)
-    lab.page.mouse.move(start, y)
-    lab.page.mouse.down()
-    for i in range(1, 31):
-        lab.page.mouse.move(start + (stop - start) * i / 30, y)
-        lab.page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
-    frames: list[dict[str, Any]] = lab.page.evaluate("() => window.__frames")
-    lab.page.mouse.up()
-    lab.page.evaluate("() => { window.__stop = true; }")
+    frames = record_drag(lab.page, RECORD_JS, c.key, y, start, stop)
 
     assert not [f for f in frames if "error" in f], frames[:3]
     shown = {f["label"]: f for f in frames}  # one recorded frame per value shown

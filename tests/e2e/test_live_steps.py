@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from e2e.support import Lab, live_ready, page_by_url, query
+from e2e.support import READOUT_JS, Lab, drag_thumb_by, live_ready, page_by_url, query, recorder_js
 from ui.live import Frame, standardize, variance
 
 pytestmark = pytest.mark.browser
@@ -37,17 +37,8 @@ TYPED = {"src": "Type numbers", "typed": "1, 2.5, -3, 40, 7, -2, 0.5, 3"}
 SEEN_JS = """
 (spec) => {
   const live = document.querySelector(`.st-key-${spec.live}`);
-  const readouts = spec.readouts.map((key) => {
-    const r = document.querySelector(`.st-key-live_readout_${key}`);
-    return {
-      tex: r.querySelector('.lab-live-formula annotation[encoding="application/x-tex"]')?.textContent ?? null,
-      metrics: Array.from(r.querySelectorAll('[data-testid="stMetric"]')).map((m) => [
-        m.querySelector('[data-testid="stMetricLabel"]').textContent,
-        m.querySelector('[data-testid="stMetricValue"]').textContent,
-        m.querySelector('[data-testid="stMetricDelta"]').textContent,
-      ]),
-    };
-  });
+  const readout = READOUT;
+  const readouts = spec.readouts.map((key) => readout(document.querySelector(`.st-key-live_readout_${key}`)));
   const charts = spec.charts.map((key) => {
     const plot = document.querySelector(`.st-key-${key} .lab-chart`);
     const y = plot.data[0].y;  // the server's figure keeps Plotly's typed-array spec ({dtype, bdata})
@@ -69,20 +60,8 @@ SEEN_JS = """
   return {label: live.querySelector(".lab-live-value").textContent,
           thumb: live.querySelector("input").value, readouts, charts};
 }
-"""
-RECORD_JS = f"""
-(spec) => {{
-  const seen = {SEEN_JS};
-  window.__frames = [];
-  const tick = () => {{
-    if (window.__stop) return;
-    try {{ window.__frames.push(seen(spec)); }} catch (e) {{ window.__frames.push({{error: String(e)}}); }}
-    requestAnimationFrame(tick);
-  }};
-  window.__stop = false;
-  requestAnimationFrame(tick);
-}}
-"""
+""".replace("READOUT", READOUT_JS)
+RECORD_JS = recorder_js(SEEN_JS)
 
 
 @dataclass(frozen=True)
@@ -188,22 +167,7 @@ def drag(lab: Lab, c: Control) -> list[dict[str, Any]]:
         if c.frame(c.value_of(seen_now(lab, c)["label"])).readout(key).tex is not None:
             lab.page.locator(f".st-key-live_readout_{key} .katex").first.wait_for()  # typeset
     thumb.scroll_into_view_if_needed()
-    box = thumb.bounding_box()
-    assert box is not None
-    y = box["y"] + box["height"] / 2
-    left, right = box["x"] + 7, box["x"] + box["width"] - 7
-    last = int(thumb.get_attribute("max") or 0)
-    start = left + (right - left) * int(thumb.input_value()) / last  # the thumb's centre
-    lab.page.evaluate(RECORD_JS, spec(c))
-    lab.page.mouse.move(start, y)
-    lab.page.mouse.down()
-    for i in range(1, 31):
-        lab.page.mouse.move(start + c.toward * (right - left) * i / 30, y)
-        lab.page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
-    frames: list[dict[str, Any]] = lab.page.evaluate("() => window.__frames")
-    lab.page.mouse.up()
-    lab.page.evaluate("() => { window.__stop = true; }")
-    return frames
+    return drag_thumb_by(lab.page, thumb, RECORD_JS, spec(c), c.toward)
 
 
 @pytest.mark.parametrize("name", list(CONTROLS))

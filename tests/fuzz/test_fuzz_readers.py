@@ -73,6 +73,16 @@ def read_or_none(read, *args):
     return x
 
 
+def read_as_expected(x: np.ndarray | None, expect: object, what: str) -> None:
+    """``x``, what a reader made of ``what`` (None: it refused), is what the case expects: an Accept's
+    array exactly, a refusal for a Reject; either for a case that is unsure."""
+    if isinstance(expect, Accept):
+        assert x is not None, f"refused the valid {what}"
+        np.testing.assert_array_equal(x, expect.array())
+    elif isinstance(expect, Reject):
+        assert x is None, f"accepted {x!r} from the {what} although {expect.why}"
+
+
 # --- typed text ------------------------------------------------------------------------------------
 
 
@@ -80,11 +90,7 @@ def read_or_none(read, *args):
 @given(case=st.one_of(typed_valid(), typed_invalid(), typed_unsure()))
 def test_typed_text_reads_exactly_or_refuses_in_words(case) -> None:
     x = read_or_none(ln.parse_vector_text, case.text)
-    if isinstance(case.expect, Accept):
-        assert x is not None, f"refused valid text {case.text!r}"
-        np.testing.assert_array_equal(x, case.expect.array())
-    elif isinstance(case.expect, Reject):
-        assert x is None, f"accepted {x!r} from {case.text!r} although {case.expect.why}"
+    read_as_expected(x, case.expect, f"text {case.text!r}")
 
 
 # --- table cells -----------------------------------------------------------------------------------
@@ -120,11 +126,7 @@ def test_any_table_column_gives_a_vector_or_a_message(cells: list[object]) -> No
 @given(case=st.one_of(csv_valid(), npy_valid(), csv_invalid(), npy_invalid()))
 def test_uploads_read_exactly_or_refuse_in_words(case) -> None:
     x = read_or_none(ln.read_uploaded_vector, case.name, case.data)
-    if isinstance(case.expect, Accept):
-        assert x is not None, f"refused a valid upload {case!r}"
-        np.testing.assert_array_equal(x, case.expect.array())
-    elif isinstance(case.expect, Reject):
-        assert x is None, f"accepted {x!r} from {case!r} although it is {case.expect.why}"
+    read_as_expected(x, case.expect, f"upload {case!r}")
 
 
 @fast
