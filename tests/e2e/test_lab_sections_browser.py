@@ -31,9 +31,12 @@ MAIN = '[data-testid="stMain"]'
 MAIN_TEXT = f"""() => [...document.querySelectorAll('{MAIN} [data-testid="stElementContainer"]')]
   .filter((e) => !e.querySelector('.lab-chart')).map((e) => e.innerText).join('\\n')"""
 SIDEBAR = '[data-testid="stSidebar"]'
-PAGES = [p.url for p in VECTOR_PAGES]  # Home's one section reads nothing a move changes: nothing reruns
 # (label of the sidebar slider, key to press): each moves one step
 PRESSES = [("ε (inside the square root)", "ArrowRight"), ("Size d", "ArrowRight"), ("γ (scale", "ArrowLeft")]
+# Each page (but Home, whose one section reads nothing a move changes) gets two of the three moves,
+# in turn, so every move is tried on most pages; tests/test_lab_sections.py tries every move on
+# every page in AppTest, element by element.
+PAGE_MOVES = [(p.url, [PRESSES[i % 3], PRESSES[(i + 1) % 3]]) for i, p in enumerate(VECTOR_PAGES)]
 
 
 def _settled(tab: Page) -> tuple[str, str, dict[str, str]]:
@@ -92,14 +95,14 @@ def _now_and_fresh(
     return _settled(lab.page), fresh
 
 
-@pytest.mark.parametrize("url", PAGES)
+@pytest.mark.parametrize(("url", "presses"), PAGE_MOVES, ids=[url for url, _ in PAGE_MOVES])
 def test_each_sidebar_move_leaves_the_page_as_a_fresh_tab_shows_it(
-    lab: Lab, browser: BrowserContext, url: str
+    lab: Lab, browser: BrowserContext, url: str, presses: list[tuple[str, str]]
 ) -> None:
     app_page = page_by_url(url)
     lab.open(app_page)
     lab.page.evaluate("() => { if (globalThis.labOffscreen) globalThis.labOffscreen.quietMs = 0; }")
-    for label, key in PRESSES:
+    for label, key in presses:
         _press(lab, label, key)
         now, fresh = _now_and_fresh(lab, browser, bool(app_page.charts))
         assert now[0] == fresh[0], f"{url} after {label}: the main area differs from a fresh tab"
@@ -142,7 +145,7 @@ def test_a_sections_own_control_leaves_the_page_as_a_fresh_tab_shows_it(
     lab.open(app_page, query)
     lab.page.evaluate("() => { if (globalThis.labOffscreen) globalThis.labOffscreen.quietMs = 0; }")
     number = lab.page.locator('[data-testid="stMain"] [data-testid="stNumberInput"]').filter(has_text=label)
-    for key in ("ArrowRight", "ArrowRight", "ArrowLeft"):
+    for key in ("ArrowRight", "ArrowLeft"):  # a move, and back
         if number.count():  # a number input: its + and − buttons
             field = number.locator("input")
             before = field.input_value()
