@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from scripts.browser import IDLE, streamlit_server
 
@@ -244,6 +245,26 @@ def drag_thumb_by(
     left, right, y = thumb_track(thumb)
     start = thumb_x(thumb, left, right)
     return record_drag(page, record_js, arg, y, start, start + fraction * (right - left), steps)
+
+
+CUT_TEXT_JS = """() => [...document.querySelectorAll(
+    '[data-testid="stMetricValue"], [data-testid="stMetricLabel"],'
+    + ' [data-testid="stMain"] [data-testid="stWidgetLabel"],'
+    + ' [data-testid="stMain"] [data-testid^="stBaseButton"]')]
+  .filter(v => [v, ...v.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1))
+  .map(v => v.innerText)
+  .concat([...document.querySelectorAll('[data-testid="stMain"] .katex-display')]
+    .filter(f => f.scrollWidth > f.clientWidth + 4)  // KaTeX's box overhangs by 2 px at any size
+    .map(f => f.querySelector('annotation')?.textContent ?? f.innerText))"""
+
+
+def nothing_cut(lab: Lab) -> list[str]:
+    """The metric values and labels, control labels and displayed formulas the page cuts, once a
+    formula has been fitted to its column (a frame after it is drawn, and again when KaTeX's fonts
+    arrive): up to 5 s for that, then what is still cut."""
+    with contextlib.suppress(PlaywrightTimeout):
+        lab.page.wait_for_function(f"({CUT_TEXT_JS})().length === 0", timeout=5000)
+    return list(lab.page.evaluate(CUT_TEXT_JS))
 
 
 # --- one tab ------------------------------------------------------------------------------------------

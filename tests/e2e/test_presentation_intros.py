@@ -1,9 +1,11 @@
-"""Presentation mode shows every page's intro whole, on a 1280×720 projector.
+"""Presentation mode shows every page whole on a 1280×720 projector: its intro, its prose, its numbers.
 
 The intro (the paragraph under a page's title) was cut at three lines until the pointer rested on
 it; in front of a class nobody hovers, so the rest of it was never read. On every page, with
 ``present=true`` and the pointer away from the text, each paragraph of the intro must show all its
 lines (no line clamp, nothing scrolled out of its box), and so must every other paragraph of prose.
+Presentation mode's larger metric values were also cut with an ellipsis ("2.070e−0…" on Invariances,
+"0 (to roun…" on Gradients): no metric value or label, control label or formula may be cut.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from e2e.support import PAGES, AppPage, Lab, page_by_url
+from e2e.support import PAGES, AppPage, Lab, nothing_cut, page_by_url
 
 pytestmark = pytest.mark.browser
 
@@ -41,7 +43,9 @@ def _cut(p: dict[str, Any]) -> bool:
 
 
 @pytest.mark.parametrize("app_page", PAGES, ids=[p.url for p in PAGES])
-def test_every_intro_is_shown_whole_in_presentation_mode(lab: Lab, app_page: AppPage) -> None:
+def test_every_intro_number_and_formula_is_shown_whole_in_presentation_mode(
+    lab: Lab, app_page: AppPage
+) -> None:
     lab.page.set_viewport_size(PROJECTOR)
     lab.open(app_page, "?present=true")
     lab.page.mouse.move(1, 1)  # the pointer rests on no paragraph: a hover must not be what shows it
@@ -50,6 +54,7 @@ def test_every_intro_is_shown_whole_in_presentation_mode(lab: Lab, app_page: App
     assert intro and all(len(p["text"]) > 20 for p in intro), paragraphs[:3]
     assert [p for p in intro if _cut(p)] == []
     assert [p for p in paragraphs if _cut(p)] == []
+    assert nothing_cut(lab) == []
     lab.assert_clean()
 
 
