@@ -67,18 +67,17 @@ def body(lab: LabInput) -> None:
     )
     c1, c2, c3, c4 = st.columns([1.3, 1, 1.2, 1.5])
     vector = controls.choice(
-        "radio", "Vector", list(VECTORS), format_func=VECTORS.__getitem__, key="est_vector", where=c1
+        "radio", "Vector", VECTORS, key="est_vector", where=c1
     )
     divisor = controls.choice(
         "radio",
         "Variance divides by",
-        list(DIVISORS),
-        format_func=DIVISORS.__getitem__,
+        DIVISORS,
         key="est_divisor",
         where=c2,
     )
     place = controls.choice(
-        "radio", "ε goes", list(PLACES), format_func=PLACES.__getitem__, key="est_place", where=c3
+        "radio", "ε goes", PLACES, key="est_place", where=c3
     )
     eps_choice = controls.choice(
         "selectbox",

@@ -14,7 +14,7 @@ mean nothing (which it reports). A key that is not listed is a programming error
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -146,7 +146,7 @@ def _match(options: Sequence[Any], v: float) -> Any:
 def choice(
     kind: str,
     label: str,
-    options: Sequence[T],
+    options: Sequence[T] | Mapping[T, str],
     *,
     key: str,
     index: int = 0,
@@ -156,7 +156,14 @@ def choice(
     **kw: Any,
 ) -> T:
     """A ``selectbox``, ``radio`` or ``segmented_control`` (``kind``): the link carries the shown text
-    (read as a number when the options are numbers shown as numbers, as in :func:`select_slider`)."""
+    (read as a number when the options are numbers shown as numbers, as in :func:`select_slider`).
+
+    ``options`` may map each option to the text it is shown as: the pages keep their choices in such
+    tables (``{"d": "÷d (population)", ...}``).
+    """
+    if isinstance(options, Mapping):
+        format_func = format_func or options.__getitem__
+        options = list(options)
     _check(key)
     _keep_option(key, options)
     show = format_func or str

@@ -51,8 +51,7 @@ def placement_control(label: str, *, key: str, disabled: bool = False, help: str
         controls.choice(
             "radio",
             label,
-            list(PLACEMENT_NAMES),
-            format_func=PLACEMENT_NAMES.__getitem__,
+            PLACEMENT_NAMES,
             key=key,
             name="placement",
             horizontal=True,
