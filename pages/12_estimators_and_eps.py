@@ -50,21 +50,13 @@ page.header(
 # The page's controls and the sidebar's ε, d, seed rerun only this part (ui.state.lab_section).
 @lab_section("est_body")
 def body(lab: LabInput) -> None:
-    b1, b2 = st.columns(2)
-    b1.button(
-        "Load the tutorial case: [1, 0, 0, 0], ÷(d−1), ε outside",
-        key="est_load_tutorial",
-        on_click=load,
-        args=("one_hot", "d-1", "outside", TORCH),
-        width="stretch",
+    # Two ready-made cases, a button each: the vector, the divisor, where ε goes, the framework's ε.
+    cases = (
+        ("Load the tutorial case: [1, 0, 0, 0], ÷(d−1), ε outside", "est_load_tutorial", ("one_hot", "d-1", "outside", TORCH)),
+        ("Load the Keras case: a tiny spread, ε = 1e-3", "est_load_keras", ("tiny_pair", "d", "inside", KERAS)),
     )
-    b2.button(
-        "Load the Keras case: a tiny spread, ε = 1e-3",
-        key="est_load_keras",
-        on_click=load,
-        args=("tiny_pair", "d", "inside", KERAS),
-        width="stretch",
-    )
+    for column, (label, key, case) in zip(st.columns(2), cases, strict=True):
+        column.button(label, key=key, on_click=load, args=case, width="stretch")
     c1, c2, c3, c4 = st.columns([1.3, 1, 1.2, 1.5])
     vector = controls.choice(
         "radio", "Vector", VECTORS, key="est_vector", where=c1
