@@ -61,93 +61,46 @@ def your_vector(lab: LabInput) -> None:
 
 your_vector()
 
+# The lessons under app.py's navigation sections (the first, the step-by-step formula, needs no heading),
+# each with the question it answers.
+LESSON_PAGES: dict[str | None, list[tuple[str, str, str]]] = {
+    None: [
+        ("pages/1_mean.py", "1 · Mean — where is the vector centred?", ":material/vertical_align_center:"),
+        ("pages/2_variance.py", "2 · Variance — how spread out is it? Why ÷d?", ":material/open_in_full:"),
+        ("pages/3_standardize.py", "3 · Standardize — subtract, divide, and what ε is for", ":material/tune:"),
+        ("pages/4_scale_shift.py", "4 · Scale & shift — the learned γ and β, shared by every token", ":material/straighten:"),
+        ("pages/5_full_formula.py", "5 · The full formula — every number in one place", ":material/functions:"),
+    ],
+    "Layer versus batch": [
+        ("pages/6_which_axis.py", "Which axis? — LayerNorm, BatchNorm and friends on one tensor", ":material/grid_on:"),
+        ("pages/7_train_vs_inference.py", "Training vs inference — running statistics", ":material/model_training:"),
+    ],
+    "Why normalize": [
+        ("pages/8_depth_and_drift.py", "Depth and drift — exploding and vanishing, live", ":material/stacked_line_chart:"),
+        ("pages/9_learning_rate.py", "Learning rate — where normalization helps, and where not", ":material/speed:"),
+        ("pages/10_inside_a_transformer.py", "Inside a real transformer — MiniLM's 13 LayerNorms", ":material/memory:"),
+        ("pages/11_your_sentence.py", "Your sentence, live — remove LayerNorm from a real model", ":material/edit_note:"),
+    ],
+    "Under the hood": [
+        ("pages/12_estimators_and_eps.py", "Estimators and ε — ÷d or ÷(d−1), ε inside or out, per framework", ":material/rule:"),
+        ("pages/13_precision.py", "Precision — float16, bfloat16 and the one-pass trap", ":material/decimal_increase:"),
+        ("pages/14_invariances.py", "Invariances and geometry — the plane and the sphere", ":material/3d_rotation:"),
+        ("pages/15_gradients.py", "Gradients through LayerNorm — the Jacobian, live", ":material/trending_down:"),
+    ],
+    "Test yourself": [
+        ("pages/16_quiz.py", "Misconception quiz — fourteen questions with fresh numbers", ":material/quiz:"),
+    ],
+}
+
+
 left, right = st.columns(2, gap="large")
 with left:
     st.subheader("The lessons")
-    st.page_link(
-        "pages/1_mean.py",
-        label="1 · Mean — where is the vector centred?",
-        icon=":material/vertical_align_center:",
-    )
-    st.page_link(
-        "pages/2_variance.py",
-        label="2 · Variance — how spread out is it? Why ÷d?",
-        icon=":material/open_in_full:",
-    )
-    st.page_link(
-        "pages/3_standardize.py",
-        label="3 · Standardize — subtract, divide, and what ε is for",
-        icon=":material/tune:",
-    )
-    st.page_link(
-        "pages/4_scale_shift.py",
-        label="4 · Scale & shift — the learned γ and β, shared by every token",
-        icon=":material/straighten:",
-    )
-    st.page_link(
-        "pages/5_full_formula.py",
-        label="5 · The full formula — every number in one place",
-        icon=":material/functions:",
-    )
-    st.markdown("**Layer versus batch**")
-    st.page_link(
-        "pages/6_which_axis.py",
-        label="Which axis? — LayerNorm, BatchNorm and friends on one tensor",
-        icon=":material/grid_on:",
-    )
-    st.page_link(
-        "pages/7_train_vs_inference.py",
-        label="Training vs inference — running statistics",
-        icon=":material/model_training:",
-    )
-    st.markdown("**Why normalize**")
-    st.page_link(
-        "pages/8_depth_and_drift.py",
-        label="Depth and drift — exploding and vanishing, live",
-        icon=":material/stacked_line_chart:",
-    )
-    st.page_link(
-        "pages/9_learning_rate.py",
-        label="Learning rate — where normalization helps, and where not",
-        icon=":material/speed:",
-    )
-    st.page_link(
-        "pages/10_inside_a_transformer.py",
-        label="Inside a real transformer — MiniLM's 13 LayerNorms",
-        icon=":material/memory:",
-    )
-    st.page_link(
-        "pages/11_your_sentence.py",
-        label="Your sentence, live — remove LayerNorm from a real model",
-        icon=":material/edit_note:",
-    )
-    st.markdown("**Under the hood**")
-    st.page_link(
-        "pages/12_estimators_and_eps.py",
-        label="Estimators and ε — ÷d or ÷(d−1), ε inside or out, per framework",
-        icon=":material/rule:",
-    )
-    st.page_link(
-        "pages/13_precision.py",
-        label="Precision — float16, bfloat16 and the one-pass trap",
-        icon=":material/decimal_increase:",
-    )
-    st.page_link(
-        "pages/14_invariances.py",
-        label="Invariances and geometry — the plane and the sphere",
-        icon=":material/3d_rotation:",
-    )
-    st.page_link(
-        "pages/15_gradients.py",
-        label="Gradients through LayerNorm — the Jacobian, live",
-        icon=":material/trending_down:",
-    )
-    st.markdown("**Test yourself**")
-    st.page_link(
-        "pages/16_quiz.py",
-        label="Misconception quiz — fourteen questions with fresh numbers",
-        icon=":material/quiz:",
-    )
+    for heading, entries in LESSON_PAGES.items():
+        if heading is not None:
+            st.markdown(f"**{heading}**")
+        for path, label, icon in entries:
+            st.page_link(path, label=label, icon=icon)
 with right:
     st.subheader("Using it in class")
     st.markdown(

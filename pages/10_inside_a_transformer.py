@@ -118,8 +118,7 @@ def body() -> None:
     which = controls.choice(
         "radio",
         "Learned parameter",
-        ["gamma", "beta"],
-        format_func={"gamma": "γ (scale)", "beta": "β (shift)"}.__getitem__,
+        {"gamma": "γ (scale)", "beta": "β (shift)"},
         key="tf_param",
         name="parameter",
         horizontal=True,

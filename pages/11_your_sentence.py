@@ -205,8 +205,7 @@ def change_section(sentences: tuple[str, ...], base: bert.ForwardResult) -> None
         kind = controls.choice(
             "radio",
             "At the LayerNorm sites",
-            list(KINDS),
-            format_func=KINDS.__getitem__,
+            KINDS,
             key="ys_kind",
             where=c1,
             name="change",

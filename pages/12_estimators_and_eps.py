@@ -50,35 +50,26 @@ page.header(
 # The page's controls and the sidebar's ε, d, seed rerun only this part (ui.state.lab_section).
 @lab_section("est_body")
 def body(lab: LabInput) -> None:
-    b1, b2 = st.columns(2)
-    b1.button(
-        "Load the tutorial case: [1, 0, 0, 0], ÷(d−1), ε outside",
-        key="est_load_tutorial",
-        on_click=load,
-        args=("one_hot", "d-1", "outside", TORCH),
-        width="stretch",
+    # Two ready-made cases, a button each: the vector, the divisor, where ε goes, the framework's ε.
+    cases = (
+        ("Load the tutorial case: [1, 0, 0, 0], ÷(d−1), ε outside", "est_load_tutorial", ("one_hot", "d-1", "outside", TORCH)),
+        ("Load the Keras case: a tiny spread, ε = 1e-3", "est_load_keras", ("tiny_pair", "d", "inside", KERAS)),
     )
-    b2.button(
-        "Load the Keras case: a tiny spread, ε = 1e-3",
-        key="est_load_keras",
-        on_click=load,
-        args=("tiny_pair", "d", "inside", KERAS),
-        width="stretch",
-    )
+    for column, (label, key, case) in zip(st.columns(2), cases, strict=True):
+        column.button(label, key=key, on_click=load, args=case, width="stretch")
     c1, c2, c3, c4 = st.columns([1.3, 1, 1.2, 1.5])
     vector = controls.choice(
-        "radio", "Vector", list(VECTORS), format_func=VECTORS.__getitem__, key="est_vector", where=c1
+        "radio", "Vector", VECTORS, key="est_vector", where=c1
     )
     divisor = controls.choice(
         "radio",
         "Variance divides by",
-        list(DIVISORS),
-        format_func=DIVISORS.__getitem__,
+        DIVISORS,
         key="est_divisor",
         where=c2,
     )
     place = controls.choice(
-        "radio", "ε goes", list(PLACES), format_func=PLACES.__getitem__, key="est_place", where=c3
+        "radio", "ε goes", PLACES, key="est_place", where=c3
     )
     eps_choice = controls.choice(
         "selectbox",

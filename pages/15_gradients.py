@@ -10,6 +10,7 @@ from ui import charts_gradients, controls, live, page, plot
 from ui.fragments import page_fragment, rerun_fragments
 from ui.live import gradients as lg
 from ui.live import sidebar as live_sidebar
+from ui.live import standardize
 from ui.settings import LabInput
 from ui.state import lab_input, lab_section
 from ui.text import (
@@ -22,7 +23,6 @@ from ui.text import (
     tex_minus,
     tex_num,
 )
-from ui.widgets import SPREADS
 
 MUCH_SMALLER = 0.01  # "ε ≪ σ²" when ε/(σ² + ε) is at most this
 MAX_JACOBIAN_D = 16  # a 16 × 16 grid is the most a projected heatmap shows readably
@@ -311,14 +311,10 @@ GRID = tuple(float(e) for e in EPS_GRID)
 # every spread (ui.live.gradients), and the sidebar's ε, which they read, reruns it with them.
 @lab_section("grad_eps")
 def eps_numbers(lab: LabInput) -> None:
-    spread_now, _ = live.select_slider(
-        "Spread of the nearly constant vector",
-        SPREADS,
+    spread_now, _ = standardize.spread_slider(
+        "grad_spread",
         lg.SPREAD_START,
-        key="grad_spread",
-        name="spread",
-        format_func=lg.spread_text,
-        frames=lambda: lg.frames(lab.eps),
+        lambda: lg.frames(lab.eps),
         on_change=rerun_fragments,  # records the rerun as every section-rerunning control does
         args=("grad_eps",),
     )

@@ -11,7 +11,6 @@ from ui.live import sidebar as live_sidebar
 from ui.live import standardize, vector
 from ui.settings import LabInput
 from ui.state import lab_input, lab_section
-from ui.widgets import SPREADS
 
 lab_input()  # the page draws the input in its lab section below
 page.header(
@@ -72,14 +71,8 @@ def body(lab: LabInput) -> None:
         "falls well below ε, the division is by about √ε instead and x̂ collapses towards zero — finite, "
         "never NaN."
     )
-    spread, spreads = live.select_slider(
-        "Spread of the nearly constant vector",
-        SPREADS,
-        standardize.SPREAD_DEFAULT,
-        key="std_spread",
-        name="spread",
-        format_func=standardize.spread_text,
-        frames=lambda: standardize.spread_frames(lab.eps),
+    spread, spreads = standardize.spread_slider(
+        "std_spread", standardize.SPREAD_DEFAULT, lambda: standardize.spread_frames(lab.eps)
     )
     near = standardize.spread_frame(lab.eps, spread)
     live.readout(near.readout(standardize.NEAR))

@@ -211,33 +211,17 @@ def train_section() -> None:
     if history:
         last = history[-1]
         steps = np.array([h.after.step for h in history])
-        c1, c2 = st.columns(2)
-        plot.show(
-            charts_axes.running_chart(
-                steps,
-                np.array([h.after.running_mean[k] for h in history]),
-                np.array([h.batch_mean[k] for h in history]),
-                float(pop.mean[k]),
-                what="mean",
-                feature=k,
-                digits=mean_digits,
-            ),
-            key="tvi_chart_mean",
-            where=c1,
-        )
-        plot.show(
-            charts_axes.running_chart(
-                steps,
-                np.array([h.after.running_var[k] for h in history]),
-                np.array([h.batch_var_unbiased[k] for h in history]),
-                float(pop.var[k]),
-                what="variance",
-                feature=k,
-                digits=var_digits,
-            ),
-            key="tvi_chart_var",
-            where=c2,
-        )
+        # Per statistic: its running value and each batch's own after every step, the true value.
+        charted = (
+            ("mean", "tvi_chart_mean", [(h.after.running_mean[k], h.batch_mean[k]) for h in history],
+             pop.mean[k], mean_digits),
+            ("variance", "tvi_chart_var", [(h.after.running_var[k], h.batch_var_unbiased[k]) for h in history],
+             pop.var[k], var_digits),
+        )  # fmt: skip
+        for column, (what, key, values, true, digits) in zip(st.columns(2), charted, strict=True):
+            running, batch = np.array(values).T
+            fig = charts_axes.running_chart(steps, running, batch, float(true), what=what, feature=k, digits=digits)
+            plot.show(fig, key=key, where=column)
         st.caption(
             "Small dots: each batch's own value. Orange line: the running estimate, stored for inference "
             "(a single orange dot after the first batch). Dashes: the true value of the whole population."

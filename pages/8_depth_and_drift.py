@@ -53,8 +53,7 @@ def body() -> None:
     activation = controls.choice(
         "selectbox",
         "Activation",
-        list(ACT_NAMES),
-        format_func=ACT_NAMES.__getitem__,
+        ACT_NAMES,
         key="depth_act",
         index=1,
         where=c1,
@@ -62,8 +61,7 @@ def body() -> None:
     norm = controls.choice(
         "radio",
         "Normalization",
-        list(cd.NORM_NAMES),
-        format_func=cd.NORM_NAMES.__getitem__,
+        cd.NORM_NAMES,
         key="depth_norm",
         where=c2,
         horizontal=True,

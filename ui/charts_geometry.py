@@ -214,53 +214,31 @@ def cloud_2d(
         subplot_titles=("Before: random inputs x", "After: x̂ and y = γ⊙x̂ + β"),
         horizontal_spacing=0.1,
     )
-    fig.add_trace(
-        go.Scatter(x=left, y=left, mode="lines", name="direction (1, 1)",
-                   line={"color": GUIDE_COLOR, "dash": "dash", "width": 2}),
-        row=1, col=1,
-    )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(x=inputs[:, 0], y=inputs[:, 1], mode="markers", name="inputs x",
-                   marker={"color": COLORS["x"], "size": 6, "opacity": 0.55}),
-        row=1, col=1,
-    )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(x=circle[:, 0], y=circle[:, 1], mode="lines", name="circle of radius √2",
-                   line={"color": GUIDE_COLOR, "width": 2}),
-        row=1, col=2,
-    )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(x=line[:, 0], y=line[:, 1], mode="lines", name="line x₁ + x₂ = 0",
-                   line={"color": GUIDE_COLOR, "dash": "dash", "width": 2}),
-        row=1, col=2,
-    )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(x=x_hat[:, 0], y=x_hat[:, 1], mode="markers", name="x̂ (all inputs)",
-                   marker={"color": COLORS["x_hat"], "size": 26, "opacity": 0.45}),
-        row=1, col=2,
-    )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(x=ellipse_points[:, 0], y=ellipse_points[:, 1], mode="lines", name="γ⊙(segment) + β",
-                   line={"color": COLORS["y"], "dash": "dot", "width": 2}),
-        row=1, col=2,
-    )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(x=y[:, 0], y=y[:, 1], mode="markers", name="y (all inputs)",
-                   marker={"color": COLORS["y"], "size": 11, "opacity": 0.6, "symbol": "square"}),
-        row=1, col=2,
-    )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(x=[beta[0]], y=[beta[1]], mode="markers", name="β (centre of y)",
-                   marker={"color": COLORS["mu"], "size": 14, "symbol": "x"}),
-        row=1, col=2,
-    )  # fmt: skip
+    dashed = {"color": GUIDE_COLOR, "dash": "dash", "width": 2}
+    # (panel, trace) in drawing order: 1 the inputs, 2 where they land
+    placed: list[tuple[int, go.BaseTraceType]] = [
+        (1, go.Scatter(x=left, y=left, mode="lines", name="direction (1, 1)", line=dashed)),
+        (1, go.Scatter(x=inputs[:, 0], y=inputs[:, 1], mode="markers", name="inputs x",
+                       marker={"color": COLORS["x"], "size": 6, "opacity": 0.55})),
+        (2, go.Scatter(x=circle[:, 0], y=circle[:, 1], mode="lines", name="circle of radius √2",
+                       line={"color": GUIDE_COLOR, "width": 2})),
+        (2, go.Scatter(x=line[:, 0], y=line[:, 1], mode="lines", name="line x₁ + x₂ = 0", line=dashed)),
+        (2, go.Scatter(x=x_hat[:, 0], y=x_hat[:, 1], mode="markers", name="x̂ (all inputs)",
+                       marker={"color": COLORS["x_hat"], "size": 26, "opacity": 0.45})),
+        (2, go.Scatter(x=ellipse_points[:, 0], y=ellipse_points[:, 1], mode="lines", name="γ⊙(segment) + β",
+                       line={"color": COLORS["y"], "dash": "dot", "width": 2})),
+        (2, go.Scatter(x=y[:, 0], y=y[:, 1], mode="markers", name="y (all inputs)",
+                       marker={"color": COLORS["y"], "size": 11, "opacity": 0.6, "symbol": "square"})),
+        (2, go.Scatter(x=[beta[0]], y=[beta[1]], mode="markers", name="β (centre of y)",
+                       marker={"color": COLORS["mu"], "size": 14, "symbol": "x"})),
+    ]  # fmt: skip
     if user is not None:
-        for tr in _user_point(user[0], "your x", COLORS["x"], three_d=False):
-            fig.add_trace(tr, row=1, col=1)
-        for tr in _user_point(user[1], "your x̂", COLORS["x_hat"], three_d=False):
-            fig.add_trace(tr, row=1, col=2)
-        for tr in _user_point(user[2], "your y", COLORS["y"], three_d=False, symbol="star"):
-            fig.add_trace(tr, row=1, col=2)
+        yours = ((1, "your x", "x", "diamond"), (2, "your x̂", "x_hat", "diamond"), (2, "your y", "y", "star"))
+        for point, (col, name, kind, symbol) in zip(user, yours, strict=True):
+            mark = _user_point(point, name, COLORS[kind], three_d=False, symbol=symbol)
+            placed += [(col, tr) for tr in mark]
+    for col, trace in placed:
+        fig.add_trace(trace, row=1, col=col)
     fig = base_layout(fig, "", height=620)  # first: it titles only the first axes, which the loop sets
     for col, rng in ((1, left), (2, right)):
         fig.update_xaxes(range=rng, title_text="feature 1", row=1, col=col, zeroline=True)

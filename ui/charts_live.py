@@ -10,23 +10,24 @@ import plotly.graph_objects as go
 from ui.theme import COLORS, FONT_SIZE, HALO, INK, base_layout, finish
 
 
+def _per_site(
+    labels: Sequence[str], values: np.ndarray, name: str, color: str, *, dash: str | None = None,
+    symbol: str | None = None,
+) -> go.Scatter:
+    """One value per LayerNorm site, the sites joined by a line."""
+    return go.Scatter(
+        x=list(labels), y=values, name=name, mode="lines+markers",
+        line={"color": color, "width": 3, "dash": dash}, marker={"size": 8, "symbol": symbol},
+    )  # fmt: skip
+
+
 def token_statistics_figure(
     labels: Sequence[str], mu: np.ndarray, sigma: np.ndarray, picked: int
 ) -> go.Figure:
     """μ and σ of one token's vector entering each of the 13 sites; the picked site marked."""
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=list(labels), y=sigma, name="σ (spread)", mode="lines+markers",
-            line={"color": COLORS["sigma_band"], "width": 3}, marker={"size": 8},
-        )
-    )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(
-            x=list(labels), y=mu, name="μ (mean)", mode="lines+markers",
-            line={"color": COLORS["mu"], "width": 3}, marker={"size": 8},
-        )
-    )  # fmt: skip
+    fig.add_trace(_per_site(labels, sigma, "σ (spread)", COLORS["sigma_band"]))
+    fig.add_trace(_per_site(labels, mu, "μ (mean)", COLORS["mu"]))
     fig.add_vline(x=picked, line={"color": COLORS["warn"], "dash": "dot", "width": 2})
     fig = base_layout(
         fig, "This token's μ and σ entering each LayerNorm", y_title="activation units", height=420
@@ -40,20 +41,9 @@ def residual_figure(
 ) -> go.Figure:
     """Size of the residual stream at each site (log y): the unmodified model, and the changed one."""
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=list(labels), y=base, name="the model as trained", mode="lines+markers",
-            line={"color": COLORS["x_hat"], "width": 3}, marker={"size": 8},
-        )
-    )  # fmt: skip
+    fig.add_trace(_per_site(labels, base, "the model as trained", COLORS["x_hat"]))
     if changed is not None:
-        fig.add_trace(
-            go.Scatter(
-                x=list(labels), y=changed, name=name, mode="lines+markers",
-                line={"color": COLORS["warn"], "width": 3, "dash": "dash"},
-                marker={"size": 8, "symbol": "square"},
-            )
-        )  # fmt: skip
+        fig.add_trace(_per_site(labels, changed, name, COLORS["warn"], dash="dash", symbol="square"))
     fig = base_layout(
         fig,
         "How big the residual stream is when it reaches each LayerNorm",

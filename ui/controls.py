@@ -14,7 +14,7 @@ mean nothing (which it reports). A key that is not listed is a programming error
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -47,6 +47,32 @@ def _keep_option(key: str, options: Sequence[Any]) -> None:
         st.session_state[key] = options[0]
 
 
+def _link_range(key: str, lo: float, hi: float, step: float, value: float, what: str, where: Any) -> None:
+    """A number control's key checked, its remembered value kept in range, and its link described."""
+    _check(key)
+    _keep_in(key, lo, hi)
+    link_control(key, links.Range(lo, hi, step, value, what), what, where)
+
+
+def _link_options(
+    key: str,
+    options: Sequence[T],
+    value: T,
+    format_func: Callable[[T], str] | None,
+    what: str,
+    words: str,
+    where: Any,
+) -> dict[str, Any]:
+    """An options control's key checked, its remembered option kept offered, its link described;
+    returns the ``format_func`` argument to pass on (none when the options show as themselves)."""
+    _check(key)
+    _keep_option(key, options)
+    show = format_func or str
+    redraw_when_relabelled(key, [show(o) for o in options])
+    link_control(key, option_spec(options, value, show, what, words), what, where)
+    return {"format_func": format_func} if format_func else {}
+
+
 def slider(
     label: str,
     lo: float,
@@ -60,9 +86,7 @@ def slider(
     **kw: Any,
 ) -> Any:
     """``st.slider`` over numbers, remembered and in the link (``links.Range``)."""
-    _check(key)
-    _keep_in(key, lo, hi)
-    link_control(key, links.Range(lo, hi, step, value, name or label), name or label, where)
+    _link_range(key, lo, hi, step, value, name or label, where)
     return where.slider(label, lo, hi, value, step, key=key, **_BOUND, **kw)
 
 
@@ -78,9 +102,7 @@ def number_input(
     **kw: Any,
 ) -> int:
     """``st.number_input`` over whole numbers ``lo … hi``, remembered and in the link."""
-    _check(key)
-    _keep_in(key, lo, hi)
-    link_control(key, links.Range(lo, hi, 1, value, name or label), name or label, where)
+    _link_range(key, lo, hi, 1, value, name or label, where)
     return int(where.number_input(label, lo, hi, value, 1, key=key, **_BOUND, **kw))
 
 
@@ -96,15 +118,7 @@ def select_slider(
     **kw: Any,
 ) -> T:
     """``st.select_slider``: numeric options are matched as numbers, others by their shown text."""
-    _check(key)
-    _keep_option(key, options)
-    show = format_func or str
-    what = name or label
-    texts = [show(o) for o in options]
-    redraw_when_relabelled(key, texts)
-    spec = option_spec(options, value, show, what, "values offered")
-    link_control(key, spec, what, where)
-    extra = {"format_func": format_func} if format_func else {}
+    extra = _link_options(key, options, value, format_func, name or label, "values offered", where)
     result: T = where.select_slider(label, list(options), value=value, key=key, **_BOUND, **extra, **kw)
     return result
 
@@ -146,7 +160,7 @@ def _match(options: Sequence[Any], v: float) -> Any:
 def choice(
     kind: str,
     label: str,
-    options: Sequence[T],
+    options: Sequence[T] | Mapping[T, str],
     *,
     key: str,
     index: int = 0,
@@ -156,16 +170,15 @@ def choice(
     **kw: Any,
 ) -> T:
     """A ``selectbox``, ``radio`` or ``segmented_control`` (``kind``): the link carries the shown text
-    (read as a number when the options are numbers shown as numbers, as in :func:`select_slider`)."""
-    _check(key)
-    _keep_option(key, options)
-    show = format_func or str
-    texts = [show(o) for o in options]
-    redraw_when_relabelled(key, texts)
-    link_control(
-        key, option_spec(options, options[index], show, name or label, "choices"), name or label, where
-    )
-    extra = {"format_func": format_func} if format_func else {}
+    (read as a number when the options are numbers shown as numbers, as in :func:`select_slider`).
+
+    ``options`` may map each option to the text it is shown as: the pages keep their choices in such
+    tables (``{"relu": "ReLU", "gelu": "GELU"}``).
+    """
+    if isinstance(options, Mapping):
+        format_func = format_func or options.__getitem__
+        options = list(options)
+    extra = _link_options(key, options, options[index], format_func, name or label, "choices", where)
     if kind == "segmented_control":
         result = where.segmented_control(
             label, list(options), default=options[index], key=key, **_BOUND, **extra, **kw

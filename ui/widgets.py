@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 
-import numpy as np
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-import layernorm as ln
 
 PLACEMENT_NAMES = {
     "post": "post-LN: after the add (BERT)",
@@ -51,8 +47,7 @@ def placement_control(label: str, *, key: str, disabled: bool = False, help: str
         controls.choice(
             "radio",
             label,
-            list(PLACEMENT_NAMES),
-            format_func=PLACEMENT_NAMES.__getitem__,
+            PLACEMENT_NAMES,
             key=key,
             name="placement",
             horizontal=True,
@@ -85,28 +80,6 @@ def _share_placement(key: str) -> None:
     st.session_state[SHARED_PLACEMENT] = st.session_state[key]
 
 
-SPREADS = [10.0**k for k in range(-8, 1)]  # the nearly constant vector's spreads: 1e-8 … 1
-
-
-def near_constant_control(
-    key: str, default: float, *, d: int, mean: float, seed: int, **kw: Any
-) -> tuple[float, np.ndarray]:
-    """The "Spread of the nearly constant vector" slider, and that vector (``ln.make_near_constant``).
-
-    Returns ``(spread, x)``. Standardize and Gradients show ε taking over such a vector; each page
-    keeps its own key and default spread. ``kw`` goes to the widget (``on_change``, ``args``).
-    """
-    from ui import controls
-
-    spread = float(
-        controls.select_slider(
-            "Spread of the nearly constant vector",
-            SPREADS,
-            default,
-            key=key,
-            name="spread",
-            format_func=lambda v: f"{v:.0e}",
-            **kw,
-        )
-    )
-    return spread, ln.make_near_constant(d, mean, spread, seed=seed)
+# The nearly constant vector's spreads, 1e-8 … 1 (``ui.live.standardize.spread_slider``, on Standardize
+# and Gradients)
+SPREADS = [10.0**k for k in range(-8, 1)]

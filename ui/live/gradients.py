@@ -14,6 +14,7 @@ import streamlit as st
 
 import layernorm as ln
 from ui.live import Frame, Metric, Readout, payload
+from ui.live.standardize import spread_text  # the same slider as Standardize's (``spread_slider``)
 from ui.settings import LabInput
 from ui.text import (
     ROUNDING_K,
@@ -31,11 +32,6 @@ NEAR_D, NEAR_SEED, NEAR_MEAN = 8, 1, 3.0
 SPREAD_START = 1e-4  # the slider's starting value
 METRICS = "grad_eps_metrics"
 DX, IDENTITIES = "grad_dx", "grad_identities"
-
-
-def spread_text(v: float) -> str:
-    """A spread as the slider shows it and the link carries it (``ui.widgets.near_constant_control``)."""
-    return f"{v:.0e}"
 
 
 @st.cache_resource(show_spinner=False, max_entries=256)

@@ -7,7 +7,9 @@ a drag and after release are the same by construction.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -15,7 +17,7 @@ import streamlit as st
 
 import layernorm as ln
 from ui import charts
-from ui.live import Chart, Frame, Line, Metric, Readout, metric, payload
+from ui.live import Chart, Frame, Line, Metric, Readout, metric, payload, select_slider
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, zero_metric
 from ui.widgets import SPREADS
 
@@ -31,8 +33,25 @@ def feature_text(i: float) -> str:
 
 
 def spread_text(v: float) -> str:
-    """A spread as its slider shows it, and as links carry it (``ui.widgets.near_constant_control``)."""
+    """A spread as its slider shows it, and as links carry it (:func:`spread_slider`)."""
     return f"{v:.0e}"
+
+
+def spread_slider(
+    key: str, start: float, frames: Callable[[], dict[str, object]], **kw: Any
+) -> tuple[float, dict[str, object]]:
+    """The live "Spread of the nearly constant vector" slider over ``SPREADS``: Standardize's, and
+    Gradients' (each page with its own key, starting spread and frames; ``kw``: ``on_change``, ``args``)."""
+    return select_slider(
+        "Spread of the nearly constant vector",
+        SPREADS,
+        start,
+        key=key,
+        name="spread",
+        format_func=spread_text,
+        frames=frames,
+        **kw,
+    )
 
 
 @dataclass(frozen=True)
