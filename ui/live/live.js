@@ -70,7 +70,7 @@ function giveUpWaiting(s) {
 }
 
 function sent(s, index) {
-  s.sent = index === null ? null : {index, at: performance.now()};
+  s.sent = index === null ? null : {index, at: performance.now(), path: location.pathname};
   if (index === null || index === s.served) delete s.root.dataset.sent;
   else s.root.dataset.sent = "true";
 }
@@ -519,7 +519,13 @@ function mountSlider(root, data, setTriggerValue) {
   const waiting = s.sent && s.sent.index !== data.index && performance.now() - s.sent.at < 5000;
   s.served = data.index;
   if (!waiting) sent(s, null);
-  else giveUpWaiting(s);
+  else if (s.sent.path !== location.pathname && !s.sent.again) {
+    // A page link clicked in the moment of a release: the new page's run can come before the
+    // release's and replace it, and drew the old value. The release is sent again, from this page.
+    s.sent.again = true;
+    s.send("value", s.values[s.sent.index]);
+    giveUpWaiting(s);
+  } else giveUpWaiting(s);
   if (!s.dragging && !waiting) {
     s.input.value = String(data.index);
     s.released = data.index;
