@@ -161,7 +161,7 @@ def gradients_metrics(eps: float, spread: float) -> list[dict[str, object]]:
 
 
 def test_gradients_offers_the_spreads_the_select_slider_offered() -> None:
-    assert WIDGET_SPREADS == SPREADS  # the spreads the shared spread slider offers (Standardize and Gradients)
+    assert WIDGET_SPREADS == SPREADS  # what the shared spread slider offers
     assert [lg.spread_text(s) for s in SPREADS] == [f"1e-0{k}" for k in range(8, 0, -1)] + ["1e+00"]
 
 
