@@ -169,8 +169,10 @@ def test_home_links_every_lesson_page() -> None:
     assert not at.exception
     files = (Path(APP).parent / "pages").glob("*.py")
     pages = sorted(p.stem.split("_", 1)[1] for p in files if not p.name.startswith("0_"))  # url paths
-    linked = sorted({link.proto.page for link in at.get("page_link")})  # lesson links repeat some pages
-    assert linked == pages
+    linked = {link.proto.page for link in at.get("page_link")}  # lesson links repeat some pages
+    missing = [p for p in pages if p not in linked]
+    assert not missing, f"Home links no page {missing}: add a line to LESSON_PAGES in pages/0_home.py"
+    assert sorted(linked) == pages
 
 
 def test_a_long_typed_vector_is_read_whole_not_cut() -> None:

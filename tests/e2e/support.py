@@ -26,17 +26,17 @@ CHART = '[data-testid="labChart"]'  # a chart drawn by ui.plot.show: the div plo
 RENDERED_CHART = f"{CHART} .main-svg"
 UNANSWERED = "[data-testid=labLive][data-sent]"  # a live slider released, its run not yet drawn
 # Counts the script runs that start from now on: an observer sees every change of the app's script
-# state, so a run that starts late, or comes and goes between two looks, is counted all the same.
+# state, so a run that starts late, or comes and goes between two looks, is counted all the same. It
+# watches the whole document, since the app's element can be drawn anew (a tab's first moments).
 COUNT_RUNS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
   globalThis.labRuns = 0;
-  if (globalThis.labRunWatch?.app !== app) {
-    const watch = new MutationObserver(() => {
-      if (app.getAttribute('data-test-script-state') === 'running') globalThis.labRuns += 1;
-    });
-    watch.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
-    globalThis.labRunWatch = {app, watch};
-  }
+  globalThis.labRunWatch ??= new MutationObserver((changes) => {
+    for (const c of changes) {
+      if (c.target.getAttribute('data-test-script-state') === 'running') globalThis.labRuns += 1;
+    }
+  });
+  globalThis.labRunWatch.observe(document.body,
+    {attributes: true, subtree: true, attributeFilter: ['data-test-script-state']});
 }"""
 EXCEPTION = '[data-testid="stException"]'
 WAIT_MS = 30_000
