@@ -412,7 +412,9 @@ class Session:
                 elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                     el_kind = msg.delta.new_element.WhichOneof("type")
                     el = getattr(msg.delta.new_element, el_kind)
-                    self.sent.append(el_kind)
+                    # a page's source code (the code box) apart from other code elements
+                    python = el_kind == "code" and el.language == "python"
+                    self.sent.append("code:python" if python else el_kind)
                     if el_kind == "exception":
                         exceptions.append(f"{el.type}: {el.message}"[:200])
                     elif el_kind in ("slider", "number_input", "radio"):  # radios: tests pick them
