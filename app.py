@@ -11,6 +11,7 @@ from ui.heap import freeze_imports
 from ui.history import keep_pages_in_history
 from ui.linking import say_unread_link_keys
 from ui.live import sidebar as live_sidebar
+from ui.navigation import OWN_DATA_SECTIONS, SECTIONS
 from ui.plot import prepare_static
 from ui.presentation import presentation_toggle
 from ui.sidebar import sidebar
@@ -21,41 +22,11 @@ freeze_imports()  # once per server: imported modules leave Python's full collec
 prepare_static()  # once per server: the installed plotly.js into static/ for the charts (ui/plot.py)
 
 HERE = Path(__file__).parent
-SECTIONS: dict[str, list[tuple[str, str, str]]] = {
-    "Start": [("pages/0_home.py", "Home", ":material/home:")],
-    "The formula, step by step": [
-        ("pages/1_mean.py", "1 · Mean", ":material/vertical_align_center:"),
-        ("pages/2_variance.py", "2 · Variance", ":material/open_in_full:"),
-        ("pages/3_standardize.py", "3 · Standardize", ":material/tune:"),
-        ("pages/4_scale_shift.py", "4 · Scale & shift", ":material/straighten:"),
-        ("pages/5_full_formula.py", "5 · The full formula", ":material/functions:"),
-    ],
-    "Layer versus batch": [
-        ("pages/6_which_axis.py", "Which axis?", ":material/grid_on:"),
-        ("pages/7_train_vs_inference.py", "Training vs inference", ":material/model_training:"),
-    ],
-    "Why normalize": [
-        ("pages/8_depth_and_drift.py", "Depth and drift", ":material/stacked_line_chart:"),
-        ("pages/9_learning_rate.py", "Learning rate", ":material/speed:"),
-        ("pages/10_inside_a_transformer.py", "Inside a real transformer", ":material/memory:"),
-        ("pages/11_your_sentence.py", "Your sentence, live", ":material/edit_note:"),
-    ],
-    "Under the hood": [
-        ("pages/12_estimators_and_eps.py", "Estimators and ε", ":material/rule:"),
-        ("pages/13_precision.py", "Precision", ":material/decimal_increase:"),
-        ("pages/14_invariances.py", "Invariances and geometry", ":material/3d_rotation:"),
-        ("pages/15_gradients.py", "Gradients through LayerNorm", ":material/trending_down:"),
-    ],
-    "Test yourself": [("pages/16_quiz.py", "Misconception quiz", ":material/quiz:")],
-}
-
-# Sections whose pages make their own data: the sidebar shows only what acts on them (not the vector).
-OWN_DATA_SECTIONS = ("Layer versus batch", "Why normalize", "Test yourself")
 
 pages = {
     section: [
         st.Page(path, title=title, icon=icon, default=path.endswith("0_home.py"))
-        for path, title, icon in entries
+        for path, title, icon, _ in entries
         if (HERE / path).exists()
     ]
     for section, entries in SECTIONS.items()

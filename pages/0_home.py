@@ -6,6 +6,7 @@ from ui import live
 from ui.lessons import LESSONS
 from ui.live import full_formula
 from ui.live import sidebar as live_sidebar
+from ui.navigation import SECTIONS
 from ui.page import wrap_page_links
 from ui.settings import LabInput
 from ui.state import lab_input, lab_section
@@ -61,46 +62,15 @@ def your_vector(lab: LabInput) -> None:
 
 your_vector()
 
-# The lessons under app.py's navigation sections (the first, the step-by-step formula, needs no heading),
-# each with the question it answers.
-LESSON_PAGES: dict[str | None, list[tuple[str, str, str]]] = {
-    None: [
-        ("pages/1_mean.py", "1 · Mean — where is the vector centred?", ":material/vertical_align_center:"),
-        ("pages/2_variance.py", "2 · Variance — how spread out is it? Why ÷d?", ":material/open_in_full:"),
-        ("pages/3_standardize.py", "3 · Standardize — subtract, divide, and what ε is for", ":material/tune:"),
-        ("pages/4_scale_shift.py", "4 · Scale & shift — the learned γ and β, shared by every token", ":material/straighten:"),
-        ("pages/5_full_formula.py", "5 · The full formula — every number in one place", ":material/functions:"),
-    ],
-    "Layer versus batch": [
-        ("pages/6_which_axis.py", "Which axis? — LayerNorm, BatchNorm and friends on one tensor", ":material/grid_on:"),
-        ("pages/7_train_vs_inference.py", "Training vs inference — running statistics", ":material/model_training:"),
-    ],
-    "Why normalize": [
-        ("pages/8_depth_and_drift.py", "Depth and drift — exploding and vanishing, live", ":material/stacked_line_chart:"),
-        ("pages/9_learning_rate.py", "Learning rate — where normalization helps, and where not", ":material/speed:"),
-        ("pages/10_inside_a_transformer.py", "Inside a real transformer — MiniLM's 13 LayerNorms", ":material/memory:"),
-        ("pages/11_your_sentence.py", "Your sentence, live — remove LayerNorm from a real model", ":material/edit_note:"),
-    ],
-    "Under the hood": [
-        ("pages/12_estimators_and_eps.py", "Estimators and ε — ÷d or ÷(d−1), ε inside or out, per framework", ":material/rule:"),
-        ("pages/13_precision.py", "Precision — float16, bfloat16 and the one-pass trap", ":material/decimal_increase:"),
-        ("pages/14_invariances.py", "Invariances and geometry — the plane and the sphere", ":material/3d_rotation:"),
-        ("pages/15_gradients.py", "Gradients through LayerNorm — the Jacobian, live", ":material/trending_down:"),
-    ],
-    "Test yourself": [
-        ("pages/16_quiz.py", "Misconception quiz — fourteen questions with fresh numbers", ":material/quiz:"),
-    ],
-}
-
-
 left, right = st.columns(2, gap="large")
 with left:
     st.subheader("The lessons")
-    for heading, entries in LESSON_PAGES.items():
-        if heading is not None:
-            st.markdown(f"**{heading}**")
-        for path, label, icon in entries:
-            st.page_link(path, label=label, icon=icon)
+    for n, (section, entries) in enumerate(SECTIONS.items()):
+        lessons = [e for e in entries if e.question is not None]
+        if lessons and n > 1:  # the first lessons, the formula step by step, need no heading
+            st.markdown(f"**{section}**")
+        for path, title, icon, question in lessons:
+            st.page_link(path, label=f"{title} — {question}", icon=icon)
 with right:
     st.subheader("Using it in class")
     st.markdown(

@@ -171,7 +171,7 @@ def test_home_links_every_lesson_page() -> None:
     pages = sorted(p.stem.split("_", 1)[1] for p in files if not p.name.startswith("0_"))  # url paths
     linked = {link.proto.page for link in at.get("page_link")}  # lesson links repeat some pages
     missing = [p for p in pages if p not in linked]
-    assert not missing, f"Home links no page {missing}: add a line to LESSON_PAGES in pages/0_home.py"
+    assert not missing, f"Home links no page {missing}: give its Entry in ui/navigation.py a question"
     assert sorted(linked) == pages
 
 

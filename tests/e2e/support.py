@@ -20,6 +20,7 @@ from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from scripts.browser import IDLE, streamlit_server
+from ui.navigation import OWN_DATA_SECTIONS, SECTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 CHART = '[data-testid="labChart"]'  # a chart drawn by ui.plot.show: the div plotly.js draws in
@@ -58,21 +59,9 @@ class AppPage:
     charts: bool  # the page draws Plotly charts (the quiz draws none)
 
 
-def _app_literal(name: str) -> Any:
-    """A literal assigned to ``name`` at app.py's top level (app.py runs Streamlit: not imported)."""
-    tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        target = getattr(node, "target", None) or (getattr(node, "targets", None) or [None])[0]
-        if isinstance(node, ast.Assign | ast.AnnAssign) and getattr(target, "id", None) == name:
-            assert node.value is not None
-            return ast.literal_eval(node.value)
-    raise AssertionError(f"app.py has no {name} = ... literal")
-
-
 def _navigation() -> dict[str, list[tuple[str, str, str]]]:
-    """The SECTIONS literal of app.py: {section: [(path, title, icon), ...]}."""
-    sections: dict[str, list[tuple[str, str, str]]] = _app_literal("SECTIONS")
-    return sections
+    """The app's navigation (ui/navigation.py): {section: [(path, title, icon), ...]}."""
+    return {section: [(e.path, e.title, e.icon) for e in entries] for section, entries in SECTIONS.items()}
 
 
 def _page_title(path: Path) -> str | None:
@@ -115,7 +104,7 @@ def _app_pages() -> list[AppPage]:
 PAGES = _app_pages()
 STEP_PAGES = [p for p in PAGES if p.section == "The formula, step by step"]
 # The pages that read the sidebar's vector (app.py's other sections make their own data)
-VECTOR_PAGES = [p for p in PAGES if p.section not in _app_literal("OWN_DATA_SECTIONS")]
+VECTOR_PAGES = [p for p in PAGES if p.section not in OWN_DATA_SECTIONS]
 
 
 # --- the server and its log -------------------------------------------------------------------------
