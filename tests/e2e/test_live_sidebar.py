@@ -127,3 +127,33 @@ def test_a_page_switch_right_after_a_key_press_keeps_the_app_and_the_value(lab: 
         expect(lab.sidebar.locator(".st-key-eps_live .lab-live-value")).to_have_text(want)
         assert lab.page.locator('[data-testid="stApp"]').count() == 1
         lab.assert_clean()
+
+
+@pytest.mark.parametrize("key", ["eps", "gamma"])
+def test_a_link_clicked_within_the_release_leaves_the_slider_the_address_and_the_numbers_agreeing(
+    lab: Lab, key: str
+) -> None:
+    """A break-it pass clicked a page link inside the slider's own release (the same moment, faster
+    than a hand): the release's value never reached the server, and the address kept the released
+    value while the thumb and the page's numbers went back to the old one (33 of 33 tries). Whatever
+    wins, the three must agree once the slider stops waiting."""
+    here, other = (SS, FULL)
+    lab.open(here, query(**TYPED))
+    box = thumb(lab, key)
+    box.evaluate(
+        """(input, url) => input.addEventListener('change', () =>
+             document.querySelector(`[data-testid=stSidebarNav] a[href$='${url}']`).click(), {once: true})""",
+        other.url,
+    )
+    box.focus()
+    box.press("ArrowRight")
+    lab.wait_idle()  # the release answered or given up (ui/live/live.js, giveUpWaiting)
+    shown = lab.sidebar.locator(f".st-key-{key}_live .lab-live-value").inner_text()
+    carried = re.search(rf"[?&]{key}=([^&]+)", lab.page.url)
+    default = eps_text(1e-5) if key == "eps" else "1.00"
+    assert (carried.group(1) if carried else default) == shown, (lab.page.url, shown)
+    gamma = float(shown) if key == "gamma" else 1.0
+    eps = float(shown) if key == "eps" else 1e-5
+    expect(lab.page.locator(READOUT + ' [data-testid="stMetricValue"]').first).to_be_visible()
+    assert lab.page.evaluate(METRICS_JS) == expected(gamma, 0.0, eps)
+    lab.assert_clean()

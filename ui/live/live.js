@@ -56,7 +56,8 @@ function askNow(app) {
 // can be for a moment after a release, before the release's run starts.
 // A slider waiting for the answer to its last release stops waiting once the window above has passed
 // with no newer answer (the release's own run may never come: a page link clicked in the same moment
-// replaced it): the thumb and the frames go back to what the server drew last, and the mark goes.
+// replaced it): the thumb, the frames and the address go back to what the server drew last, and the
+// mark goes. The address too: it would otherwise hold a value the page does not show.
 function giveUpWaiting(s) {
   const mark = s.sent;
   clearTimeout(s.waitTimer);
@@ -66,7 +67,18 @@ function giveUpWaiting(s) {
     s.input.value = String(s.served);
     s.released = s.served;
     s.draw(s.index(), false);
+    if (s.path === location.pathname) writeAddress(s, s.served);
   }, Math.max(0, 5000 - (performance.now() - mark.at)) + 50);
+}
+
+// The slider's value in the address, as Streamlit's own slider writes it for a bound widget the
+// student moved (replaceState; the default leaves it out).
+function writeAddress(s, i) {
+  const address = new URL(location.href);
+  const text = s.link.urls[i];
+  if (text === s.link.default) address.searchParams.delete(s.link.key);
+  else address.searchParams.set(s.link.key, text);
+  if (address.href !== location.href) history.replaceState(history.state, "", address.href);
 }
 
 function sent(s, index) {
@@ -471,15 +483,11 @@ function buildSlider(root) {
     if (!s.values) return;
     if (s.pending !== null) { cancelAnimationFrame(s.pending); frame(); }
     const i = s.index();
-    // The address first, as Streamlit's own slider writes it for a bound widget the student moved
-    // (replaceState; the default leaves it out): the server then sees a query that already holds
-    // the value, and ui/history.py keeps this address when the student switches pages and comes Back.
-    const address = new URL(location.href);
-    const text = s.link.urls[i];
-    if (text === s.link.default) address.searchParams.delete(s.link.key);
-    else address.searchParams.set(s.link.key, text);
-    if (address.href !== location.href) history.replaceState(history.state, "", address.href);
+    // The address first: the server then sees a query that already holds the value, and
+    // ui/history.py keeps this address when the student switches pages and comes Back.
+    writeAddress(s, i);
     sent(s, i);
+    if (s.sent) giveUpWaiting(s);  // in case no run answers it at all
     if (i !== s.released) for (const other of live.sliders.values()) if (other !== s) stale(other, true);
     s.released = i;
     if (s.send) s.send("value", s.values[i]);
