@@ -667,7 +667,7 @@ def progress(r: Result) -> str:
 
 
 def default_pages() -> list[AppPage]:
-    """Every page in app.py's navigation except the home page and the quiz."""
+    """Every page in the app's navigation (ui/navigation.py) except the home page and the quiz."""
     return [p for p in PAGES if p.section and p.url != "/" and p.section != "Test yourself"]
 
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 import functools
 import logging
 import math
-import re
 import time
 import traceback
 from collections import Counter
@@ -72,6 +71,7 @@ from fuzz.strategies import (
     typed_cases,
     upload_cases,
 )
+from ui.navigation import SECTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
@@ -90,9 +90,9 @@ TABLE_START = [Cell(str(int(v)), v) for v in DEFAULT_VECTOR]
 
 
 def _page_files() -> dict[str, str]:
-    """The pages app.py puts in its navigation (a page file it does not list cannot be opened)."""
-    listed = re.findall(r"[\"'](pages/[\w]+\.py)[\"']", APP.read_text("utf-8"))
-    return {Path(p).stem: p for p in dict.fromkeys(listed) if (ROOT / p).exists()}
+    """The pages of the app's navigation (a page file it does not list cannot be opened)."""
+    listed = [entry.path for entries in SECTIONS.values() for entry in entries]
+    return {Path(p).stem: p for p in listed if (ROOT / p).exists()}
 
 
 PAGES = _page_files()
