@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -20,7 +19,6 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from e2e.support import CHART, RENDERED_CHART, WAIT_MS, Lab, page_by_url
 from scripts.browser import IDLE, streamlit_server
@@ -158,13 +156,11 @@ def _press_sidebar(lab: Lab, label_start: str) -> None:
     thumb = lab.slider(label_start, in_sidebar=True)
     before = thumb.get_attribute("aria-valuetext")
     thumb.focus()
-    thumb.press("ArrowRight")
-    expect(thumb).not_to_have_attribute("aria-valuetext", before or "")
     # A live slider's thumb shows the value at once, before the run starts: an idle page then was the
-    # page before the move. Wait for the run (a run too quick to be seen is over by then anyway).
-    with contextlib.suppress(PlaywrightTimeout):
-        lab.page.locator('[data-testid="stApp"][data-test-script-state="running"]').wait_for(timeout=5000)
-    lab.wait_idle()
+    # page before the move. Wait for the run the press starts, and its end.
+    with lab.a_run():
+        thumb.press("ArrowRight")
+    expect(thumb).not_to_have_attribute("aria-valuetext", before or "")
 
 
 COUNT_DRAWS = """() => { for (const gd of document.querySelectorAll('.js-plotly-plot')) {
