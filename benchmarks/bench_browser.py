@@ -68,9 +68,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # as tests/e2e does: `scripts.*
 from e2e.support import CHART, EXCEPTION, PAGES, RENDERED_CHART, AppPage, Lab, ServerLog  # noqa: E402
 from playwright.sync_api import BrowserContext, Locator, Page, sync_playwright  # noqa: E402
 from playwright.sync_api import Error as PlaywrightError  # noqa: E402
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
-from scripts.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server  # noqa: E402
+from scripts.browser import CHROMIUM, CHROMIUM_ARGS, FIELDS, IDLE, WS_TAP_JS, streamlit_server  # noqa: E402
 
 TRIVIAL_APP = ROOT / "benchmarks" / "trivial_app.py"
 IN_PLACE_APP = ROOT / "benchmarks" / "trivial_in_place_app.py"  # --in-place: the same, updated in place
@@ -78,58 +77,6 @@ TRIVIAL_KEY = "k"
 TARGET_MEDIAN = 1.25
 TARGET_P95 = 1.5
 WAIT_MS = 60_000
-
-# The server's messages (ForwardMsg, protobuf) tell when a run begins (new_session) and ends
-# (script_finished): the script-state attribute alone misses a short run, since React may render
-# "running" and "notRunning" in one commit and the attribute then never changes. An init script
-# wraps WebSocket and hands the top-level field numbers (and varint values) of each message to
-# the listeners the measurement installs. Field numbers come from the installed Streamlit.
-_FIELDS = ForwardMsg.DESCRIPTOR.fields_by_name
-_FINISHED = _FIELDS["script_finished"].enum_type.values_by_name
-WS_TAP_JS = """
-(() => {
-  const Native = window.WebSocket;
-  const listeners = [];
-  window.__benchWs = {listeners, count: 0};
-  const fields = (buf) => {
-    const b = new Uint8Array(buf);
-    const out = [];
-    let i = 0;
-    const varint = () => {
-      let x = 0, s = 0, c = 0;
-      do { c = b[i++]; x += (c & 0x7f) * 2 ** s; s += 7; } while (c & 0x80 && i < b.length);
-      return x;
-    };
-    while (i < b.length) {
-      const tag = varint();
-      const wire = tag & 7;
-      const f = Math.floor(tag / 8);
-      if (wire === 0) out.push([f, varint()]);
-      else if (wire === 1) { out.push([f, null]); i += 8; }
-      else if (wire === 2) { out.push([f, null]); const n = varint(); i += n; }
-      else if (wire === 5) { out.push([f, null]); i += 4; }
-      else break;
-    }
-    return out;
-  };
-  const hear = (data) => {
-    const t = performance.now();
-    window.__benchWs.count += 1;
-    const f = fields(data);
-    for (const l of listeners) l(f, t);
-  };
-  class Tapped extends Native {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (e) => {
-        if (e.data instanceof ArrayBuffer) hear(e.data);
-        else if (e.data instanceof Blob) e.data.arrayBuffer().then(hear);
-      });
-    }
-  }
-  window.WebSocket = Tapped;
-})();
-"""
 
 # Installed before each press; ``window.__benchResult`` resolves once the page has answered.
 ARM_JS = """
@@ -162,7 +109,7 @@ ARM_JS = """
   }
   const drawsBefore = () => plots.draws;
   let draws0 = 0;
-  const taps = window.__benchWs ? window.__benchWs.listeners : null;
+  const taps = window.__wsTap ? window.__wsTap.listeners : null;
   window.__benchResult = new Promise((resolve) => {
     if (!taps) { resolve({error: 'WebSocket tap missing'}); return; }
     let settled = false;
@@ -235,10 +182,10 @@ ANY_CHART = f"{CHART}, {TRIVIAL_CHART}"
 ANY_RENDERED_CHART = f"{RENDERED_CHART}, {TRIVIAL_CHART} .main-svg"
 ARM_OPTS = {
     "chart": ANY_CHART,
-    "newSession": _FIELDS["new_session"].number,
-    "delta": _FIELDS["delta"].number,
-    "scriptFinished": _FIELDS["script_finished"].number,
-    "finishedEarly": _FINISHED["FINISHED_EARLY_FOR_RERUN"].number,
+    "newSession": FIELDS["new_session"].number,
+    "delta": FIELDS["delta"].number,
+    "scriptFinished": FIELDS["script_finished"].number,
+    "finishedEarly": FIELDS["script_finished"].enum_type.values_by_name["FINISHED_EARLY_FOR_RERUN"].number,
     "timeoutMs": WAIT_MS,
 }
 

@@ -14,6 +14,8 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"  # Debian's package `chromium`; never `playwright install`
 CHROMIUM_ARGS = [
@@ -27,6 +29,64 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 IDLE = '[data-testid="stApp"][data-test-connection-state="CONNECTED"][data-test-script-state="notRunning"]'
+
+# The server's messages (ForwardMsg, protobuf) tell when a run begins (new_session) and ends
+# (script_finished): the script-state attribute alone misses a short run, since React may render
+# "running" and "notRunning" in one commit and the attribute then never changes (a browser test
+# waited 30 s for a run that had come and gone that way). An init script wraps WebSocket, counts the
+# runs in ``window.__wsTap`` (``started``, ``finished``, ``running``) and hands the top-level field
+# numbers (and varint values) of each message to the listeners a benchmark installs. Field numbers
+# come from the installed Streamlit.
+FIELDS = ForwardMsg.DESCRIPTOR.fields_by_name
+WS_TAP_JS = """
+(() => {
+  if (window.__wsTap) return;  // installed once, however many init scripts carry it
+  const Native = window.WebSocket;
+  const listeners = [];
+  const tap = (window.__wsTap = {listeners, count: 0, started: 0, finished: 0, running: false});
+  const fields = (buf) => {
+    const b = new Uint8Array(buf);
+    const out = [];
+    let i = 0;
+    const varint = () => {
+      let x = 0, s = 0, c = 0;
+      do { c = b[i++]; x += (c & 0x7f) * 2 ** s; s += 7; } while (c & 0x80 && i < b.length);
+      return x;
+    };
+    while (i < b.length) {
+      const tag = varint();
+      const wire = tag & 7;
+      const f = Math.floor(tag / 8);
+      if (wire === 0) out.push([f, varint()]);
+      else if (wire === 1) { out.push([f, null]); i += 8; }
+      else if (wire === 2) { out.push([f, null]); const n = varint(); i += n; }
+      else if (wire === 5) { out.push([f, null]); i += 4; }
+      else break;
+    }
+    return out;
+  };
+  const hear = (data) => {
+    const t = performance.now();
+    tap.count += 1;
+    const f = fields(data);
+    if (f.some(([n]) => n === NEW_SESSION)) { tap.started += 1; tap.running = true; }
+    if (f.some(([n]) => n === SCRIPT_FINISHED)) { tap.finished += 1; tap.running = false; }
+    for (const l of listeners) l(f, t);
+  };
+  class Tapped extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => {
+        if (e.data instanceof ArrayBuffer) hear(e.data);
+        else if (e.data instanceof Blob) e.data.arrayBuffer().then(hear);
+      });
+    }
+  }
+  window.WebSocket = Tapped;
+})();
+""".replace("NEW_SESSION", str(FIELDS["new_session"].number)).replace(
+    "SCRIPT_FINISHED", str(FIELDS["script_finished"].number)
+)
 
 
 def free_port() -> int:

@@ -19,26 +19,13 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from scripts.browser import IDLE, streamlit_server
+from scripts.browser import IDLE, WS_TAP_JS, streamlit_server
 from ui.navigation import OWN_DATA_SECTIONS, SECTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 CHART = '[data-testid="labChart"]'  # a chart drawn by ui.plot.show: the div plotly.js draws in
 RENDERED_CHART = f"{CHART} .main-svg"
 UNANSWERED = "[data-testid=labLive][data-sent]"  # a live slider released, its run not yet drawn
-# Counts the script runs that start from now on: an observer sees every change of the app's script
-# state, so a run that starts late, or comes and goes between two looks, is counted all the same. It
-# watches the whole document, since the app's element can be drawn anew (a tab's first moments).
-COUNT_RUNS = """() => {
-  globalThis.labRuns = 0;
-  globalThis.labRunWatch ??= new MutationObserver((changes) => {
-    for (const c of changes) {
-      if (c.target.getAttribute('data-test-script-state') === 'running') globalThis.labRuns += 1;
-    }
-  });
-  globalThis.labRunWatch.observe(document.body,
-    {attributes: true, subtree: true, attributeFilter: ['data-test-script-state']});
-}"""
 EXCEPTION = '[data-testid="stException"]'
 WAIT_MS = 30_000
 REAL_TOKEN = "Real token (MiniLM)"  # ui.settings.SOURCES; the URL carries the option's text
@@ -267,6 +254,7 @@ class Lab:
         self.base = base
         self.page_errors: list[str] = []
         page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+        page.add_init_script(WS_TAP_JS)  # counts the script runs (a_run), from the tab's first address
 
     def open(self, app_page: AppPage, query: str = "") -> None:
         self.page.goto(self.base + app_page.url + query)
@@ -283,11 +271,23 @@ class Lab:
     @contextlib.contextmanager
     def a_run(self) -> Iterator[None]:
         """Around an action that reruns the script: on leaving, wait until a run has started since
-        the action began and the app is idle again."""
-        self.page.evaluate(COUNT_RUNS)
+        the action began, every run has finished, and the app is idle again."""
+        before = self.runs_started()
         yield
-        self.page.wait_for_function("() => globalThis.labRuns > 0")
+        self.wait_run_since(before)
+        self.page.wait_for_function("() => !window.__wsTap.running")
         self.wait_idle()
+
+    def runs_started(self) -> int:
+        """How many script runs the server has begun in this tab (``scripts.browser.WS_TAP_JS``)."""
+        started = self.page.evaluate("() => window.__wsTap?.started ?? null")
+        assert started is not None, "no WebSocket tap in this tab: make its Lab before it opens the app"
+        return int(started)
+
+    def wait_run_since(self, started: int) -> None:
+        """Until a run begins after ``runs_started()`` returned ``started``: the server's message says
+        so even when the run is too short for the app's script state to show it."""
+        self.page.wait_for_function("(n) => window.__wsTap.started > n", arg=started)
 
     def wait_idle(self) -> None:
         """Until no live slider's release is unanswered (``ui/live/live.js``: the app is idle for a

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 import layernorm as ln
-from e2e.support import COUNT_RUNS, READOUT_JS, Lab, page_by_url, query
+from e2e.support import READOUT_JS, Lab, page_by_url, query
 from ui.live import Frame, full_formula, mean, scale_shift, standardize, variance
 
 pytestmark = pytest.mark.browser
@@ -149,12 +149,12 @@ def test_a_page_switch_right_after_a_release_shows_the_new_vector(lab: Lab) -> N
         before = lab.sidebar.locator("textarea").input_value()
         box = bar.bounding_box()
         assert box is not None
-        lab.page.evaluate(COUNT_RUNS)
+        started = lab.runs_started()
         lab.page.mouse.click(
             box["x"] + box["width"] / 2, box["y"] + box["height"] * (0.2 + 0.6 * (n % 2))
         )  # a release
         # its run has started (a quick one may be over by the time a look at the app's state comes)
-        lab.page.wait_for_function("() => globalThis.labRuns > 0")
+        lab.wait_run_since(started)
         lab.page.evaluate(
             "(url) => document.querySelector(`[data-testid=stSidebarNav] a[href$='${url}']`).click()", url
         )
