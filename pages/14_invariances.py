@@ -13,6 +13,7 @@ from ui import charts_geometry as cg
 from ui import controls, live, page, plot, theme
 from ui.fragments import page_fragment, rerun_fragments
 from ui.live import invariances as inv
+from ui.live import sidebar as live_sidebar
 from ui.settings import LabInput
 from ui.state import lab_input, lab_section
 from ui.text import (
@@ -67,19 +68,9 @@ page.header(
 # --- 1. scale and shift ----------------------------------------------------------------------------
 # One lab section: the controls, the numbers they move and the curve. A release of c or b reruns it
 # (the live slider's own rerun), and so does the sidebar. The numbers and the outputs chart follow the
-# thumbs during a drag (ui.live); the notices and the curve follow on release.
+# thumbs and the sidebar's ε, γ and β during a drag (ui.live); the notices and the curve follow on
+# release (dimmed during a drag: ui.live.at_rest).
 SCALE_SECTION = "inv_scale"
-
-
-def b_before_its_slider() -> float:
-    """b before its slider is drawn this run (c's frames are made at it): the kept value, or on a
-    session's first run from a link, the link's (canonical) text; anything else is b's default, and the
-    section then runs again once both sliders have their values (:func:`scale_section`)."""
-    if "inv_b" in st.session_state:
-        return float(st.session_state["inv_b"])
-    lo, hi, _, step = inv.SHIFT
-    texts = {f"{v:g}": v for v in live.offered(lo, hi, step)}
-    return texts.get(str(st.query_params.get("inv_b", "")), B_START)
 
 
 def scale_controls(lab: LabInput) -> tuple[float, float, tuple[dict[str, object], ...]]:
@@ -87,7 +78,9 @@ def scale_controls(lab: LabInput) -> tuple[float, float, tuple[dict[str, object]
     c1, c2 = st.columns(2)
     # A move of the kept (hidden) slider, e.g. Back onto an address, reruns this section by name.
     again = {"on_change": rerun_fragments, "args": (SCALE_SECTION,)}
-    b_guess = b_before_its_slider()
+    lo, hi, _, step = inv.SHIFT
+    shifts = live.offered(lo, hi, step)
+    b_guess = live.before_its_slider("inv_b", shifts, [f"{v:g}" for v in shifts], B_START)  # c's frames' b
     with c1:
         c, frames_c = live.select_slider(
             "Scale c",
@@ -100,7 +93,6 @@ def scale_controls(lab: LabInput) -> tuple[float, float, tuple[dict[str, object]
             help="Negative values flip the vector; 0 flattens it to the constant b.",
             **again,
         )
-    lo, hi, _, step = inv.SHIFT
     with c2:
         b, frames_b = live.slider(
             "Add b to every feature",
@@ -115,7 +107,10 @@ def scale_controls(lab: LabInput) -> tuple[float, float, tuple[dict[str, object]
         )
     if b != b_guess:  # c's frames were made at another b: not what a drag of c must show
         st.rerun()
-    return c, b, (frames_c, frames_b, inv.chart_axis(lab.x, lab.eps))
+    by_sidebar = live_sidebar.view(
+        lambda at: inv.frame_or_blank(at.x, at.eps, at.gamma, at.beta, c, b), (c, b), lab, part="scale"
+    )
+    return c, b, (frames_c, frames_b, inv.chart_axis(lab.x, lab.eps), *by_sidebar)
 
 
 def scale_numbers(lab: LabInput, c: float, b: float, payloads: tuple[dict[str, object], ...]) -> None:
@@ -126,6 +121,16 @@ def scale_numbers(lab: LabInput, c: float, b: float, payloads: tuple[dict[str, o
         st.error(plain(exc, 400), icon="⚠️")
         return
     live.readout(shown.readout(inv.NUMBERS))
+    with live.at_rest("inv_notices"):
+        notices(lab, c)
+    live.readout(shown.readout(inv.METRICS))
+    # one y axis for every (c, b) (inv.chart_axis with the payloads): it holds through both drags
+    live.show_chart(inv.figure(shown, c, b), inv.CHART_OUTPUTS, *payloads)
+    live.readout(shown.readout(inv.Y_X))
+    live.readout(shown.readout(inv.Y_MOVED))
+
+
+def notices(lab: LabInput, c: float) -> None:
     if c == 0:
         st.warning(
             "c = 0 turns every input into the constant vector (b, b, …, b): the pattern is gone. "
@@ -138,16 +143,11 @@ def scale_numbers(lab: LabInput, c: float, b: float, payloads: tuple[dict[str, o
             "flip' below with 'LayerNorm moved by'.",
             icon="🔁",
         )
-    live.readout(shown.readout(inv.METRICS))
-    # one y axis for every (c, b) (inv.chart_axis with the payloads): it holds through both drags
-    live.show_chart(inv.figure(shown, c, b), inv.CHART_OUTPUTS, *payloads)
     if np.all(lab.gamma == 0):
         st.info(
             "Your γ is 0, so y = 0·x̂ + β = β for every input: the output has forgotten x entirely.",
             icon="🧊",
         )
-    live.readout(shown.readout(inv.Y_X))
-    live.readout(shown.readout(inv.Y_MOVED))
 
 
 def scale_curve(lab: LabInput, c: float, b: float) -> None:
@@ -194,7 +194,8 @@ def scale_section(lab: LabInput) -> None:
         "ε next to σ²: little while both are far below σ², a lot once c²σ² is no longer much larger than ε, "
         "because the input then looks nearly constant. RMSNorm moves as soon as b ≠ 0."
     )
-    scale_curve(lab, c, b)
+    with live.at_rest("inv_curve"):
+        scale_curve(lab, c, b)
     st.caption(
         "Log–log axes; a gap of exactly 0 has no place on them and is not drawn. At c = 1 nothing "
         "changes, hence the dip. For large c the output tends to the ε-free x̂, which differs from "
@@ -226,7 +227,7 @@ def norm_numbers(lab: LabInput) -> None:
     measured, expected = geo.x_hat_norm_squared(lab.x, eps=lab.eps)
     steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
     nd = digits_to_separate([float(measured), float(expected)], 6, against=[float(lab.d)])
-    st.latex(
+    live.at_rest("inv_norm_numbers").latex(
         rf"\lVert\hat x\rVert^2 = {tex_num(float(measured), nd)} \qquad "
         rf"d\,\frac{{\sigma^2}}{{\sigma^2 + \epsilon}} = {lab.d}\cdot\frac{{{tex_num(float(steps.var))}}}"
         rf"{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}} = {tex_num(float(expected), nd)}"
@@ -295,12 +296,11 @@ def geo_before_sliders(d: int) -> tuple[np.ndarray, np.ndarray]:
     anything else is the start, and the section then runs again once every slider has its value
     (:func:`geo_controls`)."""
     lo, hi, step = GEO_SLIDER
-    texts = {f"{v:g}": v for v in live.offered(lo, hi, step)}
+    values = live.offered(lo, hi, step)
+    texts = [f"{v:g}" for v in values]
 
     def one(key: str, start: float) -> float:
-        if key in st.session_state:
-            return float(st.session_state[key])
-        return texts.get(str(st.query_params.get(key, "")), start)
+        return live.before_its_slider(key, values, texts, start)
 
     gamma = np.array([one(f"geo_gamma{i + 1}", GEO_START["geo_gamma"]) for i in range(d)])
     beta = np.array([one(f"geo_beta{i + 1}", GEO_START["geo_beta"]) for i in range(d)])
@@ -376,6 +376,10 @@ def y_section(lab: LabInput, d: int) -> None:
     (your vector's y), so they sit in this lab section: the sidebar reruns them with the picture."""
     gamma, beta = geo_controls(lab, d)
     live.readout(inv.geo_frame(lab.x, lab.eps, gamma, beta).readout(inv.GEO_Y))
+    # ε moves the readout and the picture of y too (γ, β here are these sliders', not the sidebar's)
+    live_sidebar.view(
+        lambda at: inv.geo_frame(at.x, at.eps, gamma, beta), (d, *gamma, *beta), lab, part="geometry_y"
+    )
     if d == 2:
         y_picture(lab, d, gamma, beta)
         return
@@ -424,7 +428,8 @@ def geometry_section() -> None:
             on_change=rerun_fragments,
             args=PICTURES,
         )
-    geometry_pictures(d)
+    with live.at_rest("inv_pictures"):  # ε moves the clouds of x̂; no frame holds them
+        geometry_pictures(d)
     # γᵢ and βᵢ change only the picture of y = γ⊙x̂ + β (in 2-D, the one picture): their sliders sit
     # right above it, in its lab section, and rerun it alone.
     st.markdown("**γ stretches each axis, β moves the centre** (for these pictures only):")

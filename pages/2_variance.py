@@ -26,6 +26,12 @@ page.header(
 @lab_section("variance_body")
 def body(lab: LabInput) -> None:
     input_spot = st.container()  # the input's draggable bars, once the stretch a is known
+    offset_guess = live.before_its_slider(  # the offset's slider is further down; a's frames need it
+        "var_offset",
+        variance.OFFSETS,
+        [variance.offset_text(o) for o in variance.OFFSETS],
+        variance.OFFSET_DEFAULT,
+    )
     scale, _ = live.select_slider(
         "Stretch: multiply every feature by a",
         variance.SCALES,
@@ -33,7 +39,7 @@ def body(lab: LabInput) -> None:
         key="var_scale",
         name="a",
         format_func=variance.scale_text,
-        frames=lambda: variance.scale_frames(lab.x, lab.eps),
+        frames=lambda: variance.scale_frames(lab.x, lab.eps, offset_guess),
     )
     # The same function made every frame the slider shows during a drag: the released view equals it,
     # and it is what the sidebar's ε moves (the variance of x̂ depends on ε).
@@ -81,11 +87,12 @@ def body(lab: LabInput) -> None:
         format_func=variance.offset_text,
         frames=lambda: variance.offset_frames(lab.x, scale),
     )
+    if offset != offset_guess:
+        st.rerun()  # a's frames were made at another offset
     live.readout(variance.pass_frame(lab.x, scale, offset).readout(variance.PASSES))
 
     def whole(at: LabInput) -> live.Frame:  # everything above that a change of x moves
-        f = variance.frame(at.x, at.eps, scale)
-        return live.Frame((*f.readouts, *variance.pass_frame(at.x, scale, offset).readouts), f.charts)
+        return variance.with_passes(variance.frame(at.x, at.eps, scale), at.x, scale, offset)
 
     with input_spot:
         vector.input_chart(lab, whole, (scale, offset))

@@ -102,15 +102,19 @@ def test_the_stretch_offers_what_it_offered() -> None:
 @pytest.mark.parametrize("name", list(INPUTS))
 def test_every_frame_is_what_the_page_renders_for_its_a(name: str) -> None:
     x = INPUTS[name]
-    sent = variance.scale_frames.__wrapped__(x, 1e-5)  # type: ignore[attr-defined]  # without the cache
+    offset = variance.OFFSET_DEFAULT
+    sent = variance.scale_frames.__wrapped__(x, 1e-5, offset)  # type: ignore[attr-defined]  # without the cache
     arrays = arrays_of(sent)
     assert sent["values"] == A_VALUES
     assert sent["labels"] == A_TEXTS
     for a, f in zip(A_VALUES, sent["frames"], strict=True):  # type: ignore[call-overload]
         want = expected(x, 1e-5, a)
-        got = [(r["key"], r["tex"], [(m["label"], m["value"]) for m in r["metrics"]]) for r in f["readouts"]]
+        *own, passes = f["readouts"]
+        got = [(r["key"], r["tex"], [(m["label"], m["value"]) for m in r["metrics"]]) for r in own]
         assert got == want["readouts"], a
-        for r in f["readouts"]:  # plain numbers: no delta, arrow or tooltip, as the page's st.metric had
+        # the float32 trap's readout further down is x·a + offset's: a moves it too
+        assert passes == variance.pass_frame(x, a, offset).readout(variance.PASSES).json()
+        for r in own:  # plain numbers: no delta, arrow or tooltip, as the page's st.metric had
             assert all((m["delta"], m["arrow"], m["help"]) == (None, "off", None) for m in r["metrics"])
         (chart,) = f["charts"]
         assert chart["key"] == variance.CHART
@@ -131,7 +135,7 @@ def test_the_chart_changes_only_where_the_browser_patches_it(a: float) -> None:
 
 
 def test_the_frames_survive_json_exactly() -> None:
-    sent = variance.scale_frames.__wrapped__(INPUTS["large values"], 1e-5)  # type: ignore[attr-defined]
+    sent = variance.scale_frames.__wrapped__(INPUTS["large values"], 1e-5, 1e8)  # type: ignore[attr-defined]
     assert json.loads(json.dumps(sent)) == sent
 
 

@@ -99,7 +99,7 @@ LAB_READS, LAB_QUIET = "lab_reads", "lab_quiet"
 NOT_THE_USER = "_not_the_user"
 # This full run's sidebar places for the live γ, β and ε (ui/live/sidebar.py draws them after the page)
 LIVE_PLACES = "_live_places"
-# The page's frame as a function of the sidebar's input (ui.live.sidebar.view), set by each run of it
+# {part: (frame, token)}: the page's frames as functions of the sidebar's input (ui.live.sidebar.view)
 LIVE_VIEW = "_live_view"
 LIVE_RELEASED = "_live_released"  # {key: (value before, value after)} of each live release
 SET_BY_APP = "_set_by_app"  # {widget key: (value before, value set)}: ui.sidebar.browser_caught_up

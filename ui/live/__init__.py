@@ -254,6 +254,16 @@ def readout(r: Readout) -> None:
     )
 
 
+def before_its_slider(key: str, values: Sequence[float], texts: Sequence[str], default: float) -> float:
+    """A live slider's value before it is drawn this run, for the frames of a slider drawn above it:
+    the kept value, or on a session's first run from a link, the link's text (``texts``, as the URL
+    writes ``values``); anything else is ``default``. Once the slider is drawn, a page whose guess was
+    wrong runs again (``st.rerun``), so that no frame shows another value than the page."""
+    if key in st.session_state:
+        return float(st.session_state[key])
+    return dict(zip(texts, values, strict=True)).get(str(st.query_params.get(key, "")), default)
+
+
 def _nearest(values: Sequence[float], v: object) -> float | None:
     """The offered value nearest to what the browser sent (None for anything not a number)."""
     if isinstance(v, bool) or not isinstance(v, int | float) or not np.isfinite(v):

@@ -84,7 +84,7 @@ def frame(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, c: flo
     )
 
 
-def _frame_or_blank(
+def frame_or_blank(
     x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, c: float, b: float
 ) -> Frame:
     """:func:`frame`, or, where c·x + b overflows (the page shows its error instead), a frame of the
@@ -109,7 +109,7 @@ def figure(f: Frame, c: float, b: float) -> go.Figure:
 def frames_c(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, b: float) -> dict[str, object]:
     """Every c's frame at the shift ``b`` (cached: a release of b comes back to the same c frames)."""
     return payload(
-        C_CHOICES, lambda c: _frame_or_blank(x, eps, gamma, beta, c, b), [c_text(c) for c in C_CHOICES]
+        C_CHOICES, lambda c: frame_or_blank(x, eps, gamma, beta, c, b), [c_text(c) for c in C_CHOICES]
     )
 
 
@@ -117,7 +117,7 @@ def frames_c(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, b: 
 def frames_b(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, c: float) -> dict[str, object]:
     """Every b's frame at the scale ``c``."""
     lo, hi, _, step = SHIFT
-    return payload(offered(lo, hi, step), lambda b: _frame_or_blank(x, eps, gamma, beta, c, b))
+    return payload(offered(lo, hi, step), lambda b: frame_or_blank(x, eps, gamma, beta, c, b))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -34,14 +34,20 @@ LABELS = {
 }
 
 
-def view(frame: Callable[[LabInput], Frame], token: object, lab: LabInput) -> list[dict[str, object]]:
+def view(
+    frame: Callable[[LabInput], Frame], token: object, lab: LabInput, part: str = "page"
+) -> list[dict[str, object]]:
     """Say what the sidebar's sliders change on this page, and return their payloads (for
     ``live.show_chart``: a chart's axis holds every frame of every live control).
 
     ``frame(lab)`` is the page's frame for the input ``lab``, its own controls as they are now, which
-    ``token`` names (any hashable value that changes when they do).
+    ``token`` names (any hashable value that changes when they do). A page whose sections each show
+    numbers the sidebar changes calls this once per section, each with its own ``part``: the sidebar's
+    frames hold every part's readouts and charts.
     """
-    st.session_state[LIVE_VIEW] = (frame, token)
+    parts = dict(st.session_state.get(LIVE_VIEW) or {})
+    parts[part] = (frame, token)
+    st.session_state[LIVE_VIEW] = parts
     places = st.session_state.get(LIVE_PLACES)
     keys = list(places) if places else list(st.session_state.get(_DRAWN, ()))  # a section's own rerun
     return [_frames(key, lab) for key in keys]
@@ -63,10 +69,15 @@ def _values(key: str) -> tuple[list[float], list[str], list[str], float]:
 
 def _frames(key: str, lab: LabInput) -> dict[str, object]:
     values, labels, _, _ = _values(key)
-    seen = st.session_state.get(LIVE_VIEW)
-    if seen is None:  # the page shows nothing the sidebar changes: frames without readouts or charts
+    parts: dict[str, tuple[Callable[[LabInput], Frame], object]] = st.session_state.get(LIVE_VIEW) or {}
+    if not parts:  # the page shows nothing the sidebar changes: frames without readouts or charts
         return live.payload(values, lambda v: Frame(()), labels)
-    frame, token = seen
+    token = tuple((part, t) for part, (_, t) in parts.items())
+
+    def frame(at: LabInput) -> Frame:
+        shown = [f(at) for f, _ in parts.values()]
+        return Frame(tuple(r for f in shown for r in f.readouts), tuple(c for f in shown for c in f.charts))
+
     cache: dict[tuple[object, ...], dict[str, object]] = st.session_state.setdefault(_CACHE, {})
     where = (key, token, lab.fingerprint())
     if where not in cache:

@@ -122,10 +122,18 @@ def figure(x: np.ndarray, eps: float, a: float) -> go.Figure:
     return charts.variance_chart(s.steps.squared_deviations, pop, sample, digits=s.var_digits)
 
 
+def with_passes(f: Frame, x: np.ndarray, a: float, offset: float) -> Frame:
+    """Frame ``f`` and the float32 trap's readout for x·a + offset (drawn further down the page, and
+    moved by a as much as by the offset)."""
+    return Frame((*f.readouts, *pass_frame(x, a, offset).readouts), f.charts)
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
-def scale_frames(x: np.ndarray, eps: float) -> dict[str, object]:
-    """Every a's frame for this input (cached: a release reruns the page with the same input)."""
-    return payload(SCALES, lambda a: frame(x, eps, a), [scale_text(a) for a in SCALES])
+def scale_frames(x: np.ndarray, eps: float, offset: float) -> dict[str, object]:
+    """Every a's frame for this input and offset (cached: a release reruns the page with the same input)."""
+    return payload(
+        SCALES, lambda a: with_passes(frame(x, eps, a), x, a, offset), [scale_text(a) for a in SCALES]
+    )
 
 
 def pass_frame(x: np.ndarray, a: float, offset: float) -> Frame:
