@@ -109,10 +109,17 @@ def _typed(x: np.ndarray) -> dict[str, str]:
     return {"src": "Type numbers", "typed": ", ".join(repr(float(v)) for v in x)}
 
 
-def _divide_by(rng: np.random.Generator) -> Question:
-    x = rng.integers(-4, 9, size=4).astype(float)
+def _not_constant(rng: np.random.Generator, lo: int, hi: int, size: int = 4) -> np.ndarray:
+    """``size`` whole numbers from ``lo`` to ``hi - 1`` as floats, drawn again while they are all equal
+    (a constant vector has no spread to normalize)."""
+    x = rng.integers(lo, hi, size=size).astype(float)
     while np.ptp(x) == 0:
-        x = rng.integers(-4, 9, size=4).astype(float)
+        x = rng.integers(lo, hi, size=size).astype(float)
+    return x
+
+
+def _divide_by(rng: np.random.Generator) -> Question:
+    x = _not_constant(rng, -4, 9)
     pop, sample = float(variance(x)), float(variance(x, ddof=1))
     ms = float(mean(x * x))
     return _ask(
@@ -222,9 +229,7 @@ def _batch_of_one(rng: np.random.Generator) -> Question:
 
 
 def _train_vs_eval(rng: np.random.Generator) -> Question:
-    x = rng.integers(-3, 7, size=4).astype(float)
-    while np.ptp(x) == 0:
-        x = rng.integers(-3, 7, size=4).astype(float)
+    x = _not_constant(rng, -3, 7)
     y = layer_norm(x)
     return _ask(
         rng, "train-eval", "LayerNorm in training and inference",
@@ -237,9 +242,7 @@ def _train_vs_eval(rng: np.random.Generator) -> Question:
 
 
 def _invariance(rng: np.random.Generator) -> Question:
-    x = rng.integers(-3, 7, size=4).astype(float)
-    while np.ptp(x) == 0:
-        x = rng.integers(-3, 7, size=4).astype(float)
+    x = _not_constant(rng, -3, 7)
     c, b = float(rng.choice([2.0, 3.0, 10.0])), float(rng.choice([5.0, -4.0, 100.0]))
     y = layer_norm(x, eps=0.0)
     return _ask(
@@ -267,9 +270,7 @@ def _gamma_zero(rng: np.random.Generator) -> Question:
 
 
 def _rms_centring(rng: np.random.Generator) -> Question:
-    x = np.sort(rng.integers(1, 9, size=3).astype(float))
-    while np.ptp(x) == 0:
-        x = np.sort(rng.integers(1, 9, size=3).astype(float))
+    x = np.sort(_not_constant(rng, 1, 9, size=3))
     r = rms_norm(x, eps=0.0)
     m = float(mean(r))
     return _ask(
@@ -283,9 +284,7 @@ def _rms_centring(rng: np.random.Generator) -> Question:
 
 
 def _undo(rng: np.random.Generator) -> Question:
-    x = rng.integers(-2, 9, size=4).astype(float)
-    while np.ptp(x) == 0:
-        x = rng.integers(-2, 9, size=4).astype(float)
+    x = _not_constant(rng, -2, 9)
     s = layer_norm_steps(x, eps=0.0)
     mu, sigma = float(s.mu), float(s.sigma)
     other = 2.0 * x + 1.0  # another token: twice the spread, another mean, the same x̂
