@@ -22,11 +22,6 @@ from ui.text import fmt, tex_num
 MUCH_SMALLER = 0.01  # the pages' "ε ≪ σ²": ε/(σ² + ε) at most this
 
 
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 def open_link(page: str, **params: str) -> AppTest:
     return open_page(f"pages/{page}.py", **params)
 

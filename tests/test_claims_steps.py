@@ -13,7 +13,7 @@ import colorsys
 
 import numpy as np
 import pytest
-from apptest_support import APP
+from apptest_support import APP, ok
 from live_support import page_metrics
 from streamlit.testing.v1 import AppTest
 
@@ -35,11 +35,6 @@ HOME, MEAN, VAR, STD, SS, FULL = (
 )
 UNDO = AFFINE_MODES[2]
 TINY = "1e-170, -1e-170, 3e-170"  # σ² underflows to 0 while σ does not
-
-
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def open_page(page: str, **query: str) -> AppTest:

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from apptest_support import ok
 from live_support import live_metrics
 from streamlit.testing.v1 import AppTest
 
@@ -97,11 +98,6 @@ def leaves(at: AppTest, ignore: tuple[str, ...] = NEW_EVERY_RUN) -> Leaves:
 
     walk(at._tree, "")
     return out
-
-
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def open_page(page: str, **state: Any) -> AppTest:

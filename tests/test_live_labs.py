@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from apptest_support import open_page
+from apptest_support import ok, open_page
 from live_support import live_data, live_readouts
 from streamlit.testing.v1 import AppTest
 
@@ -37,11 +37,6 @@ from ui.text import (
     tex_vector,
 )
 from ui.widgets import SPREADS as WIDGET_SPREADS
-
-
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def slider(at: AppTest, key: str) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import streamlit as st
+from apptest_support import ok
 from chart_specs import charts
 from live_support import live_readouts, live_tex
 from streamlit.proto.Metric_pb2 import Metric
@@ -44,11 +45,6 @@ ISSUE = "40000, 40001, 40002, 40003"  # μ = 40001.5, which 4 significant digits
 def _clear_resources() -> Iterator[None]:
     st.cache_resource.clear()  # the axes/running pages keep tensors there; st.cache_data: conftest
     yield
-
-
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def open_page(page: str, typed: str | None = None) -> AppTest:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from apptest_support import ok
 from chart_specs import charts
 from live_support import live_readouts, page_metric_elements, page_metrics, page_tex
 from streamlit.runtime.pages_manager import PagesManager
@@ -60,12 +61,6 @@ def steady_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     monkeypatch.setattr(PagesManager, "__init__", init)
     yield
-
-
-def ok(at: AppTest) -> AppTest:
-    """Every run must finish without an exception element."""
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 @pytest.fixture

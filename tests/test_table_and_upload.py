@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from apptest_support import ok
 from live_support import live_metric_elements
 from streamlit.testing.v1 import AppTest
 
@@ -24,11 +25,6 @@ from ui.text import MESSAGE_LIMIT, fmt, plain
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 MEAN, VAR, SS = "pages/1_mean.py", "pages/2_variance.py", "pages/4_scale_shift.py"
 SEED = np.array([1.0, 2.0, 3.0, 4.0])  # the table's starting values
-
-
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def open_at(page: str, source: str | None = None) -> AppTest:
