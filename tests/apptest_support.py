@@ -51,14 +51,17 @@ def whole_page_runs() -> Iterator[None]:
 
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-# The formula's step pages, each by its short name
-STEP_FILES = {
-    "mean": "pages/1_mean.py",
-    "variance": "pages/2_variance.py",
-    "standardize": "pages/3_standardize.py",
-    "scale_shift": "pages/4_scale_shift.py",
-    "full_formula": "pages/5_full_formula.py",
-}
+# Home and the formula's step pages
+HOME, MEAN, VAR, STD, SS, FULL = (
+    "pages/0_home.py",
+    "pages/1_mean.py",
+    "pages/2_variance.py",
+    "pages/3_standardize.py",
+    "pages/4_scale_shift.py",
+    "pages/5_full_formula.py",
+)
+# The step pages, each by its short name
+STEP_FILES = {"mean": MEAN, "variance": VAR, "standardize": STD, "scale_shift": SS, "full_formula": FULL}
 
 
 def open_page(page: str, **query: str) -> AppTest:

@@ -13,7 +13,7 @@ import colorsys
 
 import numpy as np
 import pytest
-from apptest_support import APP, ok
+from apptest_support import APP, FULL, HOME, MEAN, SS, STD, VAR, ok
 from live_support import page_metrics
 from streamlit.testing.v1 import AppTest
 
@@ -25,14 +25,6 @@ from ui.settings import AFFINE_MODES, D_CHOICES, EPS_CHOICES
 from ui.text import fmt
 from ui.theme import COLORS, OKABE_ITO
 
-HOME, MEAN, VAR, STD, SS, FULL = (
-    "pages/0_home.py",
-    "pages/1_mean.py",
-    "pages/2_variance.py",
-    "pages/3_standardize.py",
-    "pages/4_scale_shift.py",
-    "pages/5_full_formula.py",
-)
 UNDO = AFFINE_MODES[2]
 TINY = "1e-170, -1e-170, 3e-170"  # σ² underflows to 0 while σ does not
 

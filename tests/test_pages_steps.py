@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from apptest_support import ok
+from apptest_support import APP, FULL, HOME, MEAN, SS, STD, VAR, ok
 from chart_specs import charts
 from live_support import live_readouts, page_metric_elements, page_metrics, page_tex
 from streamlit.runtime.pages_manager import PagesManager
@@ -26,15 +25,6 @@ from layernorm.variants import layer_norm_unbiased, variance_one_pass
 from ui.settings import AFFINE_MODES
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_num, zero_metric
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-HOME, MEAN, VAR, STD, SS, FULL = (
-    "pages/0_home.py",
-    "pages/1_mean.py",
-    "pages/2_variance.py",
-    "pages/3_standardize.py",
-    "pages/4_scale_shift.py",
-    "pages/5_full_formula.py",
-)
 PAGES = [HOME, MEAN, VAR, STD, SS, FULL]
 EPS = 1e-5
 DEFAULT_X = ln.make_preset("standard normal", 8, 0)  # the sidebar's defaults
