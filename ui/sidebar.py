@@ -121,32 +121,38 @@ def _live_place(key: str) -> None:
     st.session_state.setdefault(LIVE_PLACES, {})[key] = st.container()
 
 
-# key, label, default of the shared γ and β sliders
-_AFFINE_SLIDERS = (("gamma", "γ (scale, every feature)", 1.0), ("beta", "β (shift, every feature)", 0.0))
-
-
 def _shared_sliders() -> tuple[float, float]:
     """The shared γ and β sliders (kept for the link; the live sliders drawn in their place show them)."""
     lo, hi, step = GAMMA_BETA_SLIDER
-    values = []
-    for key, label, default in _AFFINE_SLIDERS:
-        with st.container(key=f"live_state_{key}"):
-            value = st.slider(
-                label,
-                lo,
-                hi,
-                default,
-                step,
-                key=key,
-                bind="query-params",
-                persist_state="session",
-                on_change=kept_moved,
-                args=(key, rerun_lab_sections),
-            )
-        _live_place(key)
-        values.append(float(value))
-    g, b = values
-    return g, b
+    with st.container(key="live_state_gamma"):
+        g = st.slider(
+            "γ (scale, every feature)",
+            lo,
+            hi,
+            1.0,
+            step,
+            key="gamma",
+            bind="query-params",
+            persist_state="session",
+            on_change=kept_moved,
+            args=("gamma", rerun_lab_sections),
+        )
+    _live_place("gamma")
+    with st.container(key="live_state_beta"):
+        b = st.slider(
+            "β (shift, every feature)",
+            lo,
+            hi,
+            0.0,
+            step,
+            key="beta",
+            bind="query-params",
+            persist_state="session",
+            on_change=kept_moved,
+            args=("beta", rerun_lab_sections),
+        )
+    _live_place("beta")
+    return float(g), float(b)
 
 
 def sidebar(
