@@ -165,16 +165,10 @@ def backward_numbers(lab: LabInput) -> None:
 def register_view(lab: LabInput, dy: np.ndarray) -> None:
     """Say what the sidebar's ε, γ, β change on this page: the backward pass of ``dy`` and the ε
     section's metrics, at the spread the slider holds (both sections that draw them call it).
-
-    The frames are made from the sidebar's input itself, not from the section's ``lab``: the sidebar's
-    sliders rerun with every move of theirs, so a section must not count γ as read because of them.
     """
     spread_now = float(st.session_state.get("grad_spread", lg.SPREAD_START))
     token = (*upstream(), spread_now, dy.tobytes())
-    sidebar = st.session_state.get("lab_input")
-    live_sidebar.view(
-        lambda at: lg.page_frame(at, dy, spread_now), token, sidebar if isinstance(sidebar, LabInput) else lab
-    )
+    live_sidebar.view(lambda at: lg.page_frame(at, dy, spread_now), token, lab)
 
 
 def current_dy(lab: LabInput) -> np.ndarray:

@@ -20,9 +20,19 @@ const live = (globalThis.labLive ??= (() => {
   // change, sends nothing, and that late answer put the released value back after the Back.
   addEventListener("popstate", () => {
     for (const s of state.sliders.values()) {
+      const waited = s.sent !== null;
       sent(s, null);
       // only a slider of the page the entry is on (a Back to another page draws that page anew)
-      if (!s.root.isConnected || !s.link || !s.values || s.path !== location.pathname) continue;
+      if (!s.root.isConnected || !s.link || !s.values || s.path !== location.pathname) {
+        // A release the Back or Forward cut short is not waited for any more: its thumb goes back to
+        // the value the page shows (an answer that came during the release had left it there).
+        if (waited && s.root.isConnected && s.values && !s.dragging) {
+          s.input.value = String(s.served);
+          s.released = s.served;
+          s.draw(s.index(), false);
+        }
+        continue;
+      }
       const text = new URL(location.href).searchParams.get(s.link.key) ?? s.link.default;
       const i = s.link.urls.indexOf(text);
       if (i >= 0 && i !== s.index()) {
@@ -537,6 +547,10 @@ function mountSlider(root, data, setTriggerValue) {
   if (!s.dragging && !waiting) {
     s.input.value = String(data.index);
     s.released = data.index;
+    // The address says what the page shows: Forward at once after a key press left it holding the
+    // released value (Streamlit wrote the bound slider's copy into the new page's address) while the
+    // run drew the entry's.
+    writeAddress(s, data.index);
   }
   s.draw(s.index(), false);
   checkFresh(s);

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from ui import live
-from ui.keys import LIVE_PLACES, LIVE_VIEW
+from ui.keys import LAB_INPUT, LIVE_PLACES, LIVE_VIEW
 from ui.live import Frame
 from ui.settings import EPS_CHOICES, EPS_HELP, GAMMA_BETA_SLIDER, LabInput, eps_text, lab_at
 
@@ -44,13 +44,19 @@ def view(
     ``token`` names (any hashable value that changes when they do). A page whose sections each show
     numbers the sidebar changes calls this once per section, each with its own ``part``: the sidebar's
     frames hold every part's readouts and charts.
+
+    The frames are made from the sidebar's input itself, not from a lab section's ``lab``: the sidebar's
+    sliders rerun with every move of theirs, so a section must not count γ as read because of them
+    (``ui.state.lab_section`` notes what its ``lab`` is asked for).
     """
     parts = dict(st.session_state.get(LIVE_VIEW) or {})
     parts[part] = (frame, token)
     st.session_state[LIVE_VIEW] = parts
+    sidebar = st.session_state.get(LAB_INPUT)
+    untracked = sidebar if isinstance(sidebar, LabInput) else lab
     places = st.session_state.get(LIVE_PLACES)
     keys = list(places) if places else list(st.session_state.get(_DRAWN, ()))  # a section's own rerun
-    return [_frames(key, lab) for key in keys]
+    return [_frames(key, untracked) for key in keys]
 
 
 def _values(key: str) -> tuple[list[float], list[str], list[str], float]:
