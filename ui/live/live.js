@@ -26,11 +26,7 @@ const live = (globalThis.labLive ??= (() => {
       if (!s.root.isConnected || !s.link || !s.values || s.path !== location.pathname) {
         // A release the Back or Forward cut short is not waited for any more: its thumb goes back to
         // the value the page shows (an answer that came during the release had left it there).
-        if (waited && s.root.isConnected && s.values && !s.dragging) {
-          s.input.value = String(s.served);
-          s.released = s.served;
-          s.draw(s.index(), false);
-        }
+        if (waited && s.root.isConnected && s.values && !s.dragging) backToServed(s);
         continue;
       }
       const text = new URL(location.href).searchParams.get(s.link.key) ?? s.link.default;
@@ -74,11 +70,19 @@ function giveUpWaiting(s) {
   s.waitTimer = setTimeout(() => {
     if (s.sent !== mark || s.dragging || !s.root.isConnected) return;  // a newer release speaks for itself
     sent(s, null);
-    s.input.value = String(s.served);
-    s.released = s.served;
-    s.draw(s.index(), false);
+    backToServed(s);
     if (s.path === location.pathname) writeAddress(s, s.served);
   }, Math.max(0, 5000 - (performance.now() - mark.at)) + 50);
+}
+
+// The thumb and the numbers back to the value the server drew last: the readouts and charts too,
+// since the drag or key press drew its own value's frame there (a thumb at 1.00 beside γ = 1.05's
+// numbers, seen when the machine was slow enough for the wait above to run out).
+function backToServed(s) {
+  s.input.value = String(s.served);
+  s.released = s.served;
+  s.movedTo = -1;
+  s.draw(s.index(), true);
 }
 
 // The slider's value in the address, as Streamlit's own slider writes it for a bound widget the
