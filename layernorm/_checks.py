@@ -164,6 +164,42 @@ def _largest(value: object) -> float | None:
         return float(np.max(np.abs(arr.astype(np.float64))))
 
 
+RANGE_ERROR_DOC = """\
+ResultRangeError
+    A result does not fit in a float64 (above 1.8e308) for this finite input; the
+    message names the result and the input's largest values."""
+
+
+def _is_heading(lines: list[str], i: int) -> bool:
+    """Whether ``lines[i]`` is a numpydoc section title (a word underlined with dashes)."""
+    return bool(lines[i]) and i + 1 < len(lines) and lines[i + 1] == "-" * len(lines[i])
+
+
+def _heading(lines: list[str], name: str) -> int | None:
+    """Where the section titled ``name`` starts, or None."""
+    return next((i for i, line in enumerate(lines) if line == name and _is_heading(lines, i)), None)
+
+
+def document_range_error(doc: str | None) -> str | None:
+    """``doc`` (cleaned as :func:`inspect.getdoc` does) with :data:`RANGE_ERROR_DOC` ending its
+    "Raises" section; without one, a "Raises" section is made before "Notes" (or at the end)."""
+    if doc is None:
+        return None
+    lines = inspect.cleandoc(doc).splitlines()
+    entry = RANGE_ERROR_DOC.splitlines()
+    raises = _heading(lines, "Raises")
+    if raises is not None:
+        end = next((i for i in range(raises + 2, len(lines)) if _is_heading(lines, i)), len(lines))
+        while not lines[end - 1]:  # before the blank line(s) that end the section
+            end -= 1
+        lines[end:end] = entry
+    elif (notes := _heading(lines, "Notes")) is not None:
+        lines[notes:notes] = ["Raises", "------", *entry, ""]
+    else:
+        lines += ["", "Raises", "------", *entry]
+    return "\n".join(lines)
+
+
 def finite_results(
     *names: str, allow: tuple[str, ...] = ()
 ) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
@@ -173,6 +209,8 @@ def finite_results(
     in its result (arrays, floats, and the fields of a tuple, dataclass or dict) is checked.
     ``names`` name the parts of a tuple result, for the message; ``allow`` names result fields
     whose ``inf`` the function documents (a meaning, not an overflow).
+    The wrapper's docstring documents the error it raises: a ``ResultRangeError`` entry ends
+    its "Raises" section (see :func:`document_range_error`), so no function spells it out.
     """
 
     def wrap(func: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -199,6 +237,7 @@ def finite_results(
                 f"for this input ({inputs or 'see the arguments'}); scale the input down"
             )
 
+        checked.__doc__ = document_range_error(func.__doc__)
         return checked
 
     return wrap

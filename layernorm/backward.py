@@ -96,9 +96,6 @@ def layer_norm_backward(
         Shapes that do not match, NaN/inf, ``eps`` negative.
     ZeroVarianceError
         A constant row with ``eps == 0`` (the forward pass is 0/0 there).
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -187,9 +184,6 @@ def layer_norm_input_grad(x_hat: F64, std: F64, dy: F64) -> F64:
     ValueError
         Shapes that do not match. ``dy`` is not checked for NaN or infinity (a training
         loop checks its loss instead); a non-finite ``dy`` gives a non-finite ``dx``.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -240,9 +234,6 @@ def rms_norm_backward(
         Shapes that do not match, NaN/inf, ``eps`` negative.
     ZeroVarianceError
         An all-zero row with ``eps == 0``.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -291,9 +282,6 @@ def batch_norm_backward(
     ------
     ValueError
         ``x`` not (N, C, ...), one value per channel, shapes that do not match, NaN/inf.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

@@ -86,9 +86,6 @@ def batch_norm_train(
         Shape mismatches, bad ``momentum``/``eps``, NaN/inf, or only one value
         per channel (``n = 1``: the unbiased variance is 0/0), with PyTorch's
         message "Expected more than 1 value per channel when training".
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -151,9 +148,6 @@ def batch_norm_eval(
         Shape mismatches, a negative running variance, NaN/inf, bad ``eps``.
     ZeroVarianceError
         ``running_var + eps`` is 0 for some channel.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

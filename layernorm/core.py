@@ -72,9 +72,6 @@ def mean(x: ArrayLike, axis: Axis = -1) -> F64:
     ValueError
         ``x`` is a scalar, not numeric, contains NaN/inf, ``axis`` is out of range,
         or the reduced axes are empty.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -112,9 +109,6 @@ def variance(x: ArrayLike, axis: Axis = -1, *, ddof: int = 0) -> F64:
     ValueError
         As :func:`mean`; also ``ddof`` not 0 or 1, or ``ddof=1`` with ``d = 1``
         (the sample variance of one number is 0/0).
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -153,9 +147,6 @@ def std(x: ArrayLike, axis: Axis = -1) -> F64:
     ------
     ValueError
         As :func:`mean`.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -191,9 +182,6 @@ def standardize(x: ArrayLike, *, eps: float = DEFAULT_EPS, axis: Axis = -1) -> F
         Bad ``x``/``axis`` (see :func:`mean`), ``eps`` negative or not finite.
     ZeroVarianceError
         A row is constant and ``eps == 0``.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -227,9 +215,6 @@ def scale_shift(
     ------
     ValueError
         ``gamma``/``beta`` of the wrong shape or not finite.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -278,9 +263,6 @@ def layer_norm(
         ``gamma``/``beta`` of the wrong shape; ``eps`` negative.
     ZeroVarianceError
         A row is constant and ``eps == 0`` (0/0).
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -349,9 +331,6 @@ def max_abs_diff(a: ArrayLike, b: ArrayLike) -> float:
     ------
     ValueError
         Shapes differ.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

@@ -57,9 +57,6 @@ def group_norm(
         ``num_groups`` < 1 or not dividing ``C``; shapes; NaN/inf; ``eps`` < 0.
     ZeroVarianceError
         A constant group with ``eps == 0``.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -102,9 +99,6 @@ def instance_norm(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
         ``x`` with fewer than 3 axes; NaN/inf; ``eps`` < 0.
     ZeroVarianceError
         A constant channel with ``eps == 0``.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -148,9 +142,6 @@ def rms_norm(
         Bad ``x``/``axis``/``gamma``, ``eps`` < 0.
     ZeroVarianceError
         An all-zero row with ``eps == 0``.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

@@ -41,9 +41,6 @@ def layer_norm_jacobian(x: ArrayLike, gamma: ArrayLike | None = None, *, eps: fl
         ``x`` not one finite vector, ``gamma`` of the wrong shape, ``eps`` negative.
     ZeroVarianceError
         ``x`` constant and ``eps == 0``.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -164,9 +161,6 @@ def layer_norm_jacobian_facts(
     ------
     ValueError, ZeroVarianceError
         As :func:`layer_norm_jacobian`.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -287,9 +281,6 @@ def layer_norm_backward_terms(
         shape, ``eps`` negative.
     ZeroVarianceError
         ``x`` constant and ``eps == 0``.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -366,9 +357,6 @@ def layer_norm_jacobian_norm_vs_eps(x: ArrayLike, eps: ArrayLike) -> JacobianNor
         ``x`` not one finite vector, ``eps`` not a 1-D array of finite numbers >= 0.
     ZeroVarianceError
         ``x`` constant and an ``eps`` of 0.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

@@ -129,9 +129,6 @@ def layer_norm_steps(
         finite; ``eps`` negative or not finite.
     ZeroVarianceError
         A row is constant and ``eps == 0`` (0/0).
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -200,9 +197,6 @@ def layer_norm_x_hat(x: F64, *, eps: float = DEFAULT_EPS) -> tuple[F64, F64]:
         ``eps`` negative or not finite.
     ZeroVarianceError
         A row is constant and ``eps == 0`` (0/0).
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

@@ -157,9 +157,6 @@ def layer_norm_eps_outside(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
         Bad ``eps`` or ``x`` (see :func:`layernorm.mean`).
     ZeroVarianceError
         A constant row with ``eps == 0`` (0/0).
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -196,9 +193,6 @@ def rms_norm_eps_outside(x: ArrayLike, *, eps: float = 1e-8) -> F64:
         Bad ``eps`` or ``x``.
     ZeroVarianceError
         An all-zero row with ``eps == 0`` (0/0).
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -340,9 +334,6 @@ def compare_recipe(
         (the sample variance of one number is 0/0); bad ``eps`` or ``ddof``.
     ZeroVarianceError
         A constant vector with ``eps == 0``.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -376,9 +367,6 @@ def compare_rms_placement(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> RecipeCo
         As :func:`compare_recipe`.
     ZeroVarianceError
         An all-zero vector with ``eps == 0``.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

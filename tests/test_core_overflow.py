@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import layernorm as ln
+from layernorm._checks import finite_results
 from layernorm.labs import (
     batch_effects,
     bert,
@@ -485,3 +487,42 @@ def test_batch_norm_train_unbiased_variance_overflow_is_named() -> None:
         ln.ResultRangeError, match=r"batch_norm_train: new_running_var .*largest \|x\| = 2\.01e\+154"
     ):
         ln.batch_norm_train([[2.01e154], [0.0]], None, None, np.zeros(1), np.ones(1))
+
+
+def _section(doc: str, heading: str) -> str:
+    """The body of a numpydoc section: from below its underline to the next blank-line-then-heading."""
+    body = doc.split(f"\n{heading}\n{'-' * len(heading)}\n", 1)[1]
+    return re.split(r"\n\n\w[\w ]*\n-+\n", body, maxsplit=1)[0]
+
+
+def test_finite_results_documents_the_error_it_raises() -> None:
+    for f in (ln.layer_norm, ln.batch_norm_train, geometry.invariance_check):
+        doc = inspect.getdoc(f) or ""
+        raises = _section(doc, "Raises")
+        assert "\nResultRangeError\n    A result does not fit in a float64" in raises, f.__name__
+        assert doc.count("ResultRangeError") == 1, f.__name__
+        assert "ValueError" in raises, f.__name__  # the function's own entries are kept, before it
+
+
+def test_finite_results_makes_a_raises_section_where_there_is_none() -> None:
+    @finite_results()
+    def with_notes(x: float) -> float:
+        """Twice x.
+
+        Notes
+        -----
+        Doubles.
+        """
+        return 2 * x
+
+    @finite_results()
+    def summary_only(x: float) -> float:
+        """Twice x."""
+        return 2 * x
+
+    doc = inspect.getdoc(with_notes) or ""
+    assert doc.index("Raises\n------\nResultRangeError") < doc.index("Notes\n-----")
+    assert "ResultRangeError" in _section(doc, "Raises") and "Doubles." in _section(doc, "Notes")
+    assert (inspect.getdoc(summary_only) or "").startswith("Twice x.\n\nRaises\n------\nResultRangeError\n")
+    with pytest.raises(ln.ResultRangeError):
+        summary_only(1e308)

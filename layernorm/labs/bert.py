@@ -273,9 +273,6 @@ def sentence_embedding(last_hidden: npt.ArrayLike, attention_mask: npt.ArrayLike
     ------
     ValueError
         A sentence has no real token, or its mean vector is exactly zero.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

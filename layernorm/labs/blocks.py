@@ -74,9 +74,6 @@ def display_grid(x: ArrayLike, *, max_rows: int = 256, max_cols: int = 512) -> D
     ------
     ValueError
         ``x`` not 3-D, not numeric (text, complex), or a budget below 1.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

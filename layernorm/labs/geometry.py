@@ -141,9 +141,6 @@ def invariance_check(
         ``eps`` negative, ``gamma``/``beta`` of the wrong shape.
     ZeroVarianceError
         ``eps = 0`` and ``x`` or ``c * x + shift`` constant (``c = 0``): 0/0.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -243,9 +240,6 @@ def invariance_curve(
         ``eps`` negative.
     ZeroVarianceError
         ``eps = 0`` and a constant row (``x`` constant, or ``c = 0``).
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -290,9 +284,6 @@ def x_hat_norm_squared(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> tuple[F64, 
     ------
     ValueError, ZeroVarianceError
         As :func:`layernorm.layer_norm_steps`.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -374,9 +365,6 @@ def normalized_cloud(
     ------
     ValueError
         ``d < 2``, ``n`` outside 1..100 000, ``gamma``/``beta`` of the wrong shape, ``eps`` < 0.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

@@ -317,9 +317,6 @@ def read_lens(
     ------
     ValueError
         ``x`` not 3-D, a cell outside it, an unknown lens.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

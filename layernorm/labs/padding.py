@@ -74,9 +74,6 @@ def padding_effect(x: ArrayLike, attention_mask: ArrayLike, *, eps: float = DEFA
     ValueError
         Shapes that do not match, or fewer than 2 real tokens (BatchNorm training
         needs more than one value per feature).
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -141,9 +138,6 @@ def identity_gaps(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> dict[str, float]
         or not finite (from the core functions).
     ZeroVarianceError
         ``eps == 0`` and a row or group is constant (from the core functions).
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

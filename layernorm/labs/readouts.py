@@ -33,9 +33,6 @@ def cosine(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     ------
     ValueError
         Shapes differ, or a vector is zero.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -245,9 +242,6 @@ def top_features(vector: npt.ArrayLike, k: int = 3) -> tuple[npt.NDArray[np.intp
     ------
     ValueError
         ``vector`` is not 1-D or ``k`` is not in 1…d.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

@@ -111,9 +111,6 @@ def shifted(pop: Population, *, shift: float, scale: float) -> Population:
     ------
     ValueError
         ``scale`` not > 0 (NaN included).
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

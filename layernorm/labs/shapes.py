@@ -43,9 +43,6 @@ def sphere_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     ------
     ValueError
         ``radius`` negative or not finite, ``n`` < 3.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -78,9 +75,6 @@ def sum_zero_disc_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     ------
     ValueError
         ``radius`` negative or not finite, ``n`` < 3.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -113,9 +107,6 @@ def sum_zero_circle(radius: float, n: int = 121) -> F64:
     ------
     ValueError
         ``radius`` negative or not finite, ``n`` < 3.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -146,9 +137,6 @@ def circle_2d(radius: float, n: int = 121) -> F64:
     ------
     ValueError
         ``radius`` negative or not finite, ``n`` < 3.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
@@ -176,9 +164,6 @@ def sum_zero_line(half_length: float) -> F64:
     ------
     ValueError
         ``half_length`` not finite.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----

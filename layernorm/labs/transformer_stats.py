@@ -221,9 +221,6 @@ def parameter_histograms(values: F64, bins: int = 60) -> tuple[F64, F64]:
     ------
     ValueError
         ``values`` not 2-D, empty, not numeric or not finite; ``bins < 1``.
-    ResultRangeError
-        A result does not fit in a float64 (above 1.8e308) for this finite input; the
-        message names the result and the input's largest values.
 
     Notes
     -----
