@@ -123,14 +123,8 @@ def layer_norm_backward_from_steps(steps: LayerNormSteps, dy: ArrayLike) -> tupl
 
     Returns
     -------
-    dx : (..., d) ndarray of float64
-        ``dL/dx``; each row sums to 0 (to rounding). An entry beyond float64's range (about
-        1.8e308) is ±inf, as IEEE rounding and PyTorch give it; with eps = 0 that happens once a
-        row's spread falls below about 1e-308.
-    dgamma : (d,) ndarray of float64
-        ``sum over rows of dy * x_hat``.
-    dbeta : (d,) ndarray of float64
-        ``sum over rows of dy``.
+    dx, dgamma, dbeta
+        As :func:`layer_norm_backward`.
 
     Raises
     ------
