@@ -46,11 +46,8 @@ def variance(x: ArrayLike) -> F64:
 def standardize(x: ArrayLike, eps: float = 1e-5) -> F64:
     """x̂ = (x − μ) / √(σ² + ε)"""
     x = np.asarray(x, dtype=np.float64)
-    d = x.shape[-1]
-    mu = x.sum(axis=-1, keepdims=True) / d  # μ
-    centered = x - mu  # x − μ
-    var = (centered**2).sum(axis=-1, keepdims=True) / d  # σ²
-    rstd = 1.0 / np.sqrt(var + eps)  # 1 / √(σ² + ε)
+    centered = x - mean(x)  # x − μ
+    rstd = 1.0 / np.sqrt(variance(x) + eps)  # 1 / √(σ² + ε)
     x_hat: F64 = centered * rstd  # x̂
     return x_hat
 
@@ -77,11 +74,8 @@ def layer_norm_backward(
     x = np.asarray(x, dtype=np.float64)
     dy = np.asarray(dy, dtype=np.float64)
     d = x.shape[-1]
-    mu = x.sum(axis=-1, keepdims=True) / d  # μ
-    centered = x - mu  # x − μ
-    var = (centered**2).sum(axis=-1, keepdims=True) / d  # σ²
-    rstd = 1.0 / np.sqrt(var + eps)  # 1 / √(σ² + ε)
-    x_hat = centered * rstd  # x̂
+    rstd = 1.0 / np.sqrt(variance(x) + eps)  # 1 / √(σ² + ε), as in the forward pass
+    x_hat = (x - mean(x)) * rstd  # x̂, as in the forward pass
     dbeta: F64 = dy.reshape(-1, d).sum(axis=0)  # ∂L/∂β = Σₜ ∂L/∂y
     dgamma: F64 = (dy * x_hat).reshape(-1, d).sum(axis=0)  # ∂L/∂γ = Σₜ ∂L/∂y ⊙ x̂
     g = dy * np.asarray(gamma)  # ∂L/∂x̂ = ∂L/∂y ⊙ γ
