@@ -346,7 +346,7 @@ def read_uploaded_vector(name: str, data: bytes) -> F64:
     Raises
     ------
     InputError
-        See :func:`read_npy_vector` and :func:`read_csv_file`.
+        As :func:`read_uploaded_file`.
 
     Notes
     -----
