@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from layernorm._checks import CHANNEL_AXIS, F64, as_float64, check_eps, check_param, finite_results
+from layernorm.batch import channel_rows, channel_shape, from_channel_rows, values_per_channel
 from layernorm.core import DEFAULT_EPS
 from layernorm.exact import as_exact, center_rows, check_divisor, spread_rows
 from layernorm.steps import LayerNormSteps, layer_norm_steps_unchecked
@@ -285,24 +286,16 @@ def batch_norm_backward(
     """
     eps = check_eps(eps)
     x64 = as_exact(x)
-    if x64.ndim < 2:
-        raise ValueError(f"BatchNorm expects x of shape (N, C) or (N, C, L), got shape {x64.shape}")
+    c, _ = channel_shape(x64)
     if not np.all(np.isfinite(x64)):
         raise ValueError("x contains NaN or infinity; normalization needs finite numbers")
-    c = x64.shape[1]
-    if x64.size // max(c, 1) <= 1:
-        raise ValueError(
-            f"Expected more than 1 value per channel when training, got input of shape {x64.shape}"
-        )
+    values_per_channel(x64, c)
     gam = check_param(gamma, "gamma", (c,), CHANNEL_AXIS, 1.0)
-    dy64 = upstream(dy, x64.shape)
-    rows = np.moveaxis(x64, 1, 0).reshape(c, -1)  # (C, n)
-    dy_rows = np.moveaxis(dy64, 1, 0).reshape(c, -1)
-    _, centered = center_rows(rows)
+    dy_rows = channel_rows(upstream(dy, x64.shape))  # (C, n)
+    _, centered = center_rows(channel_rows(x64))
     _, std = spread_rows(centered, eps)  # biased variance, (C, 1)
     check_divisor(std)
     x_hat = centered / std
     dx_rows = _input_grad(dy_rows * gam[:, None], x_hat, std, centre=True)
-    moved_shape = (c, x64.shape[0], *x64.shape[2:])
-    dx = np.moveaxis(dx_rows.reshape(moved_shape), 0, 1)
+    dx = from_channel_rows(dx_rows, x64.shape)
     return dx, np.sum(dy_rows * x_hat, axis=1), np.sum(dy_rows, axis=1)

@@ -24,12 +24,36 @@ from layernorm.exact import as_exact, center_rows, check_divisor, spread_rows, s
 DEFAULT_MOMENTUM = 0.1
 
 
-def _channel_shape(x64: NDArray[Any]) -> tuple[int, tuple[int, ...]]:
+def channel_shape(x64: NDArray[Any]) -> tuple[int, tuple[int, ...]]:
     """Return ``(C, broadcast shape (1, C, 1, ...))`` after checking ``x`` is (N, C, ...)."""
     if x64.ndim < 2:
         raise ValueError(f"BatchNorm expects x of shape (N, C) or (N, C, L), got shape {x64.shape}")
     c = x64.shape[1]
     return c, (1, c) + (1,) * (x64.ndim - 2)
+
+
+def values_per_channel(x64: NDArray[Any], c: int) -> int:
+    """``n = N * L``, the values each of the ``c`` channels' batch statistics are taken over.
+
+    ValueError, with PyTorch's message, unless ``n > 1``: training needs a spread, and the unbiased
+    variance divides by ``n - 1``.
+    """
+    n = x64.size // c if c else 0
+    if n <= 1:
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input of shape {x64.shape}"
+        )
+    return n
+
+
+def channel_rows(a: NDArray[Any]) -> NDArray[Any]:
+    """``a`` of shape (N, C, ...) as rows (C, n): each channel's values from every sample and position."""
+    return np.moveaxis(a, 1, 0).reshape(a.shape[1], -1)
+
+
+def from_channel_rows(rows: F64, shape: tuple[int, ...]) -> F64:
+    """Rows (C, n) back to ``shape`` (N, C, ...): the inverse of :func:`channel_rows`."""
+    return np.moveaxis(rows.reshape((shape[1], shape[0], *shape[2:])), 0, 1)
 
 
 def _channel_params(
@@ -97,18 +121,13 @@ def batch_norm_train(
     if not 0.0 <= m <= 1.0:
         raise ValueError(f"momentum must be between 0 and 1 (PyTorch convention), got {momentum!r}")
     x64 = as_exact(x)  # float64, or 64-bit integers kept as such: their batch mean is exact
-    c, bshape = _channel_shape(x64)
-    n = x64.size // c if c else 0
-    if n <= 1:
-        raise ValueError(
-            f"Expected more than 1 value per channel when training, got input of shape {x64.shape}"
-        )
+    c, bshape = channel_shape(x64)
+    n = values_per_channel(x64, c)
     g, b, rm, rv = _channel_params(c, gamma, beta, running_mean, running_var)
-    rows = np.moveaxis(x64, 1, 0).reshape(c, -1)  # (C, n)
-    mu, centered = center_rows(rows)  # (C, 1), (C, n)
+    mu, centered = center_rows(channel_rows(x64))  # (C, 1), (C, n)
     var, std = spread_rows(centered, eps)  # biased, (C, 1)
     check_divisor(std)
-    x_hat = np.moveaxis((centered / std).reshape((c, x64.shape[0], *x64.shape[2:])), 0, 1)
+    x_hat = from_channel_rows(centered / std, x64.shape)
     y = g.reshape(bshape) * x_hat + b.reshape(bshape)
     var_unbiased = var[:, 0] * (n / (n - 1))
     new_running_mean = (1 - m) * rm + m * mu[:, 0]
@@ -156,7 +175,7 @@ def batch_norm_eval(
     """
     eps = check_eps(eps)
     x64 = as_exact(x)
-    c, bshape = _channel_shape(x64)
+    c, bshape = channel_shape(x64)
     if not np.all(np.isfinite(x64)):
         raise ValueError("x contains NaN or infinity; normalization needs finite numbers")
     g, b, rm, rv = _channel_params(c, gamma, beta, running_mean, running_var)
