@@ -164,7 +164,7 @@ def _largest(value: object) -> float | None:
         return float(np.max(np.abs(arr.astype(np.float64))))
 
 
-RANGE_ERROR_DOC = """\
+_RANGE_ERROR_DOC = """\
 ResultRangeError
     A result does not fit in a float64 (above 1.8e308) for this finite input; the
     message names the result and the input's largest values."""
@@ -180,13 +180,13 @@ def _heading(lines: list[str], name: str) -> int | None:
     return next((i for i, line in enumerate(lines) if line == name and _is_heading(lines, i)), None)
 
 
-def document_range_error(doc: str | None) -> str | None:
-    """``doc`` (cleaned as :func:`inspect.getdoc` does) with :data:`RANGE_ERROR_DOC` ending its
+def _document_range_error(doc: str | None) -> str | None:
+    """``doc`` (cleaned as :func:`inspect.getdoc` does) with :data:`_RANGE_ERROR_DOC` ending its
     "Raises" section; without one, a "Raises" section is made before "Notes" (or at the end)."""
     if doc is None:
         return None
     lines = inspect.cleandoc(doc).splitlines()
-    entry = RANGE_ERROR_DOC.splitlines()
+    entry = _RANGE_ERROR_DOC.splitlines()
     raises = _heading(lines, "Raises")
     if raises is not None:
         end = next((i for i in range(raises + 2, len(lines)) if _is_heading(lines, i)), len(lines))
@@ -210,7 +210,7 @@ def finite_results(
     ``names`` name the parts of a tuple result, for the message; ``allow`` names result fields
     whose ``inf`` the function documents (a meaning, not an overflow).
     The wrapper's docstring documents the error it raises: a ``ResultRangeError`` entry ends
-    its "Raises" section (see :func:`document_range_error`), so no function spells it out.
+    its "Raises" section (see :func:`_document_range_error`), so no function spells it out.
     """
 
     def wrap(func: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -237,7 +237,7 @@ def finite_results(
                 f"for this input ({inputs or 'see the arguments'}); scale the input down"
             )
 
-        checked.__doc__ = document_range_error(func.__doc__)
+        checked.__doc__ = _document_range_error(func.__doc__)
         return checked
 
     return wrap
