@@ -98,6 +98,12 @@ def invariance_curve_chart(
 
     Zero gaps have no place on a log axis and are left out (the caption says so).
     """
+
+    def gap_line(gap: np.ndarray, name: str, color: str) -> go.Scatter:
+        return go.Scatter(
+            x=c, y=np.where(gap > 0, gap, np.nan), mode="lines", name=name, line={"color": color, "width": 4}
+        )
+
     fig = go.Figure()
     if rounding is not None:
         fig.add_trace(
@@ -109,15 +115,7 @@ def invariance_curve_chart(
                 line={"color": GUIDE_COLOR, "dash": "dot", "width": 2},
             )
         )
-    fig.add_trace(
-        go.Scatter(
-            x=c,
-            y=np.where(rms_gap > 0, rms_gap, np.nan),
-            mode="lines",
-            name=f"RMSNorm, b = {fmt(shift, 3)}",
-            line={"color": RMS_COLOR, "width": 4},
-        )
-    )
+    fig.add_trace(gap_line(rms_gap, f"RMSNorm, b = {fmt(shift, 3)}", RMS_COLOR))
     if ln_gap_eps0 is not None:
         fig.add_trace(
             go.Scatter(
@@ -128,15 +126,7 @@ def invariance_curve_chart(
                 marker={"color": COLORS["x_hat"], "size": 6, "symbol": "circle-open"},
             )
         )
-    fig.add_trace(
-        go.Scatter(
-            x=c,
-            y=np.where(ln_gap > 0, ln_gap, np.nan),
-            mode="lines",
-            name=f"LayerNorm, ε = {eps:.0e}",
-            line={"color": COLORS["x_hat"], "width": 4},
-        )
-    )
+    fig.add_trace(gap_line(ln_gap, f"LayerNorm, ε = {eps:.0e}", COLORS["x_hat"]))
     if c_now is not None and gap_now is not None and c_now > 0 and gap_now > 0:
         fig.add_trace(
             go.Scatter(
