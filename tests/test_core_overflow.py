@@ -102,24 +102,25 @@ def call(name: str) -> Callable[[Callable[[st.DataObject], Any]], Callable[[st.D
     return add
 
 
-@call("mean")
-def _(data: st.DataObject) -> Any:
-    return ln.mean(_mat(data, 2, _d(data, 1)))
+def _two_rows(f: Callable[..., Any], *, with_eps: bool = False) -> Callable[[st.DataObject], Any]:
+    """``f(x)``, or ``f(x, eps)`` ``with_eps``, for a batch of two rows of d features."""
+
+    def run(data: st.DataObject) -> Any:
+        x = _mat(data, 2, _d(data, 1))
+        return f(x, eps=_eps(data)) if with_eps else f(x)
+
+    return run
+
+
+for _name in ("mean", "std"):
+    CALLS[_name] = _two_rows(getattr(ln, _name))
+for _name in ("standardize", "layer_norm_x_hat"):
+    CALLS[_name] = _two_rows(getattr(ln, _name), with_eps=True)
 
 
 @call("variance")
 def _(data: st.DataObject) -> Any:
     return ln.variance(_mat(data, 2, _d(data)), ddof=data.draw(st.sampled_from([0, 1])))
-
-
-@call("std")
-def _(data: st.DataObject) -> Any:
-    return ln.std(_mat(data, 2, _d(data, 1)))
-
-
-@call("standardize")
-def _(data: st.DataObject) -> Any:
-    return ln.standardize(_mat(data, 2, _d(data, 1)), eps=_eps(data))
 
 
 @call("scale_shift")
@@ -140,11 +141,6 @@ def _batch_gamma_beta(f: Callable[..., Any]) -> Callable[[st.DataObject], Any]:
 
 for _name in ("layer_norm", "layer_norm_steps"):
     CALLS[_name] = _batch_gamma_beta(getattr(ln, _name))
-
-
-@call("layer_norm_x_hat")
-def _(data: st.DataObject) -> Any:
-    return ln.layer_norm_x_hat(_mat(data, 2, _d(data, 1)), eps=_eps(data))
 
 
 @call("max_abs_diff")
