@@ -19,6 +19,7 @@ from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
 from ui.keys import LAB_RERUN
+from ui.settings import EPS_CHOICES
 
 _APPTEST_RUN = AppTest._run
 
@@ -112,6 +113,14 @@ def open_with_sidebar(page: str, *, timeout: float = 60, **sidebar: Any) -> AppT
         getattr(at, _SIDEBAR_WIDGETS[key])(key=key).set_value(value)
         ok(at.run())
     return at
+
+
+def at_both_eps_ends(at: AppTest) -> Iterator[float]:
+    """The sidebar's ε set to its smallest choice, then to its largest, with a run after each; yields
+    each ε once the page shows it."""
+    for eps in (EPS_CHOICES[0], EPS_CHOICES[-1]):
+        ok(at.select_slider(key="eps").set_value(eps).run())
+        yield eps
 
 
 def type_numbers(at: AppTest, text: str) -> AppTest:

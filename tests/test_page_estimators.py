@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from apptest_support import ok, open_with_sidebar
+from apptest_support import at_both_eps_ends, ok, open_with_sidebar
 from apptest_support import type_numbers as _typed
 from chart_specs import charts
 from live_support import live_metric_elements, live_tex
@@ -106,8 +106,7 @@ def test_d_equal_one_says_why_in_words() -> None:
 def test_extreme_vectors_and_both_eps_ends(text: str) -> None:
     at = _typed(_open(), text)
     x = ln.parse_vector_text(text)
-    for eps in (1e-12, 1.0):
-        ok(at.select_slider(key="eps").set_value(eps).run())
+    for eps in at_both_eps_ends(at):
         for place in ("inside", "outside"):
             ok(at.radio(key="est_place").set_value(place).run())
             c = ln.compare_recipe(x, ddof=0, eps_inside=place == "inside", eps=eps, standard_eps=1e-5)

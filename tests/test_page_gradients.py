@@ -8,7 +8,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 import pytest
-from apptest_support import APP, answer_and_reveal, ok, open_with_sidebar, trace
+from apptest_support import APP, answer_and_reveal, at_both_eps_ends, ok, open_with_sidebar, trace
 from apptest_support import plotly_array as _arr
 from chart_specs import charts
 from live_support import live_metric_elements
@@ -127,9 +127,7 @@ def test_large_d_leaves_the_user_curve_out() -> None:
 def test_constant_vector_and_eps_extremes() -> None:
     at = open_page(preset="constant")
     assert "Your vector is constant" in texts(at)
-    for eps in (1e-12, 1.0):
-        at.select_slider(key="eps").set_value(eps)
-        ok(at.run())
+    for eps in at_both_eps_ends(at):
         jac = ln.layer_norm_jacobian(np.full(8, 3.0), eps=eps)
         np.testing.assert_array_equal(heatmap(at), jac)
         assert metric(at, "ceiling 1/√ε") == fmt(1 / np.sqrt(eps))
