@@ -281,8 +281,6 @@ def _mount(
     *,
     key: str,
     frames: Callable[[], dict[str, object]],
-    on_change: Callable[..., None] | None = None,
-    args: tuple[Any, ...] = (),
     help: str | None = None,  # st.slider's name for a tooltip
 ) -> dict[str, object]:
     live_key = f"{key}_live"
@@ -371,8 +369,6 @@ def slider(
         value,
         key=key,
         frames=frames,
-        on_change=on_change,
-        args=args,
     )
     return current, body
 
@@ -414,8 +410,6 @@ def select_slider(
         float(value),
         key=key,
         frames=frames,
-        on_change=on_change,
-        args=args,
         help=help,
     )
     return float(kept), body
