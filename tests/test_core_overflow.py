@@ -83,6 +83,10 @@ def _mat(data: st.DataObject, m: int, d: int) -> np.ndarray:
     return _vec(data, m * d).reshape(m, d)
 
 
+def _rows(data: st.DataObject, d: int) -> np.ndarray:
+    return _mat(data, 2, d)
+
+
 def _d(data: st.DataObject, lo: int = 2, hi: int = 5) -> int:
     return data.draw(st.integers(lo, hi))
 
@@ -102,51 +106,45 @@ def call(name: str) -> Callable[[Callable[[st.DataObject], Any]], Callable[[st.D
     return add
 
 
-def _two_rows(f: Callable[..., Any], *, with_eps: bool = False) -> Callable[[st.DataObject], Any]:
-    """``f(x)``, or ``f(x, eps)`` ``with_eps``, for a batch of two rows of d features."""
+def _same_d(
+    f: Callable[..., Any], *parts: Callable[[st.DataObject, int], np.ndarray], with_eps: bool = True
+) -> Callable[[st.DataObject], Any]:
+    """``f(part(d), …, eps=ε)`` with one d ≥ 1 for every argument (``_vec``: a vector of d features,
+    ``_rows``: a batch of two rows of d); no ε when ``with_eps`` is False."""
 
     def run(data: st.DataObject) -> Any:
-        x = _mat(data, 2, _d(data, 1))
-        return f(x, eps=_eps(data)) if with_eps else f(x)
+        d = _d(data, 1)
+        args = [part(data, d) for part in parts]
+        return f(*args, eps=_eps(data)) if with_eps else f(*args)
 
     return run
 
 
-for _name in ("mean", "std"):
-    CALLS[_name] = _two_rows(getattr(ln, _name))
-for _name in ("standardize", "layer_norm_x_hat"):
-    CALLS[_name] = _two_rows(getattr(ln, _name), with_eps=True)
+for _name, _parts, _with_eps in [
+    ("mean", (_rows,), False),
+    ("std", (_rows,), False),
+    ("scale_shift", (_rows, _vec, _vec), False),
+    ("max_abs_diff", (_vec, _vec), False),
+    ("standardize", (_rows,), True),
+    ("layer_norm_x_hat", (_rows,), True),
+    ("layer_norm", (_rows, _vec, _vec), True),  # x, γ, β
+    ("layer_norm_steps", (_rows, _vec, _vec), True),
+    ("rms_norm", (_rows, _vec), True),
+    ("layer_norm_eps_outside", (_vec,), True),
+    ("rms_norm_eps_outside", (_vec,), True),
+    ("compare_rms_placement", (_vec,), True),
+    ("layer_norm_backward", (_rows, _vec, _rows), True),  # x, γ, dy
+    ("rms_norm_backward", (_rows, _vec, _rows), True),
+    ("layer_norm_backward_terms", (_vec, _vec, _vec), True),
+    ("layer_norm_jacobian", (_vec, _vec), True),  # x, γ
+    ("layer_norm_jacobian_facts", (_vec, _vec), True),
+]:
+    CALLS[_name] = _same_d(getattr(ln, _name), *_parts, with_eps=_with_eps)
 
 
 @call("variance")
 def _(data: st.DataObject) -> Any:
     return ln.variance(_mat(data, 2, _d(data)), ddof=data.draw(st.sampled_from([0, 1])))
-
-
-@call("scale_shift")
-def _(data: st.DataObject) -> Any:
-    d = _d(data, 1)
-    return ln.scale_shift(_mat(data, 2, d), _vec(data, d), _vec(data, d))
-
-
-def _batch_gamma_beta(f: Callable[..., Any]) -> Callable[[st.DataObject], Any]:
-    """``f(x, γ, β, eps)`` for a batch of two rows of d features."""
-
-    def run(data: st.DataObject) -> Any:
-        d = _d(data, 1)
-        return f(_mat(data, 2, d), _vec(data, d), _vec(data, d), eps=_eps(data))
-
-    return run
-
-
-for _name in ("layer_norm", "layer_norm_steps"):
-    CALLS[_name] = _batch_gamma_beta(getattr(ln, _name))
-
-
-@call("max_abs_diff")
-def _(data: st.DataObject) -> Any:
-    d = _d(data, 1)
-    return ln.max_abs_diff(_vec(data, d), _vec(data, d))
 
 
 @call("batch_norm_train")
@@ -188,23 +186,6 @@ def _(data: st.DataObject) -> Any:
     return ln.instance_norm(_vec(data, 2 * 2 * 3).reshape(2, 2, 3), eps=_eps(data))
 
 
-@call("rms_norm")
-def _(data: st.DataObject) -> Any:
-    d = _d(data, 1)
-    return ln.rms_norm(_mat(data, 2, d), _vec(data, d), eps=_eps(data))
-
-
-def _eps_only(f: Callable[..., Any]) -> Callable[[st.DataObject], Any]:
-    def run(data: st.DataObject) -> Any:
-        return f(_vec(data, _d(data, 1)), eps=_eps(data))
-
-    return run
-
-
-for _name in ("layer_norm_eps_outside", "rms_norm_eps_outside", "compare_rms_placement"):
-    CALLS[_name] = _eps_only(getattr(ln, _name))
-
-
 @call("compare_recipe")
 def _(data: st.DataObject) -> Any:
     return ln.compare_recipe(
@@ -215,45 +196,11 @@ def _(data: st.DataObject) -> Any:
     )
 
 
-def _backward(f: Callable[..., Any]) -> Callable[[st.DataObject], Any]:
-    """``f(x, γ, dy, eps)`` for a batch of two rows of d features (a backward pass)."""
-
-    def run(data: st.DataObject) -> Any:
-        d = _d(data, 1)
-        return f(_mat(data, 2, d), _vec(data, d), _mat(data, 2, d), eps=_eps(data))
-
-    return run
-
-
-for _name in ("layer_norm_backward", "rms_norm_backward"):
-    CALLS[_name] = _backward(getattr(ln, _name))
-
-
-@call("layer_norm_backward_terms")
-def _(data: st.DataObject) -> Any:
-    d = _d(data, 1)
-    return ln.layer_norm_backward_terms(_vec(data, d), _vec(data, d), _vec(data, d), eps=_eps(data))
-
-
 @call("layer_norm_input_grad")
 def _(data: st.DataObject) -> Any:
     d = _d(data, 1)
     x_hat, std = ln.layer_norm_x_hat(_mat(data, 2, d), eps=_eps(data))
     return ln.layer_norm_input_grad(x_hat, std, _mat(data, 2, d))
-
-
-def _vector_and_gamma(f: Callable[..., Any]) -> Callable[[st.DataObject], Any]:
-    """``f(x, γ, eps)`` for one vector of d features."""
-
-    def run(data: st.DataObject) -> Any:
-        d = _d(data, 1)
-        return f(_vec(data, d), _vec(data, d), eps=_eps(data))
-
-    return run
-
-
-for _name in ("layer_norm_jacobian", "layer_norm_jacobian_facts"):
-    CALLS[_name] = _vector_and_gamma(getattr(ln, _name))
 
 
 @call("layer_norm_jacobian_norm_vs_eps")
