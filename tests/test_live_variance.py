@@ -1,14 +1,14 @@
 """The Variance page's live stretch a: every frame it holds is what the page renders for that a.
 
-The expected texts are written here the way the page wrote them before the live slider (formula,
-metrics, chart lines), from the core and ``ui.text``; the frames must equal them for every a offered.
+The expected texts are written the way the page wrote them before the live slider (formula, metrics,
+chart lines), from the core and ``ui.text`` (``tests/variance_expected.py``); the frames must equal them
+for every a offered.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-import math
 from collections.abc import Callable
 
 import numpy as np
@@ -16,12 +16,11 @@ import pytest
 from chart_specs import charts
 from live_support import assert_patched_is_drawn, live_data, live_readouts, page_opener
 from streamlit.testing.v1 import AppTest
+from variance_expected import expected, passes_expected
 
 import layernorm as ln
-from layernorm.variants import layer_norm_unbiased, variance_one_pass
 from ui import plot
 from ui.live import variance
-from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
 
 A_VALUES = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 A_TEXTS = ["0.1", "0.2", "0.5", "1.0", "2.0", "5.0", "10.0"]  # st.select_slider's str(a), in links too
@@ -33,51 +32,6 @@ INPUTS = {
     "tiny (σ² underflows)": np.array([0.0, 1e-170]),
     "normal d=768": ln.make_preset("standard normal", 768, 3),
 }
-
-
-def expected(x: np.ndarray, eps: float, a: float) -> dict[str, object]:
-    """What the page showed for a before it had a live slider (its own code, written out)."""
-    xa = x * a
-    d = x.size
-    steps = ln.layer_norm_steps(xa, eps=eps)
-    var = float(steps.var)
-    var_sample = float(ln.variance(xa, ddof=1)) if d > 1 else float("nan")
-    mu_digits = digits_to_separate([float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x))
-    var_digits = digits_to_separate([var, var_sample], same_within=rounding_noise(var))
-    tex = (
-        rf"\sigma^2 = \frac{{1}}{{d}}\sum_{{i=1}}^{{d}}(x_i-\mu)^2 = \frac{{1}}{{{d}}}"
-        rf"\sum_i (x_i {tex_minus(float(steps.mu), mu_digits)})^2 = {tex_num(var, var_digits)}"
-    )
-    sigma2 = [
-        ("σ² (÷d, population)", fmt(var, var_digits)),
-        ("σ = √σ²", fmt(float(steps.sigma))),
-        ("÷(d−1) would give", fmt(var_sample, var_digits) if d > 1 else "undefined (d = 1)"),
-    ]
-    readouts: list[tuple[str, str | None, list[tuple[str, str]]]] = [(variance.SIGMA2, tex, sigma2)]
-    if d > 1:
-        shown = [
-            float(ln.variance(ln.standardize(xa, eps=eps))),
-            float(ln.variance(layer_norm_unbiased(xa, eps=eps))),
-            (d - 1) / d,
-        ]
-        xhat_digits = digits_to_separate(shown, 6, against=[1.0], same_within=rounding_noise(1.0))
-        readouts.append(
-            (
-                variance.XHAT,
-                None,
-                [
-                    ("variance of x̂ with ÷d", fmt(shown[0], xhat_digits)),
-                    ("variance of x̂ with ÷(d−1)", fmt(shown[1], xhat_digits)),
-                    ("(d − 1)/d", fmt(shown[2], xhat_digits)),
-                ],
-            )
-        )
-    line = var_sample if d > 1 else var
-    return {
-        "readouts": readouts,
-        "trace": steps.squared_deviations,
-        "lines": [[var, f"σ² (÷d) = {fmt(var, var_digits)}"], [line, f"÷(d−1) = {fmt(line, var_digits)}"]],
-    }
 
 
 def sliders(at: AppTest) -> dict[str, dict[str, object]]:
@@ -197,22 +151,6 @@ def test_one_value_has_no_why_divide_by_d_readout(open_variance: Callable[..., A
 
 OFFSETS = [0.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8]
 OFFSET_TEXTS = ["0", "1e+02", "1e+03", "1e+04", "1e+05", "1e+06", "1e+07", "1e+08"]  # as the page showed
-
-
-def passes_expected(x: np.ndarray, a: float, offset: float) -> list[tuple[str, str, str | None]]:
-    """The float32 trap's two metrics (label, value, delta) as the page wrote them before."""
-    shifted = x * a + offset
-    exact = float(ln.variance(shifted))
-    naive = float(variance_one_pass(shifted, dtype=np.float32))
-    digits = digits_to_separate([exact, naive], 6)
-    if math.isfinite(naive):
-        one = (fmt(naive, digits), "negative: √ would give NaN" if naive < 0 else None)
-    else:
-        one = ("overflow", "x² exceeds float32's 3.4e38")
-    return [
-        ("two-pass, float64 (this lab)", fmt(exact, digits), None),
-        ("one-pass E[x²] − μ² in float32", *one),
-    ]
 
 
 def test_the_offset_offers_what_it_offered() -> None:

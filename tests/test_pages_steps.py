@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+import variance_expected
 from apptest_support import APP, FULL, HOME, MEAN, SS, STD, VAR, ok
 from chart_specs import charts
 from live_support import live_readouts, page_metric_elements, page_metrics, page_tex
@@ -21,7 +23,7 @@ from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
 from layernorm.data.activations import load_minilm_recording
-from layernorm.variants import layer_norm_unbiased, variance_one_pass
+from layernorm.variants import variance_one_pass
 from ui.settings import AFFINE_MODES
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_num, zero_metric
 
@@ -115,34 +117,9 @@ def expected_metrics(
             ("mean of x − μ", zero_metric(float(ln.mean(s.centered)), s.centered)["value"]),
         ]
     if page == VAR:
-        xs = x * scale
-        s = ln.layer_norm_steps(xs, eps=eps)
-        var, var_sample = float(s.var), float(ln.variance(xs, ddof=1)) if d > 1 else np.nan
-        vd = digits_to_separate([var, var_sample], same_within=rounding_noise(var))
-        out = [
-            ("σ² (÷d, population)", fmt(var, vd)),
-            ("σ = √σ²", fmt(float(s.sigma))),
-            ("÷(d−1) would give", fmt(var_sample, vd) if d > 1 else "undefined (d = 1)"),
-        ]
-        if d > 1:
-            shown = [
-                float(ln.variance(ln.standardize(xs, eps=eps))),
-                float(ln.variance(layer_norm_unbiased(xs, eps=eps))),
-                (d - 1) / d,
-            ]
-            xd = digits_to_separate(shown, 6, against=[1.0], same_within=rounding_noise(1.0))
-            out += [
-                ("variance of x̂ with ÷d", fmt(shown[0], xd)),
-                ("variance of x̂ with ÷(d−1)", fmt(shown[1], xd)),
-                ("(d − 1)/d", fmt(shown[2], xd)),
-            ]
-        exact, naive = two_pass_one_pass(xs, offset)
-        pd_ = digits_to_separate([exact, naive], 6)
-        return [
-            *out,
-            ("two-pass, float64 (this lab)", fmt(exact, pd_)),
-            ("one-pass E[x²] − μ² in float32", fmt(naive, pd_)),
-        ]
+        readouts: Any = variance_expected.expected(x, eps, scale)["readouts"]
+        passes = variance_expected.passes_expected(x, scale, offset)
+        return [*(m for _, _, shown in readouts for m in shown), *((label, v) for label, v, _ in passes)]
     if page == STD:
         s = ln.layer_norm_steps(x, eps=eps)
         near = ln.layer_norm_steps(3.0 + spread * ln.make_preset("standard normal", 8, seed=1), eps=eps)
