@@ -9,7 +9,7 @@ Each test opens a page as the browser does (the websocket protocol of ``benchmar
 no Chromium), checks that the first run drew no source code (the code box is closed, and a closed box
 sends none), opens the code box and checks that the code came, then moves the page's first slider that
 lives in a fragment and checks what that rerun sent. Every page is tried: a page with no slider in a
-fragment has nothing such a move could resend.
+fragment must have none outside one either (a move of it would rerun the page whole).
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ from e2e.support import PAGES, YS_RMS_ONE_SITE, Lab, page_by_url, query
 SOURCE = "code:python"  # the code box's source code (benchmarks/bench_classroom.py names it so)
 
 
-async def _open_and_move(base: str, page: str) -> tuple[list[str], list[str], list[str], str] | None:
+async def _open_and_move(base: str, page: str) -> tuple[list[str], list[str], list[str], str] | list[str]:
     """(element kinds of the first run, of the run that opened the code box, of the rerun after one
-    move, the moved control), or None if no slider of the page is in a fragment."""
+    move, the moved control); if no slider of the page is in a fragment, the kinds of the main area's
+    sliders and number boxes drawn outside one (none, for a page whose controls all rerun it whole)."""
     s = Session(base, page)
     try:
         await s.connect()
@@ -37,7 +38,8 @@ async def _open_and_move(base: str, page: str) -> tuple[list[str], list[str], li
         assert first.finished and not first.exceptions, (page, first)
         control = pick_control(s.elements, in_fragment=True)
         if control is None:
-            return None
+            return [kind for path, kind, _, fragment in s.elements if path and path[0] == 0 and not fragment
+                    and kind in ("slider", "number_input")]  # fmt: skip
         loaded = s.sent
         code_box = [(e, f) for e, f in s.expanders if e.label.startswith("The code behind these numbers")]
         assert len(code_box) == 1, (page, [e.label for e, _ in s.expanders])
@@ -52,7 +54,7 @@ async def _open_and_move(base: str, page: str) -> tuple[list[str], list[str], li
         await s.close()
 
 
-def _run(base: str, page: str) -> tuple[list[str], list[str], list[str], str] | None:
+def _run(base: str, page: str) -> tuple[list[str], list[str], list[str], str] | list[str]:
     """:func:`_open_and_move` on a thread of its own: Playwright's sync API (the browser tests of this
     process) keeps an event loop on the main thread, where ``asyncio.run`` may not start another."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
@@ -62,8 +64,9 @@ def _run(base: str, page: str) -> tuple[list[str], list[str], list[str], str] | 
 @pytest.mark.parametrize("page", [p.url for p in PAGES])
 def test_a_page_controls_rerun_sends_no_notes_question_or_code(server: str, page: str) -> None:
     found = _run(server, page)
-    if found is None:
-        return  # no slider in a fragment: no move can resend the page's notes
+    if isinstance(found, list):  # no slider in a fragment, and then none outside one either
+        assert not found, f"{page}: a move of its {found} reruns the whole page, notes and code with it"
+        return
     loaded, with_code, rerun, control = found
     assert SOURCE not in loaded, f"{page}: the closed code box sent its code: {loaded}"
     assert with_code.count(SOURCE) >= 1, f"{page}: opening the code box drew no code: {with_code}"
