@@ -36,6 +36,15 @@ def expected(gamma: float, beta: float, eps: float = 1e-5) -> list[str]:
     return [m.value for m in f.readout(scale_shift.READOUT).metrics]
 
 
+def at_once(lab: Lab, key: str) -> tuple[str, str, list[str]]:
+    """(the slider's value text, the address, Scale & shift's metrics), read in one look in the page's
+    own thread: a late answer to a release moves all three together, possibly between two reads."""
+    return lab.page.evaluate(
+        f"""() => [document.querySelector('[data-testid=stSidebar] .st-key-{key}_live .lab-live-value')
+          .textContent, location.href, ({METRICS_JS})()]"""
+    )
+
+
 def drag(lab: Lab, key: str, to: float) -> list[tuple[str, list[str]]]:
     """Drag a sidebar slider from its thumb to ``to`` of its track; what was shown on each step."""
     lab.wait_idle()  # a run draws the sidebar's sliders anew
@@ -163,12 +172,7 @@ def test_a_page_left_within_the_release_leaves_the_slider_the_address_and_the_nu
     lab.wait_idle()  # the release answered or given up (ui/live/live.js, giveUpWaiting)
     if how == "link":  # the link's navigation is lost (Streamlit takes the release's run): still SS
         expect(lab.page.locator(READOUT + ' [data-testid="stMetricValue"]').first).to_be_visible()
-    # One look, in the page's own thread: a late answer to the release may still come and move all
-    # three together, between two reads from here.
-    shown, url, metrics = lab.page.evaluate(
-        f"""() => [document.querySelector('[data-testid=stSidebar] .st-key-{key}_live .lab-live-value')
-          .textContent, location.href, ({METRICS_JS})()]"""
-    )
+    shown, url, metrics = at_once(lab, key)
     carried = re.search(rf"[?&]{key}=([^&]+)", url)
     default = eps_text(1e-5) if key == "eps" else "1.00"
     assert (carried.group(1) if carried else default) == shown, (url, shown)
@@ -198,9 +202,6 @@ def test_a_release_no_run_answers_puts_the_thumb_and_the_numbers_back_together(l
     thumb(lab, "gamma").press("ArrowRight")
     assert lab.page.evaluate(METRICS_JS) == expected(1.05, 0.0)  # the press's frame, drawn at once
     expect(lab.sidebar.locator(".st-key-gamma_live [data-sent]")).to_have_count(0)  # stopped waiting
-    shown, url, metrics = lab.page.evaluate(
-        f"""() => [document.querySelector('[data-testid=stSidebar] .st-key-gamma_live .lab-live-value')
-          .textContent, location.href, ({METRICS_JS})()]"""
-    )
+    shown, url, metrics = at_once(lab, "gamma")
     assert (shown, "gamma=" in url, metrics) == ("1.00", False, expected(1.0, 0.0))
     dropping["on"] = False

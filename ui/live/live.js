@@ -76,8 +76,8 @@ function giveUpWaiting(s) {
 }
 
 // The thumb and the numbers back to the value the server drew last: the readouts and charts too,
-// since the drag or key press drew its own value's frame there (a thumb at 1.00 beside γ = 1.05's
-// numbers, seen when the machine was slow enough for the wait above to run out).
+// since the drag or key press drew its own value's frame there, and a thumb must never stand beside
+// another value's numbers.
 function backToServed(s) {
   s.input.value = String(s.served);
   s.released = s.served;
