@@ -25,7 +25,11 @@ DEFAULT_MOMENTUM = 0.1
 
 
 def channel_shape(x64: NDArray[Any]) -> tuple[int, tuple[int, ...]]:
-    """Return ``(C, broadcast shape (1, C, 1, ...))`` after checking ``x`` is (N, C, ...)."""
+    """Return ``(C, broadcast shape (1, C, 1, ...))`` of ``x64`` (N, C, ...); shared with
+    ``backward.batch_norm_backward``, which checks its input the same way (this project).
+
+    Raises ValueError when ``x64`` has fewer than 2 dimensions (PyTorch's BatchNorm input is (N, C, ...)).
+    """
     if x64.ndim < 2:
         raise ValueError(f"BatchNorm expects x of shape (N, C) or (N, C, L), got shape {x64.shape}")
     c = x64.shape[1]
@@ -33,7 +37,8 @@ def channel_shape(x64: NDArray[Any]) -> tuple[int, tuple[int, ...]]:
 
 
 def values_per_channel(x64: NDArray[Any], c: int) -> int:
-    """``n = N * L``, the values each of the ``c`` channels' batch statistics are taken over.
+    """``n = N * L``, how many values of ``x64`` (N, C, L...) each of the ``c`` channels' batch
+    statistics are taken over (a count, no unit; this project, PyTorch's rule).
 
     ValueError, with PyTorch's message, unless ``n > 1``: training needs a spread, and the unbiased
     variance divides by ``n - 1``.
