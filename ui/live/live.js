@@ -6,12 +6,21 @@
 // value the thumb shows.
 
 const live = (globalThis.labLive ??= (() => {
-  const state = {payloads: new Map(), readouts: new Map(), sliders: new Map(), leaving: 0};
+  const state = {payloads: new Map(), readouts: new Map(), sliders: new Map(), leaving: 0, unsent: false};
   // A click on a link (a page of the app) starts a page switch: an ask sent in the next moments would
   // carry this page and could reach the server after the switch, which then drew this page again
   // under the new address. Asks wait (askNow), and a control the new page no longer has sends none.
+  // A value sent in the same moment has not left yet (queued(), below): the click waits for it, so
+  // that the switch comes after it and not the other way round.
   addEventListener("click", (e) => {
-    if (e.target instanceof Element && e.target.closest("a[href]")) state.leaving = performance.now();
+    const link = e.target instanceof Element ? e.target.closest("a[href]") : null;
+    if (!link) return;
+    state.leaving = performance.now();
+    if (state.unsent && link.origin === location.origin && !link.target) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      setTimeout(() => link.click(), 0);  // after Streamlit's own timer, set when the value was sent
+    }
   }, true);
   // Back or Forward: the server answers with the entry's values, which no thumb may wait past (a
   // slider waits for the answer to its own last release, and would have kept its thumb there).
@@ -511,9 +520,21 @@ function buildSlider(root) {
   return s;
 }
 
+// Streamlit sends a component's value on a timer (setTimeout 0), with the page the browser is on when
+// the timer fires: a page link clicked before that sent the switch first, and the value then came
+// with the old page, which Streamlit drew again under the new address. Until the timer has fired,
+// live.unsent says a value waits (the click listener above).
+function queued(setTriggerValue) {
+  return (event, value) => {
+    setTriggerValue(event, value);
+    live.unsent = true;
+    setTimeout(() => { live.unsent = false; }, 0);
+  };
+}
+
 function mountSlider(root, data, setTriggerValue) {
   const s = (root.labLive ??= buildSlider(root));
-  s.send = setTriggerValue;
+  s.send = queued(setTriggerValue);
   s.id = data.payload.id;
   s.link = data.link;
   s.path = location.pathname;
@@ -699,7 +720,7 @@ function mountBars(root, data, setTriggerValue) {
   if (b.data?.base !== data.base) { b.have.clear(); b.asking = null; }
   live.barsSent = false;
   b.data = data;
-  b.send = setTriggerValue;
+  b.send = queued(setTriggerValue);
   const p = data.payload;
   if (p && p.base === data.base) {
     b.have.set(p.feature, keep(p));
