@@ -16,7 +16,8 @@ const live = (globalThis.labLive ??= (() => {
     const link = e.target instanceof Element ? e.target.closest("a[href]") : null;
     if (!link) return;
     state.leaving = performance.now();
-    if (state.unsent && link.origin === location.origin && !link.target) {
+    const here = link.origin === location.origin && !link.target;  // this tab's page switches
+    if (state.unsent && here && !(e.ctrlKey || e.metaKey || e.shiftKey || e.altKey || e.button)) {
       e.preventDefault();
       e.stopImmediatePropagation();
       setTimeout(() => link.click(), 0);  // after Streamlit's own timer, set when the value was sent
