@@ -6,7 +6,9 @@ Pure functions over float64 statistics; no Streamlit, no Plotly. See
 
 from layernorm._checks import ResultRangeError
 from layernorm.backward import (
+    FiniteDifferenceCheck,
     batch_norm_backward,
+    finite_difference_check,
     layer_norm_backward,
     layer_norm_input_grad,
     rms_norm_backward,
@@ -82,6 +84,7 @@ __all__ = [
     "PRESETS",
     "DtypeRun",
     "EpsPreset",
+    "FiniteDifferenceCheck",
     "InputError",
     "InvarianceCheck",
     "InvarianceCurve",
@@ -101,6 +104,7 @@ __all__ = [
     "batch_norm_train",
     "compare_recipe",
     "compare_rms_placement",
+    "finite_difference_check",
     "group_norm",
     "instance_norm",
     "invariance_check",

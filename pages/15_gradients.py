@@ -64,8 +64,8 @@ st.latex(
 # --- controls: the upstream gradient ---------------------------------------------------------------
 # The controls and the text around the numbers are drawn once, by the page. The numbers are lab
 # sections: the page's controls rerun theirs alone (on_change), and the sidebar's ε, γ, β, d, seed
-# rerun all three, leaving the controls, headings and text where they are.
-UPSTREAM_CONTROLS, BACKWARD = "grad_upstream", "grad_backward"
+# rerun those that read what moved, leaving the controls, headings and text where they are.
+UPSTREAM_CONTROLS, BACKWARD, CHECK = "grad_upstream", "grad_backward", "grad_check"
 SEED_START, K_START = 0, 1  # the controls' starting values
 
 
@@ -89,10 +89,10 @@ def upstream_controls() -> None:
             name="g",
             help="Random: any loss. All ones: L = sum of the outputs. One-hot: L = one output yₖ.",
             on_change=rerun_fragments,
-            args=(UPSTREAM_CONTROLS, BACKWARD),  # the seed and k boxes are enabled by the kind
+            args=(UPSTREAM_CONTROLS, BACKWARD, CHECK),  # the seed and k boxes are enabled by the kind
         )
     )
-    again = {"on_change": rerun_fragments, "args": (BACKWARD,)}
+    again = {"on_change": rerun_fragments, "args": (BACKWARD, CHECK)}
     controls.number_input(
         "Seed of g",
         0,
@@ -222,6 +222,112 @@ st.markdown(
     "(g⊙γ)·x̂ = 0, e.g. g = all ones with γ shared). While ε ≪ σ² it is a small share of what the "
     "push along x̂ would be; move ε in the sidebar and watch the two numbers move together."
 )
+
+
+# --- ∂L/∂γ, ∂L/∂β and a finite-difference check -----------------------------------------------------
+CHECK_STEPS = tuple(float(f"1e-{k}") for k in range(13, 0, -1))  # h = 1e-13 … 0.1, exact decimal steps
+CHECK_WHAT = {"x": "xᵢ (the input)", "gamma": "γᵢ (the scale)", "beta": "βᵢ (the shift)"}
+CHECK_H_START = 1e-5
+SHOWN_DIGITS = 15  # float64's: where the finite difference parts from the backward pass is visible
+
+
+def step_text(h: float) -> str:
+    """A step h as the page writes it: 1e−5."""
+    return f"{h:.0e}".replace("e-0", "e−").replace("e-", "e−")
+
+
+@lab_section(CHECK)
+def check_numbers(lab: LabInput) -> None:
+    c1, c2, c3 = st.columns([2, 1, 1])
+    what = str(
+        controls.choice(
+            "radio", "Nudge", list(CHECK_WHAT), key="grad_check_of", where=c1, horizontal=True,
+            format_func=CHECK_WHAT.get, name="nudge",
+        )
+    )  # fmt: skip
+    i = int(controls.number_input("Feature i =", 1, 4096, 1, key="grad_check_i", where=c2, name="feature i"))
+    h = float(
+        controls.choice(
+            "selectbox", "Step h", CHECK_STEPS, key="grad_check_h", index=CHECK_STEPS.index(CHECK_H_START),
+            where=c3, format_func=step_text, name="step h",
+        )
+    )  # fmt: skip
+    i = min(max(i, 1), lab.d)
+    dy = current_dy(lab)
+    try:
+        check = ln.finite_difference_check(
+            lab.x, lab.gamma, lab.beta, dy, eps=lab.eps, parameter=what, index=i - 1, steps=CHECK_STEPS
+        )
+        steps = ln.layer_norm_steps(lab.x, lab.gamma, eps=lab.eps)
+        _, dgamma, dbeta = ln.layer_norm_backward(lab.x, lab.gamma, dy, eps=lab.eps)
+    except ValueError as exc:  # the sidebar keeps x, γ, ε valid; this is a last guard, never a traceback
+        st.error(plain(exc, 400), icon="⚠️")
+        return
+    # Computed from the sidebar's ε, γ, β, which no frame of this section holds: dimmed while they move.
+    with live.at_rest("grad_check"):
+        g_i, x_hat_i = float(dy[i - 1]), float(steps.x_hat[i - 1])
+        x_hat_tex = tex_num(x_hat_i) if x_hat_i >= 0 else rf"({tex_num(x_hat_i)})"
+        st.latex(
+            rf"\frac{{\partial L}}{{\partial \gamma_{{{i}}}}} = g_{{{i}}}\,\hat x_{{{i}}}"
+            rf" = {tex_num(g_i)} \cdot {x_hat_tex} = {tex_num(float(dgamma[i - 1]))},"
+            rf"\qquad \frac{{\partial L}}{{\partial \beta_{{{i}}}}} = g_{{{i}}} = {tex_num(float(dbeta[i - 1]))}"
+        )
+        k = CHECK_STEPS.index(h)
+        m1, m2 = st.columns(2)  # fifteen digits each: two to a row at 1280 px
+        m1.metric(f"backward pass ∂L/∂{what_symbol(what)}{subscript(i)}", fmt(check.analytic, SHOWN_DIGITS))
+        m2.metric(f"finite difference, h = {step_text(h)}", fmt(float(check.numeric[k]), SHOWN_DIGITS))
+        m3, _ = st.columns(2)
+        m3.metric("|difference|", fmt(float(check.errors[k]), 2))
+        plot.show(
+            charts_gradients.finite_difference_chart(
+                np.array(CHECK_STEPS), check.errors, chosen=k, what=CHECK_WHAT[what].split(" ")[0]
+            ),
+            key="grad_chart_check",
+        )
+        st.caption(check_sentence(check, what))
+
+
+def what_symbol(what: str) -> str:
+    return {"x": "x", "gamma": "γ", "beta": "β"}[what]
+
+
+def subscript(i: int) -> str:
+    return str(i).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+def check_sentence(check: ln.FiniteDifferenceCheck, what: str) -> str:
+    """What the curve shows, from its own numbers."""
+    best = check.best
+    exact = [step_text(h) for h, e in zip(CHECK_STEPS, check.errors, strict=True) if e == 0]
+    if exact:
+        said = f"Here the two agree exactly at h = {', '.join(exact)} (left out of the log chart). "
+    else:
+        said = (
+            f"Here the two agree best at h = {step_text(CHECK_STEPS[best])} "
+            f"(|difference| {fmt(float(check.errors[best]), 2)}). "
+        )
+    if what == "x":
+        return said + (
+            "A central difference (L(xᵢ + h) − L(xᵢ − h))/2h is off in two ways: by how L curves in xᵢ, "
+            "a part that shrinks like h² as h shrinks, and by rounding, a part that grows like 1/h: the two "
+            "values of L share more and more leading digits, and their difference keeps only the rest."
+        )
+    name = what_symbol(what)
+    return said + (
+        f"L is a straight line in {name}ᵢ (a nudge of h moves L by h·∂L/∂{name}ᵢ), so the step's size adds "
+        "no error of its own; what separates the two is rounding, which grows like 1/h as h shrinks: the two values of "
+        "L share more and more leading digits, and their difference keeps only the rest."
+    )
+
+
+st.subheader("∂L/∂γ and ∂L/∂β, and a check you can run")
+st.markdown(
+    "γ and β are learned, so the backward pass gives their gradients too: ∂L/∂βᵢ = gᵢ (β is added "
+    "straight to the output) and ∂L/∂γᵢ = gᵢ·x̂ᵢ. A gradient check nudges one entry by ±h, runs the "
+    "forward pass twice and compares (L(θ + h) − L(θ − h))/2h with the backward pass's number. Pick "
+    "what to nudge and the step, and see where the check stops agreeing."
+)
+check_numbers()
 
 
 # --- the Jacobian ---------------------------------------------------------------------------------

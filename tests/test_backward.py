@@ -194,3 +194,67 @@ def test_a_gradient_beyond_float64_is_refused_by_name() -> None:
         ln.layer_norm_input_grad(steps.x_hat, steps.std[:, None], dy)
     with pytest.raises(ln.ResultRangeError, match="rms_norm_backward: dx does not fit"):
         rms_norm_backward(np.array([[5e-324, 0.0, 0.0]]), None, np.array([[1.0, 1.0, 0.0]]), eps=0.0)
+
+
+# --- the gradient check a student runs (Gradients page) -------------------------------------------
+
+STEPS = [float(f"1e-{k}") for k in range(1, 14)]
+
+
+def test_the_check_s_backward_numbers_are_the_backward_pass_s() -> None:
+    x, gamma = np.array([1.0, 2.5, -3.0, 4.0]), np.array([1.5, 0.5, 1.0, 2.0])
+    g = np.array([0.3, -1.2, 0.7, 2.0])
+    dx, dgamma, dbeta = layer_norm_backward(x, gamma, g, eps=1e-5)
+    x_hat = ln.layer_norm_steps(x, gamma, eps=1e-5).x_hat
+    for i in range(4):
+        at = {p: ln.finite_difference_check(x, gamma, 0.1, g, eps=1e-5, parameter=p, index=i, steps=STEPS)
+              for p in ("x", "gamma", "beta")}  # fmt: skip
+        assert at["x"].analytic == dx[i]
+        assert at["gamma"].analytic == dgamma[i] == g[i] * x_hat[i]  # one row: the sum is one product
+        assert at["beta"].analytic == dbeta[i] == g[i]
+
+
+def test_a_straight_line_has_no_curvature_error_and_x_has_a_best_step() -> None:
+    """L is linear in γᵢ and βᵢ: at h = 0.1 only rounding separates the two. In xᵢ it curves: the
+    largest and the smallest step are both worse than the best one, which lies between."""
+    rng = np.random.default_rng(3)
+    for d in (2, 5, 64):
+        x, gamma, beta, g = (
+            rng.normal(size=d),
+            rng.normal(1, 0.3, size=d),
+            rng.normal(size=d),
+            rng.normal(size=d),
+        )
+        for p in ("gamma", "beta"):
+            c = ln.finite_difference_check(x, gamma, beta, g, eps=1e-5, parameter=p, index=d - 1, steps=STEPS)
+            loss = abs(float(np.dot(g, ln.layer_norm(x, gamma, beta, eps=1e-5)))) + 1.0
+            assert c.errors[0] <= 8 * np.finfo(float).eps * loss / 0.1 * d, (d, p, c.errors[0])
+        c = ln.finite_difference_check(x, gamma, beta, g, eps=1e-5, parameter="x", index=0, steps=STEPS)
+        assert 0 < c.best < len(STEPS) - 1
+        assert c.errors[c.best] < 1e-7 * max(1.0, abs(c.analytic))
+        assert c.errors[0] > c.errors[c.best] and c.errors[-1] > c.errors[c.best]
+
+
+def test_one_feature_is_a_constant_loss_in_x_and_gamma() -> None:
+    """d = 1: x̂ = 0, y = β whatever x and γ are, so both derivatives are 0 and every nudge agrees."""
+    for p in ("x", "gamma"):
+        c = ln.finite_difference_check([3.0], 2.0, 0.5, [1.7], eps=1e-5, parameter=p, index=0, steps=STEPS)
+        assert c.analytic == 0.0
+        np.testing.assert_array_equal(c.numeric, np.zeros(len(STEPS)))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"parameter": "delta"}, "parameter must be one of"),
+        ({"index": 4}, "index must be 0 … 3"),
+        ({"index": -1}, "index must be 0 … 3"),
+        ({"steps": [1e-3, 0.0]}, "steps must be positive finite"),
+        ({"steps": [float("inf")]}, "steps must be positive finite"),
+        ({"steps": []}, "steps must be positive finite"),
+    ],
+)
+def test_the_check_says_what_is_wrong(kwargs: dict, message: str) -> None:
+    args = {"parameter": "x", "index": 0, "steps": STEPS} | kwargs
+    with pytest.raises(ValueError, match=message):
+        ln.finite_difference_check([1.0, 2.0, 3.0, 4.0], None, None, [1.0, 0.0, 0.0, 0.0], **args)

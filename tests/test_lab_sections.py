@@ -271,8 +271,8 @@ def test_a_links_message_on_screen_reruns_whole() -> None:
         ("pages/12_estimators_and_eps.py", "slider", "gamma", 2.0, ()),  # the recipes use γ = 1, β = 0
         ("pages/12_estimators_and_eps.py", "slider", "beta", -1.5, ()),
         ("pages/13_precision.py", "slider", "gamma", 2.0, ()),  # x̂ only
-        ("pages/15_gradients.py", "slider", "beta", -1.5, ()),  # no gradient depends on β
-        ("pages/15_gradients.py", "slider", "gamma", 2.0, ("grad_backward", "grad_jacobian")),
+        ("pages/15_gradients.py", "slider", "beta", -1.5, ("grad_check",)),  # only the check's L reads β
+        ("pages/15_gradients.py", "slider", "gamma", 2.0, ("grad_backward", "grad_check", "grad_jacobian")),
         ("pages/14_invariances.py", "slider", "gamma", 2.0, ("inv_scale",)),
         ("pages/1_mean.py", "slider", "gamma", 2.0, ("mean_body",)),  # its worksheet holds the link
         # Home shows a problem's warning (its input section reads no x) and the formula with the vector

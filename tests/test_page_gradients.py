@@ -162,3 +162,51 @@ def test_per_feature_gamma_breaks_symmetry() -> None:
 def test_predict_then_reveal() -> None:
     at = answer_and_reveal(open_page(), "grad_q", "Zero everywhere")
     assert at.success and "Right" in at.success[0].value
+
+
+CHECK_STEPS = [float(f"1e-{k}") for k in range(13, 0, -1)]  # as the page offers them
+
+
+@pytest.mark.parametrize(
+    ("what", "symbol", "i", "h"), [("x", "x", 1, 1e-5), ("gamma", "γ", 3, 1e-13), ("beta", "β", 8, 0.1)]
+)
+def test_the_gradient_check_shows_the_core_s_numbers(what: str, symbol: str, i: int, h: float) -> None:
+    at = open_page()
+    ok(at.radio(key="grad_check_of").set_value(what).run())
+    ok(at.number_input(key="grad_check_i").set_value(i).run())
+    ok(at.selectbox(key="grad_check_h").set_value(h).run())
+    g = random_g(0, 8)
+    check = ln.finite_difference_check(
+        DEFAULT_X, None, None, g, eps=EPS, parameter=what, index=i - 1, steps=CHECK_STEPS
+    )
+    k = CHECK_STEPS.index(h)
+    sub = "₁₂₃₄₅₆₇₈"[i - 1]
+    step = f"{h:.0e}".replace("e-0", "e−").replace("e-", "e−")
+    assert metric(at, f"backward pass ∂L/∂{symbol}{sub}") == fmt(check.analytic, 15)
+    assert metric(at, f"finite difference, h = {step}") == fmt(float(check.numeric[k]), 15)
+    assert metric(at, "|difference|") == fmt(float(check.errors[k]), 2)
+    errors = _arr(trace(at, "|difference|")["y"])
+    np.testing.assert_array_equal(errors, np.where(check.errors > 0, check.errors, np.nan))
+    _, dgamma, dbeta = ln.layer_norm_backward(DEFAULT_X, None, g, eps=EPS)
+    line = next(str(e.value).strip("$\n") for e in at.latex if r"\partial \gamma_" in str(e.value))
+    assert f"= {tex_num(float(dgamma[i - 1]))}," in line and line.endswith(
+        f"= {tex_num(float(dbeta[i - 1]))}"
+    )
+    said = texts(at)
+    if check.errors.min() > 0:
+        best = f"{CHECK_STEPS[check.best]:.0e}".replace("e-0", "e−").replace("e-", "e−")
+        assert f"agree best at h = {best} (|difference| {fmt(float(check.errors[check.best]), 2)})" in said
+    else:
+        assert "agree exactly at h = " in said
+    assert ("L is a straight line in" in said) is (what != "x")
+    assert not at.exception and not at.error
+
+
+def test_the_gradient_check_keeps_its_feature_within_d() -> None:
+    at = open_page(d=4)
+    ok(at.number_input(key="grad_check_i").set_value(9).run())
+    x = ln.make_preset("standard normal", 4, 0)
+    check = ln.finite_difference_check(
+        x, None, None, random_g(0, 4), eps=EPS, parameter="x", index=3, steps=CHECK_STEPS
+    )
+    assert metric(at, "backward pass ∂L/∂x₄") == fmt(check.analytic, 15)

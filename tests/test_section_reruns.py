@@ -64,12 +64,17 @@ INV_CASES = [
     ("geo-beta3", _widget("slider", "geo_beta3", 1.2), "geo_beta3", ("inv_y",)),
 ]
 
-# Gradients: the upstream gradient's seed and k rerun the backward numbers, its kind also its own
-# controls (which it enables), the spread the ε curve; the headings and text around them stay.
+# Gradients: the upstream gradient's seed and k rerun the backward numbers and the gradient check, its
+# kind also its own controls (which it enables), the spread the ε curve; the headings and text stay.
 GRAD = "pages/15_gradients.py"
 GRAD_CASES = [
-    ("grad-kind", _widget("radio", "grad_kind", "One-hot"), "grad_kind", ("grad_upstream", "grad_backward")),
-    ("grad-seed", _widget("number_input", "grad_seed", 4), "grad_seed", ("grad_backward",)),
+    (
+        "grad-kind",
+        _widget("radio", "grad_kind", "One-hot"),
+        "grad_kind",
+        ("grad_upstream", "grad_backward", "grad_check"),
+    ),
+    ("grad-seed", _widget("number_input", "grad_seed", 4), "grad_seed", ("grad_backward", "grad_check")),
     ("grad-spread", _widget("select_slider", "grad_spread", 1e-2), "grad_spread", ("grad_eps",)),
 ]
 

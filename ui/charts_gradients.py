@@ -130,3 +130,31 @@ def jacobian_norm_curve(
     # a legend of two rows under the title: room for both in the top margin
     fig.update_layout(legend={"y": 1.02, "font": {"size": FONT_SIZE - 2}}, margin={"t": 100})
     return finish(fig)
+
+
+def finite_difference_chart(steps: np.ndarray, errors: np.ndarray, *, chosen: int, what: str) -> go.Figure:
+    """|finite difference − backward pass| against the step h, log–log, the chosen h marked.
+
+    An error of exactly 0 has no place on a log axis: it is left out of the line (the page says so).
+    """
+    shown = np.where(errors > 0, errors, np.nan)
+    fig = go.Figure(
+        go.Scatter(x=steps, y=shown, mode="lines+markers", name="|difference|",
+                   line={"color": COLORS["x"], "width": 4}, marker={"size": 9})
+    )  # fmt: skip
+    if errors[chosen] > 0:
+        fig.add_trace(
+            go.Scatter(x=[steps[chosen]], y=[errors[chosen]], mode="markers", name="your h",
+                       marker={"color": COLORS["x"], "size": 17, "line": {"color": INK, "width": 2}})
+        )  # fmt: skip
+    fig.update_xaxes(type="log", exponentformat="power", autorange="reversed")
+    fig.update_yaxes(type="log", exponentformat="power")
+    fig = base_layout(
+        fig,
+        f"Finite difference against the backward pass, for {what}",
+        x_title="step h (log; smaller to the right)",
+        y_title="|difference| (log)",
+        height=400,
+    )
+    fig.update_layout(showlegend=False)
+    return finish(fig)

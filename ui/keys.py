@@ -78,7 +78,10 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
         "geo_beta2",
         "geo_beta3",
     ),
-    "gradients": ("grad_kind", "grad_seed", "grad_k", "grad_feature", "grad_spread"),
+    "gradients": (
+        "grad_kind", "grad_seed", "grad_k", "grad_feature", "grad_check_of", "grad_check_i", "grad_check_h",
+        "grad_spread",
+    ),
     "app": ("present",),  # presentation mode: a toggle in the sidebar, on every page
 }
 ALL_PAGE_KEYS: frozenset[str] = frozenset(k for keys in PAGE_KEYS.values() for k in keys)
