@@ -107,7 +107,7 @@ SECTIONS: dict[str, list[Entry]] = {
             "pages/15_gradients.py",
             "Gradients through LayerNorm",
             ":material/trending_down:",
-            "the Jacobian, live",
+            "the Jacobian, ∂γ, ∂β and a gradient check",
         ),
     ],
     "Test yourself": [
