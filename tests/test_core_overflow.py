@@ -142,6 +142,17 @@ for _name, _parts, _with_eps in [
     CALLS[_name] = _same_d(getattr(ln, _name), *_parts, with_eps=_with_eps)
 
 
+@call("finite_difference_check")
+def _(data: st.DataObject) -> Any:
+    d = _d(data, 1)
+    x, gamma, beta, dy = (_vec(data, d) for _ in range(4))
+    parameter = data.draw(st.sampled_from(["x", "gamma", "beta"]))
+    index = data.draw(st.integers(0, d - 1))
+    hs = [1e-13, 1e-5, 0.1]
+    eps = _eps(data)
+    return ln.finite_difference_check(x, gamma, beta, dy, eps=eps, parameter=parameter, index=index, steps=hs)
+
+
 @call("variance")
 def _(data: st.DataObject) -> Any:
     return ln.variance(_mat(data, 2, _d(data)), ddof=data.draw(st.sampled_from([0, 1])))

@@ -336,6 +336,9 @@ def _builders() -> dict[str, Callable[[], go.Figure | list[go.Figure]]]:
         "charts_gradients.backward_terms_chart": lambda: charts_gradients.backward_terms_chart(
             x8, x8, x8, x8
         ),
+        "charts_gradients.finite_difference_chart": lambda: charts_gradients.finite_difference_chart(
+            c, np.where(c > 2, c, 0.0), chosen=3, what="xᵢ"
+        ),
         "charts_gradients.jacobian_norm_curve": lambda: charts_gradients.jacobian_norm_curve(
             c,
             [("LayerNorm", c, "x_hat"), ("RMSNorm", c * 2, "batch")],
