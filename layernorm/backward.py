@@ -167,11 +167,12 @@ class FiniteDifferenceCheck:
     index : int
         Which entry of it (0-based).
     steps : (k,) ndarray of float64
-        The step sizes ``h``.
+        The step sizes ``h``, in units of the nudged entry.
     numeric : (k,) ndarray of float64
-        ``(L(θᵢ + h) − L(θᵢ − h)) / (2h)`` for each ``h``, every ``L`` a float64 forward pass.
+        ``(L(θᵢ + h) − L(θᵢ − h)) / (2h)`` for each ``h``, every ``L`` a float64 forward pass; units
+        of L per unit of θ.
     analytic : float
-        :func:`layer_norm_backward`'s ``∂L/∂θᵢ``.
+        :func:`layer_norm_backward`'s ``∂L/∂θᵢ``, in the same units.
     """
 
     parameter: str
@@ -219,7 +220,8 @@ def finite_difference_check(
     index : int
         The entry, ``0 <= index < d``.
     steps : (k,) array_like
-        Step sizes ``h``, each positive and finite.
+        Step sizes ``h``, each positive and finite, in units of the nudged entry (x's for ``x``;
+        the output's for ``gamma`` and ``beta``, since ``x_hat`` has none).
 
     Returns
     -------

@@ -226,7 +226,10 @@ st.markdown(
 
 # --- ∂L/∂γ, ∂L/∂β and a finite-difference check -----------------------------------------------------
 CHECK_STEPS = tuple(float(f"1e-{k}") for k in range(13, 0, -1))  # h = 1e-13 … 0.1, exact decimal steps
-CHECK_WHAT = {"x": "xᵢ (the input)", "gamma": "γᵢ (the scale)", "beta": "βᵢ (the shift)"}
+# What the check can nudge: the core's parameter name → (the page's letter, what it is)
+NUDGED = {"x": ("x", "the input"), "gamma": ("γ", "the scale"), "beta": ("β", "the shift")}
+CHECK_SYMBOL = {p: letter for p, (letter, _) in NUDGED.items()}
+CHECK_WHAT = {p: f"{letter}ᵢ ({role})" for p, (letter, role) in NUDGED.items()}
 CHECK_H_START = 1e-5
 SHOWN_DIGITS = 15  # float64's: where the finite difference parts from the backward pass is visible
 
@@ -274,21 +277,17 @@ def check_numbers(lab: LabInput) -> None:
         )
         k = CHECK_STEPS.index(h)
         m1, m2 = st.columns(2)  # fifteen digits each: two to a row at 1280 px
-        m1.metric(f"backward pass ∂L/∂{what_symbol(what)}{subscript(i)}", fmt(check.analytic, SHOWN_DIGITS))
+        m1.metric(f"backward pass ∂L/∂{CHECK_SYMBOL[what]}{subscript(i)}", fmt(check.analytic, SHOWN_DIGITS))
         m2.metric(f"finite difference, h = {step_text(h)}", fmt(float(check.numeric[k]), SHOWN_DIGITS))
         m3, _ = st.columns(2)
         m3.metric("|difference|", fmt(float(check.errors[k]), 2))
         plot.show(
             charts_gradients.finite_difference_chart(
-                np.array(CHECK_STEPS), check.errors, chosen=k, what=CHECK_WHAT[what].split(" ")[0]
+                np.array(CHECK_STEPS), check.errors, chosen=k, what=f"{CHECK_SYMBOL[what]}ᵢ"
             ),
             key="grad_chart_check",
         )
         st.caption(check_sentence(check, what))
-
-
-def what_symbol(what: str) -> str:
-    return {"x": "x", "gamma": "γ", "beta": "β"}[what]
 
 
 def subscript(i: int) -> str:
@@ -309,15 +308,17 @@ def check_sentence(check: ln.FiniteDifferenceCheck, what: str) -> str:
     if what == "x":
         return said + (
             "A central difference (L(xᵢ + h) − L(xᵢ − h))/2h is off in two ways: by how L curves in xᵢ, "
-            "a part that shrinks like h² as h shrinks, and by rounding, a part that grows like 1/h: the two "
-            "values of L share more and more leading digits, and their difference keeps only the rest."
+            f"a part that shrinks like h² as h shrinks, and by rounding, a part that grows like 1/h: {CANCELLING}"
         )
-    name = what_symbol(what)
+    name = CHECK_SYMBOL[what]
     return said + (
         f"L is a straight line in {name}ᵢ (a nudge of h moves L by h·∂L/∂{name}ᵢ), so the step's size adds "
-        "no error of its own; what separates the two is rounding, which grows like 1/h as h shrinks: the two values of "
-        "L share more and more leading digits, and their difference keeps only the rest."
+        f"no error of its own; what separates the two is rounding, which grows like 1/h as h shrinks: {CANCELLING}"
     )
+
+
+# Why rounding grows as h shrinks, said the same way for every parameter.
+CANCELLING = "the two values of L share more and more leading digits, and their difference keeps only the rest."
 
 
 st.subheader("∂L/∂γ and ∂L/∂β, and a check you can run")
