@@ -1,13 +1,17 @@
 """Step 4: the learned scale γ and shift β."""
 
+import numpy as np
 import streamlit as st
 
 import layernorm as ln
 import ui.worksheet
 from layernorm import formula
-from ui import live, page
+from layernorm.labs.shared_affine import SharedUndo, undo_for_token
+from ui import charts_transformer, controls, live, page, plot
+from ui.fragments import page_fragment
 from ui.live import scale_shift, vector
 from ui.live import sidebar as live_sidebar
+from ui.minilm import recording
 from ui.settings import AFFINE_MODES, LabInput
 from ui.sidebar import affine_table, set_affine_table
 from ui.state import lab_input, lab_section
@@ -109,6 +113,100 @@ def body(lab: LabInput) -> None:
 
 
 body()
+
+
+def span(values: np.ndarray) -> str:
+    """ "a to b", or one number when both ends print alike."""
+    lo, hi = fmt(float(np.min(values))), fmt(float(np.max(values)))
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
+@st.cache_data(show_spinner=False)
+def shared_undo(sentence: int, site: int, k: int) -> SharedUndo:
+    rec = recording()
+    tokens = np.stack([rec.token_vector(sentence, int(t), site) for t in rec.real_token_indices(sentence)])
+    return undo_for_token(tokens, k, eps=float(rec.eps[site]))
+
+
+# Real tokens, not the sidebar's vector: these controls rerun only this part.
+@page_fragment
+def many_tokens() -> None:
+    st.subheader("One γ, β for a whole sentence", anchor="many-tokens")
+    rec = recording()
+    st.markdown(
+        "*Undo* gives one vector back. A LayerNorm layer, though, has one γ and one β for every token "
+        f"that passes through it. Below are the real tokens of one sentence at one of MiniLM's LayerNorms "
+        f"(d = {rec.d}, with the model's own ε). Pick a token: γ becomes its σ and "
+        "β its μ, for every feature of every token."
+    )
+    c1, c2, c3 = st.columns([3, 2, 2])
+    sentence = int(
+        controls.choice(
+            "selectbox",
+            "Sentence",
+            list(range(rec.n_sentences)),
+            format_func=lambda b: str(rec.sentences[b]),
+            key="ss_many_sentence",
+            where=c1,
+        )
+    )
+    site = int(
+        controls.choice(
+            "selectbox",
+            "LayerNorm",
+            list(range(rec.n_sites)),
+            index=2,
+            format_func=rec.site_label,
+            key="ss_many_site",
+            where=c2,
+        )
+    )
+    positions = [int(t) for t in rec.real_token_indices(sentence)]
+    label = {t: f"{t} · {rec.tokens[sentence, t]}" for t in positions}
+    k = int(
+        controls.choice(
+            "selectbox",
+            "Undo for token",
+            positions,
+            format_func=label.__getitem__,
+            key="ss_many_token",
+            where=c3,
+        )
+    )
+    r = shared_undo(sentence, site, positions.index(k))
+    others = np.delete(np.arange(len(positions)), r.k)
+    m1, m2, m3 = st.columns(3)
+    m1.metric(f"token {label[k]}: largest |y − x|", fmt(float(r.miss[r.k])))
+    m2.metric("every other token: largest |y − x|", fmt(float(np.max(r.miss[others]))))
+    m3.metric("shared γ = σ, β = μ of the token", f"{fmt(r.gamma)}, {fmt(r.beta)}")
+    plot.show(
+        charts_transformer.token_statistics_figure(
+            [label[t] for t in positions], (r.mu, r.sigma), (r.mu_after, r.sigma_after), r.k
+        ),
+        key="ss_many_chart",
+    )
+    kept = (span(r.mu_after), span(r.sigma_after)) == (fmt(r.beta), fmt(r.gamma))
+    own = f", token {label[k]}'s own" if kept else ""
+    st.markdown(
+        f"With ε = {fmt(float(rec.eps[site]), 1)}, token {label[k]} comes back to within "
+        f"{fmt(float(r.miss[r.k]))}. The other {others.size} {'token misses' if others.size == 1 else 'tokens miss'} "
+        f"by {span(r.miss[others])}: before this LayerNorm their means ran from {span(r.mu[others])} and their "
+        f"spreads from {span(r.sigma[others])}; after it every token has mean {span(r.mu_after)} and spread "
+        f"{span(r.sigma_after)}{own}. One pair cannot undo every token: each token's own μ and σ are not in "
+        "LayerNorm's output."
+    )
+    st.markdown(
+        "**Then why does it work?** Each token keeps the *direction* of x − μ: its y − β is its x − μ "
+        "times one number, γ/√(σ² + ε) (here "
+        f"{span(r.factor)}, one per token). The next layer reads y through weight matrices, so it still "
+        "sees which features stand out and how they compare. What is gone is each token's own offset and "
+        "length. MiniLM normalizes after each block (post-LN), so this output *is* the stream the next "
+        "block reads; a pre-LN model such as GPT-2 normalizes only the copy a block reads, and the "
+        "residual stream around it keeps every token's scale (see *Inside a real transformer*)."
+    )
+
+
+many_tokens()
 page.notice(
     [
         "With γ = 1 and β = 0, y is exactly x̂: each feature's vermillion y is as tall as its green x̂, "

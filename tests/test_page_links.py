@@ -21,7 +21,7 @@ FILES = {p.stem.split("_", 1)[1]: f"pages/{p.name}" for p in (ROOT / "pages").gl
 PAGES = [name for name in PAGE_KEYS if name in FILES]
 TEXT_KEYS = {"ys_text1", "ys_text2"}  # any text is a sentence: nothing to refuse
 # Pages whose controls are all labels or flags (no slider over numbers to clamp):
-WORDS_ONLY = {"quiz", "inside_a_transformer", "estimators_and_eps"}
+WORDS_ONLY = {"quiz", "inside_a_transformer", "estimators_and_eps", "scale_shift"}
 
 
 def _open(page: str, params: dict[str, str]) -> AppTest:

@@ -69,8 +69,13 @@ def open_app() -> Callable[..., AppTest]:
     return _open
 
 
+# Scale & shift's section of real tokens, below the step's own numbers (test_page_scale_shift_tokens.py)
+TOKEN_SECTION = ("token ", "every other token", "shared γ = σ, β = μ")
+
+
 def metrics(at: AppTest) -> list[tuple[str, str]]:
-    return page_metrics(at)  # st.metric and live readouts', in page order
+    """The step's own numbers: st.metric and live readouts', in page order."""
+    return [(name, value) for name, value in page_metrics(at) if not name.startswith(TOKEN_SECTION)]
 
 
 def metric(at: AppTest, label: str, nth: int = 0) -> str:

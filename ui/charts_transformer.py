@@ -1,5 +1,7 @@
-"""Charts of Inside a transformer: the size of the residual stream at each LayerNorm site, the
-features a site scales most, and the learned gamma and beta as a heatmap. Arrays in, figure out.
+"""Charts of real MiniLM tokens: the size of the residual stream at each LayerNorm site, the
+features a site scales most, the learned gamma and beta as a heatmap (Inside a transformer), and
+each token's mean and spread before and after one shared gamma, beta (Scale & shift). Arrays in,
+figure out.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from ui.theme import (
     BACKGROUND,
@@ -110,4 +113,59 @@ def parameter_heatmap(
         fig, f"Learned {name} of each LayerNorm (384 features per row)", x_title=name, height=500
     )
     fig.update_yaxes(autorange="reversed")
+    return finish(fig)
+
+
+def token_statistics_figure(
+    labels: Sequence[str],
+    before: tuple[np.ndarray, np.ndarray],
+    after: tuple[np.ndarray, np.ndarray],
+    k: int,
+) -> go.Figure:
+    """Each token's mean (top) and standard deviation (bottom) before and after LayerNorm.
+
+    ``before`` and ``after`` are ``(mu, sigma)`` per token; token ``k``, whose statistics are the
+    shared gamma and beta, is marked on both panels.
+    """
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.12,
+        subplot_titles=("mean μ of each token", "standard deviation σ of each token"),
+    )
+    x = list(labels)
+    for row in (1, 2):
+        for values, name, color, symbol in (
+            (before[row - 1], "before: the token x", COLORS["x"], "circle"),
+            (after[row - 1], "after: LayerNorm's y", COLORS["y"], "diamond"),
+        ):
+            fig.add_trace(
+                go.Scatter(
+                    x=x,
+                    y=values,
+                    name=name,
+                    mode="lines+markers",
+                    line={"color": color, "width": 2, "dash": "solid" if symbol == "circle" else "dot"},
+                    marker={"size": 10, "symbol": symbol, "color": color},
+                    showlegend=row == 1,
+                    legendgroup=name,
+                ),
+                row=row,
+                col=1,
+            )
+        fig.add_vline(x=k, line={"color": INK, "dash": "dash", "width": 1}, row=row, col=1)
+    titles = [a.to_plotly_json() | {"font": {"size": FONT_SIZE + 1}} for a in fig.layout.annotations]
+    extra = {
+        "annotations": titles,
+        "xaxis2": {
+            "title": {"text": "token (the dashed line: the token γ, β were taken from)"},
+            "tickangle": -35,
+        },
+        "legend": {"y": 1.13},
+        "margin": {"t": 110, "b": 110},
+    }
+    fig = base_layout(
+        fig, f"One γ, β for every token: token {x[k]}'s statistics for all", height=560, extra=extra
+    )
     return finish(fig)
