@@ -38,6 +38,8 @@ from layernorm.labs import (
     readouts,
     running,
     shapes,
+    shared_affine,
+    stepping,
     transformer_stats,
 )
 
@@ -255,6 +257,12 @@ for _name in ("sphere_mesh", "sum_zero_disc_mesh", "sum_zero_circle", "circle_2d
     CALLS[f"shapes.{_name}"] = _radius_only(getattr(shapes, _name))
 
 
+@call("shared_affine.undo_for_token")
+def _(data: st.DataObject) -> Any:
+    n, d = _d(data, 1, 3), _d(data, 1)
+    return shared_affine.undo_for_token(_mat(data, n, d), data.draw(st.integers(0, n - 1)), eps=_eps(data))
+
+
 @call("lenses.read_lens")
 def _(data: st.DataObject) -> Any:
     x = _vec(data, 2 * 2 * 4).reshape(2, 2, 4)
@@ -349,7 +357,20 @@ def _non_finite(value: object, where: str = "result") -> str | None:
 
 def _public_functions() -> set[str]:
     names = {n for n in ln.__all__ if inspect.isfunction(getattr(ln, n))}
-    mods = (bert, readouts, blocks, geometry, lenses, padding, precision, running, batch_effects, shapes)
+    mods = (
+        bert,
+        readouts,
+        blocks,
+        geometry,
+        lenses,
+        padding,
+        precision,
+        running,
+        batch_effects,
+        shapes,
+        shared_affine,
+        stepping,
+    )
     for mod in (*mods, transformer_stats):
         short = mod.__name__.rsplit(".", 1)[1]
         names |= {
@@ -397,6 +418,7 @@ LAB_NOT_NUMERIC = {
     "depth.layer_histograms",
     "training.make_task",
     "training.run_sweep",
+    "stepping.train_stepped",
 }
 
 

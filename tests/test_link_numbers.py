@@ -34,7 +34,7 @@ MORE_VIEWS = {
 NUMERIC_CHOICES = {
     "var_scale", "var_offset", "std_spread", "axes_d", "tvi_d", "tvi_auto_steps", "depth_width",
     "lr_gain", "lr_width", "lr_steps", "lr_pick", "ys_eps", "prec_offset", "inv_c", "geo_d", "grad_spread",
-    "grad_check_h",
+    "grad_check_h", "steps_lr",
 }  # fmt: skip
 MINUS = "\u2212"
 

@@ -32,13 +32,21 @@ from ui import (
     charts_gradients,
     charts_live,
     charts_numerics,
+    charts_training,
     charts_transformer,
     theme,
 )
 from ui.theme import BACKGROUND, COLORS, FONT_SIZE, INK, OKABE_ITO, PANEL, THEMES, contrast
 
 MODULES = (
-    charts, charts_axes, charts_depth, charts_geometry, charts_gradients, charts_live, charts_numerics,
+    charts,
+    charts_axes,
+    charts_depth,
+    charts_geometry,
+    charts_gradients,
+    charts_live,
+    charts_numerics,
+    charts_training,
     charts_transformer,
 )
 TEXT, MARK = 4.5, 3.0  # WCAG AA: text; lines, markers and bars
@@ -290,6 +298,12 @@ def _builders() -> dict[str, Callable[[], go.Figure | list[go.Figure]]]:
         ),
         "charts_transformer.parameter_heatmap": lambda: charts_transformer.parameter_heatmap(
             np.arange(15).reshape(3, 5), np.linspace(0, 2, 6), ["a", "b", "c"], "γ", 1.0
+        ),
+        "charts_training.layer_statistics_figure": lambda: charts_training.layer_statistics_figure(
+            [("a", np.ones((5, 3))), ("b", np.zeros((5, 3)))], "s", last_step=3, max_step=10
+        ),
+        "charts_transformer.token_statistics_figure": lambda: charts_transformer.token_statistics_figure(
+            ["0 · a", "1 · b", "2 · c"], (x8[:3], np.abs(x8[:3])), (np.ones(3), np.ones(3)), 1
         ),
         "charts_geometry.outputs_before_after": lambda: charts_geometry.outputs_before_after(
             x8, x8, x8, x8, moved_label="2·x + 1"

@@ -19,10 +19,11 @@ from ui.keys import LAB_RERUN, LINK_NEWS, NOT_THE_USER
 def fragment_only_run() -> bool:
     """Is this run a fragment's own rerun (a control inside an ``st.fragment`` moved), not a full run?
 
-    Such a run starts from the user's action (the lab's fragments have no timers, and a link's rerun
-    is a full one), but it skips ``app.py`` and so ``ui.sidebar.sidebar``, where a full run clears
-    the link's messages. Streamlit has no public way to ask this, hence its run context (the one
-    private Streamlit name the lab uses; docs/ARCHITECTURE.md, "Workarounds").
+    Such a run starts from the user's action (a link's rerun is a full one, and the one timed
+    fragment, Training step by step's, runs only while the user's Play lasts), but it skips
+    ``app.py`` and so ``ui.sidebar.sidebar``, where a full run clears the link's messages. Streamlit
+    has no public way to ask this, hence its run context (the one private Streamlit name the lab
+    uses; docs/ARCHITECTURE.md, "Workarounds").
     """
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
@@ -53,10 +54,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 @overload
-def page_fragment(func: F, *, key: str | None = None) -> F: ...
+def page_fragment(func: F, *, key: str | None = None, run_every: float | None = None) -> F: ...
 @overload
-def page_fragment(func: None = None, *, key: str | None = None) -> Callable[[F], F]: ...
-def page_fragment(func: F | None = None, *, key: str | None = None) -> F | Callable[[F], F]:
+def page_fragment(
+    func: None = None, *, key: str | None = None, run_every: float | None = None
+) -> Callable[[F], F]: ...
+def page_fragment(
+    func: F | None = None, *, key: str | None = None, run_every: float | None = None
+) -> F | Callable[[F], F]:
     """Decorator: ``st.fragment`` for a page's section, whose own reruns take a link's messages away.
 
     Use it wherever a page (or a ``ui`` helper) would write ``@st.fragment`` or
@@ -73,6 +78,9 @@ def page_fragment(func: F | None = None, *, key: str | None = None) -> F | Calla
     key : str, optional
         A keyed fragment (Streamlit 1.67's ``st.fragment(key=...)``), which ``st.rerun([key])``
         and :func:`rerun_fragments` can rerun by name. Unique in the app.
+    run_every : float, optional
+        Seconds between the section's own timed reruns (``st.fragment(run_every=...)``): a Play
+        button's animation, started by the user, so its reruns count as the user's action too.
 
     Returns
     -------
@@ -101,7 +109,7 @@ def page_fragment(func: F | None = None, *, key: str | None = None) -> F | Calla
             end_link_news()
             return body(*args, **kwargs)
 
-        return cast(F, st.fragment(section, key=key))
+        return cast(F, st.fragment(section, key=key, run_every=run_every))
 
     return wrap if func is None else wrap(func)
 

@@ -12,6 +12,7 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
     "mean": ("mean_shift",),
     "variance": ("var_scale", "var_offset"),
     "standardize": ("std_feature", "std_spread"),
+    "scale_shift": ("ss_many_sentence", "ss_many_site", "ss_many_token"),
     "which_axis": (
         "axes_source",
         "axes_B",
@@ -51,6 +52,7 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
         "depth_placement",
     ),
     "learning_rate": ("lr_gain", "lr_depth", "lr_width", "lr_steps", "lr_seeds", "lr_pick"),
+    "training_steps": ("steps_lr", "steps_depth", "steps_seed", "steps_at", "steps_stat"),
     "inside_a_transformer": ("tf_site", "tf_param", "tf_placement"),
     "your_sentence": (
         "ys_text1",
@@ -79,7 +81,13 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
         "geo_beta3",
     ),
     "gradients": (
-        "grad_kind", "grad_seed", "grad_k", "grad_feature", "grad_check_of", "grad_check_i", "grad_check_h",
+        "grad_kind",
+        "grad_seed",
+        "grad_k",
+        "grad_feature",
+        "grad_check_of",
+        "grad_check_i",
+        "grad_check_h",
         "grad_spread",
     ),
     "app": ("present",),  # presentation mode: a toggle in the sidebar, on every page

@@ -92,6 +92,24 @@ LESSONS: tuple[Lesson, ...] = (
         "after LayerNorm.",
     ),
     Lesson(
+        "One γ, β for a whole sentence",
+        "pages/4_scale_shift.py",
+        {
+            "ss_many_sentence": "The cat sat on the mat.",
+            "ss_many_site": "Layer 0 · after FFN",
+            "ss_many_token": "3 · sat",
+        },
+        "The shared γ, β that give back the token “sat” give every other token of the sentence sat's "
+        "mean and spread instead of its own (further down the page).",
+    ),
+    Lesson(
+        "Learning rate 0.3: a layer dies without normalization",
+        "pages/17_training_steps.py",
+        {"steps_lr": "0.3", "steps_depth": "4", "steps_seed": "0", "steps_at": "100"},
+        "By step 100 every unit of the unnormalized network's last layer outputs 0 (its spread is 0) and "
+        "its loss is stuck at 0.5, the zero predictor's; with LayerNorm or BatchNorm it keeps learning.",
+    ),
+    Lesson(
         "float16 and the one-pass variance",
         "pages/13_precision.py",
         {"src": "Type numbers", "typed": "1, 2, 3, 4", "prec_dtype": "float16", "prec_offset": "1e2"},

@@ -72,6 +72,12 @@ SECTIONS: dict[str, list[Entry]] = {
             "where normalization helps, and where not",
         ),
         Entry(
+            "pages/17_training_steps.py",
+            "Training, step by step",
+            ":material/step:",
+            "watch each layer's statistics as it learns",
+        ),
+        Entry(
             "pages/10_inside_a_transformer.py",
             "Inside a real transformer",
             ":material/memory:",
