@@ -56,6 +56,11 @@ def _toggle_play() -> None:
     st.session_state["steps_playing"] = not st.session_state.get("steps_playing", False)
 
 
+def _since_start(change: float) -> str:
+    """A metric's delta: Streamlit reads the sign from a leading ASCII "-" (fmt writes "−")."""
+    return f"{'-' if change < 0 else '+'}{fmt(abs(change))} since step 0"
+
+
 def body(ticking: bool) -> None:
     """The page's section; ``ticking``: drawn by the timed fragment (Play) or the still one."""
     c1, c2, c3 = st.columns(3)
@@ -92,7 +97,7 @@ def body(ticking: bool) -> None:
             col.metric(
                 f"loss, {TITLES[norm]}",
                 fmt(float(run.loss[t])),
-                delta=f"{fmt(float(run.loss[t] - run.loss[0]))} since step 0" if t else None,
+                delta=_since_start(float(run.loss[t] - run.loss[0])) if t else None,
                 delta_color="inverse",
             )
     loss_fig = charts_depth.loss_curves_figure(
