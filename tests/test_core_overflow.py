@@ -313,6 +313,18 @@ def _(data: st.DataObject) -> Any:
     )
 
 
+@call("bn_frameworks.running_updates")
+def _(data: st.DataObject) -> Any:
+    c = _d(data, 1, 3)
+    return bn_frameworks.running_updates(
+        _mat(data, _d(data), c),
+        _vec(data, c),
+        np.abs(_vec(data, c)),
+        framework_name=data.draw(st.sampled_from(list(bn_frameworks.FRAMEWORKS))),
+        momentum=data.draw(st.floats(0, 1)),
+    )
+
+
 @call("bn_frameworks.functional_batch_norm")
 def _(data: st.DataObject) -> Any:
     c = _d(data, 1, 3)

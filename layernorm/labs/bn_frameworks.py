@@ -116,6 +116,8 @@ class RunningUpdate:
         The momentum in that framework's spelling.
     batch_weight : float
         The weight on the batch: ``momentum`` (PyTorch) or ``1 − momentum`` (the others).
+    old_weight : float
+        The weight on the old value: ``1 − momentum`` (PyTorch) or ``momentum`` (the others).
     n : int
         Values per channel in the batch.
     batch_mean : (C,) ndarray of float64
@@ -137,6 +139,7 @@ class RunningUpdate:
     framework: Framework
     momentum: float
     batch_weight: float
+    old_weight: float
     n: int
     batch_mean: F64
     batch_var: F64
@@ -214,6 +217,7 @@ def running_update(
         fw,
         m,
         m if fw.momentum_weights_batch else 1 - m,
+        1 - m if fw.momentum_weights_batch else m,
         n,
         mu,
         var,
@@ -222,6 +226,52 @@ def running_update(
         _blend(fw, m, rm, mu),
         _blend(fw, m, rv, blended),
     )
+
+
+def running_updates(
+    x: ArrayLike,
+    running_mean: ArrayLike,
+    running_var: ArrayLike,
+    *,
+    framework_name: str,
+    momentum: float,
+) -> dict[str, RunningUpdate]:
+    """Every framework's update at the batch weight that ``framework_name``'s ``momentum`` gives.
+
+    The frameworks that spell momentum as ``framework_name`` does get ``momentum``; the others get
+    ``1 − momentum`` (PyTorch's 1.0 is Keras' 0.0), so every row weights the batch alike and only
+    the variance blended in differs.
+
+    Parameters
+    ----------
+    x, running_mean, running_var, framework_name, momentum
+        As :func:`running_update`.
+
+    Returns
+    -------
+    dict of str to RunningUpdate
+        One entry per key of :data:`FRAMEWORKS`, in its order.
+
+    Raises
+    ------
+    ValueError
+        As :func:`running_update`.
+
+    Notes
+    -----
+    Source: this project (see :class:`Framework`).
+    """
+    same = framework(framework_name).momentum_weights_batch
+    m = float(momentum)
+    if not 0.0 <= m <= 1.0:
+        raise ValueError(f"momentum must be between 0 and 1, got {momentum!r}")
+    return {
+        name: running_update(
+            x, running_mean, running_var, framework_name=name,
+            momentum=m if fw.momentum_weights_batch == same else 1 - m,
+        )
+        for name, fw in FRAMEWORKS.items()
+    }  # fmt: skip
 
 
 @dataclass(frozen=True)

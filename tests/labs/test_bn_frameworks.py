@@ -58,6 +58,26 @@ def test_the_same_momentum_means_opposite_things() -> None:
     assert torch.new_running_var[0] == pytest.approx(5 / 3) and keras.new_running_var[0] == 1.0
 
 
+@pytest.mark.parametrize(("name", "m"), [("PyTorch", 1.0), ("Keras 3", 0.0), ("Flax", 0.0)])
+def test_at_the_same_weight_only_the_variance_blended_in_differs(name: str, m: float) -> None:
+    rows = B.running_updates(X4, [0.0], [1.0], framework_name=name, momentum=m)
+    assert list(rows) == ["PyTorch", "TensorFlow fused", "Keras 3", "Flax"]
+    assert [r.momentum for r in rows.values()] == [1.0, 0.0, 0.0, 0.0]
+    assert [(r.batch_weight, r.old_weight) for r in rows.values()] == [(1.0, 0.0)] * 4
+    stored = [r.new_running_var[0] for r in rows.values()]
+    np.testing.assert_allclose(stored, [5 / 3, 5 / 3, 1.25, 1.25], rtol=1e-15, atol=0)
+    assert [round(float(v), 4) for v in stored] == [1.6667, 1.6667, 1.25, 1.25]
+
+
+def test_running_updates_at_pytorchs_default() -> None:
+    rows = B.running_updates(X4, [0.0], [1.0], framework_name="PyTorch", momentum=0.1)
+    assert rows["Keras 3"].momentum == 0.9 and rows["Keras 3"].batch_weight == pytest.approx(0.1, rel=1e-15)
+    assert rows["PyTorch"].new_running_var[0] == pytest.approx(0.9 + 0.1 * 5 / 3, rel=1e-15)
+    assert rows["Flax"].new_running_var[0] == pytest.approx(0.9 + 0.1 * 1.25, rel=1e-15)
+    with pytest.raises(ValueError, match="momentum must be between 0 and 1"):
+        B.running_updates(X4, [0.0], [1.0], framework_name="Flax", momentum=-0.1)
+
+
 def test_defaults_and_spelling() -> None:
     assert [f.default_momentum for f in B.FRAMEWORKS.values()] == [0.1, 0.99, 0.99, 0.99]
     assert [f.momentum_weights_batch for f in B.FRAMEWORKS.values()] == [True, False, False, False]
