@@ -6,10 +6,12 @@ import time
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 import layernorm as ln
 from layernorm.labs import batch_effects
+from layernorm.labs import bn_frameworks as BF
 from layernorm.labs import running as R
 from ui import charts_axes, controls, page, plot
 from ui.fragments import page_fragment, rerun_fragments
@@ -62,7 +64,7 @@ st.latex(
     r"\hat\sigma^2 \leftarrow (1-m)\,\hat\sigma^2 + m\,\frac{n}{n-1}\,\sigma_B^2"
 )
 
-# Five fragments, one per section: a control reruns only the sections that read it. The settings at the
+# Seven fragments, one per section: a control reruns only the sections that read it. The settings at the
 # top (n, m, d, feature, seed) and the training buttons rerun the sections that use them
 # (ui.fragments.rerun_fragments); every other control reruns its own section.
 TRAIN, SWITCH, NOISE, MATES, SHIFT = (
@@ -72,7 +74,8 @@ TRAIN, SWITCH, NOISE, MATES, SHIFT = (
     "tvi_mates_section",
     "tvi_shift_section",
 )
-ALL = (TRAIN, SWITCH, NOISE, MATES, SHIFT)
+ALL = (TRAIN, SWITCH, NOISE, MATES, SHIFT)  # every section that reads the population (d, seed)
+FRAMEWORKS, FUNCTIONAL = "tvi_frameworks", "tvi_functional"  # read only their own controls
 PER_FEATURE = (TRAIN, SWITCH, NOISE, MATES)  # the shift test uses its own 128 examples, every feature
 WITH_STATE = (TRAIN, SWITCH, SHIFT)  # the sections that show the running statistics
 
@@ -424,11 +427,159 @@ def shift_section() -> None:
     )
 
 
+# Section 6's batches of one feature (a row per example): the worked example x = 1, 2, 3, 4 first
+FW_BATCHES = {
+    "1, 2, 3, 4": [[1.0], [2.0], [3.0], [4.0]],
+    "2, 6": [[2.0], [6.0]],
+    "1, 2, …, 8": [[float(v)] for v in range(1, 9)],
+    "0, 0, 0, 8": [[0.0], [0.0], [0.0], [8.0]],
+}
+FN_CALLS = {
+    False: "F.batch_norm(x, rm, rv): training defaults to False",
+    True: "F.batch_norm(x, rm, rv, training=True)",
+}
+FW_START = (0.0, 1.0)  # section 6's running mean and variance before the batch (every framework's start)
+FN_X, FN_RM, FN_RV = [[2.0], [6.0]], [0.0], [1.0]  # section 7: two examples, one feature
+
+
+def _names(names: list[str]) -> str:
+    """The names as a list in words: "A", "A and B", "A, B and C"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _spelling(rows: dict[str, BF.RunningUpdate], weights_batch: bool) -> str:
+    """The frameworks that spell momentum one way, and the momentum they need here."""
+    names = [f for f, r in rows.items() if r.framework.momentum_weights_batch == weights_batch]
+    return f"momentum = {fmt(rows[names[0]].momentum)} in {_names(names)}"  # one value per spelling
+
+
+def _frameworks_sentence(u: BF.RunningUpdate, rows: dict[str, BF.RunningUpdate], dd: int) -> str:
+    """What the chosen framework stored and why, from the core's numbers."""
+    name = u.framework.name
+    same = f"This weight on the batch is {_spelling(rows, True)} and {_spelling(rows, False)}."
+    if u.batch_weight == 0:
+        return (
+            f"{name}'s momentum = {fmt(u.momentum)} puts no weight on the batch: every framework keeps the "
+            f"running variance it had, {fmt(u.new_running_var[0], dd)}. {same} The same number in the other "
+            "spelling means the opposite."
+        )
+    other = next(r for r in rows.values() if r.framework.unbiased != u.framework.unbiased)
+    others = _names([f for f, r in rows.items() if r.framework.unbiased == other.framework.unbiased])
+    return (
+        f"{name}'s momentum = {fmt(u.momentum)} puts weight {fmt(u.batch_weight)} on this batch and blends "
+        f"in its variance {'÷(n−1)' if u.framework.unbiased else '÷n'} = {fmt(u.blended_var[0], dd)}, so it "
+        f"stores {fmt(u.new_running_var[0], dd)}. At the same weight {others} store "
+        f"{fmt(other.new_running_var[0], dd)}: the ÷(n−1) variance ({fmt(u.batch_var_unbiased[0], dd)}) is "
+        f"larger than the ÷n one ({fmt(u.batch_var[0], dd)}) for every batch with a spread. {same}"
+    )
+
+
+@page_fragment(key=FRAMEWORKS)
+def frameworks_section() -> None:
+    st.subheader("6 · What the running variance stores: four frameworks")
+    st.markdown(
+        "Every framework normalizes a training batch with its ÷n variance, but they disagree on what "
+        f"they store for inference, and on what *momentum* means. Start from running mean {fmt(FW_START[0])} "
+        f"and variance {fmt(FW_START[1])}, train on one batch of one feature, and compare."
+    )
+    c1, c2, c3 = st.columns([3, 2, 2])
+    name = controls.choice(
+        "segmented_control", "Framework", list(BF.FRAMEWORKS), key="tvi_framework", where=c1
+    )
+    batch = controls.choice(
+        "selectbox", "Batch x (one feature)", list(FW_BATCHES), key="tvi_fw_batch", where=c2
+    )
+    m = float(
+        controls.slider(
+            "momentum, as the framework spells it", 0.0, 1.0, 1.0, 0.01, key="tvi_fw_momentum", where=c3,
+            name="framework momentum",
+        )
+    )  # fmt: skip  # one label for every framework: the slider keeps its value when the framework changes
+    rows = BF.running_updates(FW_BATCHES[batch], *FW_START, framework_name=name, momentum=m)
+    u = rows[name]
+    weights_what = "the batch" if u.framework.momentum_weights_batch else "the old value"
+    c3.caption(f"{name}'s momentum weights {weights_what}; its default is {fmt(u.framework.default_momentum)}.")
+    shown = [u.batch_var[0], u.batch_var_unbiased[0], FW_START[1], *(r.new_running_var[0] for r in rows.values())]
+    dd = digits_to_separate(shown, 5, same_within=rounding_noise(shown))  # 5: 1.6667 as PyTorch prints it
+    old_w, new_w = ("(1-m)", "m") if u.framework.momentum_weights_batch else ("m", "(1-m)")
+    div = "n-1" if u.framework.unbiased else "n"
+    st.latex(
+        rf"\hat\sigma^2 \leftarrow {old_w}\,\hat\sigma^2 + {new_w}\,s^2,\qquad "
+        rf"s^2 = \tfrac{{1}}{{{div}}}\textstyle\sum (x-\mu_B)^2 = {tex_num(u.blended_var[0], dd)}"
+    )
+    st.latex(
+        rf"\hat\sigma^2 = {tex_num(u.old_weight)}\cdot {tex_num(FW_START[1], dd)} + {tex_num(u.batch_weight)}"
+        rf"\cdot {tex_num(u.blended_var[0], dd)} = {tex_num(u.new_running_var[0], dd)}"
+    )
+    m1, m2, m3 = st.columns(3)
+    m1.metric("batch variance ÷n (normalizes)", fmt(u.batch_var[0], dd))
+    m2.metric("batch variance ÷(n−1)", fmt(u.batch_var_unbiased[0], dd))
+    m3.metric(f"running variance {name} stores", fmt(u.new_running_var[0], dd))
+    table = {
+        "framework": [f"{f} ({r.framework.spelled})" for f, r in rows.items()],
+        "momentum for the same weight": [fmt(r.momentum) for r in rows.values()],
+        "blends in": ["÷(n−1)" if r.framework.unbiased else "÷n" for r in rows.values()],
+        "stored running variance": [fmt(r.new_running_var[0], dd) for r in rows.values()],
+    }
+    st.table(pd.DataFrame(table).set_index("framework"))
+    st.caption(
+        "TensorFlow's non-fused path (tf.keras with fused=False) stores ÷n as Keras 3 does. Measured in "
+        "PyTorch 2.13: BatchNorm1d(1, momentum=1.0) on x = 1, 2, 3, 4 stores running_var 1.6666666 (float32); "
+        "the lab computes in float64."
+    )
+    st.markdown(_frameworks_sentence(u, rows, dd))
+
+
+@page_fragment(key=FUNCTIONAL)
+def functional_section() -> None:
+    st.subheader("7 · F.batch_norm: training defaults to False")
+    st.markdown(
+        "A `torch.nn.BatchNorm1d` module starts in training mode. The functional form "
+        "`torch.nn.functional.batch_norm` does not: its `training` argument defaults to `False`, so a call "
+        "that leaves it out normalizes with the running statistics and never updates them. Here "
+        f"x = [[{fmt(FN_X[0][0])}], [{fmt(FN_X[1][0])}]] (two examples, one feature), rm = [{fmt(FN_RM[0])}], "
+        f"rv = [{fmt(FN_RV[0])}], momentum {fmt(ln.DEFAULT_MOMENTUM)}, ε = {fmt(EPS, 1)}."
+    )
+    training = controls.choice("radio", "The call", FN_CALLS, key="tvi_fn_call", name="call")
+    call = BF.functional_batch_norm(FN_X, FN_RM, FN_RV, training=training, eps=EPS)
+    x = [row[0] for row in FN_X]
+    y = call.y[:, 0]
+    # ε shows in the 6th digit: 1.99999 and −0.99999875, not 2 and −1
+    yd = digits_to_separate(y, 8, against=x)
+    c1, c2, c3, c4 = st.columns(4)
+    for col, xi, yi in ((c1, x[0], y[0]), (c2, x[1], y[1])):
+        col.metric(f"output for x = {fmt(xi)}", fmt(yi, yd))
+    for col, what, before, after in (
+        (c3, "mean", FN_RM[0], call.running_mean[0]),
+        (c4, "variance", FN_RV[0], call.running_var[0]),
+    ):
+        col.metric(f"running {what} after", fmt(after), **change_metric(after - before))
+    if call.moved:
+        st.markdown(
+            f"With `training=True` the call normalizes with the batch's own mean {fmt(ln.mean(x))} and ÷n "
+            f"variance {fmt(ln.variance(x))}, giving {fmt(y[0], yd)} and {fmt(y[1], yd)}, and **updates the "
+            f"running statistics in place**: mean {fmt(FN_RM[0])} → {fmt(call.running_mean[0])}, variance {fmt(FN_RV[0])} → "
+            f"{fmt(call.running_var[0])} (blending in the ÷(n−1) variance {fmt(ln.variance(x, ddof=1))}). "
+            "This is what the module does while it is in training mode."
+        )
+    else:
+        st.markdown(
+            f"Left out, `training` is `False`: the call normalizes with the running statistics {fmt(FN_RM[0])} "
+            f"and {fmt(FN_RV[0])}, "
+            f"so the output is x/√(1 + ε) = {fmt(y[0], yd)} and {fmt(y[1], yd)}, and "
+            f"**the running statistics did not move**: still {fmt(call.running_mean[0])} and "
+            f"{fmt(call.running_var[0])}. A training loop written with `F.batch_norm` must pass "
+            "`training=True` itself, or the statistics stay at their initial values."
+        )
+
+
 train_section()
 switch_section()
 noise_section()
 mates_section()
 shift_section()
+frameworks_section()
+functional_section()
 
 # What does not change with the page's controls is drawn outside the fragment: a control's rerun
 # sends none of it again.
@@ -439,6 +590,9 @@ page.notice(
         "The running variance is stored with ÷(n−1) but each batch is normalized with ÷n — visible at small n.",
         "Batch size 2: BatchNorm's training output is always about ±1, whatever the data.",
         "Shift the test data: BatchNorm's outputs drift off mean 0 / std 1; LayerNorm's stay put.",
+        "PyTorch and TensorFlow's fused kernel store the ÷(n−1) batch variance, Keras 3 and Flax the ÷n one; "
+        "PyTorch's momentum weights the batch, theirs the old value.",
+        "F.batch_norm(x, rm, rv) without training=True uses the running statistics and never updates them.",
     ]
 )
 page.predict_then_reveal(
@@ -449,4 +603,7 @@ page.predict_then_reveal(
     "LayerNorm computes the same per-token statistics in training and inference; BatchNorm switches "
     "from batch statistics to stored running ones.",
 )
-page.show_source(R.train_step, ln.batch_norm_train, ln.batch_norm_eval, batch_effects.shift_test)
+page.show_source(
+    R.train_step, ln.batch_norm_train, ln.batch_norm_eval, batch_effects.shift_test, BF.running_update,
+    BF.functional_batch_norm,
+)  # fmt: skip

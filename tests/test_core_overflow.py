@@ -31,6 +31,7 @@ from layernorm.labs import (
     batch_effects,
     bert,
     blocks,
+    bn_frameworks,
     geometry,
     lenses,
     padding,
@@ -308,6 +309,43 @@ def _(data: st.DataObject) -> Any:
     )
 
 
+@call("bn_frameworks.running_update")
+def _(data: st.DataObject) -> Any:
+    c = _d(data, 1, 3)
+    return bn_frameworks.running_update(
+        _mat(data, _d(data), c),
+        _vec(data, c),
+        np.abs(_vec(data, c)),
+        framework_name=data.draw(st.sampled_from(list(bn_frameworks.FRAMEWORKS))),
+        momentum=data.draw(st.floats(0, 1)),
+    )
+
+
+@call("bn_frameworks.running_updates")
+def _(data: st.DataObject) -> Any:
+    c = _d(data, 1, 3)
+    return bn_frameworks.running_updates(
+        _mat(data, _d(data), c),
+        _vec(data, c),
+        np.abs(_vec(data, c)),
+        framework_name=data.draw(st.sampled_from(list(bn_frameworks.FRAMEWORKS))),
+        momentum=data.draw(st.floats(0, 1)),
+    )
+
+
+@call("bn_frameworks.functional_batch_norm")
+def _(data: st.DataObject) -> Any:
+    c = _d(data, 1, 3)
+    return bn_frameworks.functional_batch_norm(
+        _mat(data, _d(data), c),
+        _vec(data, c),
+        np.abs(_vec(data, c)),
+        training=data.draw(st.booleans()),
+        momentum=data.draw(st.floats(0, 1)),
+        eps=_eps(data),
+    )
+
+
 @call("transformer_stats.parameter_histograms")
 def _(data: st.DataObject) -> Any:
     return transformer_stats.parameter_histograms(_vec(data, 6).reshape(2, 3), bins=4)
@@ -370,6 +408,7 @@ def _public_functions() -> set[str]:
         shapes,
         shared_affine,
         stepping,
+        bn_frameworks,
     )
     for mod in (*mods, transformer_stats):
         short = mod.__name__.rsplit(".", 1)[1]
@@ -409,6 +448,7 @@ LAB_NOT_NUMERIC = {
     "running.draw_batch",
     "running.initial_state",
     "running.train_step",
+    "bn_frameworks.framework",  # a name, no numbers
     "batch_effects.batch_mates",
     "batch_effects.redraw_spread",
     "batch_effects.shift_test",

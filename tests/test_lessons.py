@@ -102,6 +102,13 @@ def test_the_batch_of_one_lesson_says_batchnorm_is_undefined() -> None:
     assert _metric(at, "LayerNorm output std") == "1"
 
 
+def test_the_framework_lesson_stores_the_biased_variance_in_keras() -> None:
+    at = _open(next(x for x in LESSONS if "Keras 3 stores" in x.title))
+    assert _metric(at, "running variance Keras 3 stores") == "1.25"
+    stored = list(at.table[-1].value["stored running variance"])
+    assert stored == ["1.6667", "1.6667", "1.25", "1.25"]  # PyTorch, TensorFlow fused, Keras 3, Flax
+
+
 def test_the_estimators_lesson_differs_from_pytorch() -> None:
     at = _open(next(x for x in LESSONS if "÷d or" in x.title))
     assert float(_metric(at, "largest |difference|")) > 0.1

@@ -7,10 +7,12 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 import streamlit as st
+from apptest_support import open_page
 from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
 from layernorm.labs import batch_effects
+from layernorm.labs import bn_frameworks as BF
 from layernorm.labs import lenses as L
 from layernorm.labs import running as R
 from ui.text import TO_ROUNDING, digits_to_separate, fmt, rounding_noise
@@ -236,3 +238,66 @@ def test_distribution_shift_numbers() -> None:
     assert float(_metric(at, "LayerNorm output std")) == pytest.approx(1.0, abs=1e-3)
     ln_mean = next(m for m in at.metric if m.label == "LayerNorm output mean")
     assert ln_mean.value == "0" and ln_mean.delta in {"", TO_ROUNDING}  # 0 to rounding, and it says so
+
+
+# --- Training vs inference: the frameworks' conventions and F.batch_norm's default ------------------
+
+
+def _stored_column(at: AppTest) -> list[str]:
+    return [str(v) for v in at.table[-1].value["stored running variance"]]
+
+
+def _markdown(at: AppTest, start: str) -> str:
+    return next(str(m.value) for m in at.markdown if str(m.value).startswith(start))
+
+
+def test_full_batch_weight_stores_the_unbiased_variance_in_pytorch_and_the_biased_one_in_keras() -> None:
+    """x = 1, 2, 3, 4 from running variance 1, the batch given full weight (PyTorch 2.13: 1.6666666)."""
+    at = _open(TVI)
+    assert at.slider(key="tvi_fw_momentum").value == 1.0
+    assert at.selectbox(key="tvi_fw_batch").value == "1, 2, 3, 4"
+    assert _metric(at, "running variance PyTorch stores") == "1.6667"
+    assert (_metric(at, "batch variance ÷n"), _metric(at, "batch variance ÷(n−1)")) == ("1.25", "1.6667")
+    assert _stored_column(at) == ["1.6667", "1.6667", "1.25", "1.25"]
+    assert list(at.table[-1].value["momentum for the same weight"]) == ["1", "0", "0", "0"]
+    said = _markdown(at, "PyTorch's momentum = 1 puts weight 1 on this batch")
+    assert "so it stores 1.6667. At the same weight Keras 3 and Flax store 1.25" in said
+    assert "momentum = 1 in PyTorch and momentum = 0 in TensorFlow fused, Keras 3 and Flax" in said
+    at.segmented_control(key="tvi_framework").set_value("Keras 3").run()
+    assert not at.exception
+    assert _metric(at, "running variance Keras 3 stores") == "1"  # Keras' momentum 1 keeps the old value
+    assert "puts no weight on the batch" in _markdown(at, "Keras 3's momentum = 1")
+    at.slider(key="tvi_fw_momentum").set_value(0.0).run()
+    assert _metric(at, "running variance Keras 3 stores") == "1.25"
+    assert _stored_column(at) == ["1.6667", "1.6667", "1.25", "1.25"]
+
+
+def test_the_frameworks_default_momenta_give_the_cores_numbers() -> None:
+    at = open_page(TVI, tvi_framework="Flax", tvi_fw_momentum="0.99", tvi_fw_batch="2, 6")
+    rows = BF.running_updates([[2.0], [6.0]], [0.0], [1.0], framework_name="Flax", momentum=0.99)
+    assert rows["Flax"].new_running_var[0] == pytest.approx(0.99 + 0.01 * 4, rel=1e-15)
+    assert rows["PyTorch"].new_running_var[0] == pytest.approx(0.99 + 0.01 * 8, rel=1e-13)
+    assert _stored_column(at) == ["1.07", "1.07", "1.03", "1.03"]
+    assert _metric(at, "running variance Flax stores") == "1.03"
+    assert any("Flax's momentum weights the old value; its default is 0.99." in c.value for c in at.caption)
+
+
+def test_f_batch_norm_without_training_leaves_the_running_statistics() -> None:
+    """x = [[2], [6]], running mean 0, variance 1: x/√(1 + 1e-5) (torch float32: 1.99998999, 5.99996996)."""
+    at = _open(TVI)
+    assert at.radio(key="tvi_fn_call").value is False
+    assert (_metric(at, "output for x = 2"), _metric(at, "output for x = 6")) == ("1.99999", "5.99997")
+    assert (_metric(at, "running mean after"), _metric(at, "running variance after")) == ("0", "1")
+    assert "**the running statistics did not move**: still 0 and 1" in _markdown(at, "Left out, `training`")
+    at.radio(key="tvi_fn_call").set_value(True).run()
+    assert not at.exception
+    assert (_metric(at, "output for x = 2"), _metric(at, "output for x = 6")) == ("−0.99999875", "0.99999875")
+    assert (_metric(at, "running mean after"), _metric(at, "running variance after")) == ("0.4", "1.7")
+    said = _markdown(at, "With `training=True`")
+    assert "mean 0 → 0.4, variance 1 → 1.7 (blending in the ÷(n−1) variance 8)" in said
+    assert "own mean 4 and ÷n variance 4" in said
+
+
+def test_f_batch_norm_call_opens_from_its_link() -> None:
+    at = open_page(TVI, tvi_fn_call="F.batch_norm(x, rm, rv, training=True)")
+    assert at.radio(key="tvi_fn_call").value is True and _metric(at, "running variance after") == "1.7"

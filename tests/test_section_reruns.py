@@ -143,6 +143,27 @@ def test_momentum_changes_only_the_training_section() -> None:
     assert len(changed) == 1, changed  # the training section, where the slider and its caption are
 
 
+@pytest.mark.parametrize(
+    "act",
+    [
+        _widget("segmented_control", "tvi_framework", "Keras 3"),
+        _widget("selectbox", "tvi_fw_batch", "2, 6"),
+        _widget("slider", "tvi_fw_momentum", 0.5),
+        _widget("radio", "tvi_fn_call", True),
+    ],
+    ids=["framework", "framework-batch", "framework-momentum", "functional-call"],
+)
+def test_sections_6_and_7_controls_change_only_their_own_section(act: Callable[[AppTest], Any]) -> None:
+    """Sections 6 and 7 read nothing of the others' settings, and nothing else reads their controls."""
+    at = open_page(PAGE)
+    before = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
+    ok(act(at).run())
+    assert at.session_state[LAB_RERUN] == ()  # no keyed rerun: the browser reruns the control's fragment
+    after = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
+    changed = {_root(p) for p in set(before) | set(after) if before.get(p) != after.get(p)}
+    assert len(changed) == 1, changed
+
+
 def test_the_loss_curves_learning_rate_changes_only_its_section() -> None:
     at = open_page(LR, lr_steps=50, lr_seeds=1)
     before = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)

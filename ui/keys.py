@@ -37,6 +37,10 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
         "tvi_redraws",
         "tvi_shift",
         "tvi_scale",
+        "tvi_framework",
+        "tvi_fw_batch",
+        "tvi_fw_momentum",
+        "tvi_fn_call",
     ),
     "depth_and_drift": (
         "depth_layers",

@@ -73,6 +73,13 @@ LESSONS: tuple[Lesson, ...] = (
         "LayerNorm normalizes each example on its own.",
     ),
     Lesson(
+        "Keras 3 stores ÷n, PyTorch ÷(n − 1)",
+        "pages/7_train_vs_inference.py",
+        {"tvi_framework": "Keras 3", "tvi_fw_momentum": "0"},
+        "One batch x = 1, 2, 3, 4 given full weight (Keras momentum 0, PyTorch momentum 1): Keras 3 and "
+        "Flax store running variance 1.25, PyTorch and TensorFlow's fused kernel 1.6667.",
+    ),
+    Lesson(
         "÷d or ÷(d − 1), ε inside or outside",
         "pages/12_estimators_and_eps.py",
         {
