@@ -235,6 +235,10 @@ def rms_sentence(rows: tuple[ln.RmsVariantRow, ...], dtype: str) -> str:
             parts.append(f"{name} gives RMSNorm's output (to rounding)")
             continue
         k = digits_to_separate([r.ratio, 1.0], 4, same_within=rounding_noise(1.0))
+        if r.variant == "keras_rms_scaling" and abs(r.under_root - rows[0].under_root) <= rounding_noise(
+            rows[0].under_root
+        ):
+            name += " (x's mean is 0, so σ² is the mean square and only Keras' ε differs)"
         change = f"{fmt(abs(r.ratio - 1.0) * 100, 3)}% {'larger' if r.ratio > 1 else 'smaller'}"
         parts.append(
             f"{name} gives {fmt(r.ratio, k)} × RMSNorm's output ({change}; largest |difference| "
@@ -253,8 +257,8 @@ def rms_variants_section(lab: LabInput) -> None:
         "the mean square (its source computes `ops.var`; keras-team/keras issue 21234). **PyTorch 2.13**'s "
         "`nn.RMSNorm(eps=None)` uses the machine ε of the type it computes in: float32's 2⁻²³ for "
         "float16, bfloat16 and float32 input (older docs said `torch.finfo(x.dtype).eps`, pytorch/pytorch "
-        "issue 155527); code that takes the input dtype's own ε gets bfloat16's 2⁻⁷, about as large as "
-        "a small mean square. PyTorch's docs up to 2.5 printed **x / √(RMS(x) + ε)**, one square root too many."
+        "issue 155527); code that takes the input dtype's own ε gets bfloat16's 2⁻⁷ = 0.0078, more than "
+        "the mean square of numbers near ±0.05. PyTorch's docs up to 2.5 printed **x / √(RMS(x) + ε)**, one square root too many."
     )
     c1, c2 = st.columns([1.4, 1])
     example = controls.choice("selectbox", "Example", RMS_EXAMPLES, key="est_rms_example", where=c1)
@@ -308,6 +312,8 @@ page.notice(
         "of ±1. Switch ε to PyTorch's 1e-5 and they return to ±0.996.",
         "With ε outside the root the same ε hurts much less on that vector: it is compared with σ (0.035), "
         "not with σ² (0.0012).",
+        "RMSNorm variants, example 0.05, −0.05, 0.05, −0.05 with bfloat16: PyTorch's RMSNorm gives 0.99998, "
+        "the same formula with bfloat16's own ε 0.49. Switch the dtype to float32: the two rows agree.",
         "With d = 768 in the sidebar (and ε ≪ σ²), ÷(d−1) shrinks x̂ only by √(767/768) = 0.99935: "
         "the choice matters for short vectors.",
     ]

@@ -174,7 +174,7 @@ def test_keras_rms_scaling_scales_0_to_9_by_0_3481342_not_0_1873172() -> None:
     assert _row(table, "RMSNorm (PyTorch")["scale factor"] == "0.1873172"  # ε = 2⁻²³ for bfloat16 input
     assert _row(table, "RMSNorm (PyTorch")["ε"] == "2⁻²³ = 1.1920929e−07"
     keras = "Keras 3 LayerNormalization(rms_scaling=True) gives 1.859 × RMSNorm's output (85.9% larger"
-    assert keras in _sentence(at)
+    assert keras in _sentence(at) and "mean is 0" not in _sentence(at)
 
 
 @pytest.mark.parametrize(
@@ -199,6 +199,7 @@ def test_the_dtype_whose_eps_is_used(dtype: str, torch_like: str, own: str) -> N
         assert own_row["ε"] == "2⁻⁷ = 0.0078125"
         half = "RMSNorm with bfloat16's own machine ε gives 0.4924 × RMSNorm's output (50.8% smaller"
         assert half in sentence
+        assert "σ² is the mean square and only Keras' ε differs) gives 0.8452 ×" in sentence
     if dtype in ("float32", "float64"):
         assert f"RMSNorm with {dtype}'s own machine ε gives RMSNorm's output (to rounding)" in sentence
 
