@@ -66,6 +66,7 @@ from layernorm.labs.geometry import (
     x_hat_norm_squared,
 )
 from layernorm.labs.precision import DtypeRun, PrecisionSweep, layer_norm_in_dtype, precision_sweep
+from layernorm.rms_variants import RmsVariantRow, default_rms_eps, rms_norm_variant, rms_variants
 from layernorm.steps import LayerNormSteps, layer_norm_steps, layer_norm_x_hat
 from layernorm.variants import (
     RecipeComparison,
@@ -97,6 +98,7 @@ __all__ = [
     "PrecisionSweep",
     "RecipeComparison",
     "ResultRangeError",
+    "RmsVariantRow",
     "VectorFromFile",
     "ZeroVarianceError",
     "batch_norm_backward",
@@ -104,6 +106,7 @@ __all__ = [
     "batch_norm_train",
     "compare_recipe",
     "compare_rms_placement",
+    "default_rms_eps",
     "finite_difference_check",
     "group_norm",
     "instance_norm",
@@ -139,6 +142,8 @@ __all__ = [
     "rms_norm",
     "rms_norm_backward",
     "rms_norm_eps_outside",
+    "rms_norm_variant",
+    "rms_variants",
     "scale_shift",
     "standardize",
     "std",

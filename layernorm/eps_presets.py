@@ -63,7 +63,7 @@ EPS_PRESETS: tuple[EpsPreset, ...] = (
         float(np.finfo(np.float32).eps),
         "RMSNorm",
         True,
-        "PyTorch docs: eps=None uses torch.finfo(x.dtype).eps",
+        "PyTorch 2.13 docs: eps=None is float32's machine ε for fp16, bf16 and fp32 input",
     ),
     EpsPreset(
         "RMSNorm authors' code",

@@ -126,9 +126,11 @@ def rms_norm(
     x : (..., d) array_like
     gamma : array_like shaped like the normalized axes, optional (ones)
     eps : float, optional
-        Inside the square root. ``None`` uses the machine epsilon of ``x``'s
-        floating dtype (float32's, 1.19e-7, for integer input), as PyTorch's
-        ``nn.RMSNorm`` does. Hugging Face LLaMA/T5 use 1e-6.
+        Inside the square root. ``None`` uses the machine epsilon of the type PyTorch
+        2.13's ``nn.RMSNorm`` computes in: float64's (2.2e-16) for float64 input,
+        float32's (1.19e-7) for any other (float16, bfloat16, float32, integers), not the
+        input dtype's own (bfloat16's 2**-7 would halve small outputs; see
+        :func:`layernorm.default_rms_eps`). Hugging Face LLaMA/T5 use 1e-6.
     axis : int or tuple of int, default -1
         Trailing axes to normalize over.
 
@@ -150,8 +152,7 @@ def rms_norm(
     """
     arr = np.asarray(x)
     if eps is None:
-        dtype = arr.dtype if arr.dtype.kind == "f" else np.dtype(np.float32)
-        eps = float(np.finfo(dtype).eps)
+        eps = float(np.finfo(np.float64 if arr.dtype == np.float64 else np.float32).eps)
     eps = check_eps(eps)
     x2, _batch_shape, axes = feature_rows(arr, axis, trailing=True)
     shape = arr.shape

@@ -194,6 +194,114 @@ def body(lab: LabInput) -> None:
 
 body()
 
+# RMSNorm's look-alikes (layernorm.rms_variants): each divides the whole vector by one other number.
+RMS_EXAMPLES = {
+    "sidebar": "the sidebar's vector",
+    "ten": "0, 1, …, 9 (Keras' rms_scaling)",
+    "alternating": "0.05, −0.05, 0.05, −0.05 (the dtype's ε)",
+    "pair": "3, 4 (a square root too many)",
+}
+RMS_EXAMPLE_VECTORS = {
+    "ten": np.arange(10.0),
+    "alternating": np.array([0.05, -0.05, 0.05, -0.05]),
+    "pair": np.array([3.0, 4.0]),
+}
+RMS_DTYPES = ("float64", "float32", "bfloat16", "float16")
+RMS_ROWS = {  # variant: (what the class calls it, what the whole vector is divided by)
+    "rmsnorm": ("RMSNorm (PyTorch nn.RMSNorm, eps=None)", "√(mean(x²) + ε)"),
+    "keras_rms_scaling": ("Keras 3 LayerNormalization(rms_scaling=True)", "√(σ² + ε)"),
+    "dtype_eps": ("RMSNorm with the dtype's own machine ε", "√(mean(x²) + ε)"),
+    "sqrt_of_rms": ("x / √(RMS(x) + ε): a square root too many", "√(RMS(x) + ε)"),
+}
+
+
+POWERS = {2.0**-k: k for k in (7, 10, 23, 52)}  # the machine ε the RMSNorm rows can use
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def rms_eps_str(e: float) -> str:
+    """A machine ε as the power of two it is (2⁻⁷ = 0.0078125), any other ε as the frameworks write it."""
+    return f"2{str(-POWERS[e]).translate(SUPERSCRIPT)} = {e:.8g}".replace("-", "−") if e in POWERS else eps_str(e)
+
+
+def rms_sentence(rows: tuple[ln.RmsVariantRow, ...], dtype: str) -> str:
+    """How far each variant is from RMSNorm on this vector, from the rows' own numbers."""
+    if not np.any(rows[0].output):
+        return "x is all zeros: every variant outputs zeros; only their scale factors differ."
+    parts = []
+    for r in rows[1:]:
+        name = RMS_ROWS[r.variant][0].replace("the dtype's", f"{dtype}'s")
+        if abs(r.ratio - 1.0) <= rounding_noise(1.0):
+            parts.append(f"{name} gives RMSNorm's output (to rounding)")
+            continue
+        k = digits_to_separate([r.ratio, 1.0], 4, same_within=rounding_noise(1.0))
+        if r.variant == "keras_rms_scaling" and abs(r.under_root - rows[0].under_root) <= rounding_noise(
+            rows[0].under_root
+        ):
+            name += " (x's mean is 0, so σ² is the mean square and only Keras' ε differs)"
+        change = f"{fmt(abs(r.ratio - 1.0) * 100, 3)}% {'larger' if r.ratio > 1 else 'smaller'}"
+        parts.append(
+            f"{name} gives {fmt(r.ratio, k)} × RMSNorm's output ({change}; largest |difference| "
+            f"{fmt(r.max_abs_difference, 3)})"
+        )
+    return "On these numbers: " + "; ".join(parts) + "."
+
+
+@lab_section("est_rms_variants")
+def rms_variants_section(lab: LabInput) -> None:
+    st.subheader("RMSNorm variants")
+    st.markdown(
+        "Three formulas that go by RMSNorm's name divide by something else. Each divides the whole "
+        "vector by one number, so its output is RMSNorm's output times one factor. **Keras 3** "
+        "`LayerNormalization(rms_scaling=True)` divides by √(σ² + ε), the spread about the mean, not "
+        "the mean square (its source computes `ops.var`; keras-team/keras issue 21234). **PyTorch 2.13**'s "
+        "`nn.RMSNorm(eps=None)` uses the machine ε of the type it computes in: float32's 2⁻²³ for "
+        "float16, bfloat16 and float32 input (older docs said `torch.finfo(x.dtype).eps`, pytorch/pytorch "
+        "issue 155527); code that takes the input dtype's own ε gets bfloat16's 2⁻⁷ = 0.0078, more than "
+        "the mean square of numbers near ±0.05. PyTorch's docs up to 2.5 printed **x / √(RMS(x) + ε)**, one square root too many."
+    )
+    c1, c2 = st.columns([1.4, 1])
+    example = controls.choice("selectbox", "Example", RMS_EXAMPLES, key="est_rms_example", where=c1)
+    dtype = controls.choice(
+        "segmented_control", "Input dtype (sets the ε)", RMS_DTYPES, index=2, key="est_rms_dtype", where=c2
+    )
+    example, dtype = example or "sidebar", dtype or "bfloat16"
+    x = lab.x if example == "sidebar" else RMS_EXAMPLE_VECTORS[example]
+    rows = ln.rms_variants(x, dtype=dtype)
+    head = 4
+    outputs = np.concatenate([r.output[:head] for r in rows])
+    ko = digits_to_separate(outputs, 8, same_within=rounding_noise(outputs))
+    ks = digits_to_separate([r.scale for r in rows], 7, same_within=rounding_noise([r.scale for r in rows]))
+    table = pd.DataFrame(
+        [
+            {
+                "variant": RMS_ROWS[r.variant][0].replace("the dtype's", f"{dtype}'s"),
+                "divides x by": RMS_ROWS[r.variant][1],
+                "ε": rms_eps_str(r.eps),
+                "divisor": f"√({fmt(r.under_root, 6)} + ε) = {fmt(r.divisor, 7)}",
+                "scale factor": fmt(r.scale, ks),
+                "output": ", ".join(fmt(v, ko) for v in r.output[:head]) + (", …" if x.size > head else ""),
+                "× RMSNorm's": fmt(r.ratio, digits_to_separate([r.ratio, 1.0], 4, same_within=rounding_noise(1.0))),
+            }
+            for r in rows
+        ]
+    ).set_index("variant")
+    shown_x = ", ".join(fmt(v, 8) for v in x[:6]) + (", …" if x.size > 6 else "")
+    st.caption(
+        f"x = [{shown_x}] (d = {x.size}; "
+        + (plain(lab.label, LABEL_LIMIT) if example == "sidebar" else "built in; the sidebar's input is kept")
+        + f"). ε is not the sidebar's: RMSNorm and the √-too-many row use PyTorch's default for {dtype} "
+        f"input ({rms_eps_str(rows[0].eps)}), Keras its default 1e−3, the third row {dtype}'s own machine ε. "
+        "The lab computes in float64 on the numbers as shown; only ε follows the dtype. PyTorch given "
+        "bfloat16 stores 0.05 as 0.050048828125 and rounds its outputs to bfloat16 (measured with torch "
+        "2.13: [1, −1, 1, −1] with its default ε, ±0.4922 with ε = 2⁻⁷)."
+    )
+    st.table(table)
+    st.markdown(rms_sentence(rows, dtype))
+
+
+rms_variants_section()
+
 # What does not change with the page's controls is drawn outside the fragment: a control's rerun
 # sends none of it again.
 page.notice(
@@ -204,6 +312,8 @@ page.notice(
         "of ±1. Switch ε to PyTorch's 1e-5 and they return to ±0.996.",
         "With ε outside the root the same ε hurts much less on that vector: it is compared with σ (0.035), "
         "not with σ² (0.0012).",
+        "RMSNorm variants, example 0.05, −0.05, 0.05, −0.05 with bfloat16: PyTorch's RMSNorm gives 0.99998, "
+        "the same formula with bfloat16's own ε 0.49. Switch the dtype to float32: the two rows agree.",
         "With d = 768 in the sidebar (and ε ≪ σ²), ÷(d−1) shrinks x̂ only by √(767/768) = 0.99935: "
         "the choice matters for short vectors.",
     ]
@@ -217,4 +327,4 @@ page.predict_then_reveal(
     "takes over the denominator. PyTorch's 1e-5 gives ±0.996.",
 )
 page.show_source(ln.compare_recipe, ln.layer_norm_eps_outside, layer_norm_unbiased, layer_norm_std_plus_eps,
-                 ln.rms_norm_eps_outside)  # fmt: skip
+                 ln.rms_norm_eps_outside, ln.rms_variants, ln.rms_norm_variant, ln.default_rms_eps)  # fmt: skip

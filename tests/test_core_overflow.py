@@ -75,6 +75,7 @@ NOT_NUMERIC = {
     "typed_text_note",
     "vector_from_table",
     "layer_norm_recipe",
+    "default_rms_eps",  # a lookup by dtype name
 }
 
 
@@ -154,6 +155,18 @@ def _(data: st.DataObject) -> Any:
     hs = [1e-13, 1e-5, 0.1]
     eps = _eps(data)
     return ln.finite_difference_check(x, gamma, beta, dy, eps=eps, parameter=parameter, index=index, steps=hs)
+
+
+@call("rms_norm_variant")
+def _(data: st.DataObject) -> Any:
+    variant = data.draw(st.sampled_from(["rmsnorm", "keras_rms_scaling", "sqrt_of_rms"]))
+    return ln.rms_norm_variant(_rows(data, _d(data, 1)), variant, eps=_eps(data))
+
+
+@call("rms_variants")
+def _(data: st.DataObject) -> Any:
+    dtype = data.draw(st.sampled_from(["float64", "float32", "bfloat16", "float16"]))
+    return ln.rms_variants(_vec(data, _d(data, 1)), dtype=dtype, keras_eps=_eps(data))
 
 
 @call("variance")

@@ -114,6 +114,13 @@ def test_the_estimators_lesson_differs_from_pytorch() -> None:
     assert float(_metric(at, "largest |difference|")) > 0.1
 
 
+def test_the_rms_eps_lesson_shows_the_dtype_s_own_eps_halving_the_output() -> None:
+    at = _open(next(x for x in LESSONS if "bfloat16's own ε" in x.title))
+    rows = {str(name): str(row["output"]) for name, row in at.table[-1].value.iterrows()}
+    assert rows["RMSNorm (PyTorch nn.RMSNorm, eps=None)"].startswith("0.99997616, ")
+    assert rows["RMSNorm with bfloat16's own machine ε"].startswith("0.49236596, ")
+
+
 def test_the_undo_lesson_gives_the_input_back() -> None:
     at = _open(next(x for x in LESSONS if "gives one token back" in x.title))
     gap = _metric(at, "largest |y − x|").replace("−", "-")

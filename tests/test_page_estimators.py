@@ -37,7 +37,7 @@ def test_defaults_render_with_both_charts_and_the_sidebar_vector() -> None:
     c = ln.compare_recipe(x, ddof=0, eps_inside=True, eps=1e-5, standard_eps=1e-5)
     assert _first(at, "largest |difference|") == fmt(0.0, 3)
     assert _first(at, "x̂₁, standard").startswith(fmt(c.standard[0], 4)[:5])
-    assert len(at.table) == 2  # the four recipes, the ε presets
+    assert len(at.table) == 3  # the four recipes, the ε presets, the RMSNorm variants
 
 
 def test_tutorial_button_loads_one_hot_with_d_minus_1_and_eps_outside() -> None:
@@ -120,3 +120,102 @@ def test_page_controls_survive_a_page_switch() -> None:
     ok(at.switch_page("pages/0_home.py").run())
     ok(at.switch_page(PAGE).run())
     assert at.radio(key="est_place").value == "outside"
+
+
+# --- RMSNorm variants: Keras' rms_scaling, the dtype's own ε, a square root too many -----------------
+
+RMS_EXAMPLE = "est_rms_example"
+TEN, ALTERNATING, PAIR = "ten", "alternating", "pair"
+
+
+def _rms_table(at: AppTest) -> dict[str, dict[str, str]]:
+    """The variants' table (the page's last), row by row: {variant: {column: text}}."""
+    frame = at.table[-1].value
+    assert list(frame.columns) == ["divides x by", "ε", "divisor", "scale factor", "output", "× RMSNorm's"]
+    return {str(name): {str(k): str(v) for k, v in row.items()} for name, row in frame.iterrows()}
+
+
+def _row(table: dict[str, dict[str, str]], start: str) -> dict[str, str]:
+    return next(row for name, row in table.items() if name.startswith(start))
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(v.replace("−", "-")) for v in text.removesuffix(", …").split(", ")]
+
+
+def _sentence(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith(("On these numbers", "x is all zeros")))
+
+
+def test_rms_variants_on_the_sidebar_vector_are_the_core_s() -> None:
+    at = _open()
+    assert at.selectbox(key=RMS_EXAMPLE).value == "sidebar"
+    assert at.segmented_control(key="est_rms_dtype").value == "bfloat16"
+    x = ln.make_preset("standard normal", 8, 0)
+    rows = ln.rms_variants(x, dtype="bfloat16")
+    table = _rms_table(at)
+    assert len(table) == 4
+    for shown, row in zip(table.values(), rows, strict=True):
+        assert _numbers(shown["output"]) == pytest.approx(row.output[:4], rel=1e-7)
+        assert float(shown["scale factor"]) == pytest.approx(row.scale, rel=1e-6)
+    sentence = _sentence(at)
+    for row in rows[1:]:
+        k = digits_to_separate([row.ratio, 1.0], 4, same_within=rounding_noise(1.0))
+        assert f"gives {fmt(row.ratio, k)} × RMSNorm's output" in sentence
+        assert f"largest |difference| {fmt(row.max_abs_difference, 3)}" in sentence
+
+
+def test_keras_rms_scaling_scales_0_to_9_by_0_3481342_not_0_1873172() -> None:
+    at = _open()
+    ok(at.selectbox(key=RMS_EXAMPLE).set_value(TEN).run())
+    table = _rms_table(at)
+    assert _row(table, "Keras")["scale factor"] == "0.3481342"
+    assert _row(table, "Keras")["divisor"] == "√(8.25 + ε) = 2.872455"
+    assert _row(table, "RMSNorm (PyTorch")["scale factor"] == "0.1873172"  # ε = 2⁻²³ for bfloat16 input
+    assert _row(table, "RMSNorm (PyTorch")["ε"] == "2⁻²³ = 1.1920929e−07"
+    keras = "Keras 3 LayerNormalization(rms_scaling=True) gives 1.859 × RMSNorm's output (85.9% larger"
+    assert keras in _sentence(at) and "mean is 0" not in _sentence(at)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "torch_like", "own"),
+    [
+        ("bfloat16", "0.99997616", "0.49236596"),  # 0.05/√(0.0025 + 2⁻²³), 0.05/√(0.0025 + 2⁻⁷)
+        ("float16", "0.99997616", "0.8479983"),  # float16's own ε is 2⁻¹⁰
+        ("float32", "0.99997616", "0.99997616"),
+        ("float64", "1", "1"),  # 1 − 4.4e−14: to 8 digits, 1
+    ],
+)
+def test_the_dtype_whose_eps_is_used(dtype: str, torch_like: str, own: str) -> None:
+    at = _open()
+    ok(at.selectbox(key=RMS_EXAMPLE).set_value(ALTERNATING).run())
+    ok(at.segmented_control(key="est_rms_dtype").set_value(dtype).run())
+    table = _rms_table(at)
+    assert _row(table, "RMSNorm (PyTorch")["output"].startswith(f"{torch_like}, −{torch_like}")
+    own_row = _row(table, f"RMSNorm with {dtype}'s own machine ε")
+    assert own_row["output"].startswith(f"{own}, −{own}")
+    sentence = _sentence(at)
+    if dtype == "bfloat16":
+        assert own_row["ε"] == "2⁻⁷ = 0.0078125"
+        half = "RMSNorm with bfloat16's own machine ε gives 0.4924 × RMSNorm's output (50.8% smaller"
+        assert half in sentence
+        assert "σ² is the mean square and only Keras' ε differs) gives 0.8452 ×" in sentence
+    if dtype in ("float32", "float64"):
+        assert f"RMSNorm with {dtype}'s own machine ε gives RMSNorm's output (to rounding)" in sentence
+
+
+def test_one_square_root_too_many_on_3_4() -> None:
+    at = _open()
+    ok(at.selectbox(key=RMS_EXAMPLE).set_value(PAIR).run())
+    ok(at.segmented_control(key="est_rms_dtype").set_value("float64").run())  # ε = 2⁻⁵²: RMSNorm to 8 digits
+    table = _rms_table(at)
+    assert _numbers(_row(table, "x / √(RMS(x) + ε)")["output"]) == pytest.approx([1.59549, 2.12732], abs=5e-6)
+    assert _row(table, "RMSNorm (PyTorch")["output"] == "0.84852814, 1.1313708"
+    assert "a square root too many gives 1.88 × RMSNorm's output (88% larger" in _sentence(at)
+
+
+def test_rms_variants_of_zeros_and_of_a_constant_vector() -> None:
+    at = _typed(_open(), "0, 0, 0")
+    assert _sentence(at) == "x is all zeros: every variant outputs zeros; only their scale factors differ."
+    at = _typed(at, "3, 3")  # Keras' formula: σ² = 0, only ε = 1e-3 left under the root
+    assert _row(_rms_table(at), "Keras")["output"] == fmt(3 / 1e-3**0.5, 8) + ", " + fmt(3 / 1e-3**0.5, 8)

@@ -70,7 +70,14 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
         "ys_eps",
         "ys_unit",
     ),
-    "estimators_and_eps": ("est_vector", "est_divisor", "est_place", "est_eps"),
+    "estimators_and_eps": (
+        "est_vector",
+        "est_divisor",
+        "est_place",
+        "est_eps",
+        "est_rms_example",
+        "est_rms_dtype",
+    ),
     "precision": ("prec_offset", "prec_dtype"),
     "invariances": (
         "inv_c",

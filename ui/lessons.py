@@ -90,6 +90,13 @@ LESSONS: tuple[Lesson, ...] = (
         "The tutorial's recipe gives a different answer from PyTorch on the same vector.",
     ),
     Lesson(
+        "bfloat16's own ε halves RMSNorm's output",
+        "pages/12_estimators_and_eps.py",
+        {"est_rms_example": "0.05, −0.05, 0.05, −0.05 (the dtype's ε)", "est_rms_dtype": "bfloat16"},
+        "PyTorch's nn.RMSNorm gives ±0.99998 here (ε = 2⁻²³); the same formula with bfloat16's own "
+        "ε = 2⁻⁷ gives ±0.49, and Keras' rms_scaling and a formula with a square root too many differ too.",
+    ),
+    Lesson(
         "γ = σ, β = μ gives one token back",
         "pages/4_scale_shift.py",
         {"affine_mode": "Undo for this vector: γ = σ, β = μ", "eps": "1e-12"},
