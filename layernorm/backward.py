@@ -192,6 +192,10 @@ class FiniteDifferenceCheck:
         return int(np.argmin(self.errors))
 
 
+# The steps h a gradient check offers: 1e-13 … 0.1, exact decimal steps, smallest first.
+CHECK_STEPS: tuple[float, ...] = tuple(float(f"1e-{k}") for k in range(13, 0, -1))
+
+
 @finite_results()
 def finite_difference_check(
     x: ArrayLike,

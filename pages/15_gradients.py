@@ -5,7 +5,7 @@ import streamlit as st
 
 import layernorm as ln
 from layernorm import formula
-from layernorm.backward import layer_norm_backward_from_steps
+from layernorm.backward import CHECK_STEPS, layer_norm_backward_from_steps
 from ui import charts_gradients, controls, live, page, plot
 from ui.fragments import page_fragment, rerun_fragments
 from ui.live import gradients as lg
@@ -225,7 +225,6 @@ st.markdown(
 
 
 # --- ∂L/∂γ, ∂L/∂β and a finite-difference check -----------------------------------------------------
-CHECK_STEPS = tuple(float(f"1e-{k}") for k in range(13, 0, -1))  # h = 1e-13 … 0.1, exact decimal steps
 # What the check can nudge: the core's parameter name → (the page's letter, what it is)
 NUDGED = {"x": ("x", "the input"), "gamma": ("γ", "the scale"), "beta": ("β", "the shift")}
 CHECK_SYMBOL = {p: letter for p, (letter, _) in NUDGED.items()}
@@ -318,7 +317,9 @@ def check_sentence(check: ln.FiniteDifferenceCheck, what: str) -> str:
 
 
 # Why rounding grows as h shrinks, said the same way for every parameter.
-CANCELLING = "the two values of L share more and more leading digits, and their difference keeps only the rest."
+CANCELLING = (
+    "the two values of L share more and more leading digits, and their difference keeps only the rest."
+)
 
 
 st.subheader("∂L/∂γ and ∂L/∂β, and a check you can run")
@@ -352,7 +353,8 @@ def jacobian_numbers(lab: LabInput) -> None:
             rf",\qquad \hat\sigma = {tex_num(facts.std)},\ d = {lab.d}"
         )
         plot.show(
-            charts_gradients.jacobian_heatmap(facts.jacobian, annotate=lab.d <= ANNOTATE_D), key="grad_chart_jacobian"
+            charts_gradients.jacobian_heatmap(facts.jacobian, annotate=lab.d <= ANNOTATE_D),
+            key="grad_chart_jacobian",
         )
         scale, k_round = facts.rounding_scale, ROUNDING_K + lab.d
         shared = bool(np.all(facts.gamma == facts.gamma[0]))
@@ -436,7 +438,9 @@ def eps_numbers(lab: LabInput) -> None:
     # at the sidebar's ε, neither of which a frame can move.
     with live.at_rest("grad_chart_eps"):
         plot.show(
-            charts_gradients.jacobian_norm_curve(EPS_GRID, curves, eps_now=lab.eps, ceiling=near_curve.ceiling, now=now),
+            charts_gradients.jacobian_norm_curve(
+                EPS_GRID, curves, eps_now=lab.eps, ceiling=near_curve.ceiling, now=now
+            ),
             key="grad_chart_eps",
         )
     # The same function made every frame the slider shows during a drag: the released view equals it.

@@ -49,7 +49,7 @@ def test_the_home_page_shows_every_lesson_link() -> None:
     shown = [(link.proto.page, link.proto.label) for link in at.get("page_link")]
     for lesson in LESSONS:
         assert any(lesson.title == label for _, label in shown), lesson.title
-    assert 6 <= len(LESSONS) <= 12
+    assert 6 <= len(LESSONS) <= 16  # one per teaching moment, few enough to scan on Home
 
 
 def test_the_near_constant_lesson_shows_eps_taking_over() -> None:

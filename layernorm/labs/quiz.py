@@ -12,125 +12,32 @@ Ioffe & Szegedy (2015), Zhang & Sennrich (2019), Xiong et al. (2020) and the PyT
 
 from __future__ import annotations
 
-import urllib.parse
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from layernorm.batch import batch_norm_train
 from layernorm.core import layer_norm, mean, variance
 from layernorm.family import rms_norm
+from layernorm.labs import quiz_more
 from layernorm.labs.lenses import stat_counts
+from layernorm.labs.quiz_kit import Question, RepeatedOptions, ask, g, link, not_constant, typed, vec
 from layernorm.steps import layer_norm_steps
 
 
-def _g(v: float) -> str:
-    """A number for a question's text: 4 significant digits, a real minus sign."""
-    text = f"{float(v):.4g}"
-    return "0" if text in ("0", "-0") else text.replace("-", "−")
-
-
-def _vec(values: np.ndarray) -> str:
-    return "[" + ", ".join(_g(v) for v in values) + "]"
-
-
-@dataclass(frozen=True)
-class Question:
-    """One multiple-choice question.
-
-    Attributes
-    ----------
-    key : str
-        Stable identifier of the misconception (the same across seeds).
-    topic : str
-        A few words on what it tests.
-    prompt : str
-        The question, with its live numbers.
-    options : tuple of str
-        The choices, in this seed's shuffled order; all distinct.
-    answer : int
-        Index of the right option in ``options``.
-    explanation : str
-        One paragraph: why, with the numbers.
-    link : str
-        Path and query of the lesson page that shows it (``"/variance?..."``).
-
-    Notes
-    -----
-    Source: this project.
-    """
-
-    key: str
-    topic: str
-    prompt: str
-    options: tuple[str, ...]
-    answer: int
-    explanation: str
-    link: str
-
-    def check(self, choice: int) -> bool:
-        """Is option ``choice`` (0-based) the right one? ``IndexError`` if it is not an option."""
-        if not 0 <= choice < len(self.options):
-            raise IndexError(f"option {choice} does not exist; there are {len(self.options)}")
-        return choice == self.answer
-
-
-class _RepeatedOptions(ValueError):
-    """Two options of a drawn question read the same; :func:`_draw` draws again."""
-
-
-def _ask(
-    rng: np.random.Generator,
-    key: str,
-    topic: str,
-    prompt: str,
-    right: str,
-    wrong: list[str],
-    why: str,
-    link: str,
-) -> Question:
-    """Shuffle ``right`` among ``wrong`` (all must differ) into a :class:`Question`."""
-    options = [right, *wrong]
-    if len(set(options)) != len(options):
-        raise _RepeatedOptions(f"question {key!r} has repeated options: {options}")
-    order = rng.permutation(len(options))
-    shuffled = tuple(options[i] for i in order)
-    return Question(key, topic, prompt, shuffled, int(np.flatnonzero(order == 0)[0]), why, link)
-
-
-def _link(path: str, **params: str) -> str:
-    """``path?query``: the lesson page with the settings that show the answer (its controls' URL keys)."""
-    return f"{path}?{urllib.parse.urlencode(params)}" if params else path
-
-
-def _typed(x: np.ndarray) -> dict[str, str]:
-    """Link settings that put the vector ``x`` into the sidebar as typed numbers."""
-    return {"src": "Type numbers", "typed": ", ".join(repr(float(v)) for v in x)}
-
-
-def _not_constant(rng: np.random.Generator, lo: int, hi: int, size: int = 4) -> np.ndarray:
-    """``size`` whole numbers from ``lo`` to ``hi - 1`` as floats, drawn again while they are all equal
-    (a constant vector has no spread to normalize)."""
-    x = rng.integers(lo, hi, size=size).astype(float)
-    while np.ptp(x) == 0:
-        x = rng.integers(lo, hi, size=size).astype(float)
-    return x
-
-
 def _divide_by(rng: np.random.Generator) -> Question:
-    x = _not_constant(rng, -4, 9)
+    x = not_constant(rng, -4, 9)
     pop, sample = float(variance(x)), float(variance(x, ddof=1))
     ms = float(mean(x * x))
-    return _ask(
+    return ask(
         rng, "divide-by", "÷d or ÷(d−1)",
-        f"LayerNorm normalizes x = {_vec(x)}. Which σ² does it divide by?",
-        f"{_g(pop)} (÷d, the population variance)",
-        [f"{_g(sample)} (÷(d−1), the sample variance)", f"{_g(ms)} (the mean of x²)"],
+        f"LayerNorm normalizes x = {vec(x)}. Which σ² does it divide by?",
+        f"{g(pop)} (÷d, the population variance)",
+        [f"{g(sample)} (÷(d−1), the sample variance)", f"{g(ms)} (the mean of x²)"],
         f"LayerNorm (and BatchNorm when it normalizes) uses the population variance: the squared deviations "
-        f"summed and divided by d = 4, giving {_g(pop)}. Dividing by d − 1 = 3 gives {_g(sample)}, the unbiased "
+        f"summed and divided by d = 4, giving {g(pop)}. Dividing by d − 1 = 3 gives {g(sample)}, the unbiased "
         "estimate, which PyTorch's BatchNorm uses only for its running variance.",
-        _link("/variance", **_typed(x)),
+        link("/variance", **typed(x)),
     )  # fmt: skip
 
 
@@ -139,15 +46,15 @@ def _eps_near_constant(rng: np.random.Generator) -> Question:
     delta = float(rng.choice([1e-3, 2e-3, 4e-3]))
     x = np.array([c - delta / 2, c + delta / 2])
     y = float(layer_norm(x, eps=1e-5)[1])
-    return _ask(
+    return ask(
         rng, "eps-near-constant", "where ε goes",
         f"x = [{c:g} − {delta / 2:g}, {c:g} + {delta / 2:g}] is almost constant. With ε = 1e−5 inside the "
         "square root, LayerNorm's second output is…",
-        _g(y), ["1 (as for any non-constant pair)", "0 (ε removes everything)", _g(delta / 2 / 1e-5)],
-        f"σ² = {_g(delta**2 / 4)} is smaller than ε = 1e−5, so ε makes up most of σ² + ε and x̂ = "
-        f"{_g(delta / 2)} / √({_g(delta**2 / 4)} + 1e−5) = {_g(y)}: ε keeps near-constant vectors from being "
+        g(y), ["1 (as for any non-constant pair)", "0 (ε removes everything)", g(delta / 2 / 1e-5)],
+        f"σ² = {g(delta**2 / 4)} is smaller than ε = 1e−5, so ε makes up most of σ² + ε and x̂ = "
+        f"{g(delta / 2)} / √({g(delta**2 / 4)} + 1e−5) = {g(y)}: ε keeps near-constant vectors from being "
         "blown up to ±1.",
-        _link("/standardize", **_typed(x)),
+        link("/standardize", **typed(x)),
     )  # fmt: skip
 
 
@@ -159,13 +66,13 @@ def _which_axis(rng: np.random.Generator) -> Question:
         "InstanceNorm": "one feature across the T tokens of one sequence",
         "GroupNorm": "a group of d/G features across the T tokens of one sequence",
     }
-    return _ask(
+    return ask(
         rng, "which-axis", "which axis each norm pools over",
         f"For a batch of shape (B sequences, T tokens, d features), {lens} computes one mean from…",
         pools[lens], [v for k, v in pools.items() if k != lens],
         f"{lens} pools over {pools[lens]}. Only LayerNorm (and RMSNorm) stays inside one token, so only their "
         "output for a token depends on no other token.",
-        _link("/which_axis", axes_lens=lens),
+        link("/which_axis", axes_lens=lens),
     )  # fmt: skip
 
 
@@ -174,7 +81,7 @@ def _how_many_stats(rng: np.random.Generator) -> Question:
     d = int(rng.choice([256, 512, 768]))
     counts = {c.lens: c.total for c in stat_counts((b, t, d))}
     ln_count, bn_count = counts["LayerNorm"], counts["BatchNorm"]
-    return _ask(
+    return ask(
         rng, "how-many-stats", "how many statistics",
         f"A batch has B = {b} sequences of T = {t} tokens with d = {d} features. How many means and variances "
         "does BatchNorm compute in one training step?",
@@ -182,7 +89,7 @@ def _how_many_stats(rng: np.random.Generator) -> Question:
         [f"{ln_count:,} (a mean and a variance per token)", "2 (one mean, one variance)", f"{2 * b * t * d:,}"],
         f"BatchNorm computes 2 numbers per feature: 2·d = {bn_count:,}, whatever B and T are. LayerNorm computes 2 per "
         f"token: 2·B·T = {ln_count:,}.",
-        _link("/which_axis", axes_B=str(b), axes_T=str(t), axes_d=str(d), axes_lens="BatchNorm"),
+        link("/which_axis", axes_B=str(b), axes_T=str(t), axes_d=str(d), axes_lens="BatchNorm"),
     )  # fmt: skip
 
 
@@ -191,12 +98,12 @@ def _running_mean(rng: np.random.Generator) -> Question:
     x = np.array([[batch_mean - 1.0], [batch_mean + 1.0]])  # a batch of 2 with that mean, one channel
     _, new_mean, _ = batch_norm_train(x, None, None, [old], [1.0], momentum=0.1)
     right = float(new_mean[0])
-    return _ask(
+    return ask(
         rng, "running-mean", "BatchNorm's running statistics (PyTorch)",
-        f"PyTorch BatchNorm, momentum = 0.1. The running mean is {_g(old)} and a training batch has mean "
-        f"{_g(batch_mean)}. The new running mean is…",
-        _g(right), [_g(0.1 * old + 0.9 * batch_mean), _g(batch_mean), _g((old + batch_mean) / 2)],
-        f"PyTorch: new = (1 − momentum)·old + momentum·batch = 0.9·{_g(old)} + 0.1·{_g(batch_mean)} = {_g(right)}. "
+        f"PyTorch BatchNorm, momentum = 0.1. The running mean is {g(old)} and a training batch has mean "
+        f"{g(batch_mean)}. The new running mean is…",
+        g(right), [g(0.1 * old + 0.9 * batch_mean), g(batch_mean), g((old + batch_mean) / 2)],
+        f"PyTorch: new = (1 − momentum)·old + momentum·batch = 0.9·{g(old)} + 0.1·{g(batch_mean)} = {g(right)}. "
         "The running mean moves only a tenth of the way each step.",
         "/train_vs_inference",
     )  # fmt: skip
@@ -204,19 +111,19 @@ def _running_mean(rng: np.random.Generator) -> Question:
 
 def _keras_momentum(rng: np.random.Generator) -> Question:
     m = float(rng.choice([0.1, 0.01, 0.05]))
-    return _ask(
+    return ask(
         rng, "keras-momentum", "PyTorch versus Keras momentum",
         f"A PyTorch BatchNorm has momentum = {m:g}. Which Keras momentum gives the same running averages?",
         f"{1 - m:g}", [f"{m:g}", f"{1 / m:g}"],
         f"Keras weights the old value: new = momentum·old + (1 − momentum)·batch. PyTorch weights the batch. "
         f"So PyTorch {m:g} is Keras {1 - m:g} (Keras' default 0.99 is PyTorch's 0.01).",
-        _link("/train_vs_inference", tvi_momentum=f"{m:g}"),
+        link("/train_vs_inference", tvi_momentum=f"{m:g}"),
     )  # fmt: skip
 
 
 def _batch_of_one(rng: np.random.Generator) -> Question:
     d = int(rng.choice([4, 8, 16]))
-    return _ask(
+    return ask(
         rng, "batch-of-one", "batch size 1",
         f"You train with a batch of one example of d = {d} features (shape (1, {d}), no other axes). What happens?",
         "BatchNorm cannot train (one value per feature: no variance); LayerNorm works as usual",
@@ -224,88 +131,88 @@ def _batch_of_one(rng: np.random.Generator) -> Question:
         "BatchNorm's statistics come from the batch: with one value per feature, x − μ is 0 whatever the input "
         "and the ÷(n−1) variance for the running average is 0/0, so PyTorch raises an error in training. "
         "LayerNorm's statistics come from the token's own features, so it is the same with 1 example or 1,000.",
-        _link("/train_vs_inference", tvi_n="1", tvi_d=str(d)),
+        link("/train_vs_inference", tvi_n="1", tvi_d=str(d)),
     )  # fmt: skip
 
 
 def _train_vs_eval(rng: np.random.Generator) -> Question:
-    x = _not_constant(rng, -3, 7)
+    x = not_constant(rng, -3, 7)
     y = layer_norm(x)
-    return _ask(
+    return ask(
         rng, "train-eval", "LayerNorm in training and inference",
-        f"LayerNorm gives {_vec(y)} for x = {_vec(x)} during training. After model.eval(), the same x gives…",
-        f"{_vec(y)}, the same", ["Something else: it now uses running statistics", "x itself: LayerNorm is off in eval"],
+        f"LayerNorm gives {vec(y)} for x = {vec(x)} during training. After model.eval(), the same x gives…",
+        f"{vec(y)}, the same", ["Something else: it now uses running statistics", "x itself: LayerNorm is off in eval"],
         "LayerNorm keeps no running statistics: it always normalizes with the token's own μ and σ, so training "
         "and inference compute exactly the same function. BatchNorm is the one that switches.",
-        _link("/train_vs_inference", tvi_mode="Inference"),
+        link("/train_vs_inference", tvi_mode="Inference"),
     )  # fmt: skip
 
 
 def _invariance(rng: np.random.Generator) -> Question:
-    x = _not_constant(rng, -3, 7)
+    x = not_constant(rng, -3, 7)
     c, b = float(rng.choice([2.0, 3.0, 10.0])), float(rng.choice([5.0, -4.0, 100.0]))
     y = layer_norm(x, eps=0.0)
-    return _ask(
+    return ask(
         rng, "invariance", "shift and positive-scale invariance",
-        f"With ε = 0, LayerNorm({_vec(x)}) = {_vec(y)}. What is LayerNorm({_g(c)}·x + {_g(b)})?",
-        f"{_vec(y)}, unchanged", [_vec(c * y + b), _vec(c * y), _vec(-y)],
-        f"Multiplying by {_g(c)} > 0 multiplies x − μ and σ alike, and adding {_g(b)} moves x and μ alike: x̂ "
+        f"With ε = 0, LayerNorm({vec(x)}) = {vec(y)}. What is LayerNorm({g(c)}·x + {g(b)})?",
+        f"{vec(y)}, unchanged", [vec(c * y + b), vec(c * y), vec(-y)],
+        f"Multiplying by {g(c)} > 0 multiplies x − μ and σ alike, and adding {g(b)} moves x and μ alike: x̂ "
         "cannot see either. (A negative factor would flip the signs; with ε > 0 the scale invariance is only "
         "approximate.)",
-        _link("/invariances", **_typed(x)),
+        link("/invariances", **typed(x)),
     )  # fmt: skip
 
 
 def _gamma_zero(rng: np.random.Generator) -> Question:
     beta = float(rng.choice([0.5, -1.0, 2.0]))
-    return _ask(
+    return ask(
         rng, "gamma-zero", "γ = 0",
-        f"Every γᵢ is 0 and every βᵢ is {_g(beta)}. What does LayerNorm output for any input?",
-        f"{_g(beta)} in every feature",
+        f"Every γᵢ is 0 and every βᵢ is {g(beta)}. What does LayerNorm output for any input?",
+        f"{g(beta)} in every feature",
         ["0 in every feature", "The normalized x̂", "The input x"],
-        f"y = γ·x̂ + β = 0·x̂ + {_g(beta)}: the input no longer matters. (So a trained γ near 0 switches a "
+        f"y = γ·x̂ + β = 0·x̂ + {g(beta)}: the input no longer matters. (So a trained γ near 0 switches a "
         "feature off — MiniLM's last LayerNorm does that to feature 223.)",
-        _link("/scale_shift", gamma="0", beta=f"{beta:g}"),
+        link("/scale_shift", gamma="0", beta=f"{beta:g}"),
     )  # fmt: skip
 
 
 def _rms_centring(rng: np.random.Generator) -> Question:
-    x = np.sort(_not_constant(rng, 1, 9, size=3))
+    x = np.sort(not_constant(rng, 1, 9, size=3))
     r = rms_norm(x, eps=0.0)
     m = float(mean(r))
-    return _ask(
+    return ask(
         rng, "rms-centring", "RMSNorm does not centre",
-        f"RMSNorm (ε = 0) of x = {_vec(x)}. What is the mean of its output?",
-        _g(m), ["0, like LayerNorm", "1", _g(float(mean(x)))],
+        f"RMSNorm (ε = 0) of x = {vec(x)}. What is the mean of its output?",
+        g(m), ["0, like LayerNorm", "1", g(float(mean(x)))],
         f"RMSNorm divides by √(mean of x²) and never subtracts μ, so an all-positive input stays all-positive: "
-        f"{_vec(r)}, mean {_g(m)}. LayerNorm's output has mean 0; RMSNorm's only when the input's mean is 0.",
-        _link("/which_axis", axes_lens="RMSNorm"),
+        f"{vec(r)}, mean {g(m)}. LayerNorm's output has mean 0; RMSNorm's only when the input's mean is 0.",
+        link("/which_axis", axes_lens="RMSNorm"),
     )  # fmt: skip
 
 
 def _undo(rng: np.random.Generator) -> Question:
-    x = _not_constant(rng, -2, 9)
+    x = not_constant(rng, -2, 9)
     s = layer_norm_steps(x, eps=0.0)
     mu, sigma = float(s.mu), float(s.sigma)
     other = 2.0 * x + 1.0  # another token: twice the spread, another mean, the same x̂
     gamma, beta = np.full(x.size, sigma), np.full(x.size, mu)
     other_y = layer_norm(other, gamma, beta, eps=0.0)
-    return _ask(
+    return ask(
         rng, "undo", "γ = σ, β = μ undoes it for one token",
-        f"For x = {_vec(x)}: μ = {_g(mu)}, σ = {_g(sigma)}. With ε = 0, γ = σ and β = μ in "
+        f"For x = {vec(x)}: μ = {g(mu)}, σ = {g(sigma)}. With ε = 0, γ = σ and β = μ in "
         "every feature, LayerNorm outputs…",
-        f"{_vec(x)}, x itself", [_vec(s.x_hat), _vec(s.centered), "[0, 0, 0, 0]"],
+        f"{vec(x)}, x itself", [vec(s.x_hat), vec(s.centered), "[0, 0, 0, 0]"],
         f"y = σ·(x − μ)/σ + μ = x, but only for this x: γ and β are shared by every token, while μ and σ are "
-        f"each token's own. The same γ and β turn the token 2x + 1 = {_vec(other)} into {_vec(other_y)}, not "
+        f"each token's own. The same γ and β turn the token 2x + 1 = {vec(other)} into {vec(other_y)}, not "
         "back into itself: its own mean and spread are gone. So the scale and shift cannot undo the "
         "normalization for every token at once. (A pre-LN transformer keeps each token's own scale in its residual "
         "stream, which its LayerNorms only read.)",
-        _link("/scale_shift", **_typed(x), affine_mode="Undo for this vector: γ = σ, β = μ", eps="1e-12"),
+        link("/scale_shift", **typed(x), affine_mode="Undo for this vector: γ = σ, β = μ", eps="1e-12"),
     )  # fmt: skip
 
 
 def _pre_post(rng: np.random.Generator) -> Question:
-    return _ask(
+    return ask(
         rng, "pre-post", "pre-LN versus post-LN",
         "In a pre-LN transformer block (GPT-2), where does LayerNorm sit?",
         "At the start of each sublayer's branch: x + Sublayer(LN(x)); the residual path itself is never normalized",
@@ -318,7 +225,7 @@ def _pre_post(rng: np.random.Generator) -> Question:
         "input of each branch, so the residual stream is an unnormalized sum that grows with depth — one reason a "
         "final LayerNorm is added at the end — and gradients flow well without warm-up (Xiong et al. 2020). "
         "LLaMA and Mistral place RMSNorm, not LayerNorm, the same way.",
-        _link(
+        link(
             "/depth_and_drift",
             depth_norm="LayerNorm",
             depth_residual="true",
@@ -329,7 +236,7 @@ def _pre_post(rng: np.random.Generator) -> Question:
 
 def _eps_units(rng: np.random.Generator) -> Question:
     k = float(rng.choice([10.0, 100.0, 1000.0]))
-    return _ask(
+    return ask(
         rng, "eps-units", "what ε is added to",
         f"You multiply every input by {k:g} (so σ grows {k:g}×). For ε to have the same effect, it must grow…",
         f"{k**2:g}× (ε is added to σ², in units of x²)", [f"{k:g}×", "not at all: ε is dimensionless"],
@@ -354,6 +261,7 @@ BUILDERS: tuple[Callable[[np.random.Generator], Question], ...] = (
     _undo,
     _pre_post,
     _eps_units,
+    *quiz_more.BUILDERS,
 )
 
 
@@ -362,7 +270,7 @@ def _draw(build: Callable[[np.random.Generator], Question], rng: np.random.Gener
     for _ in range(100):
         try:
             return build(rng)
-        except _RepeatedOptions:
+        except RepeatedOptions:
             continue
     raise RuntimeError(f"{build.__name__} kept drawing repeated options")  # pragma: no cover
 
@@ -378,7 +286,7 @@ def make_quiz(seed: int) -> tuple[Question, ...]:
     Returns
     -------
     tuple of Question
-        One per misconception (14), each answer computed by the core.
+        One per misconception (24), each answer computed by the core.
 
     Raises
     ------

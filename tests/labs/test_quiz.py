@@ -112,3 +112,34 @@ def test_checking_scores_explains_and_try_again_starts_over() -> None:
     assert not at.exception
     assert at.session_state["quiz_seed"] != seed
     assert at.metric[0].value == f"0 / {len(quiz)}" and not at.success and not at.error
+
+
+def _num(text: str) -> float:
+    return float(text.split(" ")[0].replace("−", "-"))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_under_the_hood_answers_are_the_frameworks_and_the_formulas(seed: int) -> None:
+    """Each answer recomputed here from the formula itself, in plain NumPy, not by the core's function."""
+    quiz = {q.key: q for q in make_quiz(seed)}
+    q = quiz["stored-variance"]
+    unbiased = q.prompt.startswith(("PyTorch", "TensorFlow fused"))
+    assert _num(q.options[q.answer]) == pytest.approx(5 / 3 if unbiased else 1.25, rel=1e-3)
+    q = quiz["keras-rms-scaling"]
+    x = _vector(q.prompt)
+    assert _num(q.options[q.answer]) == pytest.approx(1 / np.sqrt(np.var(x) + 1e-3), rel=1e-3)
+    q = quiz["rms-dtype-eps"]
+    a = _vector(q.prompt)[0]
+    assert _num(q.options[q.answer]) == pytest.approx(a / np.sqrt(a * a + 2.0**-7), rel=1e-3)
+    q = quiz["rms-sqrt-too-many"]
+    x = _vector(q.prompt)
+    np.testing.assert_allclose(_vector(q.options[q.answer]), x / np.sqrt(np.mean(x * x)), rtol=1e-3)
+    q = quiz["one-pass"]
+    offset, dtype = re.findall(r"\+ (\d+), in (\w+)\.", q.prompt)[0]
+    assert (float(offset), dtype) in {(100.0, "float16"), (200.0, "bfloat16"), (20.0, "bfloat16")}
+    one_pass = {"float16": 8.0, "bfloat16": -256.0 if offset == "200" else 2.0}[dtype]  # measured in NumPy
+    assert _num(q.options[q.answer]) == one_pass
+    q = quiz["shared-undo"]
+    assert q.options[q.answer] == "[" + ", ".join([q.prompt.split("[")[1].split(",")[0]] * 3) + "]"
+    q = quiz["gradient-sum"]
+    assert q.options[q.answer] == "0 (to rounding)"

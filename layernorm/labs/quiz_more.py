@@ -1,0 +1,201 @@
+"""Quiz questions on the confusions met under the hood: framework conventions, RMSNorm variants,
+precision, the shared γ and β, gradients and training. Each answer is computed by the core and each
+link opens the page in the state that shows it (see :mod:`layernorm.labs.quiz`).
+
+Source: this project (teaching material); the conventions are PyTorch 2.13's, Keras 3's, Flax's and
+TensorFlow's documented behaviour (tests/data/FRAMEWORKS.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from layernorm.backward import CHECK_STEPS, finite_difference_check, layer_norm_backward
+from layernorm.core import mean, variance
+from layernorm.labs import bn_frameworks as bf
+from layernorm.labs.precision import layer_norm_in_dtype
+from layernorm.labs.quiz_kit import Question, RepeatedOptions, ask, g, link, not_constant, typed, vec
+from layernorm.labs.shared_affine import undo_for_token
+from layernorm.rms_variants import KERAS_EPS, MACHINE_EPS, rms_norm_variant
+
+STORED_BATCH = [[1.0], [2.0], [3.0], [4.0]]  # Training vs inference's first batch preset
+
+
+def _stored_variance(rng: np.random.Generator) -> Question:
+    name = str(rng.choice(["PyTorch", "TensorFlow fused", "Keras 3", "Flax"]))
+    fw = bf.framework(name)
+    full = 1.0 if fw.momentum_weights_batch else 0.0  # the batch's full weight, in this framework's spelling
+    u = bf.running_update(STORED_BATCH, [0.0], [1.0], framework_name=name, momentum=full)
+    stored = float(u.new_running_var[0])
+    other = float(u.batch_var[0] if fw.unbiased else u.batch_var_unbiased[0])
+    return ask(
+        rng, "stored-variance", "what BatchNorm's running variance stores, per framework",
+        f"{name} BatchNorm trains on one batch x = [1, 2, 3, 4] (one feature) with momentum = {full:g}, which "
+        "in its spelling gives the batch its full weight. Which running variance does it store?",
+        g(stored), [g(other), "1 (the running variance is not updated in training)"],
+        f"The batch is normalized with its variance ÷n = {g(float(u.batch_var[0]))} in every framework. "
+        f"{name} stores the {'unbiased ÷(n−1)' if fw.unbiased else 'same ÷n'} variance, {g(stored)}: PyTorch and "
+        "TensorFlow's fused kernel store ÷(n−1) = 5/3; Keras 3, TensorFlow's non-fused path and Flax store ÷n = "
+        "1.25. A model moved between them sees slightly different inference statistics.",
+        link("/train_vs_inference", tvi_framework=name, tvi_fw_batch="1, 2, 3, 4", tvi_fw_momentum=f"{full:g}"),
+    )  # fmt: skip
+
+
+def _functional_default(rng: np.random.Generator) -> Question:
+    call = bf.functional_batch_norm([[2.0], [6.0]], [0.0], [1.0])
+    return ask(
+        rng, "functional-training", "F.batch_norm defaults to training=False",
+        "In a training loop you call torch.nn.functional.batch_norm(x, running_mean, running_var) on "
+        "x = [[2], [6]] with running mean 0 and running variance 1, and no training= argument. What happens?",
+        f"It normalizes with the running statistics ({vec(call.y[:, 0])}) and leaves them at 0 and 1",
+        [
+            "It normalizes with the batch's mean and variance ([−1, 1]) and updates the running statistics",
+            "It raises an error: training= is required",
+        ],
+        "F.batch_norm's training argument defaults to False, while a BatchNorm module starts in training mode. "
+        f"Without training=True it is inference: x/√(1 + ε) = {vec(call.y[:, 0])}, nothing learned, and the "
+        "running statistics never move. With training=True: ±0.99999875, and running statistics 0.4 and 1.7.",
+        link("/train_vs_inference", tvi_fn_call="F.batch_norm(x, rm, rv): training defaults to False"),
+    )  # fmt: skip
+
+
+def _keras_rms_scaling(rng: np.random.Generator) -> Question:
+    x = not_constant(rng, 1, 9)
+    keras = float(rms_norm_variant(x, "keras_rms_scaling", eps=KERAS_EPS)[0] / x[0])
+    rms = float(rms_norm_variant(x, "rmsnorm", eps=KERAS_EPS)[0] / x[0])
+    return ask(
+        rng, "keras-rms-scaling", "Keras' rms_scaling is not RMSNorm",
+        f"Keras 3's LayerNormalization(rms_scaling=True, epsilon=1e−3) on x = {vec(x)}: every feature is "
+        "multiplied by the same factor. Which?",
+        f"{g(keras)} = 1/√(variance + ε)", [f"{g(rms)} = 1/√(mean of x² + ε)", "1 (x is already scaled)"],
+        f"Keras computes the mean-centred variance ({g(float(variance(x)))}) and multiplies x by 1/√(variance + ε) "
+        f"= {g(keras)}, without subtracting the mean. RMSNorm divides by the root of the mean square "
+        f"({g(float(mean(x * x)))}): factor {g(rms)}. The two agree only when x has mean 0.",
+        link("/estimators_and_eps", **typed(x), est_rms_example="the sidebar's vector"),
+    )  # fmt: skip
+
+
+def _dtype_eps(rng: np.random.Generator) -> Question:
+    a = float(rng.choice([0.05, 0.04, 0.06]))
+    x = np.array([a, -a, a, -a])
+    own = float(rms_norm_variant(x, "rmsnorm", eps=MACHINE_EPS["bfloat16"])[0])
+    opmath = float(rms_norm_variant(x, "rmsnorm", eps=MACHINE_EPS["float32"])[0])
+    return ask(
+        rng, "rms-dtype-eps", "RMSNorm's default ε and the input's dtype",
+        f"An RMSNorm written to take its default ε from the input's dtype gets bfloat16 input {vec(x)}. "
+        "bfloat16's machine ε is 2⁻⁷ = 0.0078125. Its first output is about…",
+        g(own), [g(opmath), g(a)],
+        f"√(mean of x² + ε) = √({g(a * a)} + 0.0078125): the ε meant to be negligible is larger than the mean "
+        f"square, so the output is {g(own)} instead of {g(opmath)}. PyTorch 2.13's nn.RMSNorm(eps=None) takes "
+        "float32's ε (2⁻²³) for bfloat16 and float16 input, which gives the second.",
+        link("/estimators_and_eps", est_rms_example="0.05, −0.05, 0.05, −0.05 (the dtype's ε)", est_rms_dtype="bfloat16"),
+    )  # fmt: skip
+
+
+def _sqrt_too_many(rng: np.random.Generator) -> Question:
+    x = not_constant(rng, 1, 6, size=2)
+    wrong = rms_norm_variant(x, "sqrt_of_rms", eps=0.0)
+    right = rms_norm_variant(x, "rmsnorm", eps=0.0)
+    return ask(
+        rng, "rms-sqrt-too-many", "a square root too many",
+        f"A formula reads y = x / √(RMS(x) + ε), where RMS(x) = √(mean of x²). For x = {vec(x)} and ε = 0, "
+        "what does RMSNorm itself give?",
+        vec(right), [vec(wrong), vec(x / float(mean(x)))],
+        f"RMSNorm divides by RMS(x) = √(mean of x²) once: {vec(right)}. Taking the root of RMS again divides by "
+        f"a fourth root instead, {vec(wrong)}, whose size still depends on x's scale.",
+        link("/estimators_and_eps", **typed(x), est_rms_example="the sidebar's vector"),
+    )  # fmt: skip
+
+
+def _one_pass(rng: np.random.Generator) -> Question:
+    # offsets whose one-pass variance is finite and wrong in that dtype (no square overflows)
+    offset, dtype = [(100.0, "float16"), (200.0, "bfloat16"), (20.0, "bfloat16")][int(rng.integers(3))]
+    x = np.array([1.0, 2.0, 3.0, 4.0]) + offset
+    wrong = float(layer_norm_in_dtype(x, dtype=dtype, method="one_pass").var[0])
+    bits = {"float16": 11, "bfloat16": 8}[dtype]
+    return ask(
+        rng, "one-pass", "the one-pass variance in low precision",
+        f"x = [1, 2, 3, 4] + {offset:g}, in {dtype}. The one-pass formula mean(x²) − μ² gives σ² = …",
+        f"{g(wrong)} (the true value is 1.25)", ["1.25, like the two-pass formula", "0"],
+        f"In {dtype} the squares (about {g(offset * offset)}) keep only {bits} significant bits, so mean(x²) − μ² "
+        f"loses the 1.25 in rounding and gives {g(wrong)}. Subtracting μ first (two passes, or Welford) keeps it.",
+        link("/precision", **typed(np.array([1.0, 2.0, 3.0, 4.0])), prec_dtype=dtype, prec_offset=f"{offset:.0e}".replace("e+0", "e")),
+    )  # fmt: skip
+
+
+def _shared_undo(rng: np.random.Generator) -> Question:
+    tokens = np.stack([not_constant(rng, -3, 9) for _ in range(3)])
+    r = undo_for_token(tokens, 0, eps=0.0)  # every output's mean is β (r.mu_after, to rounding)
+    return ask(
+        rng, "shared-undo", "one γ, β for every token",
+        f"Three tokens have means {vec(r.mu)}. A LayerNorm's γ and β are set to undo the first token "
+        "(γ = its σ, β = its μ, in every feature; ε = 0). What are the three outputs' means?",
+        vec(np.full(3, r.beta)), [vec(r.mu), vec(np.zeros(3))],
+        f"γ and β are shared: every token gets mean β = {g(r.beta)} and spread γ = {g(r.gamma)}. The first token "
+        "comes back; the others lose their own mean and spread, which LayerNorm's output does not hold.",
+        link("/scale_shift", ss_many_sentence="The cat sat on the mat.", ss_many_token="3 · sat"),
+    )  # fmt: skip
+
+
+def _gradient_sums_to_zero(rng: np.random.Generator) -> Question:
+    x = not_constant(rng, -3, 9)
+    dy = not_constant(rng, -2, 5)
+    dx, _, _ = layer_norm_backward(x, None, dy, eps=1e-5)
+    total = float(np.sum(dx))
+    return ask(
+        rng, "gradient-sum", "LayerNorm's gradient has no mean",
+        f"LayerNorm (γ = 1) of x = {vec(x)} receives the upstream gradient ∂L/∂y = {vec(dy)}, which sums to "
+        f"{g(float(np.sum(dy)))}. What do the four entries of ∂L/∂x sum to?",
+        "0 (to rounding)", [g(float(np.sum(dy))), g(float(np.sum(dy)) / 4)],
+        f"Adding a constant to x changes nothing after LayerNorm, so the loss cannot change along (1, 1, 1, 1): "
+        f"∂L/∂x has no component there and its entries sum to 0 (here {total:.1e}, rounding).",
+        link("/gradients", **typed(x)),
+    )  # fmt: skip
+
+
+def _finite_difference_step(rng: np.random.Generator) -> Question:
+    x = not_constant(rng, -3, 9)
+    dy = not_constant(rng, -2, 5)
+    check = finite_difference_check(x, None, None, dy, parameter="x", index=0, steps=CHECK_STEPS)
+    best = float(CHECK_STEPS[check.best])
+    tiny, big = float(CHECK_STEPS[0]), float(CHECK_STEPS[-1])
+    if best in (tiny, big):  # an option would name the same step twice
+        raise RepeatedOptions(f"the best step is an end of the range, {best:g}")
+    return ask(
+        rng, "finite-difference-step", "a gradient check's step size",
+        f"You check ∂L/∂x₁ of LayerNorm at x = {vec(x)} by nudging x₁ by ±h. Which h gives the closest agreement "
+        "with the backward pass?",
+        f"{best:g}", [f"{tiny:g} (the smallest: closer to the limit)", f"{big:g} (the largest: least rounding)"],
+        f"Too large an h measures the curve's bend (error ∝ h²); too small an h divides float64's rounding of "
+        f"L by h. Between them the best step here is {best:g}.",
+        link("/gradients", **typed(x), grad_check_h=f"{best:g}"),
+    )  # fmt: skip
+
+
+def _training_moves(rng: np.random.Generator) -> Question:
+    return ask(
+        rng, "training-drift", "normalized statistics still move in training",
+        "A network has LayerNorm after every layer. As it trains, the mean and spread of each layer's output…",
+        "can still move: γ and β are learned, and they set them",
+        ["stay fixed at 0 and 1: LayerNorm forbids any drift", "stay fixed, but only for BatchNorm"],
+        "LayerNorm fixes x̂'s statistics, not y's: y = γ·x̂ + β, and training moves γ and β. Normalization "
+        "changes how the statistics move, not whether they can. (Whether reducing this 'internal covariate "
+        "shift' is why it helps is disputed: Ioffe & Szegedy 2015 against Santurkar et al. 2018.)",
+        link("/training_steps", steps_lr="0.1", steps_at="150", steps_stat="mean of each layer's learned γ"),
+    )  # fmt: skip
+
+
+BUILDERS: tuple[Callable[[np.random.Generator], Question], ...] = (
+    _stored_variance,
+    _functional_default,
+    _keras_rms_scaling,
+    _dtype_eps,
+    _sqrt_too_many,
+    _one_pass,
+    _shared_undo,
+    _gradient_sums_to_zero,
+    _finite_difference_step,
+    _training_moves,
+)
