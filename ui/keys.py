@@ -65,7 +65,7 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
         "ys_unit",
     ),
     "estimators_and_eps": ("est_vector", "est_divisor", "est_place", "est_eps"),
-    "precision": ("prec_offset", "prec_dtype"),
+    "precision": ("prec_offset", "prec_dtype", "fused_case", "fused_v", "fused_x", "fused_gamma"),
     "invariances": (
         "inv_c",
         "inv_b",
@@ -79,7 +79,13 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
         "geo_beta3",
     ),
     "gradients": (
-        "grad_kind", "grad_seed", "grad_k", "grad_feature", "grad_check_of", "grad_check_i", "grad_check_h",
+        "grad_kind",
+        "grad_seed",
+        "grad_k",
+        "grad_feature",
+        "grad_check_of",
+        "grad_check_i",
+        "grad_check_h",
         "grad_spread",
     ),
     "app": ("present",),  # presentation mode: a toggle in the sidebar, on every page
