@@ -7,13 +7,16 @@ says which part of a float32 kernel goes wrong from the comparison's own verdict
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from layernorm.labs import fused as F
 from layernorm.labs.precision import STATUS_WORDS as WELFORD_WORDS
 from ui.text import fmt
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 STATS_NAMES = {"exact": "exact μ, σ² (float64)", "kernel": "float32 Welford μ, σ²"}
 FORM_NAMES = {"step": "step by step", "fused": "fused"}
@@ -64,6 +67,7 @@ def _error(c: F.FusedComparison, stats: str, form: str) -> str:
 
 def output_table(c: F.FusedComparison) -> pd.DataFrame:
     """The exact y and the four float32 outputs, entry by entry, and each one's largest error."""
+    import pandas as pd  # here, not at the top: only a page that shows this table imports pandas
     keys = [(s, f) for s in F.STATS for f in F.FORMS]
     rows: list[dict[str, str]] = []
     for i in range(min(c.x.size, SHOWN)):
@@ -80,6 +84,7 @@ def output_table(c: F.FusedComparison) -> pd.DataFrame:
 
 def folding_table(c: F.FusedComparison, i: int) -> pd.DataFrame:
     """What the fused form stores for entry ``i``, with each set of statistics: s, b and b's rounding."""
+    import pandas as pd  # as in output_table
     rows = []
     for stats in F.STATS:
         run = c.runs.get((stats, "fused"))
