@@ -8,9 +8,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import layernorm as ln
+from layernorm.labs import fused as F
 from layernorm.labs import precision as P
 from ui import charts_numerics as cn
 from ui import controls, live, page, plot, theme
+from ui import fused_view as fv
 from ui.live import precision as lp
 from ui.live.precision import OFFSETS, offset_text
 from ui.settings import LabInput
@@ -292,6 +294,93 @@ with st.expander("Facts from real kernels (reference cases)"):
             + f". PyTorch 2.13 CPU returned [{torch_out}{', …' if len(fact.x) > 4 else ''}]."
         )
 
+st.subheader("The fused kernel")
+st.markdown(
+    "A kernel need not compute γ·(x − μ)/√(σ² + ε) + β step by step. It can fold it into one multiply-add per "
+    "entry, y = x·s + b, with s and b computed once and stored in the dtype. Exact arithmetic gives the same y; "
+    "float32 does not when |μ·s| is large, since b is then rounded to a coarse spacing. PyTorch 2.13's CPU "
+    "BatchNorm folds this way; its CPU LayerNorm does not (measured: tests/data/fused_torch_2_13.json). "
+    "A float32 kernel can also get μ and σ² wrong: the table runs both forms with exact statistics and with "
+    "float32 Welford statistics, so you can see which part is to blame."
+)
+st.latex(
+    r"\text{step by step: } y = \gamma\cdot\big((x-\mu)\cdot r\big) + \beta \qquad "
+    r"\text{fused: } s = \gamma\, r,\;\; b = \beta - \mu s,\;\; y = x\,s + b \qquad "
+    r"r = 1/\sqrt{\sigma^2+\varepsilon}"
+)
+CASES = {
+    "channel": "BatchNorm: a channel of equal values",
+    "d1": "LayerNorm: one feature (d = 1), β = −1, ε = 0.1",
+    "row": "A float32 row near 2·10⁸",
+    "sidebar": "The sidebar's vector, γ, β and ε",
+}
+
+
+@lab_section("prec_fused")
+def fused_section(lab: LabInput) -> None:
+    """Both forms with both sets of statistics, on a preset or on the sidebar's input."""
+    case = controls.choice("selectbox", "Example", CASES, key="fused_case", name="example")
+    torch_note = ""
+    if case == "channel":
+        v = controls.select_slider(
+            "Every value of the channel",
+            F.CHANNEL_VALUES,
+            5e7,
+            format_func=lambda a: fmt(a, 1),
+            key="fused_v",
+        )
+        x, gamma, beta, eps = np.full(5, v), 1.0, 0.0, 1e-5
+        setting = f"5 values of {fv.num(v)} in one channel, training mode, γ = 1, β = 0, ε = 1e-5"
+        torch_note = (
+            "PyTorch 2.13's CPU BatchNorm (training mode) returns the *fused · exact* column's value for every "
+            "value offered here (recorded in tests/data/fused_torch_2_13.json); the right answer is β = 0."
+        )
+    elif case == "d1":
+        c1, c2 = st.columns(2)
+        x1 = controls.select_slider(
+            "x", F.CHANNEL_VALUES, 1.0, format_func=lambda a: fmt(a, 1), key="fused_x", where=c1
+        )
+        g = controls.select_slider(
+            "γ", F.D1_GAMMAS, 1e12, format_func=lambda a: fmt(a, 1), key="fused_gamma", where=c2
+        )
+        x, gamma, beta, eps = np.array([x1]), g, -1.0, 0.1
+        setting = (
+            f"x = {fv.num(x1)}, γ = {fmt(g, 1)}, β = −1, ε = 0.1: x − μ = 0, so the right answer is β = −1"
+        )
+        torch_note = (
+            "PyTorch 2.13's F.layer_norm does not fold, and returns exactly −1 for every x and γ offered here; its "
+            "BatchNorm folds, and on a channel of such values returns the *fused · exact* column's value "
+            "(tests/data/fused_torch_2_13.json)."
+        )
+    elif case == "row":
+        x, gamma, beta, eps = np.array(F.ROW_NEAR_2E8), 1.0, 0.0, 1e-5
+        setting = "x = [200000016, 200000000, 200000032, 200000048] (float32 numbers, 16 apart), γ = 1, β = 0, ε = 1e-5"
+        torch_note = (
+            "PyTorch 2.13's F.layer_norm returns [−1, −2, 0, 1], with μ = 200000032 and 1/√(σ² + ε) = 0.0625: "
+            "the *step by step · float32 Welford* column (its LayerNorm does not fold)."
+        )
+    else:
+        x, gamma, beta, eps = lab.x, lab.gamma, lab.beta, lab.eps
+        setting = f"the sidebar's {lab.d} values, its γ and β, ε = {fmt(lab.eps, 1)}, rounded to float32"
+    try:
+        c = F.compare_affine_forms(x, gamma=gamma, beta=beta, eps=eps)
+    except ValueError as err:  # only the sidebar's input can be beyond float32 (or constant at ε = 0)
+        st.info(f"This input cannot be run in float32: {err}.", icon="ℹ️")
+        return
+    st.caption(f"Input: {setting}.")
+    st.table(fv.output_table(c))
+    st.markdown(fv.verdict(c))
+    i = fv.worst_entry(c)
+    st.markdown(
+        f"**What the fused form stores** (entry {i + 1}, where it is furthest off with exact statistics):"
+    )
+    st.table(fv.folding_table(c, i))
+    if torch_note:
+        st.caption(torch_note)
+
+
+fused_section()
+
 
 @lab_section("prec_notice")
 def notice_section(lab: LabInput) -> None:
@@ -313,4 +402,4 @@ page.predict_then_reveal(
     "E[x²] and μ² are both about 1.6e9, where float32's spacing is 128; their difference should be 1.25 "
     "and comes out −128, and √(−128 + ε) is undefined. ONNX Runtime's CPU kernel returns exactly this NaN.",
 )
-page.show_source(P.layer_norm_in_dtype, P.precision_sweep)
+page.show_source(P.layer_norm_in_dtype, P.precision_sweep, F.stepwise_affine, F.fused_affine)

@@ -32,6 +32,7 @@ from layernorm.labs import (
     bert,
     blocks,
     bn_frameworks,
+    fused,
     geometry,
     lenses,
     padding,
@@ -56,6 +57,9 @@ SHOW_FAILURE = {
     "precision.layer_norm_in_dtype": "the same function as layer_norm_in_dtype",
     "precision.precision_sweep": "collects layer_norm_in_dtype's runs; NaN marks a failed row's error",
     "precision_sweep": "the same function as precision.precision_sweep",
+    "fused.fused_affine": "s, b and y overflow float32 on purpose; its own property is below",
+    "fused.stepwise_affine": "x − μ, x̂ and y overflow float32 on purpose; its own property is below",
+    "fused.compare_affine_forms": "holds the two forms' runs; its own property is below",
 }
 # Functions that take no numbers a user chooses (text readers, presets, recordings, seeds):
 # their inputs are bounded by what they read, and test_core/tests/fuzz cover them.
@@ -369,6 +373,9 @@ for _name in (
     "precision.layer_norm_in_dtype",
     "precision_sweep",
     "precision.precision_sweep",
+    "fused.fused_affine",
+    "fused.stepwise_affine",
+    "fused.compare_affine_forms",
 ):
     CALLS[_name] = lambda data: None  # SHOW_FAILURE: see below
 
@@ -412,6 +419,7 @@ def _public_functions() -> set[str]:
         bert,
         readouts,
         blocks,
+        fused,
         geometry,
         lenses,
         padding,
@@ -508,6 +516,51 @@ def test_show_failure_functions_say_so() -> None:
         )
         doc = inspect.getdoc(f) or ""
         assert "NaN" in doc or "∞" in doc or "inf" in doc or "overflow" in doc.lower(), name
+
+
+_F32 = float(np.finfo(np.float32).max)
+_FUSED_OVERFLOWS = set(fused.STATUS_WORDS) - {"ok"}
+
+
+def _check_affine_run(run: fused.AffineRun) -> None:
+    """A run is finite, or its status names the float32 overflow that made it ∞ or NaN."""
+    parts = (run.y, run.rstd, *((run.scale, run.shift) if run.form == "fused" else (run.x_hat,)))
+    finite = all(np.all(np.isfinite(p)) for p in parts)
+    assert (run.status == "ok") == finite, (run.status, run)
+    assert run.status == "ok" or run.status in _FUSED_OVERFLOWS
+
+
+@SETTINGS
+@given(data=st.data())
+def test_the_fused_affine_forms_overflow_only_with_a_named_status(data: st.DataObject) -> None:
+    """fused_affine, stepwise_affine and compare_affine_forms anywhere in float64's range: inputs beyond
+    float32 are refused with a ValueError that says so; in float32's range, every ∞ or NaN is a named
+    overflow of one step (s, b, x − μ, x̂, y), never a silent one."""
+    d = _d(data, 1)
+    x, gamma, beta = _vec(data, d), _vec(data, d), _vec(data, d)
+    eps, mu = _eps(data), data.draw(VALUES)
+    stats = data.draw(st.sampled_from(["var", "rstd"]))
+    spread = {stats: abs(data.draw(VALUES)) or 1.0}
+    beyond = any(np.max(np.abs(a)) > _F32 for a in (x, gamma, beta)) or (
+        stats == "rstd" and spread["rstd"] > _F32
+    )
+    try:
+        runs = [
+            f(x, mu, gamma=gamma, beta=beta, eps=eps, **spread)
+            for f in (fused.fused_affine, fused.stepwise_affine)
+        ]
+        compared = fused.compare_affine_forms(x, gamma=gamma, beta=beta, eps=eps)
+    except ln.ZeroVarianceError:
+        return  # documented: var = 0 with eps = 0 (or a constant row at eps = 0)
+    except ValueError as err:
+        if "fit in float32" in str(err) or "positive number that fits in float32" in str(err):
+            assert beyond or stats == "rstd", str(err)
+            return
+        raise
+    assert not beyond
+    for run in [*runs, *compared.runs.values()]:
+        _check_affine_run(run)
+    assert np.all(np.isfinite(compared.exact))
 
 
 def test_batch_norm_train_unbiased_variance_overflow_is_named() -> None:

@@ -156,3 +156,12 @@ def test_a_quiz_answers_link_opens_the_state_that_shows_it(name: str, link: str)
     assert notes == [], (link, notes)
     for key, text in params.items():
         assert at.query_params.get(key, [text]) == [text] or at.query_params.get(key) == text, (link, key)
+
+
+def test_the_fused_kernel_lesson_shows_242_27734375() -> None:
+    at = _open(next(x for x in LESSONS if "fused kernel" in x.title))
+    table = next(t.value for t in at.table if "exact y" in t.value.columns)
+    assert list(table["fused · exact μ, σ² (float64)"])[:5] == ["242.27734375"] * 5
+    assert list(table["exact y"])[:5] == ["0"] * 5
+    stored = next(t.value for t in at.table if "b in float32" in t.value.index)
+    assert stored.loc["float32 spacing at b"].iloc[0] == "1024"

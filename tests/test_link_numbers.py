@@ -29,12 +29,13 @@ FILES = {p.stem.split("_", 1)[1]: f"pages/{p.name}" for p in (ROOT / "pages").gl
 MORE_VIEWS = {
     "which_axis": {"axes_source": "Real MiniLM batch (padded)"},
     "gradients": {"grad_kind": "One-hot"},
+    "precision": {"fused_case": "LayerNorm: one feature (d = 1), β = −1, ε = 0.1"},
 }
 # The controls over numbers, by how the link reads them (a slider or box: Range; a choice: Choice).
 NUMERIC_CHOICES = {
     "var_scale", "var_offset", "std_spread", "axes_d", "tvi_d", "tvi_auto_steps", "depth_width",
     "lr_gain", "lr_width", "lr_steps", "lr_pick", "ys_eps", "prec_offset", "inv_c", "geo_d", "grad_spread",
-    "grad_check_h", "steps_lr",
+    "grad_check_h", "steps_lr", "fused_v", "fused_x", "fused_gamma",
 }  # fmt: skip
 MINUS = "\u2212"
 

@@ -223,3 +223,68 @@ def test_what_to_notice_for_the_qa_vector_names_welfords_step() -> None:
         "float16 panel: here Welford breaks no later than two-pass (about 1: a step x − μ of the running "
         "mean overflows (μ becomes ∞)): its running mean avoids the big sum, but not this." in _notices(at)
     )
+
+
+CHANNEL, D1 = "BatchNorm: a channel of equal values", "LayerNorm: one feature (d = 1), β = −1, ε = 0.1"
+ROW = "A float32 row near 2·10⁸"
+FUSED_EXACT, STEP_KERNEL = "fused · exact μ, σ² (float64)", "step by step · float32 Welford μ, σ²"
+
+
+def _fused_tables(at: AppTest) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The section's output table by column (its rows, the largest-error row last) and what b stores."""
+    out = next(t.value for t in at.table if "exact y" in t.value.columns)
+    stored = next(t.value for t in at.table if "b in float32" in t.value.index)
+    return (
+        {str(c): [str(v) for v in out[c]] for c in out.columns},
+        {str(i): [str(v) for v in stored.loc[i]] for i in stored.index},
+    )
+
+
+def _open_fused(**query: str) -> AppTest:
+    from apptest_support import open_page
+
+    return open_page(PAGE, **query)
+
+
+def test_the_fused_kernel_turns_a_channel_of_5e7_into_242_27734375() -> None:
+    at = _open_fused()
+    assert at.selectbox(key="fused_case").value == "channel" and at.select_slider(key="fused_v").value == 5e7
+    out, stored = _fused_tables(at)
+    assert out[FUSED_EXACT][:5] == ["242.27734375"] * 5 and out["exact y"][:5] == ["0"] * 5
+    assert out["step by step · exact μ, σ² (float64)"][:5] == ["0"] * 5
+    assert stored["b in float32"] == ["−15811387392", "−15811387392"]
+    assert stored["float32 spacing at b"][0] == "1024"
+    text = "\n".join(m.value for m in at.markdown)
+    assert (
+        "**The folded affine is to blame.**" in text
+        and "it becomes −15811387392, off by 242.27734375" in text
+    )
+    ok(at.select_slider(key="fused_v").set_value(1e6).run())
+    assert _fused_tables(at)[0][FUSED_EXACT][0] == "8.685546875"
+
+
+def test_one_feature_with_gamma_1e12_gives_0_instead_of_minus_1() -> None:
+    at = _open_fused(fused_case=D1)
+    out, stored = _fused_tables(at)
+    assert out["exact y"][0] == "−1" and out[FUSED_EXACT][0] == "0" and out[STEP_KERNEL][0] == "−1"
+    assert stored["b in float32"][0] == "−3162277675008"
+    assert stored["β − μ·s before rounding"][0] == "−3162277675009"
+    ok(at.select_slider(key="fused_gamma").set_value(1.0).run())  # b ≈ −4.16: the −1 survives
+    assert "Neither goes wrong" in "\n".join(m.value for m in at.markdown)
+
+
+def test_the_row_near_2e8_shows_pytorchs_answer_and_blames_both_parts() -> None:
+    at = _open_fused(fused_case=ROW)
+    out, stored = _fused_tables(at)
+    assert out[STEP_KERNEL][:4] == ["−1", "−2", "0", "1"]  # PyTorch 2.13's F.layer_norm
+    assert out[FUSED_EXACT][:4] == ["−0.351945043", "−1.24637222", "0.542482138", "1.43690932"]
+    assert stored["μ"] == ["200000024", "200000032"] and stored["σ²"] == ["320", "256"]
+    assert "**Both go wrong.**" in "\n".join(m.value for m in at.markdown)
+
+
+def test_the_sidebars_vector_is_run_and_one_beyond_float32_is_refused() -> None:
+    at = _typed(_open(), "50000000, 50000000, 50000000")
+    ok(at.selectbox(key="fused_case").set_value("sidebar").run())
+    assert _fused_tables(at)[0][FUSED_EXACT][:3] == ["242.27734375"] * 3
+    at = _typed(at, "1e39, 2")
+    assert any("cannot be run in float32" in str(i.value) for i in at.info)

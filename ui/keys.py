@@ -78,7 +78,7 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
         "est_rms_example",
         "est_rms_dtype",
     ),
-    "precision": ("prec_offset", "prec_dtype"),
+    "precision": ("prec_offset", "prec_dtype", "fused_case", "fused_v", "fused_x", "fused_gamma"),
     "invariances": (
         "inv_c",
         "inv_b",

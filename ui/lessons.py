@@ -130,4 +130,11 @@ LESSONS: tuple[Lesson, ...] = (
         "[1, 2, 3, 4] moved up by 100, in float16: mean(x²) − μ² gives σ² = 8 instead of 1.25, "
         "while the two-pass formula gets 1.25.",
     ),
+    Lesson(
+        "A fused kernel: BatchNorm on a constant channel",
+        "pages/13_precision.py",
+        {"fused_case": "BatchNorm: a channel of equal values", "fused_v": "5e+07"},
+        "Five copies of 5e7 normalize to exactly β = 0, yet y = x·s + b in float32 gives 242.27734375, as "
+        "PyTorch 2.13's CPU BatchNorm does: b = −μ·s is about −1.58e10 and is stored to the nearest 1024.",
+    ),
 )

@@ -1,0 +1,414 @@
+"""The fused affine form of a normalization kernel, in float32, beside the step-by-step form.
+
+A kernel need not compute ``gamma * (x - mu) / sqrt(var + eps) + beta`` in that order. Many fold
+it into one multiply-add per entry::
+
+    s = gamma / sqrt(var + eps)        # stored in float32
+    b = beta - mu * s                  # stored in float32
+    y = x * s + b                      # stored in float32
+
+which is the same function in exact arithmetic. In float32 it is not: when ``|mu * s|`` is large,
+``b`` is rounded to float32's spacing at that size, and ``x * s`` cancels against ``-mu * s`` in
+``y`` while ``b``'s rounding error stays. For a constant row the exact answer is ``beta``; the fused
+form returns ``beta`` plus whatever ``b`` lost.
+
+:func:`fused_affine` is that form, :func:`stepwise_affine` the step-by-step one, both from given
+statistics (mean and variance or ``1/sqrt(var + eps)``). :func:`compare_affine_forms` runs both
+with two sets of statistics (exact, and float32 Welford as a float32 kernel computes them), so a
+page can say which part of a float32 kernel goes wrong: its statistics or its folded affine.
+
+Shapes: one row of ``d`` entries (a LayerNorm row, or the ``n`` values of one BatchNorm channel).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from layernorm._checks import F64, as_float64, check_eps
+from layernorm.core import DEFAULT_EPS, layer_norm
+from layernorm.exact import ZeroVarianceError
+from layernorm.labs.precision import layer_norm_in_dtype
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)  # 3.4028235e38
+FORMS = ("step", "fused")
+STATS = ("exact", "kernel")  # float64 two-pass statistics; float32 Welford statistics
+# Units in the last place (float32) of the row's largest term |γ·x̂| or |β| that a run may be off by
+# and still count as rounding: the step form's five roundings stay within five such units.
+ROUNDING_ULPS = 8
+
+# The Precision page's examples; PyTorch 2.13 CPU's outputs for each are in
+# tests/data/fused_torch_2_13.json (BatchNorm on a channel of equal values; LayerNorm on one feature).
+CHANNEL_VALUES = (1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6, 1e7, 5e7, 1e8, 1e9)
+D1_GAMMAS = (1.0, 1e2, 1e4, 1e6, 1e8, 1e10, 1e12)
+ROW_NEAR_2E8 = (200000016.0, 200000000.0, 200000032.0, 200000048.0)  # float32 numbers, 16 apart
+
+STATUS_WORDS: dict[str, str] = {
+    "ok": "fine",
+    "rstd_overflow": "1/√(σ² + ε) is larger than float32's largest number (it becomes ∞)",
+    "scale_overflow": "s = γ/√(σ² + ε) is larger than float32's largest number (it becomes ∞)",
+    "shift_overflow": "b = β − μ·s is larger than float32's largest number (it becomes ∞)",
+    "deviation_overflow": "x − μ is larger than float32's largest number (it becomes ∞)",
+    "x_hat_overflow": "x̂ = (x − μ)/√(σ² + ε) is larger than float32's largest number (it becomes ∞)",
+    "output_overflow": "y is larger than float32's largest number (it becomes ∞ or undefined)",
+}
+
+
+def _f32(a: ArrayLike) -> F64:
+    """``a`` rounded to float32, held as float64 (overflow gives ∞, silently: the caller checks)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(np.asarray(a, dtype=np.float64).astype(np.float32), dtype=np.float64)
+
+
+def _fits_float32(a: F64, name: str) -> F64:
+    """``a`` as float32 stores it; a ValueError if any entry is not finite or beyond float32's range."""
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must be finite numbers")
+    stored = _f32(a)
+    if not np.all(np.isfinite(stored)):
+        raise ValueError(
+            f"{name} must fit in float32 (|{name}| ≤ {FLOAT32_MAX:.8g}), got {np.max(np.abs(a)):.4g}"
+        )
+    return stored
+
+
+@dataclass(frozen=True)
+class AffineRun:
+    """One form of ``y = gamma * (x - mu) / sqrt(var + eps) + beta`` in float32 (values as float64).
+
+    Attributes
+    ----------
+    form : {"step", "fused"}
+    x, gamma, beta : (d,) ndarray
+        The inputs as float32 stores them (``gamma`` and ``beta`` broadcast to ``d``).
+    mu : float
+        The mean used (as given: the exact one in float64, or a kernel's float32 one).
+    rstd : float
+        ``1/sqrt(var + eps)`` as float32 stores it.
+    scale : (d,) ndarray
+        Fused: ``s = gamma * rstd`` in float32. Step: NaN (the step form has no ``s``).
+    shift : (d,) ndarray
+        Fused: ``b = beta - mu * s`` as float32 stores it. Step: NaN.
+    shift_exact : (d,) ndarray
+        Fused: ``beta - mu * s`` in float64, before ``b`` is rounded to float32. Step: NaN.
+    x_hat : (d,) ndarray
+        Step: ``(x - mu) * rstd``, each of ``x - mu`` and the product stored in float32. Fused: NaN.
+    y : (d,) ndarray
+        The output, stored in float32 (∞ or NaN where ``status`` names an overflow).
+    status : str
+        A key of :data:`STATUS_WORDS`.
+
+    Notes
+    -----
+    Source: this project.
+    """
+
+    form: str
+    x: F64
+    gamma: F64
+    beta: F64
+    mu: float
+    rstd: float
+    scale: F64
+    shift: F64
+    shift_exact: F64
+    x_hat: F64
+    y: F64
+    status: str
+
+
+def _prepare(
+    x: ArrayLike,
+    mu: float,
+    var: float | None,
+    rstd: float | None,
+    gamma: ArrayLike,
+    beta: ArrayLike,
+    eps: float,
+) -> tuple[F64, F64, F64, float, float]:
+    """The checked inputs in float32 and ``rstd`` (an ∞ ``rstd`` is the caller's status to report)."""
+    x64 = as_float64(x)
+    if x64.ndim != 1 or x64.size == 0:
+        raise ValueError(f"x must be one non-empty row (d,), got shape {x64.shape}")
+    x32 = _fits_float32(x64, "x")
+    g32, b32 = (_param(p, name, x64.size) for p, name in ((gamma, "gamma"), (beta, "beta")))
+    mu = float(mu)
+    if not np.isfinite(mu):
+        raise ValueError(f"mu must be a finite number, got {mu!r}")
+    eps = check_eps(eps)
+    if (var is None) == (rstd is None):
+        raise ValueError("give exactly one of var and rstd")
+    if rstd is not None:
+        r = float(_f32(float(rstd)))
+        if not (np.isfinite(r) and r > 0):
+            raise ValueError(f"rstd must be a positive number that fits in float32, got {rstd!r}")
+        return x32, g32, b32, mu, r
+    var = float(var)  # type: ignore[arg-type]  # not None: checked above
+    if not (np.isfinite(var) and var >= 0):
+        raise ValueError(f"var must be a finite number >= 0, got {var!r}")
+    if var + eps == 0:
+        raise ZeroVarianceError("var = 0 and eps = 0: 1/sqrt(var + eps) is 1/0")
+    with np.errstate(over="ignore"):
+        return x32, g32, b32, mu, float(_f32(1.0 / np.sqrt(var + eps)))
+
+
+def _param(p: ArrayLike, name: str, d: int) -> F64:
+    """``gamma`` or ``beta``: one number or ``d``, broadcast to ``d`` and stored in float32."""
+    p64 = as_float64(p, name)
+    if p64.ndim > 1 or p64.size not in (1, d):
+        raise ValueError(
+            f"{name} must be one number or {d} numbers (one per entry of x), got shape {p64.shape}"
+        )
+    return _fits_float32(np.broadcast_to(p64.ravel(), (d,)).copy(), name)
+
+
+def _first(checks: list[tuple[str, bool]]) -> str:
+    return next((name for name, bad in checks if bad), "ok")
+
+
+def fused_affine(
+    x: ArrayLike,
+    mu: float,
+    *,
+    var: float | None = None,
+    rstd: float | None = None,
+    gamma: ArrayLike = 1.0,
+    beta: ArrayLike = 0.0,
+    eps: float = DEFAULT_EPS,
+) -> AffineRun:
+    """The fused form ``y = x * s + b`` in float32, with ``s`` and ``b`` each stored in float32.
+
+    Parameters
+    ----------
+    x : (d,) array_like
+        One row, rounded to float32 first.
+    mu : float
+        The mean the kernel uses (kept in float64: give a float32 one to model a float32 kernel).
+    var, rstd : float, optional
+        Exactly one: the variance (then ``rstd = 1/sqrt(var + eps)`` is computed in float64 and
+        stored in float32), or ``rstd`` itself (stored in float32; ``eps`` is then not used).
+    gamma, beta : float or (d,) array_like, default 1 and 0
+        Rounded to float32.
+    eps : float, default 1e-5
+
+    Returns
+    -------
+    AffineRun
+        ``form = "fused"``. ``y`` may hold ∞ or NaN where float32 overflows (``status`` says which
+        step): that is a float32 kernel's failure, shown, not refused.
+
+    Raises
+    ------
+    ValueError
+        ``x`` not a finite non-empty row; ``x``, ``gamma`` or ``beta`` beyond float32's range or of
+        the wrong shape; ``mu`` not finite; not exactly one of ``var`` (finite, >= 0) and ``rstd``
+        (positive, within float32); bad ``eps``.
+    ZeroVarianceError
+        ``var = 0`` and ``eps = 0``.
+
+    Notes
+    -----
+    The products and the sums are taken in float64 and each of ``rstd``, ``s``, ``b`` and ``y`` is
+    stored in float32, so ``y`` is rounded once from an exact ``x * s``. With ``mu`` and ``rstd``
+    as PyTorch 2.13's CPU BatchNorm saves them (training mode, float32), this reproduced its output
+    exactly on 2000 random channels, and with exact statistics its output on constant channels
+    (5 copies of 5e7: 242.27734375; 4 copies of 1e6: 8.685546875; the exact answer is ``beta``).
+    Source: this project; PyTorch's ``batch_norm`` CPU kernel folds ``gamma`` and ``beta`` this way.
+    """
+    x32, g32, b32, mu, r = _prepare(x, mu, var, rstd, gamma, beta, eps)
+    nan = np.full(x32.shape, np.nan)
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = _f32(g32 * r)
+        b_exact = b32 - mu * s
+        b = _f32(b_exact)
+        y = _f32(x32 * s + b)
+    status = _first(
+        [
+            ("rstd_overflow", not np.isfinite(r)),
+            ("scale_overflow", not np.all(np.isfinite(s))),
+            ("shift_overflow", not np.all(np.isfinite(b))),
+            ("output_overflow", not np.all(np.isfinite(y))),
+        ]
+    )
+    return AffineRun("fused", x32, g32, b32, mu, r, s, b, b_exact, nan, y, status)
+
+
+def stepwise_affine(
+    x: ArrayLike,
+    mu: float,
+    *,
+    var: float | None = None,
+    rstd: float | None = None,
+    gamma: ArrayLike = 1.0,
+    beta: ArrayLike = 0.0,
+    eps: float = DEFAULT_EPS,
+) -> AffineRun:
+    """The step-by-step form in float32: ``x - mu``, ``x_hat = (x - mu) * rstd``, ``gamma * x_hat + beta``.
+
+    Parameters
+    ----------
+    x, mu, var, rstd, gamma, beta, eps
+        As in :func:`fused_affine`.
+
+    Returns
+    -------
+    AffineRun
+        ``form = "step"``. ``y`` may hold ∞ or NaN where float32 overflows (``status`` says which step).
+
+    Raises
+    ------
+    ValueError
+        As :func:`fused_affine`.
+    ZeroVarianceError
+        ``var = 0`` and ``eps = 0``.
+
+    Notes
+    -----
+    ``x - mu`` and ``x_hat`` are stored in float32, and ``gamma * x_hat + beta`` is rounded once. With
+    ``mu`` and ``rstd`` as PyTorch 2.13's CPU ``native_layer_norm`` returns them (float32), this
+    reproduced its output exactly on 2000 random rows: that kernel does not fold ``gamma`` and ``beta``.
+    Source: this project.
+    """
+    x32, g32, b32, mu, r = _prepare(x, mu, var, rstd, gamma, beta, eps)
+    nan = np.full(x32.shape, np.nan)
+    with np.errstate(over="ignore", invalid="ignore"):
+        deviation = _f32(x32 - mu)
+        x_hat = _f32(deviation * r)
+        y = _f32(g32 * x_hat + b32)
+    status = _first(
+        [
+            ("rstd_overflow", not np.isfinite(r)),
+            ("deviation_overflow", not np.all(np.isfinite(deviation))),
+            ("x_hat_overflow", not np.all(np.isfinite(x_hat))),
+            ("output_overflow", not np.all(np.isfinite(y))),
+        ]
+    )
+    return AffineRun("step", x32, g32, b32, mu, r, nan, nan, nan, x_hat, y, status)
+
+
+@dataclass(frozen=True)
+class FusedComparison:
+    """Both forms with both sets of statistics, against the exact answer, for one float32 row.
+
+    Attributes
+    ----------
+    x, gamma, beta : (d,) ndarray
+        The inputs as float32 stores them.
+    eps : float
+    exact : (d,) ndarray
+        :func:`layernorm.layer_norm` of those inputs in float64: the answer to compare with.
+    mu, var : dict of {"exact", "kernel"} -> float
+        The core's float64 two-pass statistics, and float32 Welford's (:func:`layer_norm_in_dtype`),
+        NaN when those are unusable.
+    kernel_status : str
+        ``"ok"``, or why float32 Welford gave no usable statistics (a key of
+        :data:`layernorm.labs.precision.STATUS_WORDS`).
+    runs : dict of (stats, form) -> AffineRun
+        ``stats`` in :data:`STATS`, ``form`` in :data:`FORMS`; no ``"kernel"`` runs when
+        ``kernel_status`` is not ``"ok"``.
+    error : dict of (stats, form) -> float
+        ``max |y - exact|`` of each run; NaN for a missing run or one whose status is not ``"ok"``.
+    tolerance : float
+        What an entry may be off by as float32 rounding: :data:`ROUNDING_ULPS` units in the last
+        place (float32) of the row's largest term, ``|gamma * x_hat|`` or ``|beta|`` (exact values).
+
+    Notes
+    -----
+    Source: this project.
+    """
+
+    x: F64
+    gamma: F64
+    beta: F64
+    eps: float
+    exact: F64
+    mu: dict[str, float]
+    var: dict[str, float]
+    kernel_status: str
+    runs: dict[tuple[str, str], AffineRun]
+    error: dict[tuple[str, str], float]
+    tolerance: float
+
+    def within(self, stats: str, form: str) -> bool:
+        """Whether that run exists, did not overflow, and is off by no more than rounding at every entry."""
+        run = self.runs.get((stats, form))
+        if run is None or run.status != "ok":
+            return False
+        return bool(np.all(np.abs(run.y - self.exact) <= self.tolerance))
+
+    @property
+    def verdict(self) -> str:
+        """Which part goes wrong beyond rounding.
+
+        ``"float32"``: even the step form with exact statistics is off (float32 cannot hold the
+        answer); else ``"both"``, ``"statistics"`` (the step form with float32 Welford statistics is
+        off), ``"affine"`` (the fused form with exact statistics is off) or ``"none"``.
+        """
+        if not self.within("exact", "step"):
+            return "float32"
+        affine = not self.within("exact", "fused")
+        stats = self.kernel_status == "ok" and not self.within("kernel", "step")
+        return "both" if affine and stats else "affine" if affine else "statistics" if stats else "none"
+
+
+def compare_affine_forms(
+    x: ArrayLike, *, gamma: ArrayLike = 1.0, beta: ArrayLike = 0.0, eps: float = DEFAULT_EPS
+) -> FusedComparison:
+    """Step-by-step and fused forms, each with exact and with float32 Welford statistics.
+
+    Parameters
+    ----------
+    x : (d,) array_like
+        One row (or one BatchNorm channel's values), rounded to float32 first.
+    gamma, beta : float or (d,) array_like, default 1 and 0
+    eps : float, default 1e-5
+
+    Returns
+    -------
+    FusedComparison
+        Its runs may hold ∞ or NaN where float32 overflows (each run's ``status`` says so).
+
+    Raises
+    ------
+    ValueError
+        As :func:`fused_affine`.
+    ZeroVarianceError
+        A constant row with ``eps = 0``.
+
+    Notes
+    -----
+    "Kernel statistics" are float32 Welford's (:func:`layer_norm_in_dtype`, ``method="welford"``):
+    on ``[200000016, 200000000, 200000032, 200000048]`` they are ``mu = 200000032``, ``var = 256``,
+    the statistics PyTorch 2.13's CPU ``layer_norm`` returned for that row.
+    Source: this project.
+    """
+    x32, g32, b32, _, _ = _prepare(x, 0.0, 1.0, None, gamma, beta, eps)
+    eps = check_eps(eps)
+    x_hat = layer_norm(x32, eps=eps)  # ZeroVarianceError for a constant row at eps = 0
+    exact = layer_norm(x32, g32, b32, eps=eps)
+    mu = {"exact": float(np.mean(x32)), "kernel": np.nan}
+    var = {"exact": float(np.mean((x32 - mu["exact"]) ** 2)), "kernel": np.nan}
+    welford = layer_norm_in_dtype(x32, dtype="float32", method="welford", eps=eps)
+    k_mu, k_var = float(welford.mu[0]), float(welford.var[0])
+    usable = np.isfinite(k_mu) and np.isfinite(k_var) and k_var >= 0 and k_var + eps > 0
+    kernel_status = (
+        "ok" if usable else (str(welford.status[0]) if welford.status[0] != "ok" else "zero_divisor")
+    )
+    if usable:
+        mu["kernel"], var["kernel"] = k_mu, k_var
+    runs: dict[tuple[str, str], AffineRun] = {}
+    for stats in STATS if usable else STATS[:1]:
+        for form, f in (("step", stepwise_affine), ("fused", fused_affine)):
+            runs[stats, form] = f(x32, mu[stats], var=var[stats], gamma=g32, beta=b32, eps=eps)
+    error = {
+        (stats, form): float(np.max(np.abs(run.y - exact))) if run.status == "ok" else np.nan
+        for (stats, form), run in runs.items()
+    }
+    for key in ((s, f) for s in STATS for f in FORMS):
+        error.setdefault(key, np.nan)
+    with np.errstate(over="ignore", invalid="ignore"):
+        largest = np.float32(max(float(np.max(np.abs(g32 * x_hat))), float(np.max(np.abs(b32)))))
+        tolerance = ROUNDING_ULPS * float(np.spacing(largest))
+    return FusedComparison(x32, g32, b32, eps, exact, mu, var, kernel_status, runs, error, tolerance)
