@@ -8,18 +8,9 @@ import streamlit as st
 from layernorm.labs.quiz import Question, make_quiz
 from ui import page
 from ui.fragments import page_fragment, rerun_fragments
+from ui.navigation import page_file
 
 SCORE, END = "quiz_score", "quiz_end"  # the fragments every Check reruns
-PAGE_FILES = {
-    "/variance": "pages/2_variance.py",
-    "/standardize": "pages/3_standardize.py",
-    "/scale_shift": "pages/4_scale_shift.py",
-    "/mean": "pages/1_mean.py",
-    "/which_axis": "pages/6_which_axis.py",
-    "/train_vs_inference": "pages/7_train_vs_inference.py",
-    "/depth_and_drift": "pages/8_depth_and_drift.py",
-    "/invariances": "pages/14_invariances.py",
-}
 
 
 def _new_quiz() -> None:
@@ -57,7 +48,7 @@ page.header(
 
 
 # A class answers at once: each question is a fragment, so choosing an answer reruns its box alone and
-# Check reruns that box, the score and the closing line (a full rerun sent all 14 boxes, about 70
+# Check reruns that box, the score and the closing line (a full rerun sent every question's box, about 70
 # elements, on every click).
 def _right() -> int:
     answers = st.session_state["quiz_answers"]
@@ -103,7 +94,7 @@ def question_box(n: int, q: Question) -> None:
                 )
             path, _, query = q.link.partition("?")
             st.page_link(
-                PAGE_FILES.get(path, "pages/0_home.py"),
+                page_file(path),
                 label="Open the page that shows it",
                 icon=":material/open_in_new:",
                 query_params=dict(urllib.parse.parse_qsl(query)),

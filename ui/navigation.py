@@ -121,10 +121,29 @@ SECTIONS: dict[str, list[Entry]] = {
             "pages/16_quiz.py",
             "Misconception quiz",
             ":material/quiz:",
-            "fourteen questions with fresh numbers",
+            "a question for every confusion, with fresh numbers",
         )
     ],
 }
 
 # Sections whose pages make their own data: the sidebar shows only what acts on them (not the vector).
 OWN_DATA_SECTIONS = ("Layer versus batch", "Why normalize", "Test yourself")
+
+
+def page_file(address: str) -> str:
+    """The page file behind an address such as ``"/variance"`` (``"/"`` is Home).
+
+    Raises ``KeyError`` for an address no page has, so a link to a missing page fails its test
+    instead of opening Home.
+    """
+    files = {
+        "/"
+        + (
+            e.path.rsplit("/", 1)[1].removesuffix(".py").split("_", 1)[1]
+            if not e.path.endswith("0_home.py")
+            else ""
+        ): e.path
+        for entries in SECTIONS.values()
+        for e in entries
+    }
+    return files[address]

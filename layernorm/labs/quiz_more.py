@@ -15,6 +15,7 @@ import numpy as np
 from layernorm.backward import CHECK_STEPS, finite_difference_check, layer_norm_backward
 from layernorm.core import mean, variance
 from layernorm.labs import bn_frameworks as bf
+from layernorm.labs.fused import fused_affine
 from layernorm.labs.precision import layer_norm_in_dtype
 from layernorm.labs.quiz_kit import Question, RepeatedOptions, ask, g, link, not_constant, typed, vec
 from layernorm.labs.shared_affine import undo_for_token
@@ -40,6 +41,23 @@ def _stored_variance(rng: np.random.Generator) -> Question:
         "TensorFlow's fused kernel store ÷(n−1) = 5/3; Keras 3, TensorFlow's non-fused path and Flax store ÷n = "
         "1.25. A model moved between them sees slightly different inference statistics.",
         link("/train_vs_inference", tvi_framework=name, tvi_fw_batch="1, 2, 3, 4", tvi_fw_momentum=f"{full:g}"),
+    )  # fmt: skip
+
+
+def _fused_constant_channel(rng: np.random.Generator) -> Question:
+    v, n = [(5e7, 5), (1e6, 4), (1e7, 3)][int(rng.integers(3))]
+    run = fused_affine(np.full(n, v), v, var=0.0)  # a constant channel: μ = v exactly, σ² = 0
+    got = float(run.y[0])
+    return ask(
+        rng, "fused-affine", "the fused kernel y = x·s + b",
+        f"A float32 BatchNorm kernel folds γ = 1, β = 0, ε = 1e−5 into y = x·s + b with s = γ/√(σ² + ε) and "
+        f"b = β − μ·s, each stored in float32. A channel holds {n} copies of {v:g}. Its output is…",
+        f"{g(got)}, not 0", ["0, exactly β", "NaN: σ² = 0"],
+        f"σ² = 0 and ε gives s = {g(float(run.scale[0]))}, so μ·s is about {g(v * float(run.scale[0]))}. Stored in "
+        f"float32, b = −μ·s is off by its rounding, and x·s + b returns that rounding error, {g(got)}, "
+        "where the step-by-step formula (x − μ)·s + β gives exactly 0. PyTorch 2.13's CPU BatchNorm gives "
+        "the same number.",
+        link("/precision", fused_case="BatchNorm: a channel of equal values", fused_v=f"{v:.0e}"),
     )  # fmt: skip
 
 
@@ -188,6 +206,7 @@ def _training_moves(rng: np.random.Generator) -> Question:
 
 
 BUILDERS: tuple[Callable[[np.random.Generator], Question], ...] = (
+    _fused_constant_channel,
     _stored_variance,
     _functional_default,
     _keras_rms_scaling,

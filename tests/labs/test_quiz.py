@@ -143,3 +143,22 @@ def test_the_under_the_hood_answers_are_the_frameworks_and_the_formulas(seed: in
     assert q.options[q.answer] == "[" + ", ".join([q.prompt.split("[")[1].split(",")[0]] * 3) + "]"
     q = quiz["gradient-sum"]
     assert q.options[q.answer] == "0 (to rounding)"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_fused_kernels_answer_is_what_pytorch_gives(seed: int) -> None:
+    q = next(q for q in make_quiz(seed) if q.key == "fused-affine")
+    value = float(re.findall(r"copies of ([0-9e+.]+)\.", q.prompt)[0])
+    # torch.nn.functional.batch_norm(torch.full((n, 1), value), None, None, training=True), PyTorch 2.13 CPU
+    torch_gives = {5e7: "242.3", 1e6: "8.686", 1e7: "−105.1"}
+    assert q.options[q.answer] == f"{torch_gives[value]}, not 0"
+
+
+def test_every_answers_link_names_a_page_of_the_app() -> None:
+    """The quiz's "Open the page that shows it" goes to the link's own page, never Home by default."""
+    from ui.navigation import page_file
+
+    for seed in range(4):
+        for q in make_quiz(seed):
+            path = q.link.partition("?")[0]
+            assert page_file(path).endswith(f"_{path.lstrip('/')}.py"), q.key
