@@ -17,6 +17,7 @@ import layernorm as ln
 from layernorm.data.activations import load_minilm_recording
 from layernorm.labs.training import run_sweep
 from ui.lessons import LESSONS, Lesson
+from ui.navigation import page_file
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -148,9 +149,7 @@ def test_a_quiz_answers_link_opens_the_state_that_shows_it(name: str, link: str)
     path, _, query = link.partition("?")
     params = dict(urllib.parse.parse_qsl(query))
     assert path in QUIZ_PAGES, link
-    assert f'"{path}": "{QUIZ_PAGES[path]}"' in (ROOT / "pages/16_quiz.py").read_text("utf-8"), (
-        f"pages/16_quiz.py's PAGE_FILES has no {path}: its link would open Home"
-    )
+    assert page_file(path) == QUIZ_PAGES[path], f"the quiz's page link for {path} would open another page"
     at = _open(Lesson(name, QUIZ_PAGES[path], params, ""))
     notes = [w.value for w in [*at.warning, *at.info] if "link" in str(w.value)]
     assert notes == [], (link, notes)
