@@ -188,7 +188,7 @@ def _finite_difference_step(rng: np.random.Generator) -> Question:
         f"{best:g}", [f"{tiny:g} (the smallest: closer to the limit)", f"{big:g} (the largest: least rounding)"],
         f"Too large an h measures the curve's bend (error ∝ h²); too small an h divides float64's rounding of "
         f"L by h. Between them the best step here is {best:g}.",
-        link("/gradients", **typed(x), grad_check_h=f"{best:.0e}".replace("e-0", "e−")),
+        link("/gradients", **typed(x), grad_check_h=f"{best:.0e}".replace("e-0", "e−").replace("e-", "e−")),
     )  # fmt: skip
 
 
