@@ -105,7 +105,7 @@ def _running_mean(rng: np.random.Generator) -> Question:
         g(right), [g(0.1 * old + 0.9 * batch_mean), g(batch_mean), g((old + batch_mean) / 2)],
         f"PyTorch: new = (1 − momentum)·old + momentum·batch = 0.9·{g(old)} + 0.1·{g(batch_mean)} = {g(right)}. "
         "The running mean moves only a tenth of the way each step.",
-        "/train_vs_inference",
+        link("/train_vs_inference", tvi_momentum="0.1"),
     )  # fmt: skip
 
 
@@ -235,14 +235,14 @@ def _pre_post(rng: np.random.Generator) -> Question:
 
 
 def _eps_units(rng: np.random.Generator) -> Question:
-    k = float(rng.choice([10.0, 100.0, 1000.0]))
+    k = float(rng.choice([10.0, 100.0]))  # scales Invariances' c offers
     return ask(
         rng, "eps-units", "what ε is added to",
         f"You multiply every input by {k:g} (so σ grows {k:g}×). For ε to have the same effect, it must grow…",
         f"{k**2:g}× (ε is added to σ², in units of x²)", [f"{k:g}×", "not at all: ε is dimensionless"],
         "ε sits inside the square root next to σ², so it has the units of x squared: scaling x by k scales σ² by "
         f"k² = {k**2:g}, and ε must follow to keep the same ratio σ²/(σ² + ε).",
-        "/standardize",
+        link("/invariances", inv_c=f"{k:g}"),
     )  # fmt: skip
 
 
