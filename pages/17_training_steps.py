@@ -164,3 +164,17 @@ page.notice(
         "link to this page reproduces the settings and the step reached.",
     ]
 )
+page.predict_then_reveal(
+    "steps_q",
+    "Learning rate 0.3, 4 hidden layers, seed 0: after 100 steps, which network's last layer has "
+    "stopped passing anything on (every unit outputs 0)? Predict, then set the sliders and look.",
+    ["none of them", "the one without normalization", "the one with LayerNorm", "the one with BatchNorm"],
+    1,
+    "Without normalization a large step can push every unit of a layer to a negative input: ReLU then outputs "
+    "0 for every example, the layer's spread is 0, no gradient reaches the layers below, and the loss "
+    "stays at 0.5, the zero predictor's. With LayerNorm or BatchNorm each unit's input is re-centred "
+    "before ReLU, with β deciding where: in this run their last layers keep a spread and their losses keep "
+    "falling.",
+)
+page.show_source(train_stepped)
+

@@ -14,6 +14,9 @@ import pytest
 from playwright.sync_api import Locator, expect
 
 from e2e.support import Lab, page_by_url
+from layernorm.labs.quiz import BUILDERS
+
+QUESTIONS = len(BUILDERS)  # one per confusion
 
 pytestmark = pytest.mark.browser
 
@@ -36,13 +39,13 @@ def _answer(lab: Lab, n: int, option: int) -> None:
 def test_checking_answers_updates_the_score_and_the_closing_line(lab: Lab) -> None:
     lab.open(QUIZ)
     total = lab.page.locator('[class*="st-key-quiz_box_"]').count()
-    assert total == 14
+    assert total == QUESTIONS
     for n in range(1, total + 1):
         _answer(lab, n, (n - 1) % 2)  # some right, some wrong
         right = lab.page.locator('[data-testid="stAlertContentSuccess"]').count()
         expect(lab.metric("answered")).to_have_text(f"{n} / {total}")
         expect(lab.metric("score")).to_have_text(f"{right} / {total}")
-        closing = lab.page.get_by_text(re.compile(r"^You got \d+ of 14\."))
+        closing = lab.page.get_by_text(re.compile(rf"^You got \d+ of {QUESTIONS}\."))
         if n < total:
             expect(closing).to_have_count(0)
     # Every box says right or not, and the score counts the right ones. (Which answers are right depends
@@ -60,10 +63,10 @@ def test_choosing_an_answer_keeps_the_other_boxes_and_try_again_starts_over(lab:
     _box(lab, 2).locator('label:has(input[type="radio"])').nth(1).click()  # chosen, not checked
     lab.wait_idle()
     expect(_box(lab, 1).locator('[data-testid="stAlert"]')).to_have_count(1)  # box 1 still checked
-    expect(lab.metric("answered")).to_have_text("1 / 14")
+    expect(lab.metric("answered")).to_have_text(f"1 / {QUESTIONS}")
     assert _box(lab, 2).locator("input[type=radio]").nth(1).is_checked()
     lab.page.get_by_role("button", name="Try again with new numbers").click()
-    expect(lab.metric("answered")).to_have_text("0 / 14")
+    expect(lab.metric("answered")).to_have_text(f"0 / {QUESTIONS}")
     lab.wait_idle()
     expect(lab.page.locator('[data-testid="stMain"] [data-testid="stAlert"]')).to_have_count(0)
     assert _box(lab, 2).inner_text() != first_prompt  # new numbers, a new order

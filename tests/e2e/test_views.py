@@ -132,6 +132,19 @@ def _change(lab: Lab, key: str) -> bool:
         with lab.a_run():
             buttons.last.click()
         return True
+    select = box.locator('[data-baseweb="select"]')
+    if select.count():
+        shown = select.first.inner_text().strip()
+        select.first.click()
+        options = lab.page.locator('[role="listbox"] [role="option"]')
+        options.first.wait_for()
+        other = [o for o in options.all() if o.inner_text().strip() != shown]
+        if not other:
+            lab.page.keyboard.press("Escape")
+            return False
+        with lab.a_run():
+            other[-1].click()
+        return True
     number = box.locator('input[type="number"]')
     if number.count() and number.first.is_enabled():
         value = number.first.input_value()
