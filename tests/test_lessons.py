@@ -164,3 +164,13 @@ def test_the_fused_kernel_lesson_shows_242_27734375() -> None:
     assert list(table["exact y"])[:5] == ["0"] * 5
     stored = next(t.value for t in at.table if "b in float32" in t.value.index)
     assert stored.loc["float32 spacing at b"].iloc[0] == "1024"
+
+
+def test_the_gradient_check_lesson_is_off_at_a_tiny_step_and_close_at_1e_5() -> None:
+    lesson = next(x for x in LESSONS if "gradient check" in x.title)
+    errors = {}
+    for h in (lesson.params["grad_check_h"], "1e−5"):
+        at = _open(Lesson(lesson.title, lesson.page, {**lesson.params, "grad_check_h": h}, ""))
+        errors[h] = float(next(m.value for m in at.metric if m.label == "|difference|").replace("−", "-"))
+    assert 1e-5 < errors["1e−13"] < 1e-3  # "off in the fourth digit" of a derivative of about 2
+    assert errors["1e−5"] < 1e-9  # about ten digits

@@ -124,6 +124,13 @@ LESSONS: tuple[Lesson, ...] = (
         "its loss is stuck at 0.5, the zero predictor's; with LayerNorm or BatchNorm it keeps learning.",
     ),
     Lesson(
+        "A gradient check: a smaller step is not a better one",
+        "pages/15_gradients.py",
+        {"grad_check_h": "1e−13"},
+        "At h = 1e−13 the finite difference is off in the fourth digit: float64's rounding of the loss, "
+        "divided by a tiny h. Step h up towards 1e−5 and it agrees to about ten digits.",
+    ),
+    Lesson(
         "float16 and the one-pass variance",
         "pages/13_precision.py",
         {"src": "Type numbers", "typed": "1, 2, 3, 4", "prec_dtype": "float16", "prec_offset": "1e2"},
