@@ -132,18 +132,18 @@ def _change(lab: Lab, key: str) -> bool:
         with lab.a_run():
             buttons.last.click()
         return True
-    select = box.locator('[data-baseweb="select"]')
-    if select.count():
-        shown = select.first.inner_text().strip()
-        select.first.click()
-        options = lab.page.locator('[role="listbox"] [role="option"]')
-        options.first.wait_for()
-        other = [o for o in options.all() if o.inner_text().strip() != shown]
-        if not other:
-            lab.page.keyboard.press("Escape")
-            return False
+    combo = box.get_by_role("combobox")
+    if combo.count() and combo.first.is_enabled():  # a selectbox: open it and take another option
+        combo.first.focus()
+        lab.page.keyboard.press("ArrowDown")  # opens the list on the current option
+        lab.page.get_by_role("listbox").wait_for()
         with lab.a_run():
-            other[-1].click()
+            lab.page.keyboard.press(
+                "ArrowUp"
+                if lab.page.get_by_role("option").last.get_attribute("aria-selected") == "true"
+                else "ArrowDown"
+            )
+            lab.page.keyboard.press("Enter")
         return True
     number = box.locator('input[type="number"]')
     if number.count() and number.first.is_enabled():
