@@ -152,6 +152,26 @@ def widget_value(at: Any, kind: str, key: str, default: Any) -> Any:
         return default
 
 
+def _shared_pair_statistics(at: Any) -> list[Stat]:
+    """Scale & shift's section of real tokens under the γ, β that undo one of them."""
+    from layernorm.data.activations import load_minilm_recording
+    from layernorm.labs.shared_affine import undo_for_token
+    from ui.text import fmt
+
+    rec = load_minilm_recording()
+    sentence = int(widget_value(at, "selectbox", "ss_many_sentence", 0))
+    site = int(widget_value(at, "selectbox", "ss_many_site", 2))
+    positions = [int(t) for t in rec.real_token_indices(sentence)]
+    token = int(widget_value(at, "selectbox", "ss_many_token", positions[0]))
+    tokens = np.stack([rec.token_vector(sentence, t, site) for t in positions])
+    r = undo_for_token(tokens, positions.index(token), eps=float(rec.eps[site]))
+    return [
+        Stat(f"token {token} · {rec.tokens[sentence, token]}: largest |y − x|", float(r.miss[r.k])),
+        Stat("every other token: largest |y − x|", float(np.max(np.delete(r.miss, r.k)))),
+        Stat("shared γ = σ, β = μ of the token", text=f"{fmt(r.gamma)}, {fmt(r.beta)}"),
+    ]
+
+
 def expected_statistics(page: str, at: Any, lab: Any, gamma: Any = None, beta: Any = None) -> list[Stat]:
     """The metrics lesson page ``page`` must show for the accepted input ``lab`` (a ``LabInput``).
 
@@ -216,6 +236,7 @@ def expected_statistics(page: str, at: Any, lab: Any, gamma: Any = None, beta: A
             Stat("mean of y", float(ln.mean(s.y)), rounding(s.y, np.asarray(b), np.asarray(g))),
             Stat("standard deviation of y", float(ln.std(s.y)), rounding(s.y)),
             Stat("largest |y − x|", ln.max_abs_diff(s.y, s.x), rounding(s.y, s.x)),
+            *_shared_pair_statistics(at),
         ]
     if page == "5_full_formula":
         s = ln.layer_norm_steps(x0, lab.gamma, lab.beta, eps=eps)
