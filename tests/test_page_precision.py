@@ -288,3 +288,12 @@ def test_the_sidebars_vector_is_run_and_one_beyond_float32_is_refused() -> None:
     assert _fused_tables(at)[0][FUSED_EXACT][:3] == ["242.27734375"] * 3
     at = _typed(at, "1e39, 2")
     assert any("cannot be run in float32" in str(i.value) for i in at.info)
+
+
+def test_a_row_whose_welford_statistics_overflow_says_so_instead_of_all_within_rounding() -> None:
+    """1e30, −1e30, 5: float32 holds each value, but Welford's squared steps overflow float32."""
+    at = _typed(_open(), "1e30, -1e30, 5")
+    ok(at.selectbox(key="fused_case").set_value("sidebar").run())
+    text = "\n".join(m.value for m in at.markdown)
+    assert "Neither goes wrong here" not in text
+    assert "Neither form goes wrong with exact statistics" in text and "its two columns are empty" in text

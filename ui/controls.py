@@ -180,8 +180,10 @@ def choice(
         options = list(options)
     extra = _link_options(key, options, options[index], format_func, name or label, "choices", where)
     if kind == "segmented_control":
+        # required: a click on the chosen segment would otherwise deselect it, and the bound link
+        # then showed another option than the one the page went on using
         result = where.segmented_control(
-            label, list(options), default=options[index], key=key, **_BOUND, **extra, **kw
+            label, list(options), default=options[index], key=key, required=True, **_BOUND, **extra, **kw
         )
         chosen: T = options[index] if result is None else result
         return chosen

@@ -227,3 +227,15 @@ def test_step_pages_without_own_controls_keep_the_sidebars_view(
         _assert_same(view, _view(fresh, (), view), f"opening {url} in a new browser")
     finally:
         context.close()
+
+
+def test_a_click_on_the_chosen_segment_keeps_it(lab: Lab) -> None:
+    """A segmented control's chosen option stays chosen when clicked again: it used to deselect, and the
+    link then named another option (float64) than the one the page kept using (bfloat16)."""
+    lab.open(page_by_url("/estimators_and_eps"), "?est_rms_dtype=float16")
+    chosen = lab.page.locator(".st-key-est_rms_dtype").get_by_text("float16", exact=True)
+    chosen.click()
+    lab.wait_idle()
+    assert _query(lab.page.url).get("est_rms_dtype") == ["float16"], lab.page.url
+    expect(lab.page.get_by_text("default for float16 input", exact=False).first).to_be_visible()
+    lab.assert_clean()
