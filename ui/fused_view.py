@@ -173,8 +173,8 @@ def verdict(c: F.FusedComparison) -> str:
     worst = max((e for e in c.error.values() if np.isfinite(e)), default=0.0)
     if c.kernel_status != "ok":
         return (
-            "**Neither form goes wrong with exact statistics:** both are within float32 rounding of the exact "
-            f"answer (largest error {fmt(worst, 4)}). {kernel_cap}, so its two columns are empty."
+            "**Neither form goes wrong with exact statistics:** both are within float32 rounding of the "
+            f"exact answer (largest error {fmt(worst, 4)}). {kernel_cap}, so its two columns are empty."
         )
     return (
         "**Neither goes wrong here:** every output is within float32 rounding of the exact answer "
