@@ -144,4 +144,11 @@ LESSONS: tuple[Lesson, ...] = (
         "Five copies of 5e7 normalize to exactly β = 0, yet y = x·s + b in float32 gives 242.27734375, as "
         "PyTorch 2.13's CPU BatchNorm does: b = −μ·s is about −1.58e10 and is stored to the nearest 1024.",
     ),
+    Lesson(
+        "The quiz: a question for every confusion",
+        "pages/16_quiz.py",
+        {},
+        "One question for each of the confusions the lab is built on, with fresh numbers for every "
+        "student; after Check, each links to the page in the state that shows its answer.",
+    ),
 )
