@@ -124,7 +124,7 @@ def span(values: np.ndarray) -> str:
 @st.cache_data(show_spinner=False)
 def shared_undo(sentence: int, site: int, k: int) -> SharedUndo:
     rec = recording()
-    tokens = np.stack([rec.token_vector(sentence, int(t), site) for t in rec.real_token_indices(sentence)])
+    tokens = rec.sentence_tokens(sentence, site)
     return undo_for_token(tokens, k, eps=float(rec.eps[site]))
 
 

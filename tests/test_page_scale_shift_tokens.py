@@ -15,7 +15,7 @@ REC = load_minilm_recording()
 
 def _core(sentence: int, site: int, k: int) -> tuple[undo_for_token, list[str]]:
     positions = [int(t) for t in REC.real_token_indices(sentence)]
-    tokens = np.stack([REC.token_vector(sentence, t, site) for t in positions])
+    tokens = REC.sentence_tokens(sentence, site)
     labels = [f"{t} · {REC.tokens[sentence, t]}" for t in positions]
     return undo_for_token(tokens, k, eps=float(REC.eps[site])), labels
 

@@ -130,20 +130,16 @@ SECTIONS: dict[str, list[Entry]] = {
 OWN_DATA_SECTIONS = ("Layer versus batch", "Why normalize", "Test yourself")
 
 
-def page_file(address: str) -> str:
+def address(path: str) -> str:
+    """A page file's address: ``"pages/2_variance.py"`` is ``"/variance"``, Home is ``"/"``."""
+    name = path.rsplit("/", 1)[1].removesuffix(".py").split("_", 1)[1]
+    return "/" if name == "home" else f"/{name}"
+
+
+def page_file(address_: str) -> str:
     """The page file behind an address such as ``"/variance"`` (``"/"`` is Home).
 
     Raises ``KeyError`` for an address no page has, so a link to a missing page fails its test
     instead of opening Home.
     """
-    files = {
-        "/"
-        + (
-            e.path.rsplit("/", 1)[1].removesuffix(".py").split("_", 1)[1]
-            if not e.path.endswith("0_home.py")
-            else ""
-        ): e.path
-        for entries in SECTIONS.values()
-        for e in entries
-    }
-    return files[address]
+    return {address(e.path): e.path for entries in SECTIONS.values() for e in entries}[address_]

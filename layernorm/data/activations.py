@@ -197,6 +197,32 @@ class MiniLMRecording:
         b = self._check_index(sentence, self.n_sentences, "sentence")
         return np.flatnonzero(self.attention_mask[b] == 1).astype(np.intp)
 
+    def sentence_tokens(self, sentence: int, site: int) -> npt.NDArray[np.float64]:
+        """Input vectors of one sentence's real tokens at one LayerNorm site, as a float64 copy.
+
+        Parameters
+        ----------
+        sentence : int
+            Sentence index, ``0 <= sentence < B``.
+        site : int
+            LayerNorm site index, ``0 <= site < S``.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n_real, d)
+            Row ``j`` is :meth:`token_vector` of the ``j``-th position of
+            :meth:`real_token_indices` (dimensionless model units).
+
+        Raises
+        ------
+        IndexError
+            If an index is out of range.
+        TypeError
+            If an index is not an integer.
+        """
+        s = self._check_index(site, self.n_sites, "site")
+        return np.array(self.inputs[s, sentence, self.real_token_indices(sentence)], dtype=np.float64)
+
     def site_label(self, site: int) -> str:
         """Short human label of a LayerNorm site.
 

@@ -163,7 +163,7 @@ def _shared_pair_statistics(at: Any) -> list[Stat]:
     site = int(widget_value(at, "selectbox", "ss_many_site", 2))
     positions = [int(t) for t in rec.real_token_indices(sentence)]
     token = int(widget_value(at, "selectbox", "ss_many_token", positions[0]))
-    tokens = np.stack([rec.token_vector(sentence, t, site) for t in positions])
+    tokens = rec.sentence_tokens(sentence, site)
     r = undo_for_token(tokens, positions.index(token), eps=float(rec.eps[site]))
     return [
         Stat(f"token {token} · {rec.tokens[sentence, token]}: largest |y − x|", float(r.miss[r.k])),

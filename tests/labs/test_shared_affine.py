@@ -66,7 +66,7 @@ def test_every_token_keeps_its_direction_and_takes_beta_as_its_mean(
 def test_real_minilm_tokens_one_pair_restores_one_token_only() -> None:
     rec = load_minilm_recording()
     site = 2
-    tokens = np.stack([rec.token_vector(0, int(t), site) for t in rec.real_token_indices(0)])
+    tokens = rec.sentence_tokens(0, site)
     eps = float(rec.eps[site])
     r = undo_for_token(tokens, 0, eps=eps)
     assert r.miss[0] < 1e-9 * np.max(np.abs(tokens[0]))

@@ -225,3 +225,14 @@ def test_loader_module_imports_only_numpy() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+def test_sentence_tokens_are_the_real_tokens_vectors_in_order() -> None:
+    from layernorm.data.activations import load_minilm_recording
+
+    rec = load_minilm_recording()
+    for sentence, site in ((0, 0), (3, 12)):
+        rows = rec.sentence_tokens(sentence, site)
+        expected = [rec.token_vector(sentence, int(t), site) for t in rec.real_token_indices(sentence)]
+        assert rows.dtype == np.float64 and rows.shape == (len(expected), rec.d)
+        np.testing.assert_array_equal(rows, np.stack(expected))
