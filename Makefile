@@ -2,9 +2,10 @@
 #
 #   make run          create/update .venv from requirements.txt, then `streamlit run app.py`
 #                     (PORT=8600 make run, or make run PORT=8600, to serve on another port)
-#   make test         create/update .venv with requirements-dev.txt, make sure Debian's Chromium is
-#                     installed (scripts/ensure_chromium.sh), then ruff, mypy (strict, layernorm/) and
-#                     the whole pytest suite, the real-browser tests in tests/e2e included
+#   make test         create/update .venv with requirements-dev.txt, make sure Debian's Chromium and
+#                     PostgreSQL are installed (scripts/ensure_chromium.sh, ensure_postgresql.sh), then
+#                     ruff, mypy (strict, layernorm/ and classroom/) and the whole pytest suite, the
+#                     real-browser tests in tests/e2e and class mode on SQLite and PostgreSQL included
 #   make lint         ruff check ., mypy and the import contracts (lint-imports) only
 #   make bench        run every benchmarks/bench_*.py (prints ratios; never part of `make test`)
 #   make fuzz         10,000 generated user actions (links, typed text, table edits, uploads, widget
@@ -28,7 +29,7 @@ RUN_STAMP := $(VENV)/.stamp-run
 DEV_STAMP := $(VENV)/.stamp-dev
 
 .DEFAULT_GOAL := help
-.PHONY: help run test lint pytest chromium bench fuzz screenshots clean
+.PHONY: help run test lint pytest chromium postgresql bench fuzz screenshots clean
 
 help:
 	@sed -n '1,/^$$/p' $(MAKEFILE_LIST) | sed 's/^# \{0,1\}//'
@@ -65,6 +66,9 @@ run: $(RUN_STAMP)
 chromium:
 	@bash scripts/ensure_chromium.sh
 
+postgresql:
+	@bash scripts/ensure_postgresql.sh
+
 lint: $(DEV_STAMP)
 	@echo "==> ruff check ."
 	$(PY) -m ruff check .
@@ -76,7 +80,7 @@ lint: $(DEV_STAMP)
 # One pytest worker per core (pytest-xdist): JOBS=1 make test runs them in one process.
 JOBS ?= auto
 
-pytest: $(DEV_STAMP) chromium
+pytest: $(DEV_STAMP) chromium postgresql
 	@echo "==> pytest on $(JOBS) workers (all tests, real-browser tests included)"
 	$(PY) -m pytest -n $(JOBS) --dist worksteal
 

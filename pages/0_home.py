@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import live
+from ui import class_views, live
 from ui.lessons import LESSONS
 from ui.live import full_formula
 from ui.live import sidebar as live_sidebar
@@ -42,7 +42,9 @@ st.markdown(
     "learning rates. LLaMA and many newer models use RMSNorm, a cousin that skips the centring."
 )
 # Two lines: on one, the definitions of μ and σ² ran past a 1024-pixel projector's column.
-st.latex(r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta")
+st.latex(
+    r"\mathrm{LayerNorm}(\mathbf{x}) = \gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta"
+)
 st.latex(r"\mu = \frac{1}{d}\sum_{i=1}^{d} x_i \qquad \sigma^2 = \frac{1}{d}\sum_{i=1}^{d}(x_i-\mu)^2")
 
 
@@ -72,6 +74,7 @@ with left:
         for path, title, icon, question in lessons:
             st.page_link(path, label=f"{title} — {question}", icon=icon)
 with right:
+    class_views.home_section()
     st.subheader("Using it in class")
     st.markdown(
         "- Pick the vector in the **sidebar**: a preset, numbers you type, a table, a file "

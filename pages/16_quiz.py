@@ -1,12 +1,14 @@
 """Test yourself: a quiz on the misconceptions people really have about normalization."""
 
+import hashlib
 import secrets
 import urllib.parse
 
 import streamlit as st
 
 from layernorm.labs.quiz import Question, make_quiz
-from ui import page
+from ui import class_session as cs
+from ui import class_views, page
 from ui.fragments import page_fragment, rerun_fragments
 from ui.navigation import page_file
 
@@ -21,10 +23,12 @@ def _new_quiz() -> None:
 
 
 def _answer(q: Question, radio_key: str, box: str) -> None:
-    """Check: record the answer, then rerun the question's box, the score and the closing line only."""
+    """Check: record the answer (in a class, into the class too), then rerun the question's box, the score
+    and the closing line only."""
     choice = st.session_state.get(radio_key)
     if choice is not None:
         st.session_state["quiz_answers"][q.key] = q.options.index(choice)
+        class_views.record(f"quiz_{q.key}", q.options.index(choice), len(q.options))
     rerun_fragments(SCORE, box, END)  # in page order
 
 
@@ -35,11 +39,18 @@ def _try_again() -> None:
 
 if "quiz_seed" not in st.session_state:
     _new_quiz()
+member = cs.member()
+if member is not None:  # a class answers one quiz: the same numbers and order on every screen
+    seed = int.from_bytes(hashlib.sha256(member.code.encode()).digest()[:4]) % 2**31
+    if st.session_state["quiz_seed"] != seed:
+        st.session_state["quiz_seed"] = seed
+        st.session_state["quiz_answers"] = {}
 questions = make_quiz(int(st.session_state["quiz_seed"]))
 round_no = int(st.session_state["quiz_round"])
+following = member is not None and not member.teacher and not class_views.exploring_alone()
 
 page.header(
-    "Test yourself · Fourteen misconceptions",
+    f"Test yourself · {len(questions)} misconceptions",
     "Each question is a mistake real people make about normalization — in code reviews, in tutorials, in "
     "papers. The numbers are drawn for you and every answer is computed by the lab's core, so the quiz is "
     "different each time. Commit to an answer first; the explanation and a link to the page that shows it "
@@ -51,8 +62,12 @@ page.header(
 # Check reruns that box, the score and the closing line (a full rerun sent every question's box, about 70
 # elements, on every click).
 def _right() -> int:
+    """Right answers so far; in a class, of the questions the teacher has revealed."""
     answers = st.session_state["quiz_answers"]
-    return sum(q.check(answers[q.key]) for q in questions if q.key in answers)
+    room = cs.store().room(member.code) if following and member is not None else None
+    revealed = room.revealed if room is not None else frozenset()
+    shown = [q for q in questions if q.key in answers and (not following or f"quiz_{q.key}" in revealed)]
+    return sum(q.check(answers[q.key]) for q in shown)
 
 
 @page_fragment(key=SCORE)
@@ -61,19 +76,29 @@ def score_section() -> None:
     c1, c2, c3 = st.columns([1, 1, 2], vertical_alignment="bottom")
     c1.metric("score", f"{_right()} / {len(questions)}")
     c2.metric("answered", f"{len(answers)} / {len(questions)}")
-    c3.button("Try again with new numbers", key="quiz_again", on_click=_try_again, icon=":material/refresh:")
+    if member is None:  # a class keeps its one quiz
+        c3.button(
+            "Try again with new numbers", key="quiz_again", on_click=_try_again, icon=":material/refresh:"
+        )
     st.progress(len(answers) / len(questions))
 
 
 def question_box(n: int, q: Question) -> None:
     box = f"quiz_q{n}"
 
-    @page_fragment(key=box)
+    def reveal_text(_: int | None) -> None:
+        st.info(f"The answer: {q.options[q.answer]}. {q.explanation}", icon=":material/visibility:")
+
+    # In a class the box also reruns on its own, polling the class (the teacher's tallies, the reveal).
+    @page_fragment(key=box, run_every=class_views.poll_every(), by_user=class_views.poll_every() is None)
     def draw() -> None:
         answers = st.session_state["quiz_answers"]
         with st.container(border=True, key=f"quiz_box_{n}"):
             st.markdown(f"**{n}. {q.topic}**")
             st.text(q.prompt)  # plain text: the numbers and symbols exactly as computed
+            show_now = class_views.room_view(f"quiz_{q.key}", q.options, q.answer, reveal_text)
+            if member is not None and member.teacher:
+                return
             radio_key = f"quiz_{q.key}_{round_no}"
             done = q.key in answers
             st.radio(
@@ -84,6 +109,8 @@ def question_box(n: int, q: Question) -> None:
                 st.button(
                     "Check", key=f"check_{q.key}_{round_no}", on_click=_answer, args=(q, radio_key, box)
                 )
+                return
+            if not show_now:  # in a class, until the teacher reveals it
                 return
             if q.check(answers[q.key]):
                 st.success("Right. " + q.explanation, icon=":material/check_circle:")

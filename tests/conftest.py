@@ -36,6 +36,13 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _class_database(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Class mode's store in AppTest runs: a database of this test process, not the repository's data/."""
+    folder = tmp_path_factory.mktemp("classes")
+    os.environ.setdefault("LAB_DATABASE_URL", f"sqlite:///{folder / 'classes.sqlite3'}")
+
+
 def _clear_cache_data() -> None:
     # Outside a running app Streamlit logs "No runtime found" on every clear; the clear
     # still empties every @st.cache_data function, so keep that warning out of the logs.

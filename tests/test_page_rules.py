@@ -2,9 +2,10 @@
 
 Every control a student sets is in the page's link and kept for the session, so it is made by
 ``ui.controls`` (or ``ui.live``) and its key is listed in ``ui/keys.py``, or it is the sidebar's.
-Two kinds of widget are deliberately left out of links: a student's answer to a question (the
+Three kinds of widget are deliberately left out of links: a student's answer to a question (the
 predict-then-reveal guesses and the quiz's answers: a shared link must not answer for the class),
-and a preset picker that only sets the page's other controls.
+a preset picker that only sets the page's other controls, and class mode's own fields (``class_*``:
+joining a class is one browser's act; the link carries only the class's code).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ PRESETS = {"axes_preset"}  # Which axis?: fills the page's shape and source cont
 
 
 def _an_answer(key: str) -> bool:
-    return key.endswith("_q_guess") or key.startswith("quiz_")
+    return key.endswith("_q_guess") or key.startswith(("quiz_", "class_"))
 
 
 @pytest.mark.parametrize("file", FILES, ids=[f.stem for f in FILES])

@@ -54,13 +54,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 @overload
-def page_fragment(func: F, *, key: str | None = None, run_every: float | None = None) -> F: ...
+def page_fragment(
+    func: F, *, key: str | None = None, run_every: float | None = None, by_user: bool = True
+) -> F: ...
 @overload
 def page_fragment(
-    func: None = None, *, key: str | None = None, run_every: float | None = None
+    func: None = None, *, key: str | None = None, run_every: float | None = None, by_user: bool = True
 ) -> Callable[[F], F]: ...
 def page_fragment(
-    func: F | None = None, *, key: str | None = None, run_every: float | None = None
+    func: F | None = None, *, key: str | None = None, run_every: float | None = None, by_user: bool = True
 ) -> F | Callable[[F], F]:
     """Decorator: ``st.fragment`` for a page's section, whose own reruns take a link's messages away.
 
@@ -81,6 +83,9 @@ def page_fragment(
     run_every : float, optional
         Seconds between the section's own timed reruns (``st.fragment(run_every=...)``): a Play
         button's animation, started by the user, so its reruns count as the user's action too.
+    by_user : bool, default True
+        False for a section whose timed reruns are not the user's doing (class mode's polling of
+        the class): they leave a link's messages where they are.
 
     Returns
     -------
@@ -106,7 +111,8 @@ def page_fragment(
                     st.rerun(scope="app")
             else:
                 drawn_on["page"] = here
-            end_link_news()
+            if by_user:
+                end_link_news()
             return body(*args, **kwargs)
 
         return cast(F, st.fragment(section, key=key, run_every=run_every))

@@ -104,6 +104,8 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
     "app": ("present",),  # presentation mode: a toggle in the sidebar, on every page
 }
 ALL_PAGE_KEYS: frozenset[str] = frozenset(k for keys in PAGE_KEYS.values() for k in keys)
+# A class's keys in an address (ui.class_session): no setting of the lab, never reported as unknown
+CLASS_LINK_KEYS = ("class", "seat", "teach")
 
 # --- Session State entries ---------------------------------------------------------------------
 # The lab sections (ui.state.lab_section) of the page's last finished full run, and of the run in progress

@@ -18,7 +18,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from ui import links
-from ui.keys import ALL_PAGE_KEYS, LINK_NEWS, LINK_SPELLINGS, PAGE_KEYS
+from ui.keys import ALL_PAGE_KEYS, CLASS_LINK_KEYS, LINK_NEWS, LINK_SPELLINGS, PAGE_KEYS
 from ui.minilm import recording
 from ui.settings import AFFINE_MODES, LINK_KEYS, NOT_CARRIED, SOURCES, TOKEN_KEYS
 
@@ -98,7 +98,11 @@ def read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkRe
         notes=tuple(r.note for r in resolved.values() if r.note),
         unused=tuple(k for k in resolved if k not in applies),
         unknown=links.unknown_keys_note(
-            {k: v for k, v in given.items() if k not in keys and k not in ALL_PAGE_KEYS}
+            {
+                k: v
+                for k, v in given.items()
+                if k not in keys and k not in ALL_PAGE_KEYS and k not in CLASS_LINK_KEYS
+            }
         ),
         elsewhere=links.other_pages_keys_note(
             elsewhere,

@@ -14,6 +14,8 @@ from typing import Any
 
 import streamlit as st
 
+from ui import class_session as cs
+from ui import class_views
 from ui.fragments import page_fragment
 from ui.shell import ensure_app_shell
 
@@ -60,10 +62,28 @@ def predict_then_reveal(
     an auto-run of training batches): a fragment's rerun waits for it instead.
     """
 
-    @page_fragment  # in the box's own rerun the student acted: a link's messages elsewhere go
+    def result(choice: str | None) -> None:
+        if choice is not None and options.index(choice) == answer:
+            st.success(f"Right: {options[answer]}. {explanation}")
+        elif choice is not None:
+            st.warning(f"Not quite: the answer is {options[answer]}. {explanation}")
+        else:  # the teacher's screen, once revealed to the class
+            st.info(f"The answer: {options[answer]}. {explanation}")
+
+    def commit() -> None:
+        chosen = st.session_state.get(f"{key}_guess")
+        if chosen is not None:
+            class_views.record(key, list(options).index(chosen), len(options))
+
+    # In a class the box also reruns on its own, polling the class (the teacher's tallies, the reveal).
+    @page_fragment(run_every=class_views.poll_every(), by_user=class_views.poll_every() is None)
     def box() -> None:
         with st.container(border=True):
             st.markdown(f"**Predict, then check.** {question}")
+            show_now = class_views.room_view(key, options, answer, lambda _: result(None))
+            member = cs.member()
+            if member is not None and member.teacher:
+                return
             choice = st.radio(
                 "Your prediction",
                 list(options),
@@ -71,18 +91,20 @@ def predict_then_reveal(
                 key=f"{key}_guess",
                 label_visibility="collapsed",
                 persist_state="session",  # a student's answer is theirs: kept across pages, never in the link
+                on_change=commit,
+                disabled=member is not None and show_now and not class_views.exploring_alone(),  # revealed
             )
-            st.button(
-                "Reveal",
-                key=f"{key}_reveal",
-                disabled=choice is None,
-                on_click=lambda: st.session_state.update({f"{key}_shown": True}),
-            )
-            if st.session_state.get(f"{key}_shown") and choice is not None:
-                if options.index(choice) == answer:
-                    st.success(f"Right: {options[answer]}. {explanation}")
-                else:
-                    st.warning(f"Not quite: the answer is {options[answer]}. {explanation}")
+            if member is None or class_views.exploring_alone():
+                st.button(
+                    "Reveal",
+                    key=f"{key}_reveal",
+                    disabled=choice is None,
+                    on_click=lambda: st.session_state.update({f"{key}_shown": True}),
+                )
+                if st.session_state.get(f"{key}_shown") and choice is not None:
+                    result(choice)
+            elif show_now:  # revealed to the class
+                result(choice)
 
     box()
 

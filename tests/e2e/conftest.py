@@ -21,7 +21,10 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="session")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ServerLog]]:
     """`streamlit run app.py` on a free loopback port: ``(base URL, its log)``; stopped by PID."""
-    with serve(tmp_path_factory.mktemp("streamlit") / "server.log") as running:
+    folder = tmp_path_factory.mktemp("streamlit")
+    # Class mode's store: a database of this run's own, never the repository's data/ folder
+    os.environ["LAB_DATABASE_URL"] = f"sqlite:///{folder / 'classes.sqlite3'}"
+    with serve(folder / "server.log") as running:
         yield running
 
 

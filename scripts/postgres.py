@@ -1,0 +1,113 @@
+"""A throwaway PostgreSQL server in a temporary folder: for the tests, the benchmarks, a trial of ``deploy/``.
+
+Debian's ``postgresql`` package provides the programs (``scripts/ensure_postgresql.sh`` installs it).
+The server listens on a free loopback port and a socket in its temporary folder, trusts local connections,
+and is stopped (fast shutdown) when the ``with`` block ends. PostgreSQL refuses to run as root, so
+as root the folder is given to the ``postgres`` user and the programs run as that user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+
+def _bindir() -> Path:
+    found = shutil.which("pg_config")
+    if found:
+        out = subprocess.run([found, "--bindir"], capture_output=True, text=True, check=False).stdout.strip()
+        if out and (Path(out) / "initdb").exists():
+            return Path(out)
+    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if not candidates:
+        raise RuntimeError(
+            "PostgreSQL's server programs are missing: run `bash scripts/ensure_postgresql.sh` "
+            "(Debian: apt-get install postgresql)"
+        )
+    return Path(candidates[-1]).parent
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _as_owner(cmd: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
+
+
+@contextlib.contextmanager
+def temporary_postgres(*, max_connections: int = 100) -> Iterator[str]:
+    """Start a server with its data in a new temporary folder; yields its SQLAlchemy URL.
+
+    The folder is made directly in the system's temporary directory: as root, the ``postgres`` user
+    must be able to reach it, which a folder inside root's own private temporary folders is not.
+    """
+    bindir = _bindir()
+    with tempfile.TemporaryDirectory(prefix="lab-postgres-") as name:
+        with _server(bindir, Path(name), max_connections) as url:
+            yield url
+
+
+@contextlib.contextmanager
+def _server(bindir: Path, folder: Path, max_connections: int) -> Iterator[str]:
+    data, sock = folder / "data", folder / "sock"
+    sock.mkdir(exist_ok=True)
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres")
+        shutil.chown(sock, "postgres")
+    port = _free_port()
+    run = {"check": True, "capture_output": True, "text": True}
+    subprocess.run(
+        _as_owner(
+            [
+                str(bindir / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ]
+        ),
+        **run,  # type: ignore[call-overload]
+    )
+    options = (
+        f"-p {port} -k {sock} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections={max_connections}"
+    )
+    subprocess.run(
+        _as_owner(
+            [
+                str(bindir / "pg_ctl"),
+                "-D",
+                str(data),
+                "-o",
+                options,
+                "-l",
+                str(folder / "server.log"),
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ]
+        ),
+        **run,  # type: ignore[call-overload]
+    )
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run(
+            _as_owner([str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]),
+            capture_output=True,
+            check=False,
+        )

@@ -1,0 +1,96 @@
+"""A class, end to end in Chromium: a teacher and three students, each in a browser context of their own.
+
+The teacher starts a class on Home; the students open the join link and join; the teacher sends the
+class to the Mean page; each student answers its question; the teacher's screen shows the room's
+answers; Reveal shows the answer on every student's screen. Along the way: the teacher key is in no
+student's page or address, nor in the teacher's own address, and no student sees a nickname.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, Playwright, expect
+
+from e2e.support import WAIT_MS
+from scripts.browser import CHROMIUM, CHROMIUM_ARGS, IDLE
+
+pytestmark = pytest.mark.browser
+
+MEAN_OPTIONS = ["Every entry grows by 5", "Nothing: it is unchanged", "It is multiplied by 5"]
+PANEL = ".st-key-class_panel"
+
+
+@pytest.fixture
+def chromium(playwright_driver: Playwright) -> Iterator[Browser]:
+    """A Chromium of this test's own, for separate contexts (no shared cookies or storage)."""
+    browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+def _tab(chromium: Browser) -> Page:
+    page = chromium.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    page.set_default_timeout(WAIT_MS)
+    return page
+
+
+def test_a_teacher_and_three_students_answer_reveal_and_follow(chromium: Browser, server: str) -> None:
+    teacher = _tab(chromium)
+    teacher.goto(server + "/")
+    teacher.locator(IDLE).wait_for()
+    teacher.get_by_role("button", name="Start a class (teacher)").click()
+    panel = teacher.locator(PANEL)
+    expect(panel).to_contain_text("you lead it")
+    found = re.search(r"Class ([A-Z2-9]{6})", panel.inner_text())
+    assert found, panel.inner_text()
+    code = found.group(1)
+    teacher.get_by_text("Your private teacher link").click()
+    key_link = panel.locator('[data-testid="stCode"]').inner_text()
+    key = re.search(r"teach=([\w-]+)", key_link)
+    assert key, key_link
+    assert "teach" not in teacher.url
+
+    students = []
+    for i in range(3):
+        student = _tab(chromium)
+        student.goto(f"{server}/?class={code}")
+        student.locator(IDLE).wait_for()
+        expect(student.get_by_label("Class code")).to_have_value(code)  # the join link fills it in
+        student.get_by_label("Nickname (optional)").fill(f"Student{i}")
+        student.get_by_role("button", name="Join the class").click()
+        expect(student.locator(PANEL)).to_contain_text(f"Class {code}")
+        expect(student).to_have_url(re.compile(rf"class={code}&seat=[\w-]+"))
+        students.append(student)
+    expect(panel).to_contain_text("3 joined: Student0, Student1, Student2")
+
+    # Follow me: the teacher opens Mean and sends the class there
+    teacher.locator('[data-testid="stSidebarNav"] a[href$="/mean"]').click()
+    expect(teacher).to_have_url(re.compile(r"/mean"))
+    teacher.locator(IDLE).wait_for()
+    teacher.get_by_role("button", name="Send the class here").click()
+    for student in students:
+        expect(student).to_have_url(re.compile(rf"/mean\?.*class={code}"))
+
+    # The room answers; the teacher's screen counts it, and says nothing of who
+    for student, choice in zip(students, (0, 1, 1), strict=True):
+        student.get_by_text(MEAN_OPTIONS[choice]).click()
+        expect(student.get_by_text("Your answer is in")).to_be_visible()
+    expect(teacher.get_by_text("3 answers from the class")).to_be_visible()
+    expect(teacher.get_by_text(f"{MEAN_OPTIONS[1]} — 2")).to_be_visible()
+    expect(teacher.get_by_text("2 of 3 right; most common wrong answer: Every entry grows by 5")).to_be_visible()
+    for student in students:
+        expect(student.get_by_text("Right:")).to_have_count(0)  # nothing revealed yet
+
+    teacher.get_by_role("button", name="Reveal to the class").click()
+    expect(students[0].get_by_text("Not quite: the answer is Nothing")).to_be_visible()
+    for student in students[1:]:
+        expect(student.get_by_text("Right: Nothing: it is unchanged")).to_be_visible()
+    expect(students[0].get_by_text("3 answers from the class")).to_be_visible()
+
+    for student in students:
+        text = student.locator("body").inner_text()
+        assert key.group(1) not in text and key.group(1) not in student.url
+        assert "Student" not in text  # nicknames are the teacher's to see

@@ -1,0 +1,144 @@
+"""Who this browser is in a class: a student's seat or the teacher's key, and the class in the link.
+
+A student's address carries ``class=<code>&seat=<seat>`` on every page, so a browser that loses its
+server (a lab process restarted, or another process behind the balancer) comes back in its class,
+in its seat, with its answers. The teacher's key never stays in an address: the private teacher link
+(``?class=<code>&teach=<key>``) is read once, kept in this session only, and taken out of the
+address, so a projected screen never shows it. Storage is ``classroom.store``; this module is the
+Streamlit side of it.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from dataclasses import dataclass
+
+import limits
+import streamlit as st
+
+from classroom import database_url
+from classroom.store import ClassError, Store, normal_code, open_engine
+from ui.keys import CLASS_LINK_KEYS
+
+LINK_KEYS = CLASS_LINK_KEYS  # not settings of the lab: ui.linking leaves them alone
+CLASS, SEAT, TEACH = LINK_KEYS  # the URL's keys
+MEMBER = "class_member"  # Session State: the Member this browser is
+NOTICE = "class_notice"  # Session State: a message for the class panel (a link that did not work)
+_JOINS = limits.parse("10/minute")  # join attempts per client address (a code cannot be guessed by trying)
+_limiter = limits.strategies.MovingWindowRateLimiter(limits.storage.MemoryStorage())
+
+
+@dataclass(frozen=True)
+class Member:
+    code: str
+    seat: str | None = None  # a student's seat
+    key: str | None = None  # the teacher's key
+
+    @property
+    def teacher(self) -> bool:
+        return self.key is not None
+
+
+@st.cache_resource(show_spinner=False)
+def store() -> Store:
+    """The class store of this lab process (one engine, shared by every session's thread)."""
+    return Store(open_engine(database_url()))
+
+
+def member() -> Member | None:
+    found = st.session_state.get(MEMBER)
+    return found if isinstance(found, Member) else None
+
+
+def _leave_quietly() -> None:
+    st.session_state.pop(MEMBER, None)
+    for key in (CLASS, SEAT, TEACH):
+        if key in st.query_params:
+            del st.query_params[key]
+
+
+def leave(notice: str | None = None) -> None:
+    """This browser leaves its class (a student) or stops leading it here (the teacher)."""
+    _leave_quietly()
+    if notice:
+        st.session_state[NOTICE] = notice
+
+
+def start_class() -> None:
+    """Button callback: a new class, led from this browser."""
+    started = store().start()
+    st.session_state[MEMBER] = Member(started.code, key=started.teacher_key)
+
+
+def end_class() -> None:
+    """Button callback: the teacher ends the class; every answer is deleted."""
+    m = member()
+    if m is not None and m.key is not None:
+        try:
+            store().end(m.code, m.key)
+        except ClassError:
+            pass  # already ended (by another of the teacher's tabs, or it expired): nothing left to do
+    leave("The class has ended and its answers are deleted.")
+
+
+def join(typed_code: str, nickname: str | None) -> str | None:
+    """Join the class ``typed_code``; returns a message for the student when that cannot be done."""
+    if not _limiter.hit(_JOINS, st.context.ip_address or "local"):
+        return "Too many tries to join in a minute: wait a little, then try again."
+    code = normal_code(typed_code)
+    if code is None:
+        return "A class code is six letters and digits, as your teacher shows it (for example K7QF2M)."
+    try:
+        seat = store().join(code, nickname)
+    except ClassError as exc:
+        return str(exc)
+    st.session_state[MEMBER] = Member(code, seat=seat)
+    return None
+
+
+def read_class_link() -> None:
+    """Every run, before the page: the class the address names, and the address kept in the class.
+
+    A teacher link makes this session the teacher's and loses its key from the address; an address
+    with a seat of a class that still exists puts a returning browser back in its seat. While this
+    browser is in a class, every page's address carries the class (and the seat): Streamlit drops
+    the keys no control is bound to on a page switch, and the browser writes the new page's address
+    back over the old one (``ui.history``), so this adds no Back step.
+    """
+    given = st.query_params
+    code = normal_code(given.get(CLASS, "")) if given.get(CLASS) else None
+    if TEACH in given:
+        key = given.get(TEACH, "")
+        del st.query_params[TEACH]
+        if code is not None and store().is_teacher(code, key):
+            st.session_state[MEMBER] = Member(code, key=key)
+        else:
+            st.session_state[NOTICE] = "That teacher link is not valid any more: the class has ended."
+    m = member()
+    if m is None and code is not None and given.get(SEAT) and store().has_seat(code, given[SEAT]):
+        m = Member(code, seat=given[SEAT])
+        st.session_state[MEMBER] = m
+    if m is not None:
+        if given.get(CLASS) != m.code:
+            st.query_params[CLASS] = m.code
+        if m.seat is not None and given.get(SEAT) != m.seat:
+            st.query_params[SEAT] = m.seat
+
+
+def join_address(code: str) -> str:
+    """The join link to show the class: Home, with the code filled in."""
+    url = urllib.parse.urlsplit(st.context.url or "http://localhost:8501/")
+    return urllib.parse.urlunsplit((url.scheme, url.netloc, "/", urllib.parse.urlencode({CLASS: code}), ""))
+
+
+def teacher_address(m: Member) -> str:
+    """The teacher's private link: the same class, led from any browser that opens it."""
+    url = urllib.parse.urlsplit(join_address(m.code))
+    query = urllib.parse.urlencode({CLASS: m.code, TEACH: m.key or ""})
+    return urllib.parse.urlunsplit((url.scheme, url.netloc, "/", query, ""))
+
+
+def view_query() -> str:
+    """This view's link without the class's own keys: what "Send the class here" sends."""
+    pairs = [(k, v) for k in st.query_params if k not in LINK_KEYS for v in st.query_params.get_all(k)]
+    return urllib.parse.urlencode(pairs)

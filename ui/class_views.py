@@ -1,0 +1,279 @@
+"""Class mode on screen: join or start a class (Home), the class panel (sidebar), and a question's
+room view (the predict-then-check boxes and the quiz).
+
+Everything a student's screen learns from the class arrives by polling the store: a timed fragment
+reruns alone (no page rerun) every :data:`STUDENT_POLL_S` while the student follows the teacher or
+waits for a reveal, and every :data:`TEACHER_POLL_S` on the teacher's tallies (an answer is on the
+teacher's screen within that time plus one run). A browser in no class polls nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import urllib.parse
+from collections.abc import Callable, Sequence
+
+import segno
+import streamlit as st
+
+from classroom.store import ClassError
+from ui import class_session as cs
+from ui.fragments import page_fragment
+from ui.navigation import page_file
+
+STUDENT_POLL_S = 2.0
+TEACHER_POLL_S = 1.0
+FOLLOW = "class_follow"  # the student's "Follow the teacher" toggle
+LEAD_SEEN = "class_lead_seen"  # the teacher's last lead this browser followed (or saw on joining)
+
+
+# --- Home: join or start --------------------------------------------------------------------------
+
+
+def _join() -> None:
+    problem = cs.join(st.session_state.get("class_join_code", ""), st.session_state.get("class_join_name"))
+    st.session_state[cs.NOTICE] = problem
+    if problem is None:
+        st.session_state[LEAD_SEEN] = 0  # go where the class is now
+
+
+def home_section() -> None:
+    """Home's "Run it as a class": a student joins with the code, a teacher starts a class."""
+    m = cs.member()
+    st.subheader("Run it as a class")
+    if m is not None:
+        who = "You lead" if m.teacher else "You are in"
+        st.success(f"{who} class {m.code}: see the sidebar.", icon=":material/groups:")
+        return
+    st.caption(
+        "The room answers each *Predict, then check* and the quiz together: the teacher sees how the class "
+        "answered, live, then reveals the answer on every screen. Nothing personal is asked."
+    )
+    join_col, start_col = st.columns(2)
+    with join_col:
+        with st.form("class_join", border=True):
+            st.text_input(
+                "Class code", key="class_join_code", max_chars=8, placeholder="K7QF2M",
+                value=st.query_params.get(cs.CLASS, ""),
+            )  # fmt: skip
+            st.text_input("Nickname (optional)", key="class_join_name", max_chars=24)
+            st.form_submit_button("Join the class", on_click=_join, icon=":material/login:")
+        if problem := st.session_state.get(cs.NOTICE):
+            st.text(problem)  # plain text: it may quote what the student typed
+    with start_col:
+        st.button(
+            "Start a class (teacher)", key="class_start", on_click=cs.start_class, icon=":material/school:"
+        )
+        st.caption("You get a code and a QR code to project, and a private teacher link for yourself.")
+
+
+# --- the sidebar's class panel --------------------------------------------------------------------
+
+
+def _qr_png(text: str) -> bytes:
+    out = io.BytesIO()
+    segno.make(text, error="m").save(out, kind="png", scale=8, border=2)
+    return out.getvalue()
+
+
+@st.dialog("Join the class", width="large")
+def _show_code(code: str) -> None:
+    left, right = st.columns([3, 2], vertical_alignment="center")
+    left.markdown(f"# {code}")
+    left.text(cs.join_address(code))
+    left.caption("Open the link, or type the code on the lab's Home page.")
+    right.image(_qr_png(cs.join_address(code)), width=280)
+
+
+def _send_here(page: str) -> None:
+    m = cs.member()
+    if m is not None and m.key is not None:
+        try:
+            cs.store().lead(m.code, m.key, page, cs.view_query())
+            st.session_state[cs.NOTICE] = None
+        except ClassError as exc:
+            st.session_state[cs.NOTICE] = str(exc)
+
+
+@page_fragment(by_user=False, run_every=STUDENT_POLL_S)
+def _roster(code: str) -> None:
+    """Who has joined, on the teacher's screen only (nicknames are never shown beside an answer)."""
+    room = cs.store().room(code)
+    names = cs.store().nicknames(code)
+    if room is not None:
+        st.caption(f"{room.students} joined" + (f": {', '.join(names)}" if names else ""))
+
+
+def _teacher_panel(m: cs.Member, page: str) -> None:
+    room = cs.store().room(m.code)
+    if room is None:
+        cs.leave("The class has ended (nobody used it for three hours, or it was ended elsewhere).")
+        return
+    st.markdown(f"**Class {m.code}** · you lead it")
+    _roster(m.code)
+    if st.button("Show the join code", key="class_show", icon=":material/qr_code_2:"):
+        _show_code(m.code)
+    st.button(
+        "Send the class here",
+        key="class_lead",
+        on_click=_send_here,
+        args=(page,),
+        icon=":material/near_me:",
+        help="Every student who follows you opens this page, with this page's settings.",
+    )
+    with st.expander("Your private teacher link"):
+        st.caption("Lead the class from another browser with it. Do not project it or share it.")
+        st.code(cs.teacher_address(m), language=None)
+    st.button("End the class", key="class_end", on_click=cs.end_class, icon=":material/logout:")
+
+
+@page_fragment(by_user=False, run_every=STUDENT_POLL_S)
+def _follow(code: str, page: str) -> None:
+    """Every few seconds: the class still there, and the teacher's lead followed if it is new."""
+    room = cs.store().room(code)
+    if room is None:
+        cs.leave("Your class has ended.")
+        st.rerun(scope="app")
+    assert room is not None
+    st.caption(f"Class {code} · {room.students} joined")
+    seen = st.session_state.get(LEAD_SEEN)
+    if seen is None or not st.session_state.get(FOLLOW, True):
+        st.session_state[LEAD_SEEN] = room.lead_version
+    elif room.lead_version > seen:
+        st.session_state[LEAD_SEEN] = room.lead_version
+        m = cs.member()
+        if room.lead_page is not None and m is not None and m.seat is not None:
+            query = dict(urllib.parse.parse_qsl(room.lead_query or ""))
+            st.switch_page(page_file(room.lead_page), query_params=query | {cs.CLASS: code, cs.SEAT: m.seat})
+
+
+def sidebar_panel(page: str) -> None:
+    """The class panel at the top of the sidebar, on every page, for a browser in a class (else a notice
+    of what ended, or nothing). ``page``: the address of the page shown ("/variance")."""
+    m = cs.member()
+    notice = st.session_state.get(cs.NOTICE)
+    if m is None:
+        if notice and notice.startswith(("The class", "Your class", "That teacher")):
+            st.sidebar.info(notice, icon=":material/groups:")
+            st.session_state[cs.NOTICE] = None
+        return
+    with st.sidebar.container(border=True, key="class_panel"):
+        if m.teacher:
+            _teacher_panel(m, page)
+        else:
+            st.toggle(
+                "Follow the teacher",
+                key=FOLLOW,
+                value=True,
+                help="Off: explore alone; your answers still count, and you see each answer now.",
+            )
+            _follow(m.code, page)
+            st.button("Leave the class", key="class_leave", on_click=cs.leave, icon=":material/logout:")
+        if notice:
+            st.text(notice)
+
+
+# --- a question answered by the room --------------------------------------------------------------
+
+
+def exploring_alone() -> bool:
+    return not st.session_state.get(FOLLOW, True)
+
+
+def record(question: str, choice: int, options: int) -> None:
+    """A student's answer into the class (called when the student commits); a refusal is said in the box."""
+    m = cs.member()
+    if m is None or m.seat is None:
+        return
+    try:
+        cs.store().answer(m.code, m.seat, question, choice, options)
+        st.session_state.pop(f"class_refused_{question}", None)
+    except ClassError as exc:
+        st.session_state[f"class_refused_{question}"] = str(exc)
+
+
+def tally_bars(options: Sequence[str], counts: dict[int, int], answer: int | None) -> None:
+    """How the room answered: one bar per option (the right one marked once revealed)."""
+    total = sum(counts.values())
+    st.caption(f"{total} answer{'s' if total != 1 else ''} from the class")
+    for i, text in enumerate(options):
+        n = counts.get(i, 0)
+        mark = "✓ " if answer == i else ""
+        st.progress(n / total if total else 0.0, text=f"{mark}{text} — {n}")
+
+
+def room_view(
+    question: str, options: Sequence[str], answer: int, show_answer: Callable[[int | None], None]
+) -> bool:
+    """A question's class part, inside the question's own box. Returns True when the box should show
+    the student's own result now (no class, exploring alone, or revealed), False while it waits.
+
+    The teacher sees the room's tallies, live, and a button that reveals the answer on every screen;
+    ``show_answer(None)`` then shows the answer and its explanation. A student's box waits for the reveal.
+    """
+    m = cs.member()
+    if m is None:
+        return True
+    if m.teacher:
+        _teacher_tallies(m, question, options, answer, show_answer)
+        return False
+    if refused := st.session_state.get(f"class_refused_{question}"):
+        st.text(refused)
+    if exploring_alone():
+        return True
+    room = cs.store().room(m.code)
+    if room is not None and question in room.revealed:
+        tally_bars(options, cs.store().tallies(m.code).get(question, {}), answer)
+        return True
+    if room is not None:
+        given = cs.store().answer_of(m.code, m.seat or "", question)
+        st.caption(
+            "Your answer is in: you can change it until your teacher reveals the answer."
+            if given is not None
+            else "Answer, and your teacher reveals the answer to the whole class."
+        )
+    return False
+
+
+def _teacher_tallies(
+    m: cs.Member,
+    question: str,
+    options: Sequence[str],
+    answer: int,
+    show_answer: Callable[[int | None], None],
+) -> None:
+    room = cs.store().room(m.code)
+    revealed = room is not None and question in room.revealed
+    counts = cs.store().tallies(m.code).get(question, {})
+    tally_bars(options, counts, answer if revealed else None)
+    if revealed:
+        show_answer(None)
+        return
+    wrong = {i: n for i, n in counts.items() if i != answer}
+    if counts:
+        right = counts.get(answer, 0)
+        common = max(wrong, key=lambda i: wrong[i]) if wrong else None
+        st.caption(
+            f"{right} of {sum(counts.values())} right"
+            + (f"; most common wrong answer: {options[common]}" if common is not None else "")
+            + " (only you see this until you reveal)."
+        )
+    st.button("Reveal to the class", key=f"class_reveal_{question}", on_click=_reveal, args=(question,),
+              icon=":material/visibility:")  # fmt: skip
+
+
+def _reveal(question: str) -> None:
+    m = cs.member()
+    if m is not None and m.key is not None:
+        try:
+            cs.store().reveal(m.code, m.key, question)
+        except ClassError as exc:
+            st.session_state[cs.NOTICE] = str(exc)
+
+
+def poll_every() -> float | None:
+    """How often a question's box reruns on its own in this browser: None outside a class."""
+    m = cs.member()
+    if m is None:
+        return None
+    return TEACHER_POLL_S if m.teacher else (None if exploring_alone() else STUDENT_POLL_S)
