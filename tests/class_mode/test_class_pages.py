@@ -1,0 +1,139 @@
+"""Class mode in the app (AppTest, the app's own store): links, seats, the teacher key, the boxes.
+
+The store is the test process's SQLite file (``tests/conftest.py``); each test starts its own class.
+"""
+
+from __future__ import annotations
+
+import pytest
+from apptest_support import HOME, MEAN, ok, open_page, page_text
+from streamlit.testing.v1 import AppTest
+
+from ui import class_session as cs
+
+QUIZ = "pages/16_quiz.py"
+MEAN_OPTIONS = ["Every entry grows by 5", "Nothing: it is unchanged", "It is multiplied by 5"]
+
+
+def _store() -> cs.Store:
+    # The app's store is a st.cache_resource of the test process: the same database the app writes.
+    return cs.store()
+
+
+def _member(at: AppTest) -> cs.Member | None:
+    found = at.session_state[cs.MEMBER] if cs.MEMBER in at.session_state else None
+    return found if isinstance(found, cs.Member) else None
+
+
+def test_a_teacher_link_makes_this_session_the_teacher_and_leaves_the_address() -> None:
+    started = _store().start()
+    at = open_page(HOME, **{"class": started.code, "teach": started.teacher_key})
+    assert _member(at) == cs.Member(started.code, key=started.teacher_key)
+    assert at.query_params.get("teach") is None
+    assert at.query_params["class"] == started.code
+    assert not any("not a setting" in str(i.value) or "teach" in str(i.value) for i in at.info)
+
+
+@pytest.mark.parametrize("bad", ["wrong-key", ""])
+def test_a_teacher_link_with_a_wrong_key_leads_nothing_and_says_so(bad: str) -> None:
+    started = _store().start()
+    at = open_page(MEAN, **{"class": started.code, "teach": bad})
+    assert _member(at) is None
+    assert at.query_params.get("teach") is None
+    assert "That teacher link is not valid any more" in page_text(at)
+    assert not any(b.key == "class_reveal_mean_q" for b in at.button)
+
+
+def test_a_returning_student_gets_their_seat_back_and_their_answer() -> None:
+    code = _store().start().code
+    seat = _store().join(code, "Ada")
+    _store().answer(code, seat, "mean_q", 1, options=3)
+    at = open_page(MEAN, **{"class": code, "seat": seat})
+    assert _member(at) == cs.Member(code, seat=seat)
+    text = page_text(at)
+    assert "Your answer is in" in text
+    assert not any(b.key == "mean_q_reveal" for b in at.button)  # the teacher reveals, not the student
+    assert "is not a setting" not in text and "seat" not in " ".join(str(i.value) for i in at.info)
+
+
+def test_a_seat_of_another_class_is_no_seat() -> None:
+    code, other = _store().start().code, _store().start().code
+    seat = _store().join(other)
+    at = open_page(MEAN, **{"class": code, "seat": seat})
+    assert _member(at) is None
+    assert any(b.key == "mean_q_reveal" for b in at.button)  # the box as it is outside a class
+
+
+def test_a_student_answer_is_recorded_and_waits_for_the_reveal() -> None:
+    started = _store().start()
+    seat = _store().join(started.code)
+    at = open_page(MEAN, **{"class": started.code, "seat": seat})
+    ok(at.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[2]).run())
+    assert _store().tallies(started.code) == {"mean_q": {2: 1}}
+    assert "Not quite" not in page_text(at)
+    _store().reveal(started.code, started.teacher_key, "mean_q")
+    ok(at.run())
+    assert "Not quite: the answer is Nothing: it is unchanged." in page_text(at)
+    assert at.radio(key="mean_q_guess").disabled
+
+
+def test_exploring_alone_shows_the_reveal_button_and_still_records() -> None:
+    code = _store().start().code
+    seat = _store().join(code)
+    at = open_page(MEAN, **{"class": code, "seat": seat})
+    ok(at.toggle(key="class_follow").set_value(False).run())
+    ok(at.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[1]).run())
+    ok(at.button(key="mean_q_reveal").click().run())
+    assert "Right: Nothing: it is unchanged." in page_text(at)
+    assert _store().tallies(code) == {"mean_q": {1: 1}}
+
+
+def test_the_teacher_sees_counts_and_reveals() -> None:
+    started = _store().start()
+    for choice in (0, 1, 1):
+        _store().answer(started.code, _store().join(started.code), "mean_q", choice, options=3)
+    at = open_page(MEAN, **{"class": started.code, "teach": started.teacher_key})
+    text = page_text(at)
+    assert "3 answers from the class" in text
+    assert "2 of 3 right; most common wrong answer: Every entry grows by 5" in text
+    bars = [(p.proto.value, p.proto.text) for p in at.get("progress")]
+    assert bars == [(33, f"{MEAN_OPTIONS[0]} — 1"), (66, f"{MEAN_OPTIONS[1]} — 2"), (0, f"{MEAN_OPTIONS[2]} — 0")]
+    ok(at.run())  # the same again: the teacher's answer is not given away before the reveal
+    assert "✓" not in " ".join(str(p.proto.text) for p in at.get("progress"))
+    ok(at.button(key="class_reveal_mean_q").click().run())
+    assert _store().room(started.code).revealed == frozenset({"mean_q"})  # type: ignore[union-attr]
+    assert "The answer: Nothing: it is unchanged." in page_text(at)
+
+
+def test_a_class_answers_one_quiz_and_the_score_waits_for_the_reveal() -> None:
+    started = _store().start()
+    seats = [_store().join(started.code) for _ in range(2)]
+    first = open_page(QUIZ, **{"class": started.code, "seat": seats[0]})
+    second = open_page(QUIZ, **{"class": started.code, "seat": seats[1]})
+    prompts = [str(t.value) for t in first.text]
+    assert prompts == [str(t.value) for t in second.text]  # the same numbers and order on every screen
+    assert not any(b.key == "quiz_again" for b in first.button)
+    radio = next(r for r in first.radio if str(r.key).startswith("quiz_"))
+    ok(radio.set_value(radio.options[0]).run())
+    check = next(b for b in first.button if str(b.key).startswith("check_"))
+    ok(check.click().run())
+    question = "quiz_" + str(check.key).removeprefix("check_").rsplit("_", 1)[0]
+    assert _store().tallies(started.code) == {question: {0: 1}}
+    assert any(str(m.value) == "0 / 25" for m in first.metric)  # no score before the reveal
+
+
+def test_home_join_form_joins_with_a_nickname_and_refuses_a_bad_code() -> None:
+    code = _store().start().code
+    at = open_page(HOME, **{"class": code})
+    assert at.text_input(key="class_join_code").value == code
+    at.text_input(key="class_join_code").set_value("K7QF")
+    ok(at.button(key="FormSubmitter:class_join-Join the class").click().run())
+    assert "A class code is six letters and digits" in " ".join(str(t.value) for t in at.text)
+    assert _member(at) is None
+    at.text_input(key="class_join_code").set_value(code.lower())
+    at.text_input(key="class_join_name").set_value("<b>Bo</b>")
+    ok(at.button(key="FormSubmitter:class_join-Join the class").click().run())
+    member = _member(at)
+    assert member is not None and member.code == code and member.seat is not None
+    assert _store().nicknames(code) == ["<b>Bo</b>"]
+    assert at.query_params["seat"] == member.seat
