@@ -290,6 +290,7 @@ class Store:
     def join(self, code: str, nickname: str | None = None) -> str:
         """A new seat in ``code``'s class; returns the seat's id, which the student's browser keeps."""
         name = clean_nickname(nickname)
+        self.expire()
         seat = secrets.token_urlsafe(12)
         now = self.clock()
         with self.engine.begin() as conn:

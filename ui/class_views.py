@@ -20,6 +20,7 @@ from classroom.store import ClassError
 from ui import class_session as cs
 from ui.fragments import page_fragment
 from ui.navigation import page_file
+from ui.text import plain
 
 STUDENT_POLL_S = 2.0
 TEACHER_POLL_S = 1.0
@@ -101,7 +102,7 @@ def _roster(code: str) -> None:
     room = cs.store().room(code)
     names = cs.store().nicknames(code)
     if room is not None:
-        st.caption(f"{room.students} joined" + (f": {', '.join(names)}" if names else ""))
+        st.caption(f"{room.students} joined" + (f": {plain(', '.join(names), limit=400)}" if names else ""))
 
 
 def _teacher_panel(m: cs.Member, page: str) -> None:

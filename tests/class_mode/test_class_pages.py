@@ -10,6 +10,7 @@ from apptest_support import HOME, MEAN, ok, open_page, page_text
 from streamlit.testing.v1 import AppTest
 
 from ui import class_session as cs
+from ui.text import plain
 
 QUIZ = "pages/16_quiz.py"
 MEAN_OPTIONS = ["Every entry grows by 5", "Nothing: it is unchanged", "It is multiplied by 5"]
@@ -97,7 +98,11 @@ def test_the_teacher_sees_counts_and_reveals() -> None:
     assert "3 answers from the class" in text
     assert "2 of 3 right; most common wrong answer: Every entry grows by 5" in text
     bars = [(p.proto.value, p.proto.text) for p in at.get("progress")]
-    assert bars == [(33, f"{MEAN_OPTIONS[0]} — 1"), (66, f"{MEAN_OPTIONS[1]} — 2"), (0, f"{MEAN_OPTIONS[2]} — 0")]
+    assert bars == [
+        (33, f"{MEAN_OPTIONS[0]} — 1"),
+        (66, f"{MEAN_OPTIONS[1]} — 2"),
+        (0, f"{MEAN_OPTIONS[2]} — 0"),
+    ]
     ok(at.run())  # the same again: the teacher's answer is not given away before the reveal
     assert "✓" not in " ".join(str(p.proto.text) for p in at.get("progress"))
     ok(at.button(key="class_reveal_mean_q").click().run())
@@ -137,3 +142,11 @@ def test_home_join_form_joins_with_a_nickname_and_refuses_a_bad_code() -> None:
     assert member is not None and member.code == code and member.seat is not None
     assert _store().nicknames(code) == ["<b>Bo</b>"]
     assert at.query_params["seat"] == member.seat
+
+
+def test_the_teachers_roster_shows_nicknames_as_plain_text() -> None:
+    started = _store().start()
+    _store().join(started.code, "**B** [x](h://e) :red[y]")
+    at = open_page(HOME, **{"class": started.code, "teach": started.teacher_key})
+    roster = [str(c.value) for c in at.caption if "joined" in str(c.value)]
+    assert roster == [f"1 joined: {plain('**B** [x](h://e) :red[y]', limit=400)}"]
