@@ -133,12 +133,14 @@ class Result:
     cpu_pct: list[float] = field(default_factory=list)  # per lab process
     rss_mb: list[float] = field(default_factory=list)
     haproxy_cpu_pct: float = 0.0
+    cpu_ms_per_run: float = float("nan")  # the live processes' CPU / their finished runs
     client_cpu_pct: float = 0.0
     errors: list[str] = field(default_factory=list)
     reconnect_s: list[float] = field(default_factory=list)
     killed: str = ""
     killed_students: int = 0
     saw_answer_again: int = 0
+    answered_before_kill: int = 0  # of the killed process's students
 
 
 async def measure(d: Any, store: Store, layout: str, n: int, args: argparse.Namespace) -> Result:
@@ -253,6 +255,9 @@ async def measure(d: Any, store: Store, layout: str, n: int, args: argparse.Name
         victims = [lab for lab in d.labs if lab.name != teacher.server]
         lab = max(victims, key=lambda lab: by_server.get(lab.name, 0))
         res.killed, res.killed_students = lab.name, by_server.get(lab.name, 0)
+        res.answered_before_kill = sum(
+            1 for seat, s in students.items() if s.server == lab.name and seat in res.sent
+        )
         killed_at = time.perf_counter()
         killed.set()
         lab.proc.kill()
@@ -283,6 +288,9 @@ async def measure(d: Any, store: Store, layout: str, n: int, args: argparse.Name
         for s, c, a in zip(stats, cpu0, alive, strict=True)
     ]
     res.rss_mb = peak
+    runs = len(res.slider_ms) + len(res.poll_ms) + len(res.sent)
+    if all(alive) and runs:
+        res.cpu_ms_per_run = sum(res.cpu_pct) * window * 10 / runs
     res.haproxy_cpu_pct = 100 * (hap.cpu() - hcpu0) / window if hap else 0.0
     res.client_cpu_pct = 100 * (time.process_time() - ccpu0) / window
     # The k-th accepted answer (by acceptance) is on the teacher's chart once it shows k answers.
@@ -308,7 +316,8 @@ async def measure(d: Any, store: Store, layout: str, n: int, args: argparse.Name
 HEADER = (
     f"{'layout':<22} | {'N':>4} | {'ok':>4} | {'moves':>5} | {'slider p50':>10} | {'p95':>6} | "
     f"{'polls':>5} | {'poll p95':>8} | {'answer→chart p50':>16} | {'p95':>6} | {'accepted/in DB':>14} | "
-    f"{'lab CPU % (each)':>18} | {'RSS MB (each)':>13} | {'HAProxy':>7} | {'client':>6} | {'errs':>4}"
+    f"{'lab CPU % (each)':>18} | {'CPU ms/run':>10} | {'RSS MB (each)':>13} | {'HAProxy':>7} | "
+    f"{'client':>6} | {'errs':>4}"
 )
 
 
@@ -320,7 +329,8 @@ def fmt(r: Result) -> str:
         f"{pct(r.slider_ms, 0.5):>7.0f} ms | {pct(r.slider_ms, 0.95):>6.0f} | {len(r.poll_ms):>5} | "
         f"{pct(r.poll_ms, 0.95):>5.0f} ms | {pct(r.answer_ms, 0.5):>13.0f} ms | "
         f"{pct(r.answer_ms, 0.95):>6.0f} | "
-        f"{len(r.sent):>6}/{r.in_db:<7} | {cpu:>18} | {rss:>13} | {r.haproxy_cpu_pct:>6.1f}% | "
+        f"{len(r.sent):>6}/{r.in_db:<7} | {cpu:>18} | {r.cpu_ms_per_run:>10.1f} | {rss:>13} | "
+        f"{r.haproxy_cpu_pct:>6.1f}% | "
         f"{r.client_cpu_pct:>5.0f}% | {len(r.errors):>4}"
     )
 
@@ -334,8 +344,8 @@ def notes(r: Result) -> list[str]:
             f"killed {r.killed} ({r.killed_students} students on it); answers lost {r.lost} "
             f"(accepted {len(r.sent)}, in the database {r.in_db}); reconnected {len(r.reconnect_s)}: kill → "
             f"first finished run p50 {pct(r.reconnect_s, 0.5):.1f} s, p95 {pct(r.reconnect_s, 0.95):.1f} s, "
-            f"max {max(r.reconnect_s, default=float('nan')):.1f} s; {r.saw_answer_again} of the reconnected "
-            "who had answered saw their answer in again"
+            f"max {max(r.reconnect_s, default=float('nan')):.1f} s; {r.saw_answer_again} of the "
+            f"{r.answered_before_kill} who had answered before the kill saw their answer in again"
         )
     elif r.lost:
         out.append(f"answers lost: {r.lost}")
@@ -383,7 +393,8 @@ def main() -> None:
         "Columns: ok = students whose page loaded; moves = finished slider reruns, p50/p95 from send to "
         "script_finished; polls = the timers' fragment reruns; answer→chart = answer sent → teacher's chart "
         "counts it; accepted = answers a student saw in; lab CPU = each process's user+system CPU over "
-        "the window, % of one core; RSS = each process's peak; HAProxy = its CPU; client = this "
+        "the window, % of one core; CPU ms/run = their CPU / every finished run (moves, polls, answers), "
+        "what one student's action costs; RSS = each process's peak; HAProxy = its CPU; client = this "
         "process's CPU."
     )
     print("  " + HEADER)
