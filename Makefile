@@ -4,8 +4,8 @@
 #                     (PORT=8600 make run, or make run PORT=8600, to serve on another port)
 #   make class        the lab for a class: PROCESSES lab processes (default 2) behind HAProxy on PORT, the
 #                     answers in PostgreSQL under data/postgres/ (deploy/serve.py; Ctrl-C stops it all)
-#   make test         create/update .venv with requirements-dev.txt, make sure Debian's Chromium and
-#                     PostgreSQL are installed (scripts/ensure_chromium.sh, ensure_postgresql.sh), then
+#   make test         create/update .venv with requirements-dev.txt, make sure Debian's Chromium,
+#                     PostgreSQL and HAProxy are installed (scripts/ensure_*.sh), then
 #                     ruff, mypy (strict, layernorm/ and classroom/) and the whole pytest suite, the
 #                     real-browser tests in tests/e2e and class mode on SQLite and PostgreSQL included
 #   make lint         ruff check ., mypy and the import contracts (lint-imports) only
@@ -89,7 +89,7 @@ lint: $(DEV_STAMP)
 # One pytest worker per core (pytest-xdist): JOBS=1 make test runs them in one process.
 JOBS ?= auto
 
-pytest: $(DEV_STAMP) chromium postgresql
+pytest: $(DEV_STAMP) chromium postgresql haproxy
 	@echo "==> pytest on $(JOBS) workers (all tests, real-browser tests included)"
 	$(PY) -m pytest -n $(JOBS) --dist worksteal
 

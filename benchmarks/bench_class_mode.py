@@ -21,16 +21,14 @@ sessions pinned by its cookie) on one PostgreSQL shared by every run. The class 
   sent as an ``is_auto_rerun`` fragment rerun on time. A session sends one run at a time (a move waits
   for a poll going on, and the reverse); a run's time is counted from its send.
 
-Reported: slider rerun p50/p95; answer → teacher's chart (a student's answer sent → the first "K answers
-from the class" on the teacher's screen with K at least its rank among the accepted answers) p50/p95;
-answers accepted / rows in the database; the lab processes' CPU (sum, % of one core) and RSS, HAProxy's
-CPU; this client's CPU (it shares the machine's cores with the servers).
+Reported: slider p50/p95; answer → teacher's chart (answer sent → the first "K answers from the class" on
+the teacher's screen with K at least its rank among the accepted answers) p50/p95; answers accepted / in
+the database; each lab process's CPU and RSS, HAProxy's CPU, this client's CPU (it shares the cores).
 
 ``--kill-at S``: S seconds into the window, SIGKILL the lab process holding the most students but not the
-teacher. Its students reconnect as a browser does (the same URL and cookies, retrying every 0.5 s;
-HAProxy sends them to a live process) and go on; the students whose answer was not accepted yet answer
-again. Reported: answers lost (accepted by a client, missing in the database), the kill → first finished
-run after reconnecting (p50/p95/max), and how many reconnected students still saw their answer in.
+teacher. Its students reconnect as a browser does (same URL and cookies, again every 0.5 s; HAProxy
+sends them to a live process); those not yet accepted answer again. Reported: answers lost (accepted,
+not in the database), kill → first finished run after reconnecting, who saw their answer in again.
 
 Prints tables; asserts nothing. Everything it started is stopped at the end (also on SIGTERM).
 """
@@ -165,14 +163,10 @@ async def measure(d: Any, store: Store, layout: str, n: int, args: argparse.Name
     await asyncio.gather(*(open_one(s, i * args.ramp / n) for i, s in enumerate(students.values())))
     stats = [ServerStats(lab.proc.pid) for lab in d.labs]
     hap = ServerStats(d.haproxy.pid) if len(d.labs) > 1 else None
-    cpu0 = [s.cpu() for s in stats]
-    hcpu0 = hap.cpu() if hap else 0.0
+    cpu0, hcpu0 = [s.cpu() for s in stats], hap.cpu() if hap else 0.0
     ccpu0, t0 = time.process_time(), time.perf_counter()
     stop_at = t0 + args.duration
-    kill_at = t0 + args.kill_at if args.kill_at else None
-    killed = asyncio.Event()
-    killed_at = 0.0
-    peak = [s.rss_mb() for s in stats]
+    killed, killed_at, peak = asyncio.Event(), 0.0, [s.rss_mb() for s in stats]
 
     async def reconnect(s: Member) -> None:
         """As the browser: the same URL and cookies, again every 0.5 s until a page run finishes."""
@@ -180,11 +174,9 @@ async def measure(d: Any, store: Store, layout: str, n: int, args: argparse.Name
             await asyncio.wait_for(s.ws.close(), 1)
         while time.perf_counter() < stop_at + args.grace:
             s.lock = asyncio.Lock()  # a run cut by the lost connection leaves nothing to wait for
-            try:
+            with contextlib.suppress(Exception):
                 if await s.open(10):
                     return
-            except Exception:
-                pass
             await asyncio.sleep(0.5)
 
     async def timers(s: Member) -> None:
@@ -247,8 +239,7 @@ async def measure(d: Any, store: Store, layout: str, n: int, args: argparse.Name
 
     async def killer() -> None:
         nonlocal killed_at
-        assert kill_at is not None
-        await asyncio.sleep(max(0.0, kill_at - time.perf_counter()))
+        await asyncio.sleep(args.kill_at)
         by_server: dict[str, int] = {}
         for s in students.values():
             by_server[s.server] = by_server.get(s.server, 0) + 1
@@ -272,7 +263,7 @@ async def measure(d: Any, store: Store, layout: str, n: int, args: argparse.Name
     rng = random.Random(args.seed * 1000 + n)
     ready = {seat: s for seat, s in students.items() if s.control is not None}
     aux = [asyncio.create_task(sample()), asyncio.create_task(timers(teacher))]
-    if kill_at is not None:
+    if args.kill_at:
         aux.append(asyncio.create_task(killer()))
     tasks = [asyncio.create_task(student(seat, s, random.Random(rng.random()))) for seat, s in ready.items()]
     await asyncio.wait(tasks, timeout=args.duration + args.grace)
