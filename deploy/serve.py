@@ -19,7 +19,9 @@ more cores. This starts:
 
 A lab process that exits is started again on its port; meanwhile its students' browsers reconnect
 through HAProxy to another process and, their address carrying ``?class=..&seat=..``, sit in their
-seat again (their answers are in the database). Ctrl-C or SIGTERM stops everything, the database last.
+seat again (their answers are in the database). Ctrl-C, SIGTERM or a closed terminal stops everything,
+the database last; if serve.py is killed outright, the lab processes and HAProxy go with it, and the
+next start stops the PostgreSQL left running on ``data/postgres/`` before starting it again.
 Logs: ``data/deploy/lab-<i>.log``; HAProxy's lines go to this terminal.
 """
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import os
 import secrets
 import shutil
@@ -83,6 +86,7 @@ class Lab:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,  # Ctrl-C in the terminal reaches serve.py, which stops it in order
+                preexec_fn=_die_with_parent,
             )
 
     def healthy(self) -> bool:
@@ -116,6 +120,12 @@ class Deployment:
                 self.events.append(f"{lab.name} (port {lab.port}) exited with {code}; started again")
                 again.append(lab)
         return again
+
+
+def _die_with_parent() -> None:
+    """In the child: SIGTERM when serve.py dies, even killed outright (Linux), so nothing is left running."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def _stop(proc: subprocess.Popen[bytes] | None, grace: float = 10.0) -> None:
@@ -221,7 +231,7 @@ def deployment(
         # -db: stay in the foreground, no daemon, so that stopping this process's child stops it.
         d.haproxy = subprocess.Popen(
             [binary, "-db", "-f", str(config)], stdout=out, stderr=subprocess.STDOUT if out else None,
-            stdin=subprocess.DEVNULL, start_new_session=True,
+            stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_die_with_parent,
         )  # fmt: skip
         stack.callback(_stop, d.haproxy)
 
@@ -252,6 +262,7 @@ def main() -> None:
         parser.error("--processes: at least 1")
     # SIGTERM unwinds like Ctrl-C: haproxy, then the lab processes, then the database are stopped.
     signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGHUP, _interrupt)  # the terminal window closed
     where = "LAB_DATABASE_URL" if os.environ.get("LAB_DATABASE_URL") else f"PostgreSQL in {DATA / 'postgres'}"
     print(f"starting {args.processes} lab processes, class data: {where} ...", flush=True)
     try:

@@ -90,6 +90,10 @@ def _server(bindir: Path, folder: Path, max_connections: int, *, durable: bool) 
     port = _free_port()
     run = {"check": True, "capture_output": True, "text": True}
     if (data / "PG_VERSION").exists():  # a durable server's data from an earlier start
+        # Still running if what started it was killed outright: stopped first, so this start owns it.
+        pg_ctl = [str(bindir / "pg_ctl"), "-D", str(data)]
+        if subprocess.run(_as_owner([*pg_ctl, "status"]), capture_output=True, check=False).returncode == 0:
+            subprocess.run(_as_owner([*pg_ctl, "-m", "fast", "-w", "stop"]), capture_output=True, check=False)
         yield from _running(bindir, folder, port, max_connections, durable=durable)
         return
     subprocess.run(
