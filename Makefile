@@ -2,8 +2,10 @@
 #
 #   make run          create/update .venv from requirements.txt, then `streamlit run app.py`
 #                     (PORT=8600 make run, or make run PORT=8600, to serve on another port)
-#   make test         create/update .venv with requirements-dev.txt, make sure Debian's Chromium and
-#                     PostgreSQL are installed (scripts/ensure_chromium.sh, ensure_postgresql.sh), then
+#   make class        the lab for a class: PROCESSES lab processes (default 2) behind HAProxy on PORT, the
+#                     answers in PostgreSQL under data/postgres/ (deploy/serve.py; Ctrl-C stops it all)
+#   make test         create/update .venv with requirements-dev.txt, make sure Debian's Chromium,
+#                     PostgreSQL and HAProxy are installed (scripts/ensure_*.sh), then
 #                     ruff, mypy (strict, layernorm/ and classroom/) and the whole pytest suite, the
 #                     real-browser tests in tests/e2e and class mode on SQLite and PostgreSQL included
 #   make lint         ruff check ., mypy and the import contracts (lint-imports) only
@@ -29,7 +31,7 @@ RUN_STAMP := $(VENV)/.stamp-run
 DEV_STAMP := $(VENV)/.stamp-dev
 
 .DEFAULT_GOAL := help
-.PHONY: help run test lint pytest chromium postgresql bench fuzz screenshots clean
+.PHONY: help run class test lint pytest chromium postgresql haproxy bench fuzz screenshots clean
 
 help:
 	@sed -n '1,/^$$/p' $(MAKEFILE_LIST) | sed 's/^# \{0,1\}//'
@@ -63,8 +65,15 @@ $(DEV_STAMP): $(REQS) | $(PY)
 run: $(RUN_STAMP)
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
+PROCESSES ?= 2
+class: $(RUN_STAMP) postgresql haproxy
+	$(PY) deploy/serve.py --processes $(PROCESSES) --port $(PORT)
+
 chromium:
 	@bash scripts/ensure_chromium.sh
+
+haproxy:
+	@bash scripts/ensure_haproxy.sh
 
 postgresql:
 	@bash scripts/ensure_postgresql.sh
@@ -80,7 +89,7 @@ lint: $(DEV_STAMP)
 # One pytest worker per core (pytest-xdist): JOBS=1 make test runs them in one process.
 JOBS ?= auto
 
-pytest: $(DEV_STAMP) chromium postgresql
+pytest: $(DEV_STAMP) chromium postgresql haproxy
 	@echo "==> pytest on $(JOBS) workers (all tests, real-browser tests included)"
 	$(PY) -m pytest -n $(JOBS) --dist worksteal
 

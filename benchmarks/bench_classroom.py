@@ -311,9 +311,11 @@ class Session:
         self.undecodable = 0
         self.unknown_types: set[str] = set()
         self.page_not_found = False
+        self.on_message: Any = None  # called with each ForwardMsg (ref_hash resolved): bench_class_mode.py
+        self.jar = CookieJar()  # kept across reconnects, as a browser keeps its cookies (a balancer's too)
 
     async def connect(self) -> None:
-        jar = CookieJar()
+        jar = self.jar
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
 
         def fetch() -> None:
@@ -336,7 +338,9 @@ class Session:
             open_timeout=60,
         )
 
-    def _rerun_msg(self, widget: Any = None, first: bool = False, fragment_id: str = "") -> bytes:
+    def _rerun_msg(
+        self, widget: Any = None, first: bool = False, fragment_id: str = "", auto: bool = False
+    ) -> bytes:
         from streamlit.proto.BackMsg_pb2 import BackMsg
 
         msg = BackMsg()
@@ -351,6 +355,7 @@ class Session:
             cs.widget_states.widgets.append(widget)
         if fragment_id:  # as the browser does for a widget inside an st.fragment
             cs.fragment_id = fragment_id
+        cs.is_auto_rerun = auto  # a fragment's run_every timer, not the user
         cs.cached_message_hashes.extend(self.cache)
         ci = cs.context_info
         ci.timezone, ci.timezone_offset, ci.locale = "UTC", 0, "en-US"
@@ -405,6 +410,8 @@ class Session:
                         self.cache[msg.hash][1] = self.run_count
                     else:
                         self.cache[msg.hash] = [data, self.run_count]
+                if self.on_message is not None:
+                    self.on_message(kind, msg)
                 if kind == "new_session":
                     self.page_hash = msg.new_session.page_script_hash
                     self.max_age = msg.new_session.config.max_cached_message_age or self.max_age

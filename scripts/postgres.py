@@ -1,4 +1,5 @@
-"""A throwaway PostgreSQL server in a temporary folder: for the tests, the benchmarks, a trial of ``deploy/``.
+"""A PostgreSQL server of the lab's own: a throwaway one in a temporary folder (the tests, the benchmarks),
+or one whose data stays in a folder from one start to the next (``deploy/serve.py``: ``data/postgres/``).
 
 Debian's ``postgresql`` package provides the programs (``scripts/ensure_postgresql.sh`` installs it).
 The server listens on a free loopback port and a socket in its temporary folder, trusts local connections,
@@ -53,12 +54,34 @@ def temporary_postgres(*, max_connections: int = 100) -> Iterator[str]:
     """
     bindir = _bindir()
     with tempfile.TemporaryDirectory(prefix="lab-postgres-") as name:
-        with _server(bindir, Path(name), max_connections) as url:
+        with _server(bindir, Path(name), max_connections, durable=False) as url:
             yield url
 
 
 @contextlib.contextmanager
-def _server(bindir: Path, folder: Path, max_connections: int) -> Iterator[str]:
+def persistent_postgres(folder: Path, *, max_connections: int = 100) -> Iterator[str]:
+    """Start a server whose data lives in ``folder`` (made and initialised on first use, reused after);
+    yields its SQLAlchemy URL. Unlike the throwaway server it syncs to disk: a class's answers must
+    survive a power cut, not only a restart.
+
+    As root, ``folder`` is given to the ``postgres`` user, and every folder above it must let that user
+    through (``/root`` does not: keep the clone elsewhere, or set ``LAB_DATABASE_URL``).
+    """
+    folder = folder.resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        probe = subprocess.run(_as_owner(["test", "-x", str(folder)]), check=False)
+        if probe.returncode != 0:
+            raise RuntimeError(
+                f"the postgres user cannot reach {folder}: a folder above it is private. Move the lab, "
+                "or point LAB_DATABASE_URL at a PostgreSQL of your own."
+            )
+    with _server(_bindir(), folder, max_connections, durable=True) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def _server(bindir: Path, folder: Path, max_connections: int, *, durable: bool) -> Iterator[str]:
     data, sock = folder / "data", folder / "sock"
     sock.mkdir(exist_ok=True)
     if os.geteuid() == 0:
@@ -66,6 +89,13 @@ def _server(bindir: Path, folder: Path, max_connections: int) -> Iterator[str]:
         shutil.chown(sock, "postgres")
     port = _free_port()
     run = {"check": True, "capture_output": True, "text": True}
+    if (data / "PG_VERSION").exists():  # a durable server's data from an earlier start
+        # Still running if what started it was killed outright: stopped first, so this start owns it.
+        pg_ctl = [str(bindir / "pg_ctl"), "-D", str(data)]
+        if subprocess.run(_as_owner([*pg_ctl, "status"]), capture_output=True, check=False).returncode == 0:
+            subprocess.run(_as_owner([*pg_ctl, "-m", "fast", "-w", "stop"]), capture_output=True, check=False)
+        yield from _running(bindir, folder, port, max_connections, durable=durable)
+        return
     subprocess.run(
         _as_owner(
             [
@@ -77,14 +107,21 @@ def _server(bindir: Path, folder: Path, max_connections: int) -> Iterator[str]:
                 "--auth=trust",
                 "-E",
                 "UTF8",
-                "--no-sync",
+                *([] if durable else ["--no-sync"]),
             ]
         ),
         **run,  # type: ignore[call-overload]
     )
-    options = (
-        f"-p {port} -k {sock} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections={max_connections}"
-    )
+    yield from _running(bindir, folder, port, max_connections, durable=durable)
+
+
+def _running(bindir: Path, folder: Path, port: int, max_connections: int, *, durable: bool) -> Iterator[str]:
+    """Start the server on ``folder / "data"``, yield its URL, stop it."""
+    data, sock = folder / "data", folder / "sock"
+    run = {"check": True, "capture_output": True, "text": True}
+    options = f"-p {port} -k {sock} -c listen_addresses=127.0.0.1 -c max_connections={max_connections}"
+    if not durable:  # a throwaway server's data need not survive a crash: no waiting for the disk
+        options += " -c fsync=off"
     subprocess.run(
         _as_owner(
             [

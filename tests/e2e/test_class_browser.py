@@ -80,7 +80,8 @@ def test_a_teacher_and_three_students_answer_reveal_and_follow(chromium: Browser
         expect(student.get_by_text("Your answer is in")).to_be_visible()
     expect(teacher.get_by_text("3 answers from the class")).to_be_visible()
     expect(teacher.get_by_text(f"{MEAN_OPTIONS[1]} — 2")).to_be_visible()
-    expect(teacher.get_by_text("2 of 3 right; most common wrong answer: Every entry grows by 5")).to_be_visible()
+    verdict = "2 of 3 right; most common wrong answer: Every entry grows by 5"
+    expect(teacher.get_by_text(verdict)).to_be_visible()
     for student in students:
         expect(student.get_by_text("Right:")).to_have_count(0)  # nothing revealed yet
 
