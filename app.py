@@ -7,6 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from ui.class_session import read_class_link
+from ui.class_views import new_page_run as class_page_run
 from ui.class_views import sidebar_panel as class_panel
 from ui.formulas import fit_formulas
 from ui.heap import freeze_imports
@@ -38,6 +39,7 @@ nav = st.navigation({k: v for k, v in pages.items() if v}, expanded=True)
 own_data = {p.url_path for section in OWN_DATA_SECTIONS for p in pages[section]}
 titles = {p.url_path: p.title for section in pages.values() for p in section}
 read_class_link()  # this browser's class, from the address (ui/class_session.py)
+class_page_run()
 class_panel("/" + nav.url_path)  # in a class: the class panel, above the sidebar's settings
 sidebar(own_data=nav.url_path in own_data, page=nav.url_path, titles=titles)
 presentation_toggle()

@@ -126,6 +126,22 @@ def clean_nickname(text: str | None) -> str | None:
     return name
 
 
+@dataclass(frozen=True)
+class Summary:
+    """One question's answers as the teacher reads them."""
+
+    answers: int
+    right: int
+    common_wrong: int | None  # the wrong choice most answered (the lowest of a tie), None if no wrong answer
+
+
+def summarize(counts: dict[int, int], answer: int) -> Summary:
+    """:class:`Summary` of ``counts`` ({choice: how many}) for a question whose right choice is ``answer``."""
+    wrong = {i: n for i, n in counts.items() if i != answer and n > 0}
+    common = min(wrong, key=lambda i: (-wrong[i], i)) if wrong else None
+    return Summary(sum(counts.values()), counts.get(answer, 0), common)
+
+
 def _hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 

@@ -89,8 +89,7 @@ def question_box(n: int, q: Question) -> None:
     def reveal_text(_: int | None) -> None:
         st.info(f"The answer: {q.options[q.answer]}. {q.explanation}", icon=":material/visibility:")
 
-    # In a class the box also reruns on its own, polling the class (the teacher's tallies, the reveal).
-    @page_fragment(key=box, run_every=class_views.poll_every(), by_user=class_views.poll_every() is None)
+    @page_fragment(key=box)
     def draw() -> None:
         answers = st.session_state["quiz_answers"]
         with st.container(border=True, key=f"quiz_box_{n}"):
@@ -144,6 +143,9 @@ def end_section() -> None:
 
 
 score_section()
+class_views.quiz_summary(
+    [(f"quiz_{q.key}", f"{n}. {q.topic}", q.options, q.answer) for n, q in enumerate(questions, 1)]
+)
 for n, q in enumerate(questions, start=1):
     question_box(n, q)
 end_section()

@@ -1,10 +1,13 @@
 """Class mode on screen: join or start a class (Home), the class panel (sidebar), and a question's
 room view (the predict-then-check boxes and the quiz).
 
-Everything a student's screen learns from the class arrives by polling the store: a timed fragment
-reruns alone (no page rerun) every :data:`STUDENT_POLL_S` while the student follows the teacher or
-waits for a reveal, and every :data:`TEACHER_POLL_S` on the teacher's tallies (an answer is on the
-teacher's screen within that time plus one run). A browser in no class polls nothing.
+Everything a screen learns from the class arrives by polling the store, one timer per screen where
+it can be: a student's class panel reruns alone every :data:`STUDENT_POLL_S` (the class still there,
+the teacher's lead, a reveal of a question on this page, which reruns the page once); the teacher's
+question box every :data:`TEACHER_POLL_S` (an answer is on the teacher's screen within that time plus
+one run). Each timed run costs the server about as much as a slider move (``benchmarks/bench_class_mode.py``),
+so a student's boxes do not poll: thirty students with a timer in every box doubled the server's load.
+A browser in no class polls nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from collections.abc import Callable, Sequence
 import segno
 import streamlit as st
 
-from classroom.store import ClassError
+from classroom.store import ClassError, summarize
 from ui import class_session as cs
 from ui.fragments import page_fragment
 from ui.navigation import page_file
@@ -26,6 +29,8 @@ STUDENT_POLL_S = 2.0
 TEACHER_POLL_S = 1.0
 FOLLOW = "class_follow"  # the student's "Follow the teacher" toggle
 LEAD_SEEN = "class_lead_seen"  # the teacher's last lead this browser followed (or saw on joining)
+ON_PAGE = "class_on_page"  # the questions of the page shown (its last full run), whose reveal reruns it
+REVEALED_SEEN = "class_revealed_seen"  # the reveals this browser's page has drawn
 
 
 # --- Home: join or start --------------------------------------------------------------------------
@@ -137,6 +142,10 @@ def _follow(code: str, page: str) -> None:
         st.rerun(scope="app")
     assert room is not None
     st.caption(f"Class {code} · {room.students} joined")
+    new = room.revealed - st.session_state.get(REVEALED_SEEN, frozenset())
+    st.session_state[REVEALED_SEEN] = room.revealed
+    if new & st.session_state.get(ON_PAGE, set()) and not exploring_alone():
+        st.rerun(scope="app")  # a question on this page was revealed: the page shows the answer
     seen = st.session_state.get(LEAD_SEEN)
     if seen is None or not st.session_state.get(FOLLOW, True):
         st.session_state[LEAD_SEEN] = room.lead_version
@@ -215,6 +224,7 @@ def room_view(
     m = cs.member()
     if m is None:
         return True
+    st.session_state.setdefault(ON_PAGE, set()).add(question)
     if m.teacher:
         _teacher_tallies(m, question, options, answer, show_answer)
         return False
@@ -250,13 +260,15 @@ def _teacher_tallies(
     if revealed:
         show_answer(None)
         return
-    wrong = {i: n for i, n in counts.items() if i != answer}
     if counts:
-        right = counts.get(answer, 0)
-        common = max(wrong, key=lambda i: wrong[i]) if wrong else None
+        told = summarize(counts, answer)
         st.caption(
-            f"{right} of {sum(counts.values())} right"
-            + (f"; most common wrong answer: {options[common]}" if common is not None else "")
+            f"{told.right} of {told.answers} right"
+            + (
+                f"; most common wrong answer: {options[told.common_wrong]}"
+                if told.common_wrong is not None
+                else ""
+            )
             + " (only you see this until you reveal)."
         )
     st.button("Reveal to the class", key=f"class_reveal_{question}", on_click=_reveal, args=(question,),
@@ -273,8 +285,37 @@ def _reveal(question: str) -> None:
 
 
 def poll_every() -> float | None:
-    """How often a question's box reruns on its own in this browser: None outside a class."""
+    """How often a question's box reruns on its own in this browser: the teacher's, for the live tallies;
+    None otherwise (a student's reveal comes through the class panel's timer)."""
     m = cs.member()
-    if m is None:
-        return None
-    return TEACHER_POLL_S if m.teacher else (None if exploring_alone() else STUDENT_POLL_S)
+    return TEACHER_POLL_S if m is not None and m.teacher else None
+
+
+def new_page_run() -> None:
+    """A full run starts: the page's questions are counted again as its boxes draw."""
+    st.session_state[ON_PAGE] = set()
+
+
+def quiz_summary(questions: Sequence[tuple[str, str, Sequence[str], int]]) -> None:
+    """The teacher's live view of the quiz: per question (its id, title, options, right choice), how many
+    answered, how many are right and the most common wrong answer. One timer for the whole quiz."""
+
+    @page_fragment(by_user=False, run_every=TEACHER_POLL_S)
+    def table(code: str) -> None:
+        import pandas as pd  # only on the teacher's quiz: a first page load does not wait for pandas
+
+        tallies = cs.store().tallies(code)
+        rows = []
+        for qid, title, options, answer in questions:
+            told = summarize(tallies.get(qid, {}), answer)
+            wrong = options[told.common_wrong] if told.common_wrong is not None else ""
+            rows.append((title, told.answers, told.right, wrong))
+        st.dataframe(
+            pd.DataFrame(rows, columns=["question", "answers", "right", "most common wrong answer"]),
+            hide_index=True,
+        )
+
+    m = cs.member()
+    if m is not None and m.teacher:
+        st.markdown("**How the class answered** (live; reveal each question in its box)")
+        table(m.code)

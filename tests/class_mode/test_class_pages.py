@@ -150,3 +150,17 @@ def test_the_teachers_roster_shows_nicknames_as_plain_text() -> None:
     at = open_page(HOME, **{"class": started.code, "teach": started.teacher_key})
     roster = [str(c.value) for c in at.caption if "joined" in str(c.value)]
     assert roster == [f"1 joined: {plain('**B** [x](h://e) :red[y]', limit=400)}"]
+
+
+def test_the_teacher_sees_the_whole_quiz_in_one_live_table() -> None:
+    started = _store().start()
+    first = open_page(QUIZ, **{"class": started.code, "seat": _store().join(started.code)})
+    radio = next(r for r in first.radio if str(r.key).startswith("quiz_"))
+    ok(radio.set_value(radio.options[0]).run())
+    ok(next(b for b in first.button if str(b.key).startswith("check_")).click().run())
+    teacher = open_page(QUIZ, **{"class": started.code, "teach": started.teacher_key})
+    table = teacher.dataframe[0].value
+    assert list(table.columns) == ["question", "answers", "right", "most common wrong answer"]
+    assert len(table) == 25 and table["answers"].sum() == 1
+    assert not any(str(b.key).startswith("check_") for b in teacher.button)  # the teacher answers nothing
+    assert sum(str(b.key).startswith("class_reveal_quiz_") for b in teacher.button) == 25

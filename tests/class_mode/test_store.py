@@ -19,6 +19,7 @@ from classroom.store import (
     normal_code,
     open_engine,
     rooms,
+    summarize,
 )
 
 from .conftest import Clock
@@ -223,3 +224,18 @@ def test_a_nickname_is_short_plain_text() -> None:
         clean_nickname("x" * (NICKNAME_MAX + 1))
     with pytest.raises(ClassError, match="plain text"):
         clean_nickname("a\u200bb")
+
+
+@pytest.mark.parametrize(
+    ("counts", "answer", "want"),
+    [
+        ({}, 1, (0, 0, None)),
+        ({1: 4}, 1, (4, 4, None)),
+        ({0: 2, 1: 3, 2: 2}, 1, (7, 3, 0)),  # a tie between wrong answers: the first option
+        ({0: 1, 2: 5, 3: 0}, 0, (6, 1, 2)),
+        ({3: 0, 2: 0}, 1, (0, 0, None)),
+    ],
+)
+def test_a_questions_summary(counts: dict[int, int], answer: int, want: tuple[int, int, int | None]) -> None:
+    told = summarize(counts, answer)
+    assert (told.answers, told.right, told.common_wrong) == want
