@@ -17,7 +17,7 @@ sessions pinned by its cookie) on one PostgreSQL shared by every run. The class 
   ``string_value`` sent as the box's fragment rerun, as the browser does; the answer counts as *accepted*
   when that run shows "Your answer is in";
 - every session also does what the browser's timers do: each ``auto_rerun`` the server asked for (the
-  students' class panel and predict box every 2 s, the teacher's box every 1 s and roster every 2 s) is
+  students' class panel every 4 s, the teacher's box every 1 s and roster every 2 s) is
   sent as an ``is_auto_rerun`` fragment rerun on time. A session sends one run at a time (a move waits
   for a poll going on, and the reverse); a run's time is counted from its send.
 

@@ -17,7 +17,7 @@ import limits
 import streamlit as st
 
 from classroom import database_url
-from classroom.store import ClassError, Store, normal_code, open_engine
+from classroom.store import ClassError, Room, Store, normal_code, open_engine
 from ui.keys import CLASS_LINK_KEYS
 
 LINK_KEYS = CLASS_LINK_KEYS  # not settings of the lab: ui.linking leaves them alone
@@ -43,6 +43,13 @@ class Member:
 def store() -> Store:
     """The class store of this lab process (one engine, shared by every session's thread)."""
     return Store(open_engine(database_url()))
+
+
+@st.cache_data(ttl=1.0, show_spinner=False, max_entries=1000)
+def room_now(code: str) -> Room | None:
+    """The room as the students' timers read it: one query a second per class and process, whatever the
+    number of students (their timers tick every few seconds; a second more or less does not matter)."""
+    return store().room(code)
 
 
 def member() -> Member | None:

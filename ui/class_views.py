@@ -25,7 +25,10 @@ from ui.fragments import page_fragment
 from ui.navigation import page_file
 from ui.text import plain
 
-STUDENT_POLL_S = 2.0
+# A student's timer: the reveal and the teacher's lead reach a student within this (plus a run). Each
+# timed run costs the server what a slider move costs; at 2 s, 150 students' timers were half of two
+# processes' work (benchmarks/README.md, "Class mode").
+STUDENT_POLL_S = 4.0
 TEACHER_POLL_S = 1.0
 FOLLOW = "class_follow"  # the student's "Follow the teacher" toggle
 LEAD_SEEN = "class_lead_seen"  # the teacher's last lead this browser followed (or saw on joining)
@@ -136,7 +139,7 @@ def _teacher_panel(m: cs.Member, page: str) -> None:
 @page_fragment(by_user=False, run_every=STUDENT_POLL_S)
 def _follow(code: str, page: str) -> None:
     """Every few seconds: the class still there, and the teacher's lead followed if it is new."""
-    room = cs.store().room(code)
+    room = cs.room_now(code)
     if room is None:
         cs.leave("Your class has ended.")
         st.rerun(scope="app")
