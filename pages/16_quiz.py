@@ -52,9 +52,9 @@ following = member is not None and not member.teacher and not class_views.explor
 page.header(
     f"Test yourself · {len(questions)} misconceptions",
     "Each question is a mistake real people make about normalization — in code reviews, in tutorials, in "
-    "papers. The numbers are drawn for you and every answer is computed by the lab's core, so the quiz is "
-    "different each time. Commit to an answer first; the explanation and a link to the page that shows it "
-    "appear only after you check.",
+    "papers. The numbers are drawn for you (in a class, once for the whole class) and every answer is computed "
+    "by the lab's core, so each quiz is different. Commit to an answer first; the explanation and a link to "
+    "the page that shows it appear only after you check (in a class, once your teacher reveals it).",
 )
 
 

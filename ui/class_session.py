@@ -3,9 +3,12 @@
 A student's address carries ``class=<code>&seat=<seat>`` on every page, so a browser that loses its
 server (a lab process restarted, or another process behind the balancer) comes back in its class,
 in its seat, with its answers. The teacher's key never stays in an address: the private teacher link
-(``?class=<code>&teach=<key>``) is read once, kept in this session only, and taken out of the
-address, so a projected screen never shows it. Storage is ``classroom.store``; this module is the
-Streamlit side of it.
+(``?class=<code>&teach=<key>``) is read once, kept in this session, and taken out of the address, so
+a projected screen never shows it. A reload, or a lost server, starts a new session: the teacher's
+browser keeps the key in a cookie of this site (``lab_teacher``, set by a hidden component, sent back
+with the next session's connection), so the teacher stays the teacher without the link.
+
+Storage is ``classroom.store``; this module is the Streamlit side of it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,22 @@ LINK_KEYS = CLASS_LINK_KEYS  # not settings of the lab: ui.linking leaves them a
 CLASS, SEAT, TEACH = LINK_KEYS  # the URL's keys
 MEMBER = "class_member"  # Session State: the Member this browser is
 NOTICE = "class_notice"  # Session State: a message for the class panel (a link that did not work)
+COOKIE = "lab_teacher"  # "<code>:<key>" in the teacher's browser
+_COOKIE_HOURS = 12
+_KEEP_KEY = f"""
+export default function ({{data}}) {{
+  const where = "path=/; samesite=strict";
+  document.cookie = data
+    ? `{COOKIE}=${{encodeURIComponent(data)}}; ${{where}}; max-age={_COOKIE_HOURS * 3600}`
+    : `{COOKIE}=; ${{where}}; max-age=0`;
+}}
+"""
+_keep_key = st.components.v2.component(
+    "lab_teacher_key",
+    html="<style>.st-key-lab_teacher_key {display: none;}</style>",  # draws nothing, takes no space
+    js=_KEEP_KEY,
+    isolate_styles=False,
+)
 _JOINS = limits.parse("10/minute")  # join attempts per client address (a code cannot be guessed by trying)
 _limiter = limits.strategies.MovingWindowRateLimiter(limits.storage.MemoryStorage())
 
@@ -125,6 +144,15 @@ def read_class_link() -> None:
     if m is None and code is not None and given.get(SEAT) and store().has_seat(code, given[SEAT]):
         m = Member(code, seat=given[SEAT])
         st.session_state[MEMBER] = m
+    kept = st.context.cookies.get(COOKIE)  # not a str where no browser connected (AppTest)
+    kept_code, _, kept_key = urllib.parse.unquote(kept if isinstance(kept, str) else "").partition(":")
+    if m is None and code is not None and kept_code == code and store().is_teacher(code, kept_key):
+        m = Member(code, key=kept_key)
+        st.session_state[MEMBER] = m
+    if m is not None and m.key is not None:
+        _keep_key(key="lab_teacher_key", data=f"{m.code}:{m.key}")
+    elif kept_code:
+        _keep_key(key="lab_teacher_key", data="")  # no class led here any more: the key goes
     if m is not None:
         if given.get(CLASS) != m.code:
             st.query_params[CLASS] = m.code

@@ -52,6 +52,9 @@ def test_a_teacher_and_three_students_answer_reveal_and_follow(chromium: Browser
     key = re.search(r"teach=([\w-]+)", key_link)
     assert key, key_link
     assert "teach" not in teacher.url
+    teacher.reload()  # a new session: the teacher stays the teacher (the key is in a cookie, not the address)
+    teacher.locator(IDLE).wait_for()
+    expect(panel).to_contain_text(f"Class {code} · you lead it")
 
     students = []
     for i in range(3):
