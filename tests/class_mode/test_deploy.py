@@ -8,6 +8,7 @@ test`` and CI install it).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,7 +93,10 @@ def test_sessions_spread_stay_on_their_process_and_move_when_it_dies(served: Dep
         in_seat = f"Class {started.code} · 1 joined" in texts
         return servers, loaded, _server(first), reloaded, in_seat
 
-    servers, loaded, after, reloaded, in_seat = asyncio.run(scenario())
+    # In a thread of its own: a worker that ran Playwright's sync API before keeps an event loop running
+    # in this thread, where asyncio.run refuses to start.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        servers, loaded, after, reloaded, in_seat = pool.submit(asyncio.run, scenario()).result()
     assert all(loaded)
     assert sorted(s or "" for s in servers) == sorted(lab.name for lab in served.labs)  # one on each
     assert reloaded
