@@ -5,7 +5,7 @@
 #   make class        the lab for a class: PROCESSES lab processes (default 2) behind HAProxy on PORT, the
 #                     answers in PostgreSQL under data/postgres/ (deploy/serve.py; Ctrl-C stops it all)
 #   make test         create/update .venv with requirements-dev.txt, make sure Debian's Chromium,
-#                     PostgreSQL and HAProxy are installed (scripts/ensure_*.sh), then
+#                     PostgreSQL and HAProxy are installed (scripts/ensure_debian.sh), then
 #                     ruff, mypy (strict, layernorm/ and classroom/) and the whole pytest suite, the
 #                     real-browser tests in tests/e2e and class mode on SQLite and PostgreSQL included
 #   make lint         ruff check ., mypy and the import contracts (lint-imports) only
@@ -70,13 +70,13 @@ class: $(RUN_STAMP) postgresql haproxy
 	$(PY) deploy/serve.py --processes $(PROCESSES) --port $(PORT)
 
 chromium:
-	@bash scripts/ensure_chromium.sh
+	@bash scripts/ensure_debian.sh chromium
 
 haproxy:
-	@bash scripts/ensure_haproxy.sh
+	@bash scripts/ensure_debian.sh haproxy
 
 postgresql:
-	@bash scripts/ensure_postgresql.sh
+	@bash scripts/ensure_debian.sh postgresql
 
 lint: $(DEV_STAMP)
 	@echo "==> ruff check ."

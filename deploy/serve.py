@@ -13,7 +13,7 @@ more cores. This starts:
    one database, so SQLite is never used here;
 2. ``--processes`` times ``streamlit run app.py`` on free loopback ports, all with that database and one
    cookie secret (the ``_streamlit_xsrf`` cookie one process sets is valid on the others);
-3. HAProxy (Debian's ``haproxy``: ``scripts/ensure_haproxy.sh``) on ``--host``:``--port``, in the
+3. HAProxy (Debian's ``haproxy``: ``bash scripts/ensure_debian.sh haproxy``) on ``--host``:``--port``, in the
    foreground, its configuration written from ``deploy/haproxy.cfg.j2`` into ``data/deploy/``: a cookie
    (``LABSERVER``) pins a browser to the process that holds its session; websockets pass through.
 
@@ -145,7 +145,7 @@ def haproxy_binary() -> str:
     found = shutil.which("haproxy") or ("/usr/sbin/haproxy" if Path("/usr/sbin/haproxy").exists() else None)
     if found is None:
         raise RuntimeError(
-            "HAProxy is missing: run `bash scripts/ensure_haproxy.sh` (Debian: apt-get install haproxy)"
+            "HAProxy is missing: run `bash scripts/ensure_debian.sh haproxy` (Debian: apt-get install haproxy)"
         )
     return found
 

@@ -1,7 +1,7 @@
 """``deploy/serve.py``: two lab processes behind a real HAProxy, on a real PostgreSQL.
 
 No browser: sessions speak Streamlit's websocket protocol (``benchmarks/bench_classroom.py``), keeping
-their cookies as a browser does. Needs Debian's ``haproxy`` (``scripts/ensure_haproxy.sh``; ``make
+their cookies as a browser does. Needs Debian's ``haproxy`` (``scripts/ensure_debian.sh``; ``make
 test`` and CI install it).
 """
 

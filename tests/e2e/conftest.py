@@ -58,7 +58,7 @@ def browser(
 ) -> Iterator[BrowserContext]:
     """Debian's Chromium with a fresh, empty profile directory."""
     if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"{CHROMIUM} is missing: run `bash scripts/ensure_chromium.sh` (or `make test`)")
+        pytest.fail(f"{CHROMIUM} is missing: run `bash scripts/ensure_debian.sh chromium` (or `make test`)")
     context = playwright_driver.chromium.launch_persistent_context(
         user_data_dir=tmp_path_factory.mktemp("chromium-profile"),
         executable_path=CHROMIUM,
