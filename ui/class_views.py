@@ -31,6 +31,7 @@ from ui.text import plain
 STUDENT_POLL_S = 4.0
 TEACHER_POLL_S = 1.0
 FOLLOW = "class_follow"  # the student's "Follow the teacher" toggle
+JOIN_PROBLEM = "class_join_problem"  # why the last try to join did not work, for Home's join form
 LEAD_SEEN = "class_lead_seen"  # the teacher's last lead this browser followed (or saw on joining)
 ON_PAGE = "class_on_page"  # the questions of the page shown (its last full run), whose reveal reruns it
 REVEALED_SEEN = "class_revealed_seen"  # the reveals this browser's page has drawn
@@ -41,7 +42,7 @@ REVEALED_SEEN = "class_revealed_seen"  # the reveals this browser's page has dra
 
 def _join() -> None:
     problem = cs.join(st.session_state.get("class_join_code", ""), st.session_state.get("class_join_name"))
-    st.session_state[cs.NOTICE] = problem
+    st.session_state[JOIN_PROBLEM] = problem
     if problem is None:
         st.session_state[LEAD_SEEN] = 0  # go where the class is now
 
@@ -52,7 +53,9 @@ def home_section() -> None:
     st.subheader("Run it as a class")
     if m is not None:
         who = "You lead" if m.teacher else "You are in"
-        st.success(f"{who} class {m.code}: see the sidebar.", icon=":material/groups:")
+        st.success(
+            f"{who} class {m.code}: its panel is in the sidebar, below the menu.", icon=":material/groups:"
+        )
         return
     st.caption(
         "The room answers each *Predict, then check* and the quiz together: the teacher sees how the class "
@@ -67,7 +70,7 @@ def home_section() -> None:
             )  # fmt: skip
             st.text_input("Nickname (optional)", key="class_join_name", max_chars=24)
             st.form_submit_button("Join the class", on_click=_join, icon=":material/login:")
-        if problem := st.session_state.get(cs.NOTICE):
+        if problem := st.session_state.get(JOIN_PROBLEM):
             st.text(problem)  # plain text: it may quote what the student typed
     with start_col:
         st.button(
@@ -161,12 +164,12 @@ def _follow(code: str, page: str) -> None:
 
 
 def sidebar_panel(page: str) -> None:
-    """The class panel at the top of the sidebar, on every page, for a browser in a class (else a notice
-    of what ended, or nothing). ``page``: the address of the page shown ("/variance")."""
+    """The class panel in the sidebar (below the menu, above the vector), on every page, for a browser in a
+    class; else what ended, once, or nothing. ``page``: the address of the page shown ("/variance")."""
     m = cs.member()
     notice = st.session_state.get(cs.NOTICE)
     if m is None:
-        if notice and notice.startswith(("The class", "Your class", "That teacher")):
+        if notice:
             st.sidebar.info(notice, icon=":material/groups:")
             st.session_state[cs.NOTICE] = None
         return
@@ -183,7 +186,8 @@ def sidebar_panel(page: str) -> None:
             _follow(m.code, page)
             st.button("Leave the class", key="class_leave", on_click=cs.leave, icon=":material/logout:")
         if notice:
-            st.text(notice)
+            st.text(notice)  # plain text, once
+            st.session_state[cs.NOTICE] = None
 
 
 # --- a question answered by the room --------------------------------------------------------------
