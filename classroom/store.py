@@ -67,6 +67,8 @@ answers = sa.Table(
     sa.Column("seat", sa.String(32), primary_key=True),
     sa.Column("choice", sa.Integer, nullable=False),
     sa.Column("at", sa.Float, nullable=False),
+    # The student saw the answer (exploring alone, or the quiz's own check): the answer cannot change.
+    sa.Column("final", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 reveals = sa.Table(
     "class_reveals",
@@ -321,10 +323,14 @@ class Store:
             found = conn.execute(sa.select(seats.c.seat).where(seats.c.room == code, seats.c.seat == seat))
             return found.first() is not None
 
-    def answer(self, code: str, seat: str, question: str, choice: int, options: int) -> None:
+    def answer(
+        self, code: str, seat: str, question: str, choice: int, options: int, *, final: bool = False
+    ) -> None:
         """Record (or change) a seat's answer until the question is revealed; returns once it is committed.
 
         ``options`` is how many options the question offers (the lab's own count, not the student's).
+        ``final``: the student sees the answer now, so this answer is the last this seat gives (an answer
+        changed after seeing the right one would count a copy as a prediction).
         """
         if not 0 < len(question) <= QUESTION_MAX:
             raise ClassError("That is not a question of this lab.")
@@ -339,8 +345,18 @@ class Store:
             shown = sa.select(reveals.c.room).where(reveals.c.room == code, reveals.c.question == question)
             if conn.execute(shown).first():
                 raise ClassError("The answer is revealed: this question takes no more answers.")
-            row = {"room": code, "question": question, "seat": seat, "choice": choice, "at": now}
-            _upsert(conn, answers, row, ["room", "question", "seat"], ["choice", "at"])
+            this = (answers.c.room == code, answers.c.question == question, answers.c.seat == seat)
+            if conn.execute(sa.select(answers.c.final).where(*this)).scalar():
+                raise ClassError("You have seen the answer: your first answer is the one that counts.")
+            row = {
+                "room": code,
+                "question": question,
+                "seat": seat,
+                "choice": choice,
+                "at": now,
+                "final": final,
+            }
+            _upsert(conn, answers, row, ["room", "question", "seat"], ["choice", "at", "final"])
             conn.execute(rooms.update().where(rooms.c.code == code).values(active=now))
 
     def answer_of(self, code: str, seat: str, question: str) -> int | None:

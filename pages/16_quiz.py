@@ -28,7 +28,9 @@ def _answer(q: Question, radio_key: str, box: str) -> None:
     choice = st.session_state.get(radio_key)
     if choice is not None:
         st.session_state["quiz_answers"][q.key] = q.options.index(choice)
-        class_views.record(f"quiz_{q.key}", q.options.index(choice), len(q.options))
+        # exploring alone, the student sees the answer now: that answer is final in the class too
+        final = member is not None and class_views.exploring_alone()
+        class_views.record(f"quiz_{q.key}", q.options.index(choice), len(q.options), final=final)
     rerun_fragments(SCORE, box, END)  # in page order
 
 
@@ -95,7 +97,7 @@ def question_box(n: int, q: Question) -> None:
         with st.container(border=True, key=f"quiz_box_{n}"):
             st.markdown(f"**{n}. {q.topic}**")
             st.text(q.prompt)  # plain text: the numbers and symbols exactly as computed
-            show_now = class_views.room_view(f"quiz_{q.key}", q.options, q.answer, reveal_text)
+            show_now = class_views.room_view(f"quiz_{q.key}", q.options, q.answer, reveal_text, live=False)
             if member is not None and member.teacher:
                 return
             radio_key = f"quiz_{q.key}_{round_no}"

@@ -13,6 +13,7 @@ Storage is ``classroom.store``; this module is the Streamlit side of it.
 
 from __future__ import annotations
 
+import os
 import urllib.parse
 from dataclasses import dataclass
 
@@ -138,12 +139,18 @@ def read_class_link() -> None:
         del st.query_params[TEACH]
         if code is not None and store().is_teacher(code, key):
             st.session_state[MEMBER] = Member(code, key=key)
+        elif code is not None and store().room(code) is not None:
+            st.session_state[NOTICE] = f"That teacher link's key is not class {code}'s: check the link."
         else:
             st.session_state[NOTICE] = "That teacher link is not valid any more: the class has ended."
     m = member()
-    if m is None and code is not None and given.get(SEAT) and store().has_seat(code, given[SEAT]):
-        m = Member(code, seat=given[SEAT])
-        st.session_state[MEMBER] = m
+    if m is None and code is not None and given.get(SEAT):
+        if store().has_seat(code, given[SEAT]):
+            m = Member(code, seat=given[SEAT])
+            st.session_state[MEMBER] = m
+        else:
+            del st.query_params[SEAT]
+            st.session_state[NOTICE] = f"That address's seat is not in class {code} (any more): join again."
     kept = st.context.cookies.get(COOKIE)  # not a str where no browser connected (AppTest)
     kept_code, _, kept_key = urllib.parse.unquote(kept if isinstance(kept, str) else "").partition(":")
     if m is None and code is not None and kept_code == code and store().is_teacher(code, kept_key):
@@ -160,9 +167,19 @@ def read_class_link() -> None:
             st.query_params[SEAT] = m.seat
 
 
+def public_base() -> str:
+    """Where students reach the lab: ``LAB_PUBLIC_URL`` if set, else the address the teacher opened."""
+    return os.environ.get("LAB_PUBLIC_URL", "").strip() or st.context.url or "http://localhost:8501/"
+
+
+def only_here(address: str) -> bool:
+    """Whether ``address`` opens the lab only on the computer that serves it (a loopback host)."""
+    return (urllib.parse.urlsplit(address).hostname or "") in {"localhost", "127.0.0.1", "::1"}
+
+
 def join_address(code: str) -> str:
     """The join link to show the class: Home, with the code filled in."""
-    url = urllib.parse.urlsplit(st.context.url or "http://localhost:8501/")
+    url = urllib.parse.urlsplit(public_base())
     return urllib.parse.urlunsplit((url.scheme, url.netloc, "/", urllib.parse.urlencode({CLASS: code}), ""))
 
 

@@ -94,6 +94,13 @@ def _show_code(code: str) -> None:
     left.markdown(f"# {code}")
     left.text(cs.join_address(code))
     left.caption("Open the link, or type the code on the lab's Home page.")
+    if cs.only_here(cs.join_address(code)):
+        left.warning(
+            "This address opens the lab only on this computer. Open the lab by this computer's network "
+            "address (`streamlit run` prints it as Network URL), or set LAB_PUBLIC_URL, then show the code "
+            "again.",
+            icon=":material/wifi_off:",
+        )
     right.image(_qr_png(cs.join_address(code)), width=280)
 
 
@@ -136,7 +143,9 @@ def _teacher_panel(m: cs.Member, page: str) -> None:
     with st.expander("Your private teacher link"):
         st.caption("Lead the class from another browser with it. Do not project it or share it.")
         st.code(cs.teacher_address(m), language=None)
-    st.button("End the class", key="class_end", on_click=cs.end_class, icon=":material/logout:")
+    with st.popover("End the class", icon=":material/logout:"):  # one step away from a mis-click
+        st.caption("Every student leaves the class, and its answers are deleted.")
+        st.button("End it now", key="class_end", on_click=cs.end_class, type="primary")
 
 
 @page_fragment(by_user=False, run_every=STUDENT_POLL_S)
@@ -153,9 +162,10 @@ def _follow(code: str, page: str) -> None:
     if new & st.session_state.get(ON_PAGE, set()) and not exploring_alone():
         st.rerun(scope="app")  # a question on this page was revealed: the page shows the answer
     seen = st.session_state.get(LEAD_SEEN)
-    if seen is None or not st.session_state.get(FOLLOW, True):
+    if seen is None:
         st.session_state[LEAD_SEEN] = room.lead_version
-    elif room.lead_version > seen:
+    elif room.lead_version > seen and st.session_state.get(FOLLOW, True):
+        # also a lead sent while the student explored alone: following again goes where the class is
         st.session_state[LEAD_SEEN] = room.lead_version
         m = cs.member()
         if room.lead_page is not None and m is not None and m.seat is not None:
@@ -197,13 +207,16 @@ def exploring_alone() -> bool:
     return not st.session_state.get(FOLLOW, True)
 
 
-def record(question: str, choice: int, options: int) -> None:
-    """A student's answer into the class (called when the student commits); a refusal is said in the box."""
+def record(question: str, choice: int, options: int, *, final: bool = False) -> None:
+    """A student's answer into the class (called when the student commits); a refusal is said in the box.
+
+    ``final``: the student is about to see the answer (exploring alone), so this answer cannot change.
+    """
     m = cs.member()
     if m is None or m.seat is None:
         return
     try:
-        cs.store().answer(m.code, m.seat, question, choice, options)
+        cs.store().answer(m.code, m.seat, question, choice, options, final=final)
         st.session_state.pop(f"class_refused_{question}", None)
     except ClassError as exc:
         st.session_state[f"class_refused_{question}"] = str(exc)
@@ -215,12 +228,17 @@ def tally_bars(options: Sequence[str], counts: dict[int, int], answer: int | Non
     st.caption(f"{total} answer{'s' if total != 1 else ''} from the class")
     for i, text in enumerate(options):
         n = counts.get(i, 0)
-        mark = "✓ " if answer == i else ""
-        st.progress(n / total if total else 0.0, text=f"{mark}{text} — {n}")
+        mark = "  ✓ the answer" if answer == i else ""
+        st.progress(n / total if total else 0.0, text=f"{text} — {n}{mark}")
 
 
 def room_view(
-    question: str, options: Sequence[str], answer: int, show_answer: Callable[[int | None], None]
+    question: str,
+    options: Sequence[str],
+    answer: int,
+    show_answer: Callable[[int | None], None],
+    *,
+    live: bool = True,
 ) -> bool:
     """A question's class part, inside the question's own box. Returns True when the box should show
     the student's own result now (no class, exploring alone, or revealed), False while it waits.
@@ -233,7 +251,7 @@ def room_view(
         return True
     st.session_state.setdefault(ON_PAGE, set()).add(question)
     if m.teacher:
-        _teacher_tallies(m, question, options, answer, show_answer)
+        _teacher_tallies(m, question, options, answer, show_answer, live)
         return False
     if refused := st.session_state.get(f"class_refused_{question}"):
         st.text(refused)
@@ -259,15 +277,19 @@ def _teacher_tallies(
     options: Sequence[str],
     answer: int,
     show_answer: Callable[[int | None], None],
+    live: bool,
 ) -> None:
     room = cs.store().room(m.code)
     revealed = room is not None and question in room.revealed
     counts = cs.store().tallies(m.code).get(question, {})
-    tally_bars(options, counts, answer if revealed else None)
+    if not live and not revealed:  # a box that does not poll would show counts that have moved on
+        st.caption("How the class answers, live: the table above.")
+    else:
+        tally_bars(options, counts, answer if revealed else None)
     if revealed:
         show_answer(None)
         return
-    if counts:
+    if counts and live:
         told = summarize(counts, answer)
         st.caption(
             f"{told.right} of {told.answers} right"

@@ -70,10 +70,14 @@ def predict_then_reveal(
         else:  # the teacher's screen, once revealed to the class
             st.info(f"The answer: {options[answer]}. {explanation}")
 
-    def commit() -> None:
+    def commit(*, final: bool = False) -> None:
         chosen = st.session_state.get(f"{key}_guess")
         if chosen is not None:
-            class_views.record(key, list(options).index(chosen), len(options))
+            class_views.record(key, list(options).index(chosen), len(options), final=final)
+
+    def reveal_alone() -> None:
+        st.session_state[f"{key}_shown"] = True
+        commit(final=True)  # in a class: the answer seen with the answer in sight stays the one that counts
 
     # In a class the box also reruns on its own, polling the class (the teacher's tallies, the reveal).
     @page_fragment(run_every=class_views.poll_every(), by_user=class_views.poll_every() is None)
@@ -92,14 +96,19 @@ def predict_then_reveal(
                 label_visibility="collapsed",
                 persist_state="session",  # a student's answer is theirs: kept across pages, never in the link
                 on_change=commit,
-                disabled=member is not None and show_now and not class_views.exploring_alone(),  # revealed
+                # in a class, once the answer is in sight (revealed to the class, or seen alone): final
+                disabled=member is not None
+                and (
+                    (show_now and not class_views.exploring_alone())
+                    or bool(st.session_state.get(f"{key}_shown"))
+                ),
             )
             if member is None or class_views.exploring_alone():
                 st.button(
                     "Reveal",
                     key=f"{key}_reveal",
                     disabled=choice is None,
-                    on_click=lambda: st.session_state.update({f"{key}_shown": True}),
+                    on_click=reveal_alone,
                 )
                 if st.session_state.get(f"{key}_shown") and choice is not None:
                     result(choice)

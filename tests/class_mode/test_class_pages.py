@@ -41,8 +41,25 @@ def test_a_teacher_link_with_a_wrong_key_leads_nothing_and_says_so(bad: str) -> 
     at = open_page(MEAN, **{"class": started.code, "teach": bad})
     assert _member(at) is None
     assert at.query_params.get("teach") is None
-    assert "That teacher link is not valid any more" in page_text(at)
+    assert f"That teacher link's key is not class {started.code}'s: check the link." in page_text(at)
     assert not any(b.key == "class_reveal_mean_q" for b in at.button)
+
+
+def test_a_teacher_link_of_an_ended_class_says_it_ended() -> None:
+    started = _store().start()
+    _store().end(started.code, started.teacher_key)
+    at = open_page(HOME, **{"class": started.code, "teach": started.teacher_key})
+    assert _member(at) is None
+    assert "That teacher link is not valid any more: the class has ended." in page_text(at)
+
+
+def test_an_address_with_a_seat_that_is_no_seat_says_so_and_loses_it() -> None:
+    code = _store().start().code
+    at = open_page(HOME, **{"class": code, "seat": "made-up"})
+    assert _member(at) is None
+    assert f"That address's seat is not in class {code} (any more): join again." in page_text(at)
+    assert at.query_params.get("seat") is None
+    assert at.text_input(key="class_join_code").value == code
 
 
 def test_a_returning_student_gets_their_seat_back_and_their_answer() -> None:
@@ -78,15 +95,21 @@ def test_a_student_answer_is_recorded_and_waits_for_the_reveal() -> None:
     assert at.radio(key="mean_q_guess").disabled
 
 
-def test_exploring_alone_shows_the_reveal_button_and_still_records() -> None:
+def test_exploring_alone_shows_the_reveal_button_and_the_answer_seen_is_final() -> None:
     code = _store().start().code
     seat = _store().join(code)
     at = open_page(MEAN, **{"class": code, "seat": seat})
     ok(at.toggle(key="class_follow").set_value(False).run())
-    ok(at.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[1]).run())
+    ok(at.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[0]).run())
     ok(at.button(key="mean_q_reveal").click().run())
-    assert "Right: Nothing: it is unchanged." in page_text(at)
-    assert _store().tallies(code) == {"mean_q": {1: 1}}
+    assert "Not quite: the answer is Nothing: it is unchanged." in page_text(at)
+    assert at.radio(key="mean_q_guess").disabled
+    ok(at.toggle(key="class_follow").set_value(True).run())  # following again: still final
+    assert at.radio(key="mean_q_guess").disabled
+    again = open_page(MEAN, **{"class": code, "seat": seat})  # the same seat in a second window
+    ok(again.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[1]).run())
+    assert "your first answer is the one that counts" in " ".join(str(t.value) for t in again.text)
+    assert _store().tallies(code) == {"mean_q": {0: 1}}
 
 
 def test_the_teacher_sees_counts_and_reveals() -> None:
@@ -163,4 +186,29 @@ def test_the_teacher_sees_the_whole_quiz_in_one_live_table() -> None:
     assert list(table.columns) == ["question", "answers", "right", "most common wrong answer"]
     assert len(table) == 25 and table["answers"].sum() == 1
     assert not any(str(b.key).startswith("check_") for b in teacher.button)  # the teacher answers nothing
+    assert len(teacher.get("progress")) == 1  # the score's: the boxes do not poll (stale counts)
+    assert sum("live: the table above" in str(c.value) for c in teacher.caption) == 25
     assert sum(str(b.key).startswith("class_reveal_quiz_") for b in teacher.button) == 25
+
+
+def test_ending_the_class_takes_a_second_click_and_deletes_it() -> None:
+    started = _store().start()
+    at = open_page(MEAN, **{"class": started.code, "teach": started.teacher_key})
+    ok(at.button(key="class_end").click().run())
+    assert _store().room(started.code) is None
+    assert _member(at) is None
+    assert "The class has ended and its answers are deleted." in page_text(at)
+
+
+@pytest.mark.parametrize(
+    ("address", "here"),
+    [
+        ("http://localhost:8501/", True),
+        ("http://127.0.0.1:9/x", True),
+        ("http://[::1]:8501/", True),
+        ("http://192.168.1.20:8501/", False),
+        ("https://lab.school.example/", False),
+    ],
+)
+def test_a_join_link_on_a_loopback_address_is_told_apart(address: str, here: bool) -> None:
+    assert cs.only_here(address) is here

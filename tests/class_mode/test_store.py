@@ -120,6 +120,19 @@ def test_a_revealed_question_takes_no_more_answers_and_keeps_its_tally(store: St
     assert store.tallies(code) == {"q1": {0: 1}, "q2": {1: 1}}
 
 
+def test_an_answer_given_with_the_answer_in_sight_is_final(store: Store) -> None:
+    """A student who explores alone sees the answer at once: changing it then would count a copy."""
+    code = store.start().code
+    seat = store.join(code)
+    store.answer(code, seat, "q1", 0, options=3, final=True)
+    for choice in (1, 0):
+        with pytest.raises(ClassError, match="your first answer is the one that counts"):
+            store.answer(code, seat, "q1", choice, options=3)
+    store.answer(code, seat, "q2", 2, options=3)  # another question: free
+    store.answer(code, seat, "q2", 1, options=3, final=True)  # a change, then final
+    assert store.tallies(code) == {"q1": {0: 1}, "q2": {1: 1}}
+
+
 def test_ending_a_class_deletes_its_answers_and_no_one_can_join_or_answer_after(store: Store) -> None:
     ended, kept = store.start(), store.start()
     seat, other = store.join(ended.code), store.join(kept.code)

@@ -98,3 +98,16 @@ def test_a_teacher_and_three_students_answer_reveal_and_follow(chromium: Browser
         text = student.locator("body").inner_text()
         assert key.group(1) not in text and key.group(1) not in student.url
         assert "Student" not in text  # nicknames are the teacher's to see
+
+    # A student who explores alone stays; following again goes where the class is now
+    alone, follower = students[0], students[1]
+    alone.locator(PANEL).get_by_text("Follow the teacher").click()
+    alone.locator(IDLE).wait_for()
+    teacher.locator('[data-testid="stSidebarNav"] a[href$="/variance"]').click()
+    expect(teacher).to_have_url(re.compile(r"/variance"))
+    teacher.locator(IDLE).wait_for()
+    teacher.get_by_role("button", name="Send the class here").click()
+    expect(follower).to_have_url(re.compile(rf"/variance\?.*class={code}"))
+    expect(alone).to_have_url(re.compile(r"/mean\?"))
+    alone.locator(PANEL).get_by_text("Follow the teacher").click()
+    expect(alone).to_have_url(re.compile(rf"/variance\?.*class={code}"))
