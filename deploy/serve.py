@@ -145,7 +145,7 @@ def haproxy_binary() -> str:
     found = shutil.which("haproxy") or ("/usr/sbin/haproxy" if Path("/usr/sbin/haproxy").exists() else None)
     if found is None:
         raise RuntimeError(
-            "HAProxy is missing: run `bash scripts/ensure_debian.sh haproxy` (Debian: apt-get install haproxy)"
+            "HAProxy is missing: run `bash scripts/ensure_debian.sh haproxy` (apt-get install haproxy)"
         )
     return found
 

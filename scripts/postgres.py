@@ -1,7 +1,7 @@
 """A PostgreSQL server of the lab's own: a throwaway one in a temporary folder (the tests, the benchmarks),
 or one whose data stays in a folder from one start to the next (``deploy/serve.py``: ``data/postgres/``).
 
-Debian's ``postgresql`` package provides the programs (``bash scripts/ensure_debian.sh postgresql`` installs it).
+Debian's ``postgresql`` package provides the programs (``scripts/ensure_debian.sh postgresql`` installs it).
 The server listens on a free loopback port and a socket in its temporary folder, trusts local connections,
 and is stopped (fast shutdown) when the ``with`` block ends. PostgreSQL refuses to run as root, so
 as root the folder is given to the ``postgres`` user and the programs run as that user.
