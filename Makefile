@@ -81,7 +81,7 @@ postgresql:
 lint: $(DEV_STAMP)
 	@echo "==> ruff check ."
 	$(PY) -m ruff check .
-	@echo "==> mypy (strict, layernorm/)"
+	@echo "==> mypy (strict, layernorm/ and classroom/)"
 	$(PY) -m mypy
 	@echo "==> import contracts (pyproject.toml: pages -> ui -> layernorm, no circle)"
 	$(VENV)/bin/lint-imports
