@@ -148,6 +148,11 @@ def _hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
+def _matches(stored_hash: str, key: str) -> bool:
+    """Whether ``key`` is the key whose hash is stored, compared in constant time."""
+    return hmac.compare_digest(stored_hash, _hash(key))
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # WAL lets the teacher's reads go on while a student's answer is written; busy_timeout makes a
     # writer wait for another (sessions are threads of one process, or several processes) instead of failing.
@@ -229,13 +234,13 @@ class Store:
             return False
         with self.engine.connect() as conn:
             stored = conn.execute(sa.select(rooms.c.teacher_hash).where(rooms.c.code == code)).scalar()
-        return stored is not None and hmac.compare_digest(stored, _hash(key))
+        return stored is not None and _matches(stored, key)
 
     def _as_teacher(self, conn: Connection, code: str, key: str) -> None:
         stored = conn.execute(sa.select(rooms.c.teacher_hash).where(rooms.c.code == code)).scalar()
         if stored is None:
             raise ClassError("This class has ended.")
-        if not hmac.compare_digest(stored, _hash(key)):
+        if not _matches(stored, key):
             raise ClassError("Only the class's teacher can do that.")
         conn.execute(rooms.update().where(rooms.c.code == code).values(active=self.clock()))
 

@@ -1,6 +1,5 @@
 """Test yourself: a quiz on the misconceptions people really have about normalization."""
 
-import hashlib
 import secrets
 import urllib.parse
 
@@ -43,7 +42,7 @@ if "quiz_seed" not in st.session_state:
     _new_quiz()
 member = cs.member()
 if member is not None:  # a class answers one quiz: the same numbers and order on every screen
-    seed = int.from_bytes(hashlib.sha256(member.code.encode()).digest()[:4]) % 2**31
+    seed = cs.quiz_seed(member.code)
     if st.session_state["quiz_seed"] != seed:
         st.session_state["quiz_seed"] = seed
         st.session_state["quiz_answers"] = {}

@@ -13,6 +13,7 @@ Storage is ``classroom.store``; this module is the Streamlit side of it.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import urllib.parse
 from dataclasses import dataclass
@@ -175,6 +176,11 @@ def public_base() -> str:
 def only_here(address: str) -> bool:
     """Whether ``address`` opens the lab only on the computer that serves it (a loopback host)."""
     return (urllib.parse.urlsplit(address).hostname or "") in {"localhost", "127.0.0.1", "::1"}
+
+
+def quiz_seed(code: str) -> int:
+    """The quiz's seed for class ``code``: the same numbers and order on every screen of the class."""
+    return int.from_bytes(hashlib.sha256(code.encode()).digest()[:4]) % 2**31
 
 
 def join_address(code: str) -> str:

@@ -207,6 +207,11 @@ def exploring_alone() -> bool:
     return not st.session_state.get(FOLLOW, True)
 
 
+def _refused(question: str) -> str:
+    """Session State's entry for why the class refused this browser's answer to ``question``."""
+    return f"class_refused_{question}"
+
+
 def record(question: str, choice: int, options: int, *, final: bool = False) -> None:
     """A student's answer into the class (called when the student commits); a refusal is said in the box.
 
@@ -217,9 +222,9 @@ def record(question: str, choice: int, options: int, *, final: bool = False) -> 
         return
     try:
         cs.store().answer(m.code, m.seat, question, choice, options, final=final)
-        st.session_state.pop(f"class_refused_{question}", None)
+        st.session_state.pop(_refused(question), None)
     except ClassError as exc:
-        st.session_state[f"class_refused_{question}"] = str(exc)
+        st.session_state[_refused(question)] = str(exc)
 
 
 def tally_bars(options: Sequence[str], counts: dict[int, int], answer: int | None) -> None:
@@ -253,7 +258,7 @@ def room_view(
     if m.teacher:
         _teacher_tallies(m, question, options, answer, show_answer, live)
         return False
-    if refused := st.session_state.get(f"class_refused_{question}"):
+    if refused := st.session_state.get(_refused(question)):
         st.text(refused)
     if exploring_alone():
         return True
