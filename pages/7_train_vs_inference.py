@@ -3,45 +3,37 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import layernorm as ln
 from layernorm.labs import batch_effects
 from layernorm.labs import bn_frameworks as BF
 from layernorm.labs import running as R
+from ui import batch_effects_view as ev
+from ui import bn_frameworks_view as bv
 from ui import charts_axes, controls, page, plot
+from ui import running_view as rv
 from ui.fragments import page_fragment, rerun_fragments
 from ui.text import (
     MESSAGE_LIMIT,
     change_metric,
-    digits_to_separate,
     fmt,
-    fmt_zero,
     plain,
-    rounding_noise,
-    tex_num,
-    zero_metric,
 )
 
 EPS = ln.DEFAULT_EPS
 D_CHOICES = [2, 4, 8, 16, 32, 64]
-BATCH_OF_ONE = (
-    "**A batch of one is undefined for BatchNorm in training.** Each feature's batch then holds a single "
-    "number, so the batch mean *is* that number: x − μ_B = 0 for every feature and the output is β "
-    "whatever the input. The spread is 0, and the ÷(n−1) variance used for the running update is 0/0. "
-    "PyTorch refuses with *“Expected more than 1 value per channel when training”*. LayerNorm has no such "
-    "problem: it averages over the token's d features, and one token has d of them."
-)
 
 
 @st.cache_data(max_entries=16)
 def _spread(d: int, seed: int, n: int, redraws: int) -> batch_effects.RedrawSpread:
     """Redraws cost n·d·redraws work; cached so other controls stay quick."""
-    return batch_effects.redraw_spread(R.make_population(d, seed=seed), n, n_redraws=redraws, fixed_seed=seed, eps=EPS)
+    return batch_effects.redraw_spread(
+        R.make_population(d, seed=seed), n, n_redraws=redraws, fixed_seed=seed, eps=EPS
+    )
 
 
 page.header(
@@ -80,27 +72,9 @@ PER_FEATURE = (TRAIN, SWITCH, NOISE, MATES)  # the shift test uses its own 128 e
 WITH_STATE = (TRAIN, SWITCH, SHIFT)  # the sections that show the running statistics
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The settings at the top of the page that the other sections read (momentum only trains)."""
-
-    n: int
-    d: int
-    k: int
-    seed: int
-
-    @property
-    def pop(self) -> R.Population:
-        return R.make_population(self.d, seed=self.seed)
-
-
-def settings() -> Settings:
+def settings() -> rv.Settings:
     """The top settings from Session State (the training section, which draws them, runs first)."""
-    get = st.session_state.get
-    return Settings(
-        int(get("tvi_n", 16)), int(get("tvi_d", 8)),
-        int(get("tvi_feature", 0)), int(get("tvi_seed", 0)),
-    )  # fmt: skip
+    return rv.Settings.read(st.session_state.get)
 
 
 def running_state(d: int) -> R.RunningState:
@@ -188,7 +162,7 @@ def train_section() -> None:
         history.clear()
         state = R.initial_state(d)
     if n == 1:
-        st.error(BATCH_OF_ONE, icon="⚠️")
+        st.error(rv.BATCH_OF_ONE, icon="⚠️")
         try:  # the core says the same thing; show its words too
             R.train_step(state, pop, n, momentum=m, seed=seed, eps=EPS)
         except ValueError as exc:
@@ -208,59 +182,25 @@ def train_section() -> None:
         if bar is not None:
             bar.empty()
 
-    # The running statistics next to the true ones: enough digits that different values never look equal
-    pairs = ((state.running_mean[k], pop.mean[k]), (state.running_var[k], pop.var[k]))
-    mean_digits, var_digits = (digits_to_separate(p, same_within=rounding_noise(p)) for p in pairs)
     if history:
-        last = history[-1]
         steps = np.array([h.after.step for h in history])
-        # Per statistic: its running value and each batch's own after every step, the true value.
-        charted = (
-            ("mean", "tvi_chart_mean", [(h.after.running_mean[k], h.batch_mean[k]) for h in history],
-             pop.mean[k], mean_digits),
-            ("variance", "tvi_chart_var", [(h.after.running_var[k], h.batch_var_unbiased[k]) for h in history],
-             pop.var[k], var_digits),
-        )  # fmt: skip
-        for column, (what, key, values, true, digits) in zip(st.columns(2), charted, strict=True):
-            running, batch = np.array(values).T
-            fig = charts_axes.running_chart(steps, running, batch, float(true), what=what, feature=k, digits=digits)
+        for column, key, (what, running, batch, true), digits in zip(
+            st.columns(2), ("tvi_chart_mean", "tvi_chart_var"), rv.charted(history, pop, k),
+            rv.running_digits(state, pop, k), strict=True,
+        ):  # fmt: skip
+            fig = charts_axes.running_chart(steps, running, batch, true, what=what, feature=k, digits=digits)
             plot.show(fig, key=key, where=column)
-        st.caption(
-            "Small dots: each batch's own value. Orange line: the running estimate, stored for inference "
-            "(a single orange dot after the first batch). Dashes: the true value of the whole population."
-        )
-        n_last = last.batch.shape[0]
-        st.markdown(f"**The variance detail, feature {k}, batch {last.after.step}** (n = {n_last}):")
-        shown = [
-            last.batch_var[k],
-            last.batch_var_unbiased[k],
-            last.before.running_var[k],
-            last.after.running_var[k],
-        ]
-        dd = digits_to_separate(shown, same_within=rounding_noise(shown))  # ÷n vs ÷(n−1), old vs new
-        st.latex(
-            rf"\sigma_B^2 = \tfrac{{1}}{{n}}\textstyle\sum = {tex_num(last.batch_var[k], dd)}\ \text{{(normalizes)}}"
-            rf"\qquad \tfrac{{n}}{{n-1}}\sigma_B^2 = {tex_num(last.batch_var_unbiased[k], dd)}\ \text{{(is stored)}}"
-        )
-        st.latex(
-            rf"\hat\sigma^2 \leftarrow (1-{tex_num(last.momentum)})\cdot {tex_num(last.before.running_var[k], dd)}"
-            rf" + {tex_num(last.momentum)}\cdot {tex_num(last.batch_var_unbiased[k], dd)}"
-            rf" = {tex_num(last.after.running_var[k], dd)}"
-        )
+        st.caption(rv.CHART_NOTE)
+        heading, *formulas = rv.variance_detail(history[-1], k)
+        st.markdown(heading)
+        for formula in formulas:
+            st.latex(formula)
     else:
-        st.info(
-            "No training yet: the running mean starts at 0 and the running variance at 1 (PyTorch's "
-            "initial values). Press **Next batch** or **Auto-run**.",
-            icon="ℹ️",
-        )
-    m1, m2, m3 = st.columns(3)
-    m1.metric("batches seen", state.step)
-    m2.metric(f"running mean, feature {k}", fmt(state.running_mean[k], mean_digits))
-    m3.metric(f"running variance, feature {k}", fmt(state.running_var[k], var_digits))
-    st.caption(
-        f"The true values for feature {k}: mean {fmt(pop.mean[k], mean_digits)}, "
-        f"variance {fmt(pop.var[k], var_digits)}."
-    )
+        st.info(rv.NOT_TRAINED, icon="ℹ️")
+    metrics, true_values = rv.running_metrics(state, pop, k)
+    for col, (label, value) in zip(st.columns(3), metrics, strict=True):
+        col.metric(label, value)
+    st.caption(true_values)
 
 
 @page_fragment(key=SWITCH)
@@ -274,40 +214,17 @@ def switch_section() -> None:
     mates_draw = int(st.session_state.get("tvi_mates_draw", 0))
     if n == 1 and mode == "Training":
         first = ln.layer_norm(R.draw_batch(pop, 1, seed=(seed, 0)))[0][:4]
-        first_digits = digits_to_separate(first, 3)
-        st.warning(
-            "Training mode needs a batch of at least 2 (see above). LayerNorm of the example: "
-            + ", ".join(fmt(v, first_digits) for v in first)
-            + " …",
-            icon="⚠️",
-        )
+        st.warning(ev.alone_warning(first), icon="⚠️")
     else:
-        x0, bn_train, ln_y = batch_effects.batch_mates(pop, max(n, 2), fixed_seed=seed, mates_seed=mates_draw, eps=EPS)
+        x0, bn_train, ln_y = batch_effects.batch_mates(
+            pop, max(n, 2), fixed_seed=seed, mates_seed=mates_draw, eps=EPS
+        )
         running = (state.running_mean, state.running_var)
         bn_eval = ln.batch_norm_eval(x0[None, :], None, None, *running, eps=EPS)[0]
-        bn_y = bn_train if mode == "Training" else bn_eval
-        uses = (
-            "this batch's μ_B and σ²_B" if mode == "Training" else "the running μ̂ and σ̂² stored in training"
-        )
-        # the two modes' outputs never look alike (LayerNorm keeps its own 4 digits: it must not seem to move)
-        bn_pair = (bn_train[k], bn_eval[k])
-        bn_digits = digits_to_separate(bn_pair, same_within=rounding_noise(bn_pair))
-        c1, c2, c3 = st.columns(3)
-        c1.metric(f"input x, feature {k}", fmt(x0[k]))
-        c2.metric(f"BatchNorm ({mode.lower()})", fmt(bn_y[k], bn_digits), help=f"Uses {uses}.")
-        c3.metric("LayerNorm (both modes)", fmt(ln_y[k]))
-        if n == 1:  # inference on a single example: fine; its training value does not exist
-            st.markdown(
-                f"In **inference** mode BatchNorm uses {uses}, so a single example works: "
-                f"{fmt(bn_eval[k], bn_digits)}. In training mode the same example alone has no BatchNorm output "
-                f"(n = 1). LayerNorm gives {fmt(ln_y[k])} either way, because it has no mode."
-            )
-        else:
-            st.markdown(
-                f"In **{mode.lower()}** mode BatchNorm uses {uses}. Switching modes changes its output for this "
-                f"example from {fmt(bn_train[k], bn_digits)} (training) to {fmt(bn_eval[k], bn_digits)} (inference); LayerNorm gives "
-                f"{fmt(ln_y[k])} in both, because it has no mode."
-            )
+        metrics, bn_digits = ev.switch_metrics(mode, k, x0, bn_train, bn_eval, ln_y)
+        for col, metric in zip(st.columns(3), metrics, strict=True):
+            col.metric(**metric)
+        st.markdown(ev.switch_sentence(mode, n, bn_train[k], bn_eval[k], ln_y[k], bn_digits))
 
 
 @page_fragment(key=NOISE)
@@ -319,11 +236,7 @@ def noise_section() -> None:
         controls.slider("Redraws of the batch-mates", 20, 500, 200, 10, key="tvi_redraws", name="redraws")
     )
     if n == 1:  # the reason is in section 1's message: said once per page
-        st.info(
-            "No spread to show at n = 1: BatchNorm in training has no output for a batch of one (section 1). "
-            "Raise the batch size n to 2 or more.",
-            icon=":material/info:",
-        )
+        st.info(ev.NO_SPREAD, icon=":material/info:")
     else:
         spread = _spread(d, seed, n, redraws)
         plot.show(
@@ -332,10 +245,7 @@ def noise_section() -> None:
         s1, s2 = st.columns(2)
         s1.metric(f"spread (std) of BatchNorm's output, feature {k}", fmt(spread.bn_std[k]))
         s2.metric("spread of LayerNorm's output", fmt(spread.ln_std[k]))
-        st.caption(
-            "Raise n: the histogram narrows roughly like 1/√n. At n = 2 BatchNorm's output is about ±1 "
-            "whatever the values: two numbers always standardize to −1 and +1."
-        )
+        st.caption(ev.SPREAD_NOTE)
 
 
 def _redraw_mates() -> None:
@@ -354,28 +264,18 @@ def mates_section() -> None:
     st.button(
         "Redraw the other examples in the batch", key="tvi_mates", disabled=n == 1, on_click=_redraw_mates
     )
-    st.caption(
-        f"Draw {int(st.session_state.get('tvi_mates_draw', 0))} of the batch-mates. A link does not carry "
-        "redraws: opened elsewhere, the page starts at draw 0."
-    )
+    st.caption(ev.mates_caption(int(st.session_state.get("tvi_mates_draw", 0))))
     if n == 1:
-        st.info("With n = 1 there are no batch-mates, and training BatchNorm is undefined.", icon="ℹ️")
+        st.info(ev.NO_MATES, icon="ℹ️")
     else:
         _, bn_now, ln_now = batch_effects.batch_mates(pop, n, fixed_seed=seed, mates_seed=mates_draw, eps=EPS)
         _, bn_before, ln_before = batch_effects.batch_mates(
             pop, n, fixed_seed=seed, mates_seed=max(mates_draw - 1, 0), eps=EPS
         )
-        t1, t2 = st.columns(2)
-        for col, name, now, before in (
-            (t1, "BatchNorm", bn_now, bn_before),
-            (t2, "LayerNorm", ln_now, ln_before),
-        ):
-            col.metric(
-                f"{name}, feature {k} (draw {mates_draw})",
-                fmt(now[k]),
-                **(change_metric(now[k] - before[k]) if mates_draw else {}),
-            )
-        st.caption("Your example stays the same; only the other rows of the batch are redrawn.")
+        norms = {"BatchNorm": (bn_now, bn_before), "LayerNorm": (ln_now, ln_before)}
+        for col, metric in zip(st.columns(2), ev.mates_metrics(k, mates_draw, norms), strict=True):
+            col.metric(**metric)
+        st.caption(ev.MATES_NOTE)
 
 
 @page_fragment(key=SHIFT)
@@ -405,89 +305,26 @@ def shift_section() -> None:
     )
     res = batch_effects.shift_test(state, pop, shift=shift, scale=scale, n=128, seed=seed, eps=EPS)
     if state.step == 0:
-        st.warning(
-            "BatchNorm has not been trained yet, so its running statistics are still 0 and 1: "
-            "train a few batches in section 1 first.",
-            icon="⚠️",
-        )
-    # LayerNorm's output mean is 0 in exact arithmetic: what is left is rounding, and it says so
-    shift_texts = [fmt(res.bn_mean), fmt(res.bn_std), fmt_zero(res.ln_mean, res.ln_y), fmt(res.ln_std)]
+        st.warning(ev.NOT_TRAINED, icon="⚠️")
     plot.show(
-        charts_axes.shift_chart(res.bn_mean, res.bn_std, res.ln_mean, res.ln_std, labels=shift_texts),
+        charts_axes.shift_chart(res.bn_mean, res.bn_std, res.ln_mean, res.ln_std, labels=ev.shift_texts(res)),
         key="tvi_chart_shift",
     )
-    r1, r2, r3, r4 = st.columns(4)
-    r1.metric("BatchNorm output mean", shift_texts[0])
-    r2.metric("BatchNorm output std", shift_texts[1])
-    r3.metric("LayerNorm output mean", **zero_metric(res.ln_mean, res.ln_y))  # "0", grey "to rounding"
-    r4.metric("LayerNorm output std", shift_texts[3])
-    st.caption(
-        "128 test examples from the shifted distribution. BatchNorm normalizes them with the running "
-        "statistics of the *training* data; LayerNorm with each example's own features."
-    )
-
-
-# Section 6's batches of one feature (a row per example): the worked example x = 1, 2, 3, 4 first
-FW_BATCHES = {
-    "1, 2, 3, 4": [[1.0], [2.0], [3.0], [4.0]],
-    "2, 6": [[2.0], [6.0]],
-    "1, 2, …, 8": [[float(v)] for v in range(1, 9)],
-    "0, 0, 0, 8": [[0.0], [0.0], [0.0], [8.0]],
-}
-FN_CALLS = {
-    False: "F.batch_norm(x, rm, rv): training defaults to False",
-    True: "F.batch_norm(x, rm, rv, training=True)",
-}
-FW_START = (0.0, 1.0)  # section 6's running mean and variance before the batch (every framework's start)
-FN_X, FN_RM, FN_RV = [[2.0], [6.0]], [0.0], [1.0]  # section 7: two examples, one feature
-
-
-def _names(names: list[str]) -> str:
-    """The names as a list in words: "A", "A and B", "A, B and C"."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def _spelling(rows: dict[str, BF.RunningUpdate], weights_batch: bool) -> str:
-    """The frameworks that spell momentum one way, and the momentum they need here."""
-    names = [f for f, r in rows.items() if r.framework.momentum_weights_batch == weights_batch]
-    return f"momentum = {fmt(rows[names[0]].momentum)} in {_names(names)}"  # one value per spelling
-
-
-def _frameworks_sentence(u: BF.RunningUpdate, rows: dict[str, BF.RunningUpdate], dd: int) -> str:
-    """What the chosen framework stored and why, from the core's numbers."""
-    name = u.framework.name
-    same = f"This weight on the batch is {_spelling(rows, True)} and {_spelling(rows, False)}."
-    if u.batch_weight == 0:
-        return (
-            f"{name}'s momentum = {fmt(u.momentum)} puts no weight on the batch: every framework keeps the "
-            f"running variance it had, {fmt(u.new_running_var[0], dd)}. {same} The same number in the other "
-            "spelling means the opposite."
-        )
-    other = next(r for r in rows.values() if r.framework.unbiased != u.framework.unbiased)
-    others = _names([f for f, r in rows.items() if r.framework.unbiased == other.framework.unbiased])
-    return (
-        f"{name}'s momentum = {fmt(u.momentum)} puts weight {fmt(u.batch_weight)} on this batch and blends "
-        f"in its variance {'÷(n−1)' if u.framework.unbiased else '÷n'} = {fmt(u.blended_var[0], dd)}, so it "
-        f"stores {fmt(u.new_running_var[0], dd)}. At the same weight {others} store "
-        f"{fmt(other.new_running_var[0], dd)}: the ÷(n−1) variance ({fmt(u.batch_var_unbiased[0], dd)}) is "
-        f"larger than the ÷n one ({fmt(u.batch_var[0], dd)}) for every batch with a spread. {same}"
-    )
+    for col, metric in zip(st.columns(4), ev.shift_metrics(res), strict=True):
+        col.metric(**metric)
+    st.caption(ev.SHIFT_NOTE)
 
 
 @page_fragment(key=FRAMEWORKS)
 def frameworks_section() -> None:
     st.subheader("6 · What the running variance stores: four frameworks")
-    st.markdown(
-        "Every framework normalizes a training batch with its ÷n variance, but they disagree on what "
-        f"they store for inference, and on what *momentum* means. Start from running mean {fmt(FW_START[0])} "
-        f"and variance {fmt(FW_START[1])}, train on one batch of one feature, and compare."
-    )
+    st.markdown(bv.frameworks_intro())
     c1, c2, c3 = st.columns([3, 2, 2])
     name = controls.choice(
         "segmented_control", "Framework", list(BF.FRAMEWORKS), key="tvi_framework", where=c1
     )
     batch = controls.choice(
-        "selectbox", "Batch x (one feature)", list(FW_BATCHES), key="tvi_fw_batch", where=c2
+        "selectbox", "Batch x (one feature)", list(bv.FW_BATCHES), key="tvi_fw_batch", where=c2
     )
     m = float(
         controls.slider(
@@ -495,82 +332,28 @@ def frameworks_section() -> None:
             name="framework momentum",
         )
     )  # fmt: skip  # one label for every framework: the slider keeps its value when the framework changes
-    rows = BF.running_updates(FW_BATCHES[batch], *FW_START, framework_name=name, momentum=m)
+    rows = BF.running_updates(bv.FW_BATCHES[batch], *bv.FW_START, framework_name=name, momentum=m)
     u = rows[name]
-    weights_what = "the batch" if u.framework.momentum_weights_batch else "the old value"
-    c3.caption(f"{name}'s momentum weights {weights_what}; its default is {fmt(u.framework.default_momentum)}.")
-    shown = [u.batch_var[0], u.batch_var_unbiased[0], FW_START[1], *(r.new_running_var[0] for r in rows.values())]
-    dd = digits_to_separate(shown, 5, same_within=rounding_noise(shown))  # 5: 1.6667 as PyTorch prints it
-    old_w, new_w = ("(1-m)", "m") if u.framework.momentum_weights_batch else ("m", "(1-m)")
-    div = "n-1" if u.framework.unbiased else "n"
-    st.latex(
-        rf"\hat\sigma^2 \leftarrow {old_w}\,\hat\sigma^2 + {new_w}\,s^2,\qquad "
-        rf"s^2 = \tfrac{{1}}{{{div}}}\textstyle\sum (x-\mu_B)^2 = {tex_num(u.blended_var[0], dd)}"
-    )
-    st.latex(
-        rf"\hat\sigma^2 = {tex_num(u.old_weight)}\cdot {tex_num(FW_START[1], dd)} + {tex_num(u.batch_weight)}"
-        rf"\cdot {tex_num(u.blended_var[0], dd)} = {tex_num(u.new_running_var[0], dd)}"
-    )
-    m1, m2, m3 = st.columns(3)
-    m1.metric("batch variance ÷n (normalizes)", fmt(u.batch_var[0], dd))
-    m2.metric("batch variance ÷(n−1)", fmt(u.batch_var_unbiased[0], dd))
-    m3.metric(f"running variance {name} stores", fmt(u.new_running_var[0], dd))
-    table = {
-        "framework": [f"{f} ({r.framework.spelled})" for f, r in rows.items()],
-        "momentum for the same weight": [fmt(r.momentum) for r in rows.values()],
-        "blends in": ["÷(n−1)" if r.framework.unbiased else "÷n" for r in rows.values()],
-        "stored running variance": [fmt(r.new_running_var[0], dd) for r in rows.values()],
-    }
-    st.table(pd.DataFrame(table).set_index("framework"))
-    st.caption(
-        "TensorFlow's non-fused path (tf.keras with fused=False) stores ÷n as Keras 3 does. Measured in "
-        "PyTorch 2.13: BatchNorm1d(1, momentum=1.0) on x = 1, 2, 3, 4 stores running_var 1.6666666 (float32); "
-        "the lab computes in float64."
-    )
-    st.markdown(_frameworks_sentence(u, rows, dd))
+    c3.caption(bv.momentum_caption(u))
+    dd = bv.frameworks_digits(u, rows)
+    for line in bv.frameworks_latex(u, dd):
+        st.latex(line)
+    for col, (label, value) in zip(st.columns(3), bv.frameworks_metrics(u, dd), strict=True):
+        col.metric(label, value)
+    st.table(bv.frameworks_table(rows, dd))
+    st.caption(bv.FRAMEWORKS_NOTE)
+    st.markdown(bv.frameworks_sentence(u, rows, dd))
 
 
 @page_fragment(key=FUNCTIONAL)
 def functional_section() -> None:
     st.subheader("7 · F.batch_norm: training defaults to False")
-    st.markdown(
-        "A `torch.nn.BatchNorm1d` module starts in training mode. The functional form "
-        "`torch.nn.functional.batch_norm` does not: its `training` argument defaults to `False`, so a call "
-        "that leaves it out normalizes with the running statistics and never updates them. Here "
-        f"x = [[{fmt(FN_X[0][0])}], [{fmt(FN_X[1][0])}]] (two examples, one feature), rm = [{fmt(FN_RM[0])}], "
-        f"rv = [{fmt(FN_RV[0])}], momentum {fmt(ln.DEFAULT_MOMENTUM)}, ε = {fmt(EPS, 1)}."
-    )
-    training = controls.choice("radio", "The call", FN_CALLS, key="tvi_fn_call", name="call")
-    call = BF.functional_batch_norm(FN_X, FN_RM, FN_RV, training=training, eps=EPS)
-    x = [row[0] for row in FN_X]
-    y = call.y[:, 0]
-    # ε shows in the 6th digit: 1.99999 and −0.99999875, not 2 and −1
-    yd = digits_to_separate(y, 8, against=x)
-    c1, c2, c3, c4 = st.columns(4)
-    for col, xi, yi in ((c1, x[0], y[0]), (c2, x[1], y[1])):
-        col.metric(f"output for x = {fmt(xi)}", fmt(yi, yd))
-    for col, what, before, after in (
-        (c3, "mean", FN_RM[0], call.running_mean[0]),
-        (c4, "variance", FN_RV[0], call.running_var[0]),
-    ):
-        col.metric(f"running {what} after", fmt(after), **change_metric(after - before))
-    if call.moved:
-        st.markdown(
-            f"With `training=True` the call normalizes with the batch's own mean {fmt(ln.mean(x))} and ÷n "
-            f"variance {fmt(ln.variance(x))}, giving {fmt(y[0], yd)} and {fmt(y[1], yd)}, and **updates the "
-            f"running statistics in place**: mean {fmt(FN_RM[0])} → {fmt(call.running_mean[0])}, variance {fmt(FN_RV[0])} → "
-            f"{fmt(call.running_var[0])} (blending in the ÷(n−1) variance {fmt(ln.variance(x, ddof=1))}). "
-            "This is what the module does while it is in training mode."
-        )
-    else:
-        st.markdown(
-            f"Left out, `training` is `False`: the call normalizes with the running statistics {fmt(FN_RM[0])} "
-            f"and {fmt(FN_RV[0])}, "
-            f"so the output is x/√(1 + ε) = {fmt(y[0], yd)} and {fmt(y[1], yd)}, and "
-            f"**the running statistics did not move**: still {fmt(call.running_mean[0])} and "
-            f"{fmt(call.running_var[0])}. A training loop written with `F.batch_norm` must pass "
-            "`training=True` itself, or the statistics stay at their initial values."
-        )
+    st.markdown(bv.functional_intro())
+    training = controls.choice("radio", "The call", bv.FN_CALLS, key="tvi_fn_call", name="call")
+    call = BF.functional_batch_norm(bv.FN_X, bv.FN_RM, bv.FN_RV, training=training, eps=EPS)
+    for col, (label, value, change) in zip(st.columns(4), bv.functional_metrics(call), strict=True):
+        col.metric(label, value, **(change_metric(change) if change is not None else {}))
+    st.markdown(bv.functional_sentence(call))
 
 
 train_section()
@@ -583,18 +366,7 @@ functional_section()
 
 # What does not change with the page's controls is drawn outside the fragment: a control's rerun
 # sends none of it again.
-page.notice(
-    [
-        "Small momentum: the running mean moves slowly and smoothly; momentum 1 copies the last batch's "
-        "statistics, noise and all.",
-        "The running variance is stored with ÷(n−1) but each batch is normalized with ÷n — visible at small n.",
-        "Batch size 2: BatchNorm's training output is always about ±1, whatever the data.",
-        "Shift the test data: BatchNorm's outputs drift off mean 0 / std 1; LayerNorm's stay put.",
-        "PyTorch and TensorFlow's fused kernel store the ÷(n−1) batch variance, Keras 3 and Flax the ÷n one; "
-        "PyTorch's momentum weights the batch, theirs the old value.",
-        "F.batch_norm(x, rm, rv) without training=True uses the running statistics and never updates them.",
-    ]
-)
+page.notice(rv.NOTICES)
 page.predict_then_reveal(
     "tvi_q",
     "You serve a trained transformer one sentence at a time. Which normalization behaves exactly as in training?",
