@@ -23,16 +23,19 @@ Shapes: one row of ``d`` entries (a LayerNorm row, or the ``n`` values of one Ba
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Unpack
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from layernorm._checks import F64, as_float64, check_eps
+from layernorm._checks import F64, check_eps
 from layernorm.core import DEFAULT_EPS, layer_norm
-from layernorm.exact import ZeroVarianceError
+from layernorm.labs.float32_affine import FLOAT32_MAX as FLOAT32_MAX
+from layernorm.labs.float32_affine import STATUS_WORDS as STATUS_WORDS
+from layernorm.labs.float32_affine import AffineInputs, checked_inputs, first_status, to_float32
+from layernorm.labs.float32_affine import AffineRun as AffineRun
 from layernorm.labs.precision import layer_norm_in_dtype
 
-FLOAT32_MAX = float(np.finfo(np.float32).max)  # 3.4028235e38
 FORMS = ("step", "fused")
 STATS = ("exact", "kernel")  # float64 two-pass statistics; float32 Welford statistics
 # Units in the last place (float32) of the row's largest term |γ·x̂| or |β| that a run may be off by
@@ -45,153 +48,16 @@ CHANNEL_VALUES = (1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6, 1e7, 5e7, 1e8, 1e9)
 D1_GAMMAS = (1.0, 1e2, 1e4, 1e6, 1e8, 1e10, 1e12)
 ROW_NEAR_2E8 = (200000016.0, 200000000.0, 200000032.0, 200000048.0)  # float32 numbers, 16 apart
 
-STATUS_WORDS: dict[str, str] = {
-    "ok": "fine",
-    "rstd_overflow": "1/√(σ² + ε) is larger than float32's largest number (it becomes ∞)",
-    "scale_overflow": "s = γ/√(σ² + ε) is larger than float32's largest number (it becomes ∞)",
-    "shift_overflow": "b = β − μ·s is larger than float32's largest number (it becomes ∞)",
-    "deviation_overflow": "x − μ is larger than float32's largest number (it becomes ∞)",
-    "x_hat_overflow": "x̂ = (x − μ)/√(σ² + ε) is larger than float32's largest number (it becomes ∞)",
-    "output_overflow": "y is larger than float32's largest number (it becomes ∞ or undefined)",
-}
 
-
-def _f32(a: ArrayLike) -> F64:
-    """``a`` rounded to float32, held as float64 (overflow gives ∞, silently: the caller checks)."""
-    with np.errstate(over="ignore"):
-        return np.asarray(np.asarray(a, dtype=np.float64).astype(np.float32), dtype=np.float64)
-
-
-def _fits_float32(a: F64, name: str) -> F64:
-    """``a`` as float32 stores it; a ValueError if any entry is not finite or beyond float32's range."""
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be finite numbers")
-    stored = _f32(a)
-    if not np.all(np.isfinite(stored)):
-        raise ValueError(
-            f"{name} must fit in float32 (|{name}| ≤ {FLOAT32_MAX:.8g}), got {np.max(np.abs(a)):.4g}"
-        )
-    return stored
-
-
-@dataclass(frozen=True)
-class AffineRun:
-    """One form of ``y = gamma * (x - mu) / sqrt(var + eps) + beta`` in float32 (values as float64).
-
-    Attributes
-    ----------
-    form : {"step", "fused"}
-    x, gamma, beta : (d,) ndarray
-        The inputs as float32 stores them (``gamma`` and ``beta`` broadcast to ``d``).
-    mu : float
-        The mean used (as given: the exact one in float64, or a kernel's float32 one).
-    rstd : float
-        ``1/sqrt(var + eps)`` as float32 stores it.
-    scale : (d,) ndarray
-        Fused: ``s = gamma * rstd`` in float32. Step: NaN (the step form has no ``s``).
-    shift : (d,) ndarray
-        Fused: ``b = beta - mu * s`` as float32 stores it. Step: NaN.
-    shift_exact : (d,) ndarray
-        Fused: ``beta - mu * s`` in float64, before ``b`` is rounded to float32. Step: NaN.
-    x_hat : (d,) ndarray
-        Step: ``(x - mu) * rstd``, each of ``x - mu`` and the product stored in float32. Fused: NaN.
-    y : (d,) ndarray
-        The output, stored in float32 (∞ or NaN where ``status`` names an overflow).
-    status : str
-        A key of :data:`STATUS_WORDS`.
-
-    Notes
-    -----
-    Source: this project.
-    """
-
-    form: str
-    x: F64
-    gamma: F64
-    beta: F64
-    mu: float
-    rstd: float
-    scale: F64
-    shift: F64
-    shift_exact: F64
-    x_hat: F64
-    y: F64
-    status: str
-
-
-def _prepare(
-    x: ArrayLike,
-    mu: float,
-    var: float | None,
-    rstd: float | None,
-    gamma: ArrayLike,
-    beta: ArrayLike,
-    eps: float,
-) -> tuple[F64, F64, F64, float, float]:
-    """The checked inputs in float32 and ``rstd`` (an ∞ ``rstd`` is the caller's status to report)."""
-    x64 = as_float64(x)
-    if x64.ndim != 1 or x64.size == 0:
-        raise ValueError(f"x must be one non-empty row (d,), got shape {x64.shape}")
-    x32 = _fits_float32(x64, "x")
-    g32, b32 = (_param(p, name, x64.size) for p, name in ((gamma, "gamma"), (beta, "beta")))
-    mu = float(mu)
-    if not np.isfinite(mu):
-        raise ValueError(f"mu must be a finite number, got {mu!r}")
-    eps = check_eps(eps)
-    if (var is None) == (rstd is None):
-        raise ValueError("give exactly one of var and rstd")
-    if rstd is not None:
-        r = float(_f32(float(rstd)))
-        if not (np.isfinite(r) and r > 0):
-            raise ValueError(f"rstd must be a positive number that fits in float32, got {rstd!r}")
-        return x32, g32, b32, mu, r
-    var = float(var)  # type: ignore[arg-type]  # not None: checked above
-    if not (np.isfinite(var) and var >= 0):
-        raise ValueError(f"var must be a finite number >= 0, got {var!r}")
-    if var + eps == 0:
-        raise ZeroVarianceError("var = 0 and eps = 0: 1/sqrt(var + eps) is 1/0")
-    with np.errstate(over="ignore"):
-        return x32, g32, b32, mu, float(_f32(1.0 / np.sqrt(var + eps)))
-
-
-def _param(p: ArrayLike, name: str, d: int) -> F64:
-    """``gamma`` or ``beta``: one number or ``d``, broadcast to ``d`` and stored in float32."""
-    p64 = as_float64(p, name)
-    if p64.ndim > 1 or p64.size not in (1, d):
-        raise ValueError(
-            f"{name} must be one number or {d} numbers (one per entry of x), got shape {p64.shape}"
-        )
-    return _fits_float32(np.broadcast_to(p64.ravel(), (d,)).copy(), name)
-
-
-def _first(checks: list[tuple[str, bool]]) -> str:
-    return next((name for name, bad in checks if bad), "ok")
-
-
-def fused_affine(
-    x: ArrayLike,
-    mu: float,
-    *,
-    var: float | None = None,
-    rstd: float | None = None,
-    gamma: ArrayLike = 1.0,
-    beta: ArrayLike = 0.0,
-    eps: float = DEFAULT_EPS,
-) -> AffineRun:
+def fused_affine(x: ArrayLike, mu: float, **given: Unpack[AffineInputs]) -> AffineRun:
     """The fused form ``y = x * s + b`` in float32, with ``s`` and ``b`` each stored in float32.
 
     Parameters
     ----------
     x : (d,) array_like
-        One row, rounded to float32 first.
     mu : float
-        The mean the kernel uses (kept in float64: give a float32 one to model a float32 kernel).
-    var, rstd : float, optional
-        Exactly one: the variance (then ``rstd = 1/sqrt(var + eps)`` is computed in float64 and
-        stored in float32), or ``rstd`` itself (stored in float32; ``eps`` is then not used).
-    gamma, beta : float or (d,) array_like, default 1 and 0
-        Rounded to float32.
-    eps : float, default 1e-5
+    **given : var or rstd, and gamma, beta, eps
+        As in :func:`layernorm.labs.float32_affine.checked_inputs`, which checks and rounds them.
 
     Returns
     -------
@@ -201,12 +67,8 @@ def fused_affine(
 
     Raises
     ------
-    ValueError
-        ``x`` not a finite non-empty row; ``x``, ``gamma`` or ``beta`` beyond float32's range or of
-        the wrong shape; ``mu`` not finite; not exactly one of ``var`` (finite, >= 0) and ``rstd``
-        (positive, within float32); bad ``eps``.
-    ZeroVarianceError
-        ``var = 0`` and ``eps = 0``.
+    ValueError, ZeroVarianceError
+        As :func:`~layernorm.labs.float32_affine.checked_inputs`.
 
     Notes
     -----
@@ -217,14 +79,14 @@ def fused_affine(
     (5 copies of 5e7: 242.27734375; 4 copies of 1e6: 8.685546875; the exact answer is ``beta``).
     Source: this project; PyTorch's ``batch_norm`` CPU kernel folds ``gamma`` and ``beta`` this way.
     """
-    x32, g32, b32, mu, r = _prepare(x, mu, var, rstd, gamma, beta, eps)
+    x32, g32, b32, mu, r = checked_inputs(x, mu, **given)
     nan = np.full(x32.shape, np.nan)
     with np.errstate(over="ignore", invalid="ignore"):
-        s = _f32(g32 * r)
+        s = to_float32(g32 * r)
         b_exact = b32 - mu * s
-        b = _f32(b_exact)
-        y = _f32(x32 * s + b)
-    status = _first(
+        b = to_float32(b_exact)
+        y = to_float32(x32 * s + b)
+    status = first_status(
         [
             ("rstd_overflow", not np.isfinite(r)),
             ("scale_overflow", not np.all(np.isfinite(s))),
@@ -235,21 +97,12 @@ def fused_affine(
     return AffineRun("fused", x32, g32, b32, mu, r, s, b, b_exact, nan, y, status)
 
 
-def stepwise_affine(
-    x: ArrayLike,
-    mu: float,
-    *,
-    var: float | None = None,
-    rstd: float | None = None,
-    gamma: ArrayLike = 1.0,
-    beta: ArrayLike = 0.0,
-    eps: float = DEFAULT_EPS,
-) -> AffineRun:
+def stepwise_affine(x: ArrayLike, mu: float, **given: Unpack[AffineInputs]) -> AffineRun:
     """The step-by-step form in float32: ``x - mu``, ``x_hat = (x - mu) * rstd``, ``gamma * x_hat + beta``.
 
     Parameters
     ----------
-    x, mu, var, rstd, gamma, beta, eps
+    x, mu, **given
         As in :func:`fused_affine`.
 
     Returns
@@ -259,10 +112,8 @@ def stepwise_affine(
 
     Raises
     ------
-    ValueError
+    ValueError, ZeroVarianceError
         As :func:`fused_affine`.
-    ZeroVarianceError
-        ``var = 0`` and ``eps = 0``.
 
     Notes
     -----
@@ -271,13 +122,13 @@ def stepwise_affine(
     reproduced its output exactly on 2000 random rows: that kernel does not fold ``gamma`` and ``beta``.
     Source: this project.
     """
-    x32, g32, b32, mu, r = _prepare(x, mu, var, rstd, gamma, beta, eps)
+    x32, g32, b32, mu, r = checked_inputs(x, mu, **given)
     nan = np.full(x32.shape, np.nan)
     with np.errstate(over="ignore", invalid="ignore"):
-        deviation = _f32(x32 - mu)
-        x_hat = _f32(deviation * r)
-        y = _f32(g32 * x_hat + b32)
-    status = _first(
+        deviation = to_float32(x32 - mu)
+        x_hat = to_float32(deviation * r)
+        y = to_float32(g32 * x_hat + b32)
+    status = first_status(
         [
             ("rstd_overflow", not np.isfinite(r)),
             ("deviation_overflow", not np.all(np.isfinite(deviation))),
@@ -384,7 +235,7 @@ def compare_affine_forms(
     the statistics PyTorch 2.13's CPU ``layer_norm`` returned for that row.
     Source: this project.
     """
-    x32, g32, b32, _, _ = _prepare(x, 0.0, 1.0, None, gamma, beta, eps)
+    x32, g32, b32, _, _ = checked_inputs(x, 0.0, var=1.0, gamma=gamma, beta=beta, eps=eps)
     eps = check_eps(eps)
     x_hat = layer_norm(x32, eps=eps)  # ZeroVarianceError for a constant row at eps = 0
     exact = layer_norm(x32, g32, b32, eps=eps)
