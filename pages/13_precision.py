@@ -13,24 +13,14 @@ from layernorm.labs import precision as P
 from ui import charts_numerics as cn
 from ui import controls, live, page, plot, theme
 from ui import fused_view as fv
+from ui import precision_view as pv
 from ui.live import precision as lp
 from ui.live.precision import OFFSETS, offset_text
 from ui.settings import LabInput
 from ui.state import lab_input, lab_section
 from ui.text import fmt
 
-METHOD_NAMES = {"one_pass": "one-pass", "two_pass": "two-pass", "welford": "Welford"}
 SWEEP = P.offset_grid()  # 1 … 1e8, 8 points per decade
-SHORT = {
-    "input_overflow": "✕ input overflows",
-    "sum_overflow": "✕ sum overflows",
-    "step_overflow": "✕ a step x − μ overflows",
-    "deviation_overflow": "✕ x − μ overflows",
-    "square_overflow": "✕ sum of squares overflows",
-    "negative_variance": "✕ σ² < 0, so NaN",
-    "zero_divisor": "✕ 0/0, so NaN",
-    "not_finite": "✕ not finite",
-}
 
 
 @st.cache_data(show_spinner="Running every dtype and method over 65 offsets…", max_entries=16)
@@ -44,19 +34,6 @@ def sweep_figure(x: np.ndarray, eps: float, scale: float) -> go.Figure:  # scale
     sw = sweep(x, eps)
     words = {dt: {m: [P.STATUS_WORDS[s] for s in sw.status[dt][m]] for m in P.METHODS} for dt in P.DTYPES}
     return cn.precision_base(sw.offsets, sw.error, words, sw.input_error)
-
-
-OVERFLOWS = {"sum_overflow", "step_overflow", "deviation_overflow", "square_overflow"}
-
-
-def about(offset: float) -> str:
-    """An offset of the sweep, rounded to the two digits its grid can tell apart (8 points a decade)."""
-    rounded = float(f"{offset:.2g}")
-    return f"{rounded:,.0f}" if 1e3 <= rounded < 1e5 else fmt(rounded, 2)
-
-
-def say(dtype: str, method: str, status: str, at: float) -> str:
-    return f"{METHOD_NAMES[method]} in {dtype} first fails at an offset of about {about(at)}: {P.STATUS_WORDS[status]}."
 
 
 lab_input()  # the page draws the input in its lab sections below
@@ -125,10 +102,10 @@ def offset_section(lab: LabInput) -> None:
             r = runs[m]
             status = str(r.status[0])
             if not np.isfinite(r.var[0]):  # no σ² to show: the reason alone
-                verdicts.append(f"{METHOD_NAMES[m]}: {P.STATUS_WORDS[status]}")
+                verdicts.append(f"{pv.METHOD_NAMES[m]}: {P.STATUS_WORDS[status]}")
             else:
                 verdicts.append(
-                    f"{METHOD_NAMES[m]}: σ² = {fmt(float(r.var[0]), n)}"
+                    f"{pv.METHOD_NAMES[m]}: σ² = {fmt(float(r.var[0]), n)}"
                     + ("" if status == "ok" else f" — {P.STATUS_WORDS[status]}")
                 )
         statuses = {str(r.status[0]) for r in runs.values()}
@@ -172,7 +149,7 @@ def offset_section(lab: LabInput) -> None:
             for m in P.METHODS:
                 status = str(now.status[dt][m][0])
                 err = float(now.error[dt][m][0])
-                row[METHOD_NAMES[m]] = cn.fmt_error(err) if status == "ok" else SHORT[status]
+                row[pv.METHOD_NAMES[m]] = cn.fmt_error(err) if status == "ok" else pv.SHORT[status]
             rows.append(row)
         st.markdown(
             f"**Largest error of x̂ at offset {offset_text(offset)}**, per dtype and method (x̂'s entries have a "
@@ -182,66 +159,6 @@ def offset_section(lab: LabInput) -> None:
         st.table(pd.DataFrame(rows).set_index("dtype"))
 
         plot.show(cn.mark_offset(sweep_figure(lab.x, lab.eps, theme.scale()), offset), key="prec_chart")
-
-
-def notices(sw: P.PrecisionSweep, constant: bool = False) -> list[str]:
-    """What to notice in the four panels, each point checked against this vector's sweep.
-
-    The lesson's usual story (one-pass breaks first in float32; in float16 two-pass breaks on its sum
-    while Welford lasts until the input overflows) holds for most vectors, not all: a point is told the
-    usual way only when the sweep shows it, and otherwise says what this vector does instead (else a
-    sentence such as "Welford survives until the input overflows" could stand under a Welford failure).
-    """
-
-    at = sw.first_failure  # (offset, status) of a dtype and method's first failure, or None
-
-    def where(first: tuple[float, str] | None) -> str:
-        return "over the whole sweep" if first is None else f"until an offset of about {about(first[0])}"
-
-    points = []
-    one, two, wel = at("float32", "one_pass"), at("float32", "two_pass"), at("float32", "welford")
-    if one is not None and all(o is None or o[0] > one[0] for o in (two, wel)):
-        points.append(
-            f"Slide the offset up with float32 selected: the one-pass variance breaks from about {about(one[0])} "
-            f"on; two-pass holds {where(two)}, Welford {where(wel)}."
-        )
-    elif one is None:
-        points.append("float32: with this vector even the one-pass variance holds over the whole sweep.")
-    two16, wel16 = at("float16", "two_pass"), at("float16", "welford")
-    if two16 is not None and two16[1] != "input_overflow" and (wel16 is None or wel16[0] > two16[0]):
-        tail = (
-            "until the input itself overflows"
-            if wel16 is not None and wel16[1] == "input_overflow"
-            else where(wel16)
-        )
-        why = "its largest number is 65504, so " if two16[1] in OVERFLOWS else ""
-        points.append(
-            f"float16 panel: {why}two-pass breaks early (about {about(two16[0])}: "
-            f"{P.STATUS_WORDS[two16[1]]}); Welford, which keeps a running mean instead of a sum, lasts {tail}."
-        )
-    elif wel16 is not None and two16 is not None and wel16[0] <= two16[0] and wel16[1] != "input_overflow":
-        points.append(
-            f"float16 panel: here Welford breaks no later than two-pass (about {about(wel16[0])}: "
-            f"{P.STATUS_WORDS[wel16[1]]}): its running mean avoids the big sum, but not this."
-        )
-    lost = sw.first_input_loss("bfloat16")
-    if lost is not None:
-        points.append(
-            f"bfloat16 panel: the grey line leaves the floor from an offset of about {about(lost)}: 8 "
-            "significant bits cannot hold the shifted input (1000.3, say, becomes 1000), so no method can recover "
-            "what the input lost."
-        )
-    one64 = at("float64", "one_pass")
-    points.append(
-        f"float64 one-pass fails too, only later (from an offset of about {about(one64[0])})."
-        if one64 is not None
-        else "float64 one-pass holds over this whole sweep: x − μ is 0 for a constant vector, whatever σ² "
-        "comes out."
-        if constant
-        else "float64 one-pass holds over this whole sweep: 53 bits outlast an offset of 1e8 for this vector's "
-        "spread (a narrower spread would break it)."
-    )
-    return points
 
 
 offset_section()
@@ -256,17 +173,17 @@ def sweep_section(lab: LabInput) -> None:
         for m in P.METHODS:
             first = sw.first_failure(dt, m)
             if first is not None and first[1] != "input_overflow":
-                facts.append(say(dt, m, first[1], first[0]))
+                facts.append(pv.say(dt, m, first[1], first[0]))
     for dt in ("bfloat16", "float16"):
         changed_at = sw.first_input_change(dt)
         if changed_at is not None:
             facts.append(
-                f"Rounding to {dt} already changes the input itself from an offset of about {about(changed_at)} on."
+                f"Rounding to {dt} already changes the input itself from an offset of about {pv.about(changed_at)} on."
             )
     over = sw.first_failure("float16", "welford")
     if over is not None and over[1] == "input_overflow":
         facts.append(
-            f"At the sweep's offset of about {about(over[0])} the input itself is already above float16's largest "
+            f"At the sweep's offset of about {pv.about(over[0])} the input itself is already above float16's largest "
             "number, 65504 (the sweep takes 8 offsets a decade: the input passed it after the one before)."
         )
     with live.at_rest("prec_sweep"):  # this ε's sweep: the released ε's while the sidebar's moves
@@ -386,7 +303,7 @@ fused_section()
 def notice_section(lab: LabInput) -> None:
     """What to notice: checked against this vector's sweep, so it changes with the sidebar."""
     with live.at_rest("prec_notice"):  # this ε's sweep: the released ε's while the sidebar's moves
-        page.notice(notices(sweep(lab.x, lab.eps), constant=float(ln.variance(lab.x)) == 0))
+        page.notice(pv.notices(sweep(lab.x, lab.eps), constant=float(ln.variance(lab.x)) == 0))
 
 
 notice_section()

@@ -12,16 +12,14 @@ from layernorm.labs import geometry as geo
 from layernorm.labs import shapes
 from ui import charts_geometry as cg
 from ui import controls, live, page, plot, theme
+from ui import invariances_view as iv
 from ui.fragments import page_fragment, rerun_fragments
 from ui.live import invariances as inv
 from ui.live import sidebar as live_sidebar
 from ui.settings import LabInput
 from ui.state import lab_input, lab_section
 from ui.text import (
-    digits_to_separate,
-    fmt,
     plain,
-    tex_num,
 )
 
 C_CHOICES = inv.C_CHOICES
@@ -132,23 +130,8 @@ def scale_numbers(lab: LabInput, c: float, b: float, payloads: tuple[dict[str, o
 
 
 def notices(lab: LabInput, c: float) -> None:
-    if c == 0:
-        st.warning(
-            "c = 0 turns every input into the constant vector (b, b, …, b): the pattern is gone. "
-            "LayerNorm returns x̂ = 0 (ε keeps 0/0 away) and so y = β, whatever x was.",
-            icon="⚠️",
-        )
-    elif c < 0:
-        st.info(
-            "A negative c mirrors the vector: LayerNorm's output flips sign. Compare 'LayerNorm + its "
-            "flip' below with 'LayerNorm moved by'.",
-            icon="🔁",
-        )
-    if np.all(lab.gamma == 0):
-        st.info(
-            "Your γ is 0, so y = 0·x̂ + β = β for every input: the output has forgotten x entirely.",
-            icon="🧊",
-        )
+    for kind, text, icon in iv.scale_notes(c, lab.gamma):
+        getattr(st, kind)(text, icon=icon)
 
 
 def scale_curve(lab: LabInput, c: float, b: float) -> None:
@@ -162,7 +145,7 @@ def scale_curve(lab: LabInput, c: float, b: float) -> None:
         curve0 = geo.invariance_curve(lab.x, C_GRID, shift=b, eps=0.0).ln_gap
     except ln.ZeroVarianceError:
         curve0 = None
-        st.caption("Your vector is constant, so LayerNorm with ε = 0 is 0/0: that curve is left out.")
+        st.caption(iv.NO_EPS0_CURVE)
     plot.show(
         figure(
             "invariance_curve_chart",
@@ -183,27 +166,13 @@ def scale_curve(lab: LabInput, c: float, b: float) -> None:
 @lab_section(SCALE_SECTION)
 def scale_section(lab: LabInput) -> None:
     c, b, payloads = scale_controls(lab)
-    st.latex(
-        r"\mathrm{LN}(c\,x + b) = \operatorname{sign}(c)\,\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon / c^2}}"
-        r"\qquad (\gamma = 1,\ \beta = 0)"
-    )
+    st.latex(iv.SCALE_LATEX)
     scale_numbers(lab, c, b, payloads)
-    st.caption("y = γ⊙LN(·) + β with the sidebar's γ and β. Set γ = 0 there: both become β.")
-    st.markdown(
-        "**How nearly?** The curve tries every scale c > 0 (your b kept). With ε = 0 LayerNorm would "
-        "not move at all (only float64 rounding is left); with your ε it moves as far as ε/c² differs from "
-        "ε next to σ²: little while both are far below σ², a lot once c²σ² is no longer much larger than ε, "
-        "because the input then looks nearly constant. RMSNorm moves as soon as b ≠ 0."
-    )
+    st.caption(iv.AFFINE_NOTE)
+    st.markdown(iv.CURVE_INTRO)
     with live.at_rest("inv_curve"):
         scale_curve(lab, c, b)
-    st.caption(
-        "Log–log axes; a gap of exactly 0 has no place on them and is not drawn. At c = 1 nothing "
-        "changes, hence the dip. For large c the output tends to the ε-free x̂, which differs from "
-        "LN(x) itself by a factor √(1 + ε/σ²), about 1 + ε/(2σ²) while ε ≪ σ²: the flat tail (a constant "
-        "vector has no tail: its output is 0 at every c). The dotted line is what float64 rounding alone "
-        "can do: for small c, b dwarfs c·x and keeps fewer of its digits."
-    )
+    st.caption(iv.CURVE_NOTE)
 
 
 st.subheader("Scale by c, add b: what moves?")
@@ -225,36 +194,17 @@ def camera() -> dict[str, float]:
 
 @lab_section("inv_norm")
 def norm_numbers(lab: LabInput) -> None:
-    measured, expected = geo.x_hat_norm_squared(lab.x, eps=lab.eps)
     steps = ln.layer_norm_steps(lab.x, eps=lab.eps)
-    nd = digits_to_separate([float(measured), float(expected)], 6, against=[float(lab.d)])
-    live.at_rest("inv_norm_numbers").latex(
-        rf"\lVert\hat x\rVert^2 = {tex_num(float(measured), nd)} \qquad "
-        rf"d\,\frac{{\sigma^2}}{{\sigma^2 + \epsilon}} = {lab.d}\cdot\frac{{{tex_num(float(steps.var))}}}"
-        rf"{{{tex_num(float(steps.var))} + {tex_num(lab.eps)}}} = {tex_num(float(expected), nd)}"
-    )
+    live.at_rest("inv_norm_numbers").latex(iv.norm_latex(lab.x, lab.eps, float(steps.var)))
 
 
 @lab_section("inv_geometry")
 def geometry_pictures(lab: LabInput, d: int) -> None:
     cloud = geo.normalized_cloud(d, CLOUD_POINTS, seed=CLOUD_SEED, eps=lab.eps)  # x and x̂: no γ, β
-    if lab.d not in (d, 2, 3):
-        st.info(
-            f"Your vector has d = {lab.d}, which cannot be drawn. To see your own point here, pick "
-            f"Preset with size d = {d} in the sidebar, or type {d} numbers (e.g. "
-            f"{'5, 7' if d == 2 else '1, 2, 4'}).",
-            icon="💡",
-        )
-    elif lab.d != d:
-        st.info(
-            f"Your vector has d = {lab.d}: choose d = {lab.d} above to see it among the points.", icon="👆"
-        )
-    low, high = cloud.norm_squared_range
-    nd = digits_to_separate([low, high], 4, against=[float(d)])
-    st.caption(
-        f"{CLOUD_POINTS} random inputs (seed {CLOUD_SEED}), each a standard normal vector plus a random "
-        f"constant. Their ‖x̂‖² lie between {fmt(low, nd)} and {fmt(high, nd)} (d = {d}, ε = {lab.eps:.0e})."
-    )
+    hint = iv.cloud_hint(lab.d, d)
+    if hint is not None:
+        st.info(hint[0], icon=hint[1])
+    st.caption(iv.cloud_caption(cloud, d, lab.eps))
     if d == 2:
         return
     eye = camera()
@@ -387,28 +337,13 @@ def y_section(lab: LabInput, d: int) -> None:
     left, right = st.columns(2)
     with left:
         y_picture(lab, d, gamma, beta)
-    right.markdown(
-        "**Reading the three views**\n\n"
-        "- *Before:* the blob is stretched along the dashed diagonal (1, 1, 1), because each input "
-        "got a random constant added. LayerNorm forgets that direction entirely.\n"
-        "- *After:* the points sit on (or, by ε, just inside) the green circle where the plane "
-        "x₁ + x₂ + x₃ = 0 meets the sphere of radius √3. A 3-feature vector keeps just one number: its "
-        "angle around the circle.\n"
-        "- *Then:* γ stretches each axis, so the circle becomes an ellipse (a negative γ mirrors it) "
-        "and β moves its centre (×). γ = 0 on an axis flattens it; all three at 0 collapse it to β.\n"
-        "- Raise ε in the sidebar towards 1: inputs with a small spread fall *inside* the circle."
-    )
+    right.markdown(iv.THREE_VIEWS)
 
 
 @page_fragment
 def geometry_section() -> None:
     st.subheader("Where LayerNorm sends vectors: a plane and a sphere")
-    st.markdown(
-        "x̂ has mean 0, so its features add up to 0: it lies on the plane orthogonal to (1, …, 1). "
-        "Its variance is σ²/(σ² + ε), so its squared length is d·σ²/(σ² + ε): it lies just inside the "
-        "sphere of radius √d while ε ≪ σ², further inside as ε grows towards σ², and at the centre when "
-        "the vector is constant. For your vector:"
-    )
+    st.markdown(iv.GEOMETRY_INTRO)
     norm_numbers()
     c1, c2 = st.columns([1, 2])
     d = int(
@@ -436,34 +371,11 @@ def geometry_section() -> None:
     st.markdown("**γ stretches each axis, β moves the centre** (for these pictures only):")
     y_section(d)
     if d == 2:
-        st.markdown(
-            "**The d = 2 surprise:** with two features, x − μ is (+a, −a) or (−a, +a), so after dividing "
-            "by √(a² + ε) every non-constant input lands on the line through (1, −1) and (−1, 1), at "
-            "±a/√(a² + ε) times (1, −1): on the two end points themselves while ε ≪ a², so the "
-            f"{CLOUD_POINTS} points pile up on two spots and only the sign of x₁ − x₂ survives. "
-            "ε pulls inputs with a² not far above ε inside (raise ε in the sidebar to see it)."
-        )
+        st.markdown(iv.D2_SURPRISE)
 
 
 geometry_section()
 
-page.notice(
-    [
-        "With c = 1 and any b, 'LayerNorm moved by' is 0 to rounding; with other c > 0 it stays tiny while "
-        "ε/c² and ε are both far below σ². RMSNorm moves as soon as b ≠ 0.",
-        "Make c small (1e-4, 1e-6): once ε/c² (shown above) is comparable to σ², LayerNorm's output shrinks.",
-        "c < 0: 'LayerNorm + its flip' is 0 to rounding while ε/c² and ε are both far below σ²: the output "
-        "only changed sign.",
-        "In 3-D, turn the view to 'Along (1, 1, 1)': the normalized points form a circle (with ε comparable "
-        "to their spread, some fall inside it).",
-    ]
-)
-page.predict_then_reveal(
-    "inv_q",
-    "With d = 2, γ = 1, β = 0 and a tiny ε, where do x = (5, 7) and x = (−100, 3) land?",
-    ["Both on (−1, 1)", "On two different points of the circle of radius √2", "On (−1, 1) and (1, −1)"],
-    0,
-    "In both, the first feature is the smaller one, so x − μ = (−a, +a) and x̂ = (−1, 1) (times "
-    "√(σ²/(σ² + ε)), which is 1 to many digits). With two features, LayerNorm keeps only which one is larger.",
-)
+page.notice(iv.NOTICES)
+page.predict_then_reveal("inv_q", *iv.QUESTION)
 page.show_source(geo.invariance_check, geo.invariance_curve, geo.x_hat_norm_squared, geo.normalized_cloud)

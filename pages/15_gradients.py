@@ -7,6 +7,7 @@ import layernorm as ln
 from layernorm import formula
 from layernorm.backward import CHECK_STEPS, layer_norm_backward_from_steps
 from ui import charts_gradients, controls, live, page, plot
+from ui import gradients_view as gv
 from ui.fragments import page_fragment, rerun_fragments
 from ui.live import gradients as lg
 from ui.live import sidebar as live_sidebar
@@ -14,18 +15,10 @@ from ui.live import standardize
 from ui.settings import LabInput
 from ui.state import lab_input, lab_section
 from ui.text import (
-    ROUNDING_K,
-    digits_to_separate,
     fmt,
-    fmt_zero,
     plain,
-    rounding_help,
-    tex_minus,
-    tex_num,
 )
 
-MUCH_SMALLER = 0.01  # "ε ≪ σ²" when ε/(σ² + ε) is at most this
-MAX_JACOBIAN_D = 16  # a 16 × 16 grid is the most a projected heatmap shows readably
 MAX_CURVE_D = 64  # one SVD per ε: fine up to here
 ANNOTATE_D = 8  # write the numbers into the cells up to this size
 UPSTREAM = ["Random (seeded)", "All ones", "One-hot"]
@@ -156,7 +149,7 @@ def backward_numbers(lab: LabInput) -> None:
             f"Here ε/(σ² + ε) = {fmt(terms.eps_share)}: the share of a push along x̂ that ∂L/∂x keeps "
             + (
                 "(ε ≪ σ², so next to nothing)."
-                if terms.eps_share <= MUCH_SMALLER
+                if terms.eps_share <= gv.MUCH_SMALLER
                 else "(ε is not ≪ σ² here)."
             )
         )
@@ -193,24 +186,9 @@ def feature_arithmetic(lab: LabInput, terms: ln.LayerNormBackwardTerms) -> None:
         )
     )
     i = min(max(i, 1), lab.d) - 1
-    digits = digits_to_separate([terms.g[i], terms.mean_g, terms.mean_g_x_hat, terms.x_hat[i]], 4)
-
-    def paren(v: float) -> str:
-        """A number for a product in LaTeX: negative ones in parentheses."""
-        return tex_num(v, digits) if v >= 0 else rf"({tex_num(v, digits)})"
-
     with live.at_rest("grad_feature_arithmetic"):  # no frame holds them: dimmed while a slider moves
-        st.latex(
-            rf"\frac{{\partial L}}{{\partial x_{{{i + 1}}}}} = \frac{{1}}{{{tex_num(terms.std)}}}\Big("
-            rf"{tex_num(terms.g[i], digits)} {tex_minus(terms.mean_g, digits)}"
-            rf" - {paren(terms.x_hat[i])} \cdot {paren(terms.mean_g_x_hat)}\Big)"
-            rf" = {tex_num(terms.dx[i], 6)}"
-        )
-        st.latex(
-            rf"\text{{as three terms:}}\quad {tex_num(terms.term_g[i], digits)}"
-            rf"\ + {paren(terms.term_mean[i])}\ + {paren(terms.term_proj[i])}"
-            rf" = {tex_num(terms.dx[i], 6)}"
-        )
+        for line in gv.feature_latex(terms, i):
+            st.latex(line)
 
 
 upstream_controls()
@@ -225,33 +203,20 @@ st.markdown(
 
 
 # --- ∂L/∂γ, ∂L/∂β and a finite-difference check -----------------------------------------------------
-# What the check can nudge: the core's parameter name → (the page's letter, what it is)
-NUDGED = {"x": ("x", "the input"), "gamma": ("γ", "the scale"), "beta": ("β", "the shift")}
-CHECK_SYMBOL = {p: letter for p, (letter, _) in NUDGED.items()}
-CHECK_WHAT = {p: f"{letter}ᵢ ({role})" for p, (letter, role) in NUDGED.items()}
-CHECK_H_START = 1e-5
-SHOWN_DIGITS = 15  # float64's: where the finite difference parts from the backward pass is visible
-
-
-def step_text(h: float) -> str:
-    """A step h as the page writes it: 1e−5."""
-    return f"{h:.0e}".replace("e-0", "e−").replace("e-", "e−")
-
-
 @lab_section(CHECK)
 def check_numbers(lab: LabInput) -> None:
     c1, c2, c3 = st.columns([2, 1, 1])
     what = str(
         controls.choice(
-            "radio", "Nudge", list(CHECK_WHAT), key="grad_check_of", where=c1, horizontal=True,
-            format_func=CHECK_WHAT.get, name="nudge",
+            "radio", "Nudge", list(gv.CHECK_WHAT), key="grad_check_of", where=c1, horizontal=True,
+            format_func=gv.CHECK_WHAT.get, name="nudge",
         )
     )  # fmt: skip
     i = int(controls.number_input("Feature i =", 1, 4096, 1, key="grad_check_i", where=c2, name="feature i"))
     h = float(
         controls.choice(
-            "selectbox", "Step h", CHECK_STEPS, key="grad_check_h", index=CHECK_STEPS.index(CHECK_H_START),
-            where=c3, format_func=step_text, name="step h",
+            "selectbox", "Step h", CHECK_STEPS, key="grad_check_h", index=CHECK_STEPS.index(gv.CHECK_H_START),
+            where=c3, format_func=gv.step_text, name="step h",
         )
     )  # fmt: skip
     i = min(max(i, 1), lab.d)
@@ -267,59 +232,25 @@ def check_numbers(lab: LabInput) -> None:
         return
     # Computed from the sidebar's ε, γ, β, which no frame of this section holds: dimmed while they move.
     with live.at_rest("grad_check"):
-        g_i, x_hat_i = float(dy[i - 1]), float(steps.x_hat[i - 1])
-        x_hat_tex = tex_num(x_hat_i) if x_hat_i >= 0 else rf"({tex_num(x_hat_i)})"
         st.latex(
-            rf"\frac{{\partial L}}{{\partial \gamma_{{{i}}}}} = g_{{{i}}}\,\hat x_{{{i}}}"
-            rf" = {tex_num(g_i)} \cdot {x_hat_tex} = {tex_num(float(dgamma[i - 1]))},"
-            rf"\qquad \frac{{\partial L}}{{\partial \beta_{{{i}}}}} = g_{{{i}}} = {tex_num(float(dbeta[i - 1]))}"
+            gv.check_latex(
+                i, float(dy[i - 1]), float(steps.x_hat[i - 1]), float(dgamma[i - 1]), float(dbeta[i - 1])
+            )
         )
         k = CHECK_STEPS.index(h)
+        metrics = gv.check_metrics(check, what, i, h)
         m1, m2 = st.columns(2)  # fifteen digits each: two to a row at 1280 px
-        m1.metric(f"backward pass ∂L/∂{CHECK_SYMBOL[what]}{subscript(i)}", fmt(check.analytic, SHOWN_DIGITS))
-        m2.metric(f"finite difference, h = {step_text(h)}", fmt(float(check.numeric[k]), SHOWN_DIGITS))
+        m1.metric(*metrics[0])
+        m2.metric(*metrics[1])
         m3, _ = st.columns(2)
-        m3.metric("|difference|", fmt(float(check.errors[k]), 2))
+        m3.metric(*metrics[2])
         plot.show(
             charts_gradients.finite_difference_chart(
-                np.array(CHECK_STEPS), check.errors, chosen=k, what=f"{CHECK_SYMBOL[what]}ᵢ"
+                np.array(CHECK_STEPS), check.errors, chosen=k, what=f"{gv.CHECK_SYMBOL[what]}ᵢ"
             ),
             key="grad_chart_check",
         )
-        st.caption(check_sentence(check, what))
-
-
-def subscript(i: int) -> str:
-    return str(i).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
-
-
-def check_sentence(check: ln.FiniteDifferenceCheck, what: str) -> str:
-    """What the curve shows, from its own numbers."""
-    best = check.best
-    exact = [step_text(h) for h, e in zip(CHECK_STEPS, check.errors, strict=True) if e == 0]
-    if exact:
-        said = f"Here the two agree exactly at h = {', '.join(exact)} (left out of the log chart). "
-    else:
-        said = (
-            f"Here the two agree best at h = {step_text(CHECK_STEPS[best])} "
-            f"(|difference| {fmt(float(check.errors[best]), 2)}). "
-        )
-    if what == "x":
-        return said + (
-            "A central difference (L(xᵢ + h) − L(xᵢ − h))/2h is off in two ways: by how L curves in xᵢ, "
-            f"a part that shrinks like h² as h shrinks, and by rounding, a part that grows like 1/h: {CANCELLING}"
-        )
-    name = CHECK_SYMBOL[what]
-    return said + (
-        f"L is a straight line in {name}ᵢ (a nudge of h moves L by h·∂L/∂{name}ᵢ), so the step's size adds "
-        f"no error of its own; what separates the two is rounding, which grows like 1/h as h shrinks: {CANCELLING}"
-    )
-
-
-# Why rounding grows as h shrinks, said the same way for every parameter.
-CANCELLING = (
-    "the two values of L share more and more leading digits, and their difference keeps only the rest."
-)
+        st.caption(gv.check_sentence(check, what))
 
 
 st.subheader("∂L/∂γ and ∂L/∂β, and a check you can run")
@@ -335,69 +266,22 @@ check_numbers()
 # --- the Jacobian ---------------------------------------------------------------------------------
 @lab_section("grad_jacobian")
 def jacobian_numbers(lab: LabInput) -> None:
-    if lab.d > MAX_JACOBIAN_D:
-        st.info(
-            f"Your vector has d = {lab.d} features: its Jacobian has {lab.d * lab.d:,} entries, too many "
-            f"to read as a picture. The heatmap is drawn for d ≤ {MAX_JACOBIAN_D}: choose Preset with a "
-            f"size d ≤ {MAX_JACOBIAN_D} in the sidebar, or type up to {MAX_JACOBIAN_D} numbers.",
-            icon="🔎",
-        )
+    if lab.d > gv.MAX_JACOBIAN_D:
+        st.info(gv.jacobian_too_big(lab.d), icon="🔎")
         return
     # The Jacobian's numbers and picture are the server's (a heatmap is no bar or scatter chart a frame
     # can move): dimmed while a slider moves.
     with live.at_rest("grad_jacobian"):
         facts = ln.layer_norm_jacobian_facts(lab.x, lab.gamma, eps=lab.eps)
-        st.latex(
-            r"J = \frac{\partial y}{\partial x} = \frac{\operatorname{diag}(\gamma)}{\hat\sigma}"
-            r"\Big(I - \tfrac{1}{d}\mathbf{1}\mathbf{1}^\top - \tfrac{1}{d}\hat x\hat x^\top\Big)"
-            rf",\qquad \hat\sigma = {tex_num(facts.std)},\ d = {lab.d}"
-        )
+        st.latex(gv.jacobian_latex(facts, lab.d))
         plot.show(
             charts_gradients.jacobian_heatmap(facts.jacobian, annotate=lab.d <= ANNOTATE_D),
             key="grad_chart_jacobian",
         )
-        scale, k_round = facts.rounding_scale, ROUNDING_K + lab.d
-        shared = bool(np.all(facts.gamma == facts.gamma[0]))
-        m1, m2, m3 = st.columns(3)
-        m1.metric(
-            "largest |row sum|",
-            fmt_zero(facts.max_abs_row_sum, scale, k=k_round),
-            help="Each row sums to 0 for any γ and ε: shifting every xⱼ by the same amount moves no yᵢ. "
-            + rounding_help(facts.max_abs_row_sum, scale, k_round),
-        )
-        m2.metric(
-            "largest |column sum|",
-            fmt_zero(facts.max_abs_col_sum, scale, k=k_round),
-            help="0 when γ is the same for every feature; per-feature γ weights the rows differently.",
-        )
-        m3.metric(
-            "largest |J − Jᵀ|",
-            fmt_zero(facts.asymmetry, scale, k=k_round),
-            help="J is symmetric when γ is the same for every feature (diag(γ) is then a number).",
-        )
-        notes = []
-        if shared:
-            notes.append("γ is the same for every feature, so J is symmetric and its columns sum to 0 too.")
-        else:
-            notes.append("γ differs per feature, so row i is scaled by γᵢ: J is no longer symmetric.")
-        if lab.d == 2:
-            stretch = "|γ|·ε/σ̂³" if shared else "ε/σ̂³ · √((γ₁² + γ₂²)/2)"
-            notes.append(
-                f"d = 2: x̂ = ({fmt(facts.x_hat[0])}, {fmt(facts.x_hat[1])}) and J = diag(γ)·ε/σ̂³·(I − 11ᵀ/2) "
-                f"exactly, with ε/σ̂³ = {fmt(facts.eps_over_std3)}: the share ε/(σ² + ε) = "
-                f"{fmt(facts.eps_share)} of diag(γ)/σ̂·(I − 11ᵀ/2). Its largest stretch is {stretch} = "
-                f"{fmt(facts.spectral_norm)}. "
-                + (
-                    "Here ε ≪ σ², so x̂ is almost ±(1, −1) and almost nothing can move y."
-                    if facts.eps_share <= MUCH_SMALLER
-                    else "Here ε is not ≪ σ², so x̂ lies inside ±(1, −1) and y still moves with x."
-                )
-            )
-        if float(ln.layer_norm_steps(lab.x, lab.gamma, eps=lab.eps).var) == 0.0:
-            notes.append(
-                f"Your vector is constant: x̂ = 0 and J = diag(γ)(I − 11ᵀ/d)/√ε, entries up to "
-                f"{fmt(facts.max_abs_entry)} — only ε keeps them finite."
-            )
+        for col, metric in zip(st.columns(3), gv.jacobian_metrics(facts, lab.d), strict=True):
+            col.metric(**metric)
+        constant = float(ln.layer_norm_steps(lab.x, lab.gamma, eps=lab.eps).var) == 0.0
+        notes = gv.jacobian_notes(facts, lab.d, constant)
         st.markdown("\n".join(f"- {n}" for n in notes))
 
 
