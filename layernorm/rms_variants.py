@@ -54,6 +54,7 @@ def default_rms_eps(dtype: str, *, rule: str = "opmath") -> float:
     Returns
     -------
     float
+        A machine epsilon of :data:`MACHINE_EPS`: 2**-52, 2**-23, 2**-10 or 2**-7.
 
     Raises
     ------

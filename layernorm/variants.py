@@ -117,7 +117,7 @@ def layer_norm_std_plus_eps(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> F64:
     Raises
     ------
     ValueError
-        ``d < 2``, bad ``eps``, non-numeric ``x``.
+        As :func:`layer_norm_unbiased` (the unbiased variance needs ``d >= 2``).
 
     Notes
     -----

@@ -326,28 +326,24 @@ def _(data: st.DataObject) -> Any:
     )
 
 
-@call("bn_frameworks.running_update")
-def _(data: st.DataObject) -> Any:
-    c = _d(data, 1, 3)
-    return bn_frameworks.running_update(
-        _mat(data, _d(data), c),
-        _vec(data, c),
-        np.abs(_vec(data, c)),
-        framework_name=data.draw(st.sampled_from(list(bn_frameworks.FRAMEWORKS))),
-        momentum=data.draw(st.floats(0, 1)),
-    )
+def _running(f: Callable[..., Any]) -> Callable[[st.DataObject], Any]:
+    """``f(batch, running_mean, running_var, framework_name=…, momentum=…)`` for C ≤ 3 channels."""
+
+    def run(data: st.DataObject) -> Any:
+        c = _d(data, 1, 3)
+        return f(
+            _mat(data, _d(data), c),
+            _vec(data, c),
+            np.abs(_vec(data, c)),
+            framework_name=data.draw(st.sampled_from(list(bn_frameworks.FRAMEWORKS))),
+            momentum=data.draw(st.floats(0, 1)),
+        )
+
+    return run
 
 
-@call("bn_frameworks.running_updates")
-def _(data: st.DataObject) -> Any:
-    c = _d(data, 1, 3)
-    return bn_frameworks.running_updates(
-        _mat(data, _d(data), c),
-        _vec(data, c),
-        np.abs(_vec(data, c)),
-        framework_name=data.draw(st.sampled_from(list(bn_frameworks.FRAMEWORKS))),
-        momentum=data.draw(st.floats(0, 1)),
-    )
+for _name in ("running_update", "running_updates"):
+    CALLS[f"bn_frameworks.{_name}"] = _running(getattr(bn_frameworks, _name))
 
 
 @call("bn_frameworks.functional_batch_norm")

@@ -142,8 +142,7 @@ SPREADS = [10.0**k for k in range(-8, 1)]
 
 def gradients_metrics(eps: float, spread: float) -> list[dict[str, object]]:
     """The three metrics Gradients drew with st.metric under its ε curve (its own code, written out)."""
-    near = ln.make_near_constant(8, 3.0, spread, seed=1)
-    now = ln.layer_norm_jacobian_norm_vs_eps(near, np.array((eps, 0.0)))
+    now = ln.layer_norm_jacobian_norm_vs_eps(lg.near_constant(spread), np.array((eps, 0.0)))
     shown = [
         ("largest stretch at your ε", fmt(float(now.norm[0])), "‖J‖ of the nearly constant vector"),
         ("without ε (ε = 0)", fmt(float(now.norm[1])), "1/σ: what the gradient would be"),

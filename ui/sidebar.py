@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import streamlit as st
@@ -121,38 +121,32 @@ def _live_place(key: str) -> None:
     st.session_state.setdefault(LIVE_PLACES, {})[key] = st.container()
 
 
+def _kept_slider(label: str, value: float, *, key: str, bind: Literal["query-params"]) -> float:
+    """One shared γ or β slider, kept for the link (``bind``, with the URL key ``key`` written where it is
+    called), and the place of the live slider drawn in its place to show it."""
+    lo, hi, step = GAMMA_BETA_SLIDER
+    with st.container(key=f"live_state_{key}"):
+        v = st.slider(
+            label,
+            lo,
+            hi,
+            value,
+            step,
+            key=key,
+            bind=bind,
+            persist_state="session",
+            on_change=kept_moved,
+            args=(key, rerun_lab_sections),
+        )
+    _live_place(key)
+    return float(v)
+
+
 def _shared_sliders() -> tuple[float, float]:
     """The shared γ and β sliders (kept for the link; the live sliders drawn in their place show them)."""
-    lo, hi, step = GAMMA_BETA_SLIDER
-    with st.container(key="live_state_gamma"):
-        g = st.slider(
-            "γ (scale, every feature)",
-            lo,
-            hi,
-            1.0,
-            step,
-            key="gamma",
-            bind="query-params",
-            persist_state="session",
-            on_change=kept_moved,
-            args=("gamma", rerun_lab_sections),
-        )
-    _live_place("gamma")
-    with st.container(key="live_state_beta"):
-        b = st.slider(
-            "β (shift, every feature)",
-            lo,
-            hi,
-            0.0,
-            step,
-            key="beta",
-            bind="query-params",
-            persist_state="session",
-            on_change=kept_moved,
-            args=("beta", rerun_lab_sections),
-        )
-    _live_place("beta")
-    return float(g), float(b)
+    g = _kept_slider("γ (scale, every feature)", 1.0, key="gamma", bind="query-params")
+    b = _kept_slider("β (shift, every feature)", 0.0, key="beta", bind="query-params")
+    return g, b
 
 
 def sidebar(

@@ -59,13 +59,26 @@ _ATTN_RE = re.compile(r"^encoder\.layer\.(\d+)\.attention\.output\.LayerNorm$")
 _FFN_RE = re.compile(r"^encoder\.layer\.(\d+)\.output\.LayerNorm$")
 
 
+class _InputsAxis:
+    """A read-only attribute of a recording: the length of one axis of its ``inputs`` (S, B, T, d)."""
+
+    def __init__(self, axis: int, doc: str) -> None:
+        self.axis = axis
+        self.__doc__ = doc
+
+    def __get__(self, recording: MiniLMRecording, owner: type | None = None) -> int:
+        return int(recording.inputs.shape[self.axis])
+
+
 @dataclass(frozen=True, eq=False)
 class MiniLMRecording:
     """LayerNorm inputs/outputs of all-MiniLM-L6-v2 for one padded batch of sentences.
 
     All arrays are read-only. Padding positions (``attention_mask == 0``) are
     included in ``inputs``/``outputs``: the model computes them too, but they carry
-    no meaning; use :meth:`real_token_indices` to select the real tokens.
+    no meaning; use :meth:`real_token_indices` to select the real tokens. Every method that
+    takes an index raises :class:`IndexError` when it is out of range (negative ones too) and
+    :class:`TypeError` when it is not an integer.
 
     Attributes
     ----------
@@ -116,25 +129,10 @@ class MiniLMRecording:
         """Number of real (non-padding) positions in the batch, ``attention_mask.sum()``."""
         return int(self.attention_mask.sum())
 
-    @property
-    def n_sites(self) -> int:
-        """Number of LayerNorm modules recorded, ``S`` (13)."""
-        return int(self.inputs.shape[0])
-
-    @property
-    def n_sentences(self) -> int:
-        """Number of sentences in the batch, ``B``."""
-        return int(self.inputs.shape[1])
-
-    @property
-    def seq_len(self) -> int:
-        """Padded sequence length, ``T`` (positions per sentence, padding included)."""
-        return int(self.inputs.shape[2])
-
-    @property
-    def d(self) -> int:
-        """Features per token, ``d`` (384 = the model's hidden size)."""
-        return int(self.inputs.shape[3])
+    n_sites = _InputsAxis(0, "Number of LayerNorm modules recorded, ``S`` (13).")
+    n_sentences = _InputsAxis(1, "Number of sentences in the batch, ``B``.")
+    seq_len = _InputsAxis(2, "Padded sequence length, ``T`` (positions per sentence, padding included).")
+    d = _InputsAxis(3, "Features per token, ``d`` (384 = the model's hidden size).")
 
     def _check_index(self, value: int, size: int, what: str) -> int:
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -160,13 +158,6 @@ class MiniLMRecording:
         -------
         numpy.ndarray of float64, shape (d,)
             A new, writable array: ``inputs[site, sentence, token]``.
-
-        Raises
-        ------
-        IndexError
-            If an index is out of range (negative indices are rejected too).
-        TypeError
-            If an index is not an integer.
         """
         b = self._check_index(sentence, self.n_sentences, "sentence")
         t = self._check_index(token, self.seq_len, "token")
@@ -186,13 +177,6 @@ class MiniLMRecording:
         numpy.ndarray of intp, shape (n_real,)
             Increasing positions ``t`` with ``attention_mask[sentence, t] == 1``
             (``[CLS]`` and ``[SEP]`` included).
-
-        Raises
-        ------
-        IndexError
-            If ``sentence`` is out of range.
-        TypeError
-            If ``sentence`` is not an integer.
         """
         b = self._check_index(sentence, self.n_sentences, "sentence")
         return np.flatnonzero(self.attention_mask[b] == 1).astype(np.intp)
@@ -212,13 +196,6 @@ class MiniLMRecording:
         numpy.ndarray of float64, shape (n_real, d)
             Row ``j`` is :meth:`token_vector` of the ``j``-th position of
             :meth:`real_token_indices` (dimensionless model units).
-
-        Raises
-        ------
-        IndexError
-            If an index is out of range.
-        TypeError
-            If an index is not an integer.
         """
         s = self._check_index(site, self.n_sites, "site")
         return np.array(self.inputs[s, sentence, self.real_token_indices(sentence)], dtype=np.float64)
@@ -238,13 +215,6 @@ class MiniLMRecording:
         str
             ``"Embeddings LN"``, ``"Layer i · after attention"`` or
             ``"Layer i · after FFN"``; the raw module name for any other site.
-
-        Raises
-        ------
-        IndexError
-            If ``site`` is out of range.
-        TypeError
-            If ``site`` is not an integer.
         """
         s = self._check_index(site, self.n_sites, "site")
         name = str(self.site_names[s])

@@ -140,8 +140,7 @@ def read_csv_file(data: bytes) -> VectorFromFile:
         a, b = tight.group(1), tight.group(2)  # a decimal comma in a comma-separated file: say it
         said = str(exc) if str(exc).endswith(".") else f"{exc}."
         raise InputError(
-            f"{said} A comma separates the cells of this file, so {a},{b} is two cells. "
-            + comma_advice(a, b)
+            f"{said} A comma separates the cells of this file, so {a},{b} is two cells. " + comma_advice(a, b)
         ) from None
 
 
@@ -205,26 +204,9 @@ def _read_csv_cells(text: str, sep: str) -> VectorFromFile:
 
 
 def read_csv_vector(data: bytes) -> F64:
-    """Read a vector from CSV (or plain text) bytes: :func:`read_csv_file` without its notes.
+    """The vector ``x`` of :func:`read_csv_file`, without its notes (same argument, errors and source).
 
-    Parameters
-    ----------
-    data : bytes
-        File contents, UTF-8.
-
-    Returns
-    -------
-    x : (d,) ndarray of float64
-
-    Raises
-    ------
-    InputError
-        See :func:`read_csv_file`.
-
-    Notes
-    -----
-    Prefer :func:`read_csv_file` where a person sees the result: it says when
-    a first row was skipped. Source: this project.
+    Prefer :func:`read_csv_file` where a person sees the result: it says when a first row was skipped.
     """
     return read_csv_file(data).x
 
@@ -332,24 +314,6 @@ def read_uploaded_file(name: str, data: bytes) -> VectorFromFile:
 
 
 def read_uploaded_vector(name: str, data: bytes) -> F64:
-    """:func:`read_uploaded_file` without its notes.
-
-    Parameters
-    ----------
-    name, data
-        As :func:`read_uploaded_file`.
-
-    Returns
-    -------
-    x : (d,) ndarray of float64
-
-    Raises
-    ------
-    InputError
-        As :func:`read_uploaded_file`.
-
-    Notes
-    -----
-    Source: this project.
-    """
+    """The vector ``x`` of :func:`read_uploaded_file`, without its notes (same arguments, errors and
+    source)."""
     return read_uploaded_file(name, data).x

@@ -211,6 +211,27 @@ def number_text(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+_TYPED_ADVICE = "Separate numbers with commas or spaces, e.g. 1, 2.5, -3e-2."
+_TABLE_ADVICE = "Write one number per cell, e.g. 2.5, -3 or 1e-8."
+
+
+def _finite_number(cell: object, named: str, is_: str, advice: str) -> float:
+    """:func:`parse_number` of one item of a vector, refusing NaN and infinity, with the messages
+    the typed text and the table share: ``named`` opens the sentence that says why float64 would
+    change the number, ``is_`` ("'x' (item 2, line 1) is") the ones that say it is not a (finite)
+    number; ``advice`` (and, for a decimal written with a comma, how to write it) follows "not a number".
+    """
+    try:
+        value = parse_number(cell)
+    except NumberRangeError as exc:
+        raise InputError(f"{named} {exc.reason}") from None
+    except InputError:
+        raise InputError(f"{is_} not a number. {advice}" + decimal_comma_hint(str(cell))) from None
+    if not math.isfinite(value):
+        raise InputError(f"{is_} not a finite number: NaN and infinity have no mean or variance.")
+    return value
+
+
 def parse_vector_text(text: str) -> F64:
     """Read numbers separated by commas, semicolons, spaces or newlines.
 
@@ -244,23 +265,8 @@ def parse_vector_text(text: str) -> F64:
         for token in _SEPARATORS.split(line.translate(_BRACKETS)):
             if not token:
                 continue
-            try:
-                value = parse_number(token)
-            except NumberRangeError as exc:
-                raise InputError(
-                    f"'{quoted(token)}' (item {len(values) + 1}, line {line_no}) {exc.reason}"
-                ) from None
-            except InputError:
-                raise InputError(
-                    f"'{quoted(token)}' (item {len(values) + 1}, line {line_no}) is not a number. "
-                    "Separate numbers with commas or spaces, e.g. 1, 2.5, -3e-2."
-                ) from None
-            if not math.isfinite(value):
-                raise InputError(
-                    f"'{quoted(token)}' (item {len(values) + 1}, line {line_no}) is not a finite number: "
-                    "NaN and infinity have no mean or variance."
-                )
-            values.append(value)
+            item = f"'{quoted(token)}' (item {len(values) + 1}, line {line_no})"
+            values.append(_finite_number(token, item, f"{item} is", _TYPED_ADVICE))
     return finish_vector(values, "typed vector")
 
 
@@ -360,23 +366,15 @@ def vector_from_table(column: Iterable[object], name: str = "table") -> F64:
     for row, cell in enumerate(column, start=1):
         if _is_blank(cell):
             raise InputError(f"Row {row} of the {name} is empty: type a number into it.")
-        try:
-            value = parse_number(cell)
-        except NumberRangeError as exc:
-            raise InputError(
-                f"Row {row} of the {name}, '{quoted(str(cell).strip())}', {exc.reason}"
-            ) from None
-        except InputError:
-            raise InputError(
-                f"Row {row} of the {name} is '{quoted(str(cell).strip())}', which is not a number. "
-                "Write one number per cell, e.g. 2.5, -3 or 1e-8." + decimal_comma_hint(str(cell))
-            ) from None
-        if not math.isfinite(value):
-            raise InputError(
-                f"Row {row} of the {name} is '{quoted(str(cell).strip())}', which is not a finite number: "
-                "NaN and infinity have no mean or variance."
+        shown = quoted(str(cell).strip())
+        values.append(
+            _finite_number(
+                cell,
+                f"Row {row} of the {name}, '{shown}',",
+                f"Row {row} of the {name} is '{shown}', which is",
+                _TABLE_ADVICE,
             )
-        values.append(value)
+        )
     return finish_vector(values, name)
 
 

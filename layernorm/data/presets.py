@@ -95,6 +95,8 @@ def make_near_constant(d: int, mean: float, spread: float, seed: int = 0) -> F64
     Returns
     -------
     x : (d,) ndarray of float64
+        Its standard deviation is ``|spread|`` times that of the ``d`` standard normal draws
+        (near ``|spread|`` for a large ``d``).
 
     Raises
     ------

@@ -1,6 +1,6 @@
 """Shapes the Invariances page draws: the sphere of radius √d that x̂ lies on, the plane (disc, circle,
 line) of vectors summing to 0, in 3-D and 2-D. Plain meshes and polylines; the lesson's numbers are
-in layernorm.labs.geometry.
+in layernorm.labs.geometry. Source of every function: this project (drawing aids).
 """
 
 from __future__ import annotations
@@ -43,10 +43,6 @@ def sphere_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     ------
     ValueError
         ``radius`` negative or not finite, ``n`` < 3.
-
-    Notes
-    -----
-    Source: this project (drawing aid).
     """
     r, n = _radius_and_count(radius, n)
     theta = np.linspace(0.0, np.pi, n)[:, None]  # polar angle
@@ -75,10 +71,6 @@ def sum_zero_disc_mesh(radius: float, n: int = 25) -> tuple[F64, F64, F64]:
     ------
     ValueError
         ``radius`` negative or not finite, ``n`` < 3.
-
-    Notes
-    -----
-    Source: this project (drawing aid).
     """
     r, n = _radius_and_count(radius, n)
     rho = np.linspace(0.0, r, n)[:, None, None]
@@ -107,10 +99,6 @@ def sum_zero_circle(radius: float, n: int = 121) -> F64:
     ------
     ValueError
         ``radius`` negative or not finite, ``n`` < 3.
-
-    Notes
-    -----
-    Source: this project (drawing aid).
     """
     r, n = _radius_and_count(radius, n)
     t = np.linspace(0.0, 2 * np.pi, n)[:, None]
@@ -137,10 +125,6 @@ def circle_2d(radius: float, n: int = 121) -> F64:
     ------
     ValueError
         ``radius`` negative or not finite, ``n`` < 3.
-
-    Notes
-    -----
-    Source: this project (drawing aid).
     """
     r, n = _radius_and_count(radius, n)
     t = np.linspace(0.0, 2 * np.pi, n)
@@ -164,10 +148,6 @@ def sum_zero_line(half_length: float) -> F64:
     ------
     ValueError
         ``half_length`` not finite.
-
-    Notes
-    -----
-    Source: this project (drawing aid).
     """
     h = float(half_length)
     if not np.isfinite(h):

@@ -29,7 +29,7 @@ import numpy as np
 
 from layernorm._checks import F64
 from layernorm.backward import layer_norm_input_grad
-from layernorm.labs.training import D_IN, EPS, make_task
+from layernorm.labs.training import D_IN, EPS, check_settings, make_task
 from layernorm.steps import layer_norm_x_hat
 
 NORMALIZATIONS = ("none", "layernorm", "batchnorm")
@@ -130,16 +130,13 @@ def train_stepped(
     """
     if norm not in NORMALIZATIONS:
         raise ValueError(f"norm must be one of {list(NORMALIZATIONS)}, got {norm!r}")
-    if not (np.isfinite(lr) and 1e-4 <= lr <= 10):
-        raise ValueError(f"lr must be between 1e-4 and 10, got {lr}")
-    if not 1 <= depth <= 8:
-        raise ValueError(f"depth must be between 1 and 8 hidden layers, got {depth}")
-    if not 4 <= width <= 128:
-        raise ValueError(f"width must be between 4 and 128, got {width}")
-    if not 1 <= steps <= MAX_STEPS:
-        raise ValueError(f"steps must be between 1 and {MAX_STEPS}, got {steps}")
-    if not 0 <= seed < 2**31:
-        raise ValueError(f"seed must be between 0 and 2**31 - 1, got {seed}")
+    check_settings(
+        ("lr", lr, 1e-4, 10),
+        ("depth", depth, 1, 8),
+        ("width", width, 4, 128),
+        ("steps", steps, 1, MAX_STEPS),
+        ("seed", seed, 0, 2**31 - 1),
+    )
     x, y = make_task()
     rng = np.random.default_rng(seed)
     sizes = [D_IN] + [width] * depth

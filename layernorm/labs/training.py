@@ -104,6 +104,20 @@ class Sweep:
         return out
 
 
+def check_settings(*settings: tuple[str, float, float, float]) -> None:
+    """Refuse a training setting out of its range: each of ``settings`` is ``(name, value, lo, hi)``.
+
+    Raises
+    ------
+    ValueError
+        "``name`` must be between ``lo`` and ``hi``" for the first ``value`` not in ``[lo, hi]``
+        (NaN never is).
+    """
+    for name, value, lo, hi in settings:
+        if not lo <= value <= hi:
+            raise ValueError(f"{name} must be between {lo} and {hi}, got {value}")
+
+
 def make_task(seed: int = 0) -> tuple[F64, F64]:
     """The regression task: ``x (N, D_IN)`` and ``y (N, 1)`` with ``y`` of mean 0, variance 1.
 
@@ -303,16 +317,13 @@ def run_sweep(
     sensitivity. LayerNorm forward and backward: :func:`layernorm.core.layer_norm_x_hat`,
     :func:`layernorm.backward.layer_norm_input_grad`.
     """
-    if not 1 <= depth <= 12:
-        raise ValueError(f"depth must be between 1 and 12 hidden layers, got {depth}")
-    if not 4 <= width <= 256:
-        raise ValueError(f"width must be between 4 and 256, got {width}")
-    if not 1 <= steps <= 2000:
-        raise ValueError(f"steps must be between 1 and 2000, got {steps}")
-    if not (np.isfinite(init_gain) and 0.1 <= init_gain <= 10):
-        raise ValueError(f"init_gain must be between 0.1 and 10, got {init_gain}")
-    if not 1 <= n_seeds <= 10:
-        raise ValueError(f"n_seeds must be between 1 and 10, got {n_seeds}")
+    check_settings(
+        ("depth", depth, 1, 12),
+        ("width", width, 4, 256),
+        ("steps", steps, 1, 2000),
+        ("init_gain", init_gain, 0.1, 10),
+        ("n_seeds", n_seeds, 1, 10),
+    )
     lr_arr = np.asarray(lrs, dtype=np.float64)
     if lr_arr.ndim != 1 or lr_arr.size == 0 or not np.all(np.isfinite(lr_arr) & (lr_arr > 0)):
         raise ValueError(f"lrs must be a non-empty list of finite numbers > 0, got {lrs}")
