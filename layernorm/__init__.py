@@ -6,9 +6,7 @@ Pure functions over float64 statistics; no Streamlit, no Plotly. See
 
 from layernorm._checks import ResultRangeError
 from layernorm.backward import (
-    FiniteDifferenceCheck,
     batch_norm_backward,
-    finite_difference_check,
     layer_norm_backward,
     layer_norm_input_grad,
     rms_norm_backward,
@@ -47,6 +45,7 @@ from layernorm.data.presets import PRESETS, make_near_constant, make_preset
 from layernorm.eps_presets import EPS_PRESETS, EpsPreset
 from layernorm.exact import ZeroVarianceError
 from layernorm.family import group_norm, instance_norm, rms_norm
+from layernorm.gradient_check import FiniteDifferenceCheck, finite_difference_check
 from layernorm.jacobian import (
     JacobianNormCurve,
     LayerNormBackwardTerms,

@@ -5,7 +5,8 @@ import streamlit as st
 
 import layernorm as ln
 from layernorm import formula
-from layernorm.backward import CHECK_STEPS, layer_norm_backward_from_steps
+from layernorm.backward import layer_norm_backward_from_steps
+from layernorm.gradient_check import CHECK_STEPS
 from ui import charts_gradients, controls, live, page, plot
 from ui import gradients_view as gv
 from ui.fragments import page_fragment, rerun_fragments

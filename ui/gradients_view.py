@@ -2,8 +2,8 @@
 
 The arithmetic of one feature's ∂L/∂xᵢ, the finite-difference check of ∂L/∂x, ∂L/∂γ and ∂L/∂β, and
 what the Jacobian's numbers show. Every number comes from :mod:`layernorm` (``layernorm.backward``,
-``layernorm.jacobian``); this module only picks and formats them (the page draws them, with its
-controls and charts).
+``layernorm.gradient_check``, ``layernorm.jacobian``); this module only picks and formats them (the
+page draws them, with its controls and charts).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 import layernorm as ln
-from layernorm.backward import CHECK_STEPS
+from layernorm.gradient_check import CHECK_STEPS
 from ui.text import ROUNDING_K, digits_to_separate, fmt, fmt_zero, rounding_help, tex_minus, tex_num
 
 MUCH_SMALLER = 0.01  # "ε ≪ σ²" when ε/(σ² + ε) is at most this

@@ -12,8 +12,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from layernorm.backward import CHECK_STEPS, finite_difference_check, layer_norm_backward
+from layernorm.backward import layer_norm_backward
 from layernorm.core import mean, variance
+from layernorm.gradient_check import CHECK_STEPS, finite_difference_check
 from layernorm.labs import bn_frameworks as bf
 from layernorm.labs.fused import fused_affine
 from layernorm.labs.precision import layer_norm_in_dtype
