@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 import layernorm as ln
-from layernorm.labs import blocks, padding
+from layernorm.labs import blocks, lens_counts, padding
 from layernorm.labs import lenses as L
 from ui import charts_axes, controls, page, plot
 from ui.fragments import page_fragment
@@ -255,7 +255,7 @@ def body() -> None:
 
     # --- counting statistics ---------------------------------------------------------------------
     st.subheader("How many statistics does each lens compute?")
-    counts = L.stat_counts(shape, groups=groups)
+    counts = lens_counts.stat_counts(shape, groups=groups)
     plot.show(
         charts_axes.stat_count_bars(
             [c.lens for c in counts],

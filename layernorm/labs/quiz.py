@@ -20,7 +20,7 @@ from layernorm.batch import batch_norm_train
 from layernorm.core import layer_norm, mean, variance
 from layernorm.family import rms_norm
 from layernorm.labs import quiz_more
-from layernorm.labs.lenses import stat_counts
+from layernorm.labs.lens_counts import stat_counts
 from layernorm.labs.quiz_kit import Question, RepeatedOptions, ask, g, link, not_constant, typed, vec
 from layernorm.steps import layer_norm_steps
 

@@ -10,7 +10,7 @@ from hypothesis.extra import numpy as hnp
 
 import layernorm as ln
 from layernorm.data.activations import load_minilm_recording
-from layernorm.labs import blocks, padding
+from layernorm.labs import blocks, lens_counts, padding
 from layernorm.labs import lenses as L
 
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
@@ -166,7 +166,7 @@ def test_unknown_lens_and_bad_groups_raise() -> None:
 
 
 def test_stat_counts_for_the_lesson_example_d512() -> None:
-    counts = {c.lens: c for c in L.stat_counts((8, 16, 512), groups=32)}
+    counts = {c.lens: c for c in lens_counts.stat_counts((8, 16, 512), groups=32)}
     assert counts["LayerNorm"].stats_per_group == 2 and counts["LayerNorm"].values_per_group == 512
     assert counts["LayerNorm"].total == 2 * 8 * 16
     assert counts["BatchNorm"].n_groups == 512 and counts["BatchNorm"].total == 1024
@@ -177,7 +177,7 @@ def test_stat_counts_for_the_lesson_example_d512() -> None:
 
 
 def test_stat_counts_leave_out_group_norm_when_groups_do_not_divide() -> None:
-    assert [c.lens for c in L.stat_counts((2, 3, 10), groups=3)] == [
+    assert [c.lens for c in lens_counts.stat_counts((2, 3, 10), groups=3)] == [
         "LayerNorm",
         "BatchNorm",
         "InstanceNorm",
