@@ -10,6 +10,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import fused as F
 from layernorm.labs import precision as P
+from layernorm.labs.kernel_facts import KERNEL_FACTS
 from ui import charts_numerics as cn
 from ui import controls, live, page, plot, theme
 from ui import fused_view as fv
@@ -199,7 +200,7 @@ st.caption(
 )
 
 with st.expander("Facts from real kernels (reference cases)"):
-    for fact in P.KERNEL_FACTS:
+    for fact in KERNEL_FACTS:
         run = ln.layer_norm_in_dtype(fact.x, dtype=fact.dtype, method="one_pass", eps=fact.eps)
         status = str(run.status[0])
         ours = "fine" if status == "ok" else P.STATUS_WORDS[status]

@@ -27,6 +27,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from layernorm._checks import F64, as_float64, check_eps
 from layernorm.core import DEFAULT_EPS, layer_norm
+from layernorm.labs.precision_status import STATUS_WORDS as STATUS_WORDS
+from layernorm.labs.precision_status import row_status
 
 DTYPES = ("float16", "bfloat16", "float32", "float64")  # narrowest significand first
 
@@ -65,18 +67,6 @@ def numpy_dtype(dtype: str) -> np.dtype[Any]:
 
 
 METHODS = ("one_pass", "two_pass", "welford")
-# Why a row has no usable output. Each method checks them in the order it computes (_CHECK_ORDER).
-STATUS_WORDS: dict[str, str] = {
-    "ok": "fine",
-    "input_overflow": "the input itself overflows the dtype (it becomes ∞)",
-    "sum_overflow": "the sum of the features overflows (μ becomes ∞)",
-    "step_overflow": "a step x − μ of the running mean overflows (μ becomes ∞)",
-    "deviation_overflow": "a deviation x − μ overflows the dtype (it becomes ∞)",
-    "square_overflow": "a sum of squares overflows (σ² becomes ∞ or undefined)",
-    "negative_variance": "the variance comes out negative, so √(σ² + ε) is undefined",
-    "zero_divisor": "σ² + ε rounds to 0, so x̂ = 0/0",
-    "not_finite": "the output is not a finite number",
-}
 
 
 def offset_grid(lo: float = 1.0, hi: float = 1e8, per_decade: int = 8) -> F64:
@@ -216,7 +206,7 @@ def layer_norm_in_dtype(x: ArrayLike, *, dtype: str, method: str, eps: float = D
                 var_d = _last_partial_sum(c * c) / d_d
         denom = var_d + np.asarray(eps, dtype=dt)
         x_hat = (x_d - mu_d[:, None]) / np.sqrt(denom)[:, None]
-        status = _status(method, x_d, mu_d, var_d, denom, x_hat)
+        status = row_status(method, x_d, mu_d, var_d, denom, x_hat)
     return DtypeRun(
         dtype=dtype,
         method=method,
@@ -228,52 +218,6 @@ def layer_norm_in_dtype(x: ArrayLike, *, dtype: str, method: str, eps: float = D
         x_hat=x_hat.astype(np.float64),
         status=status,
     )
-
-
-# The order in which each method meets the failures: the first one a row meets is its status.
-_CHECK_ORDER: dict[str, tuple[str, ...]] = {
-    # E[x²] and μ² first; x − μ only in x̂
-    "one_pass": ("input_overflow", "sum_overflow", "square_overflow", "negative_variance",
-                 "zero_divisor", "deviation_overflow", "not_finite"),
-    # μ, then every x − μ, then their squares
-    "two_pass": ("input_overflow", "sum_overflow", "deviation_overflow", "square_overflow",
-                 "negative_variance", "zero_divisor", "not_finite"),
-    # μ moves by steps x_k − μ (no sum to overflow); M2 adds products of deviations; x − μ again in x̂
-    "welford": ("input_overflow", "step_overflow", "square_overflow", "negative_variance",
-                "zero_divisor", "deviation_overflow", "not_finite"),
-}  # fmt: skip
-
-
-def _status(
-    method: str,
-    x_d: NDArray[np.generic],
-    mu_d: NDArray[np.generic],
-    var_d: NDArray[np.generic],
-    denom: NDArray[np.generic],
-    x_hat: NDArray[np.generic],
-) -> NDArray[np.str_]:
-    """The first reason (in ``_CHECK_ORDER[method]``) each row failed, or "ok".
-
-    Call it inside ``np.errstate(all="ignore")``: ``x - mu`` is taken again in the dtype.
-    For Welford a non-finite μ can only come from a step ``x_k - mu`` that overflowed: each update
-    moves μ part of the way towards ``x_k``, so it stays between finite numbers otherwise.
-    """
-    mu, var, den = (a.astype(np.float64) for a in (mu_d, var_d, denom))
-    deviation = np.subtract(x_d, mu_d[:, None]).astype(np.float64)
-    bad = {
-        "input_overflow": ~np.all(np.isfinite(x_d.astype(np.float64)), axis=-1),
-        "sum_overflow": ~np.isfinite(mu),
-        "step_overflow": ~np.isfinite(mu),
-        "deviation_overflow": ~np.all(np.isfinite(deviation), axis=-1),
-        "square_overflow": ~np.isfinite(var),
-        "negative_variance": den < 0,
-        "zero_divisor": den == 0,
-        "not_finite": ~np.all(np.isfinite(x_hat.astype(np.float64)), axis=-1),
-    }
-    status = np.full(mu.shape, "ok", dtype="<U18")
-    for name in reversed(_CHECK_ORDER[method]):  # the earliest reason wins
-        status[bad[name]] = name
-    return status
 
 
 @dataclass(frozen=True)
@@ -387,69 +331,3 @@ def precision_sweep(x: ArrayLike, offsets: ArrayLike, *, eps: float = DEFAULT_EP
             core_err[finite] = np.max(np.abs(core - exact[finite]), axis=-1)
         input_error[name] = core_err
     return PrecisionSweep(off, exact, error, status, input_error, input_changed)
-
-
-@dataclass(frozen=True)
-class KernelFact:
-    """A recorded case (``tests/data/reference_cases.json``) where a same-dtype kernel goes wrong.
-
-    Attributes
-    ----------
-    case_id : str
-        The case's id in the reference file.
-    x : tuple of float
-        The input vector (before rounding to ``dtype``).
-    dtype : str
-    eps : float
-    torch_observed : tuple of float
-        What PyTorch 2.13's CPU kernel returned for it (strings "nan" become NaN).
-    note : str
-        What goes wrong, in words.
-
-    Notes
-    -----
-    Source: this project's reference cases (``torch_2_13_cpu_observed`` and ``naive_*`` fields).
-    """
-
-    case_id: str
-    x: tuple[float, ...]
-    dtype: str
-    eps: float
-    torch_observed: tuple[float, ...]
-    note: str
-
-
-KERNEL_FACTS: tuple[KernelFact, ...] = (
-    KernelFact(
-        "LN09_offset_4e4_float32",
-        (40000.0, 40001.0, 40002.0, 40003.0),
-        "float32",
-        1e-5,
-        (-1.3416354656219482, -0.4472118318080902, 0.4472118318080902, 1.3416354656219482),
-        "one-pass variance -128 instead of 1.25: NaN (as in ONNX Runtime CPU); PyTorch's kernel is fine",
-    ),
-    KernelFact(
-        "LN20_constant_float32_onepass_negative_var",
-        (1234.567, 1234.567, 1234.567),
-        "float32",
-        1e-5,
-        (0.0, 0.0, 0.0),
-        "a constant row: one-pass variance -0.125 instead of 0, so NaN instead of beta",
-    ),
-    KernelFact(
-        "LN13_fp16_zero_input_tiny_eps",
-        (0.0,) * 10,
-        "float16",
-        1e-12,
-        (0.0,) * 10,
-        "eps = 1e-12 rounds to 0 in float16, so an all-zero row gives 0/0 with any variance method",
-    ),
-    KernelFact(
-        "LN15_torch_default_eps_1e-5",
-        (0.09484422, 0.16441762),
-        "float32",
-        1e-5,
-        (-0.995893657207489, 0.995893657207489),
-        "a tiny spread: one-pass float32 is off in the 7th digit (-0.995893121 vs -0.995893657)",
-    ),
-)

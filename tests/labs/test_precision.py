@@ -296,7 +296,7 @@ def test_d_equal_one_and_constant_vectors() -> None:
 
 
 def test_kernel_facts_quote_the_reference_file() -> None:
-    from layernorm.labs.precision import KERNEL_FACTS
+    from layernorm.labs.kernel_facts import KERNEL_FACTS
 
     for fact in KERNEL_FACTS:
         case = CASES[fact.case_id]
