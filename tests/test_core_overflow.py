@@ -32,17 +32,20 @@ from layernorm.labs import (
     bert,
     blocks,
     bn_frameworks,
+    float32_affine,
     fused,
     geometry,
     lens_counts,
     lenses,
     padding,
     precision,
+    precision_status,
     readouts,
     running,
     shapes,
     shared_affine,
     stepping,
+    training,
     transformer_stats,
 )
 
@@ -61,6 +64,8 @@ SHOW_FAILURE = {
     "fused.fused_affine": "s, b and y overflow float32 on purpose; its own property is below",
     "fused.stepwise_affine": "x − μ, x̂ and y overflow float32 on purpose; its own property is below",
     "fused.compare_affine_forms": "holds the two forms' runs; its own property is below",
+    "float32_affine.to_float32": "beyond float32's range is ∞ by design; its own property is below",
+    "float32_affine.checked_inputs": "an rstd beyond float32 is ∞ (a fused status); own property below",
 }
 # Functions that take no numbers a user chooses (text readers, presets, recordings, seeds):
 # their inputs are bounded by what they read, and test_core/tests/fuzz cover them.
@@ -289,6 +294,24 @@ def _(data: st.DataObject) -> Any:
     return lenses.read_lens(x, (1, 0, 2), lens, groups=2, eps=_eps(data))
 
 
+@call("precision_status.row_status")
+def _(data: st.DataObject) -> Any:
+    d = _d(data, 1)
+    x, x_hat = _mat(data, 2, d), _mat(data, 2, d)
+    mu, var, denom = _vec(data, 2), _vec(data, 2), _vec(data, 2)
+    method = data.draw(st.sampled_from(list(precision.METHODS)))
+    with np.errstate(all="ignore"):  # as layer_norm_in_dtype calls it: x − μ is taken again
+        status = precision_status.row_status(method, x, mu, var, denom, x_hat)
+    assert set(status.tolist()) <= set(precision_status.STATUS_WORDS)
+    return status
+
+
+@call("training.check_settings")
+def _(data: st.DataObject) -> Any:
+    value, lo, hi = data.draw(VALUES), data.draw(VALUES), data.draw(VALUES)
+    return training.check_settings(("lr", value, lo, hi), ("eps", data.draw(VALUES), lo, hi))
+
+
 @call("padding.padding_effect")
 def _(data: st.DataObject) -> Any:
     x = _vec(data, 2 * 3 * 2).reshape(2, 3, 2)
@@ -373,12 +396,15 @@ for _name in (
     "fused.fused_affine",
     "fused.stepwise_affine",
     "fused.compare_affine_forms",
+    "float32_affine.to_float32",
+    "float32_affine.checked_inputs",
 ):
     CALLS[_name] = lambda data: None  # SHOW_FAILURE: see below
 
 
 # Other errors a function's docstring names for finite input (its "Raises" section).
 DOCUMENTED = {
+    "training.check_settings": "must be between",
     "readouts.cosine": "the cosine of a zero vector is undefined",
     "bert.sentence_embedding": "a pooled sentence vector is exactly zero",
 }
@@ -422,6 +448,7 @@ def _public_functions() -> set[str]:
         lenses,
         padding,
         precision,
+        precision_status,
         running,
         batch_effects,
         shapes,
@@ -429,7 +456,7 @@ def _public_functions() -> set[str]:
         stepping,
         bn_frameworks,
     )
-    for mod in (*mods, transformer_stats):
+    for mod in (*mods, transformer_stats, training, float32_affine):
         short = mod.__name__.rsplit(".", 1)[1]
         names |= {
             f"{short}.{n}"
@@ -477,6 +504,7 @@ LAB_NOT_NUMERIC = {
     "depth.layer_histograms",
     "training.make_task",
     "training.run_sweep",
+    "float32_affine.first_status",  # names and booleans: which check failed first
     "stepping.train_stepped",
 }
 
@@ -559,6 +587,36 @@ def test_the_fused_affine_forms_overflow_only_with_a_named_status(data: st.DataO
     for run in [*runs, *compared.runs.values()]:
         _check_affine_run(run)
     assert np.all(np.isfinite(compared.exact))
+
+
+@SETTINGS
+@given(data=st.data())
+def test_float32_rounding_is_infinite_only_beyond_float32(data: st.DataObject) -> None:
+    """to_float32 and checked_inputs anywhere in float64's range: an entry becomes ∞ (never NaN) only
+    when it is beyond float32's range; checked_inputs refuses such x, γ and β with a ValueError that
+    says so, and its rstd is ∞ only when 1/√(var + ε) is beyond float32 (the fused forms'
+    "rstd_overflow")."""
+    d = _d(data, 1)
+    a = _vec(data, d)
+    stored = float32_affine.to_float32(a)
+    assert not np.any(np.isnan(stored))
+    assert np.all(np.isfinite(stored[np.abs(a) <= _F32]))
+    assert np.all(np.abs(a[~np.isfinite(stored)]) > _F32)
+    x, gamma, beta = a, _vec(data, d), _vec(data, d)
+    var, eps = abs(data.draw(VALUES)), _eps(data)
+    try:
+        x32, g32, b32, mu, rstd = float32_affine.checked_inputs(
+            x, data.draw(VALUES), var=var, gamma=gamma, beta=beta, eps=eps
+        )
+    except ln.ZeroVarianceError:
+        assert var + eps == 0
+        return
+    except ValueError as err:
+        assert "fit in float32" in str(err), str(err)
+        assert any(np.max(np.abs(p)) > _F32 for p in (x, gamma, beta))
+        return
+    assert all(np.all(np.isfinite(p)) for p in (x32, g32, b32)) and math.isfinite(mu)
+    assert rstd >= 0 and (math.isfinite(rstd) or 1 / math.sqrt(var + eps) > _F32)
 
 
 def test_batch_norm_train_unbiased_variance_overflow_is_named() -> None:

@@ -36,7 +36,7 @@ def to_float32(a: ArrayLike) -> F64:
         return np.asarray(np.asarray(a, dtype=np.float64).astype(np.float32), dtype=np.float64)
 
 
-def fits_float32(a: F64, name: str) -> F64:
+def _fits_float32(a: F64, name: str) -> F64:
     """``a`` as float32 stores it; a ValueError if any entry is not finite or beyond float32's range."""
     if not np.all(np.isfinite(a)):
         raise ValueError(f"{name} must be finite numbers")
@@ -146,8 +146,8 @@ def checked_inputs(
     x64 = as_float64(x)
     if x64.ndim != 1 or x64.size == 0:
         raise ValueError(f"x must be one non-empty row (d,), got shape {x64.shape}")
-    x32 = fits_float32(x64, "x")
-    g32, b32 = (row_param(p, name, x64.size) for p, name in ((gamma, "gamma"), (beta, "beta")))
+    x32 = _fits_float32(x64, "x")
+    g32, b32 = (_row_param(p, name, x64.size) for p, name in ((gamma, "gamma"), (beta, "beta")))
     mu = float(mu)
     if not np.isfinite(mu):
         raise ValueError(f"mu must be a finite number, got {mu!r}")
@@ -168,14 +168,14 @@ def checked_inputs(
         return x32, g32, b32, mu, float(to_float32(1.0 / np.sqrt(var + eps)))
 
 
-def row_param(p: ArrayLike, name: str, d: int) -> F64:
+def _row_param(p: ArrayLike, name: str, d: int) -> F64:
     """``gamma`` or ``beta``: one number or ``d``, broadcast to ``d`` and stored in float32."""
     p64 = as_float64(p, name)
     if p64.ndim > 1 or p64.size not in (1, d):
         raise ValueError(
             f"{name} must be one number or {d} numbers (one per entry of x), got shape {p64.shape}"
         )
-    return fits_float32(np.broadcast_to(p64.ravel(), (d,)).copy(), name)
+    return _fits_float32(np.broadcast_to(p64.ravel(), (d,)).copy(), name)
 
 
 def first_status(checks: list[tuple[str, bool]]) -> str:
