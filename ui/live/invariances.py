@@ -17,7 +17,8 @@ import layernorm as ln
 from layernorm.labs import geometry as geo
 from layernorm.labs import shapes
 from ui import charts_geometry as cg
-from ui.live import Chart, Frame, Metric, Readout, _range_of, offered, payload
+from ui.live import Chart, Frame, Metric, Readout, offered, payload
+from ui.live.frames import range_of
 from ui.text import digits_to_separate, fmt, fmt_zero, rounding_help, tex_base, tex_num, tex_vector
 
 C_CHOICES = [-100.0, -10.0, -1.0, -0.1, -0.001, 0.0, 1e-6, 1e-4, 1e-3, 0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0]
@@ -142,7 +143,7 @@ def chart_axis(x: np.ndarray, eps: float) -> dict[str, object]:
                 seen.append(norm(rows, eps=eps).ravel())
             except ValueError:  # a result beyond float64: the page shows the core's error instead
                 continue
-    return {"ranges": {CHART_OUTPUTS: _range_of(seen)}, "x_ranges": {}}
+    return {"ranges": {CHART_OUTPUTS: range_of(seen)}, "x_ranges": {}}
 
 
 # --- the geometry's per-axis γ and β -----------------------------------------------------------------
