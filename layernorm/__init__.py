@@ -33,14 +33,12 @@ from layernorm.data.files import (
 )
 from layernorm.data.inputs import (
     MAX_VALUES,
-    InputError,
-    number_text,
-    parse_number,
     parse_vector_text,
     table_text,
     typed_text_note,
     vector_from_table,
 )
+from layernorm.data.numbers import InputError, number_text, parse_number
 from layernorm.data.presets import PRESETS, make_near_constant, make_preset
 from layernorm.eps_presets import EPS_PRESETS, EpsPreset
 from layernorm.exact import ZeroVarianceError

@@ -1,5 +1,5 @@
 """Reading a vector from an uploaded file (a CSV of one row or one column, or a .npy array), with
-messages a person understands; every CSV cell goes through :func:`layernorm.data.inputs.parse_number`.
+messages a person understands; every CSV cell goes through :func:`layernorm.data.numbers.parse_number`.
 """
 
 from __future__ import annotations
@@ -13,15 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from layernorm._checks import F64
-from layernorm.data.inputs import (
-    COLUMN_NAME,
-    MAX_VALUES,
-    TIGHT_COMMA,
+from layernorm.data.inputs import COLUMN_NAME, MAX_VALUES, TIGHT_COMMA, finish_vector
+from layernorm.data.numbers import (
     InputError,
     NumberRangeError,
     comma_advice,
     decimal_comma_hint,
-    finish_vector,
     parse_number,
     quoted,
 )
