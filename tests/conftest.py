@@ -18,6 +18,8 @@ from hypothesis import HealthCheck, settings
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
+from ui import live
+
 # Property tests draw the same examples on every run, so `make test` passes or fails the same way
 # each time; a failure prints its example and a @reproduce_failure blob. HYPOTHESIS_PROFILE=fuzz
 # draws new examples (and more, where a test does not set its own count) to explore. No deadline:
@@ -46,13 +48,19 @@ def _class_database(tmp_path_factory: pytest.TempPathFactory) -> None:
 def _clear_cache_data() -> None:
     # Outside a running app Streamlit logs "No runtime found" on every clear; the clear
     # still empties every @st.cache_data function, so keep that warning out of the logs.
-    log = logging.getLogger("streamlit.runtime.caching.cache_data_api")
-    level = log.level
-    log.setLevel(logging.ERROR)
+    logs = [
+        logging.getLogger(f"streamlit.runtime.caching.{api}")
+        for api in ("cache_data_api", "cache_resource_api")
+    ]
+    levels = [log.level for log in logs]
+    for log in logs:
+        log.setLevel(logging.ERROR)
     try:
         st.cache_data.clear()
+        live.clear_frame_caches()  # the live sliders' frames (st.cache_resource, per input)
     finally:
-        log.setLevel(level)
+        for log, level in zip(logs, levels, strict=True):
+            log.setLevel(level)
 
 
 @pytest.fixture(autouse=True)

@@ -26,6 +26,7 @@ how the frames are packed is :mod:`ui.live.frames` (no Streamlit); its names are
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -66,12 +67,45 @@ def show_chart(fig: go.Figure, key: str, *payloads: dict[str, Any]) -> None:
     plot.show(fig, key=key)
 
 
+_FRAME_CACHES: list[Any] = []
+
+
+def frames_cache(max_entries: int) -> Callable[[Callable[..., dict[str, object]]], Any]:
+    """Cache a page's payload of frames per input, shared by every session.
+
+    ``st.cache_resource``, not ``st.cache_data``: a payload is read on every run of its page and never
+    changed, and ``st.cache_data``'s copy of it (a pickle load per read) was 8 % of a class's server
+    CPU (benchmarks/bench_class_mode.py under py-spy). :func:`clear_frame_caches` empties them all.
+    """
+
+    def wrap(f: Callable[..., dict[str, object]]) -> Any:
+        cached = st.cache_resource(max_entries=max_entries, show_spinner=False)(f)
+        _FRAME_CACHES.append(cached)
+        return cached
+
+    return wrap
+
+
+def clear_frame_caches() -> None:
+    """Empty every :func:`frames_cache` (the tests give each test empty caches)."""
+    for cached in _FRAME_CACHES:
+        cached.clear()
+
+
+@functools.cache
+def _katex_file() -> str:
+    """rehype-katex's hashed file name in the installed Streamlit. Looked up once per process: a
+    glob of Streamlit's ~900 script files on every live slider's run was 17 % of a class's server
+    CPU (benchmarks/bench_class_mode.py under py-spy)."""
+    found = sorted(_STREAMLIT_JS.glob("rehype-katex.*.js"))
+    return found[0].name if found else "rehype-katex.js"
+
+
 def _katex_url() -> str:
     """Where Streamlit serves the module ``st.latex`` typesets with: rehype-katex, whose KaTeX matches
     the styles in Streamlit's CSS (hashed file name; ``live.js`` says why not the ``katex`` module)."""
-    found = sorted(_STREAMLIT_JS.glob("rehype-katex.*.js"))
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
-    return ("/" + base if base else "") + "/static/js/" + (found[0].name if found else "rehype-katex.js")
+    return ("/" + base if base else "") + "/static/js/" + _katex_file()
 
 
 _component = st.components.v2.component(

@@ -13,7 +13,7 @@ import numpy as np
 import streamlit as st
 
 import layernorm as ln
-from ui.live import Frame, Metric, Readout, payload
+from ui.live import Frame, Metric, Readout, frames_cache, payload
 from ui.live.standardize import spread_text  # the same slider as Standardize's (``spread_slider``)
 from ui.settings import LabInput
 from ui.text import (
@@ -64,7 +64,7 @@ def frame(eps: float, spread: float) -> Frame:
     return Frame((Readout(METRICS, None, metrics),))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@frames_cache(max_entries=16)
 def frames(eps: float) -> dict[str, object]:
     """Every spread's frame at this ε (cached: a release reruns the section with the same ε)."""
     return payload(SPREADS, lambda s: frame(eps, s), [spread_text(s) for s in SPREADS])

@@ -11,13 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
-import streamlit as st
 
 import layernorm as ln
 from layernorm.labs import geometry as geo
 from layernorm.labs import shapes
 from ui import charts_geometry as cg
-from ui.live import Chart, Frame, Metric, Readout, offered, payload
+from ui.live import Chart, Frame, Metric, Readout, frames_cache, offered, payload
 from ui.live.frames import range_of
 from ui.text import digits_to_separate, fmt, fmt_zero, rounding_help, tex_base, tex_num, tex_vector
 
@@ -106,7 +105,7 @@ def figure(f: Frame, c: float, b: float) -> go.Figure:
     return cg.outputs_before_after(*f.chart(CHART_OUTPUTS).traces, moved_label=moved_label(c, b))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@frames_cache(max_entries=32)
 def frames_c(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, b: float) -> dict[str, object]:
     """Every c's frame at the shift ``b`` (cached: a release of b comes back to the same c frames)."""
     return payload(
@@ -114,14 +113,14 @@ def frames_c(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, b: 
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@frames_cache(max_entries=32)
 def frames_b(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, c: float) -> dict[str, object]:
     """Every b's frame at the scale ``c``."""
     lo, hi, _, step = SHIFT
     return payload(offered(lo, hi, step), lambda b: frame_or_blank(x, eps, gamma, beta, c, b))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@frames_cache(max_entries=16)
 def chart_axis(x: np.ndarray, eps: float) -> dict[str, object]:
     """The outputs chart's y range over every (c, b) both sliders offer, as a payload's ``ranges``.
 
@@ -240,7 +239,7 @@ def geo_frame(x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray) ->
     return Frame((Readout(GEO_Y, tex),), charts)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@frames_cache(max_entries=64)
 def geo_frames(
     x: np.ndarray, eps: float, gamma: np.ndarray, beta: np.ndarray, which: str, i: int
 ) -> dict[str, object]:

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-import streamlit as st
 
 import layernorm as ln
 from ui import charts
-from ui.live import Chart, Frame, Line, Metric, Readout, offered, payload
+from ui.live import Chart, Frame, Line, Metric, Readout, frames_cache, offered, payload
 from ui.text import (
     LABEL_LIMIT,
     change_metric,
@@ -77,7 +76,7 @@ def figures(f: Frame, label: str) -> list[go.Figure]:
     ]
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@frames_cache(max_entries=16)
 def frames(x: np.ndarray, eps: float) -> dict[str, object]:
     """Every c's frame for this input (cached: a release reruns the page with the same input)."""
     lo, hi, _, step = SHIFT

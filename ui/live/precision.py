@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import streamlit as st
 
 import layernorm as ln
 from layernorm.labs import precision as P
-from ui.live import Frame, Readout, payload
+from ui.live import Frame, Readout, frames_cache, payload
 from ui.text import digits_to_separate, tex_num
 
 OFFSETS = [0.0] + [float(f"{m}e{k}") for k in range(0, 8) for m in (1, 2, 5)] + [1e8]
@@ -62,7 +61,7 @@ def frame(x: np.ndarray, eps: float, dtype: str, offset: float) -> Frame:
     return Frame((Readout(FORMULA, tex),))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@frames_cache(max_entries=16)
 def frames(x: np.ndarray, eps: float, dtype: str) -> dict[str, object]:
     """Every offset's frame for this input and dtype (cached: a release reruns with the same input)."""
     return payload(OFFSETS, lambda o: frame(x, eps, dtype, o), [offset_text(o) for o in OFFSETS])

@@ -13,11 +13,10 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-import streamlit as st
 
 import layernorm as ln
 from ui import charts
-from ui.live import Chart, Frame, Line, Metric, Readout, metric, payload, select_slider
+from ui.live import Chart, Frame, Line, Metric, Readout, frames_cache, metric, payload, select_slider
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num, zero_metric
 from ui.widgets import SPREADS
 
@@ -81,7 +80,7 @@ def feature_frame(w: Worked, i: int) -> Frame:
     return Frame((Readout(FEATURE, tex),))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@frames_cache(max_entries=16)
 def feature_frames(x: np.ndarray, eps: float) -> dict[str, object]:
     """Every feature's frame for this input (cached: a release reruns the page with the same input)."""
     w = worked(x, eps)
@@ -121,7 +120,7 @@ def near_figure(f: Frame) -> go.Figure:
     )
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@frames_cache(max_entries=16)
 def spread_frames(eps: float) -> dict[str, object]:
     """Every spread's frame for this ε."""
     return payload(SPREADS, lambda v: spread_frame(eps, v), [spread_text(v) for v in SPREADS])

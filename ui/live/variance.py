@@ -15,12 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
-import streamlit as st
 
 import layernorm as ln
 from layernorm.variants import layer_norm_unbiased, variance_one_pass
 from ui import charts
-from ui.live import Chart, Frame, Line, Metric, Readout, payload
+from ui.live import Chart, Frame, Line, Metric, Readout, frames_cache, payload
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
 
 SCALES = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)  # a: the options of the stretch
@@ -128,7 +127,7 @@ def with_passes(f: Frame, x: np.ndarray, a: float, offset: float) -> Frame:
     return Frame((*f.readouts, *pass_frame(x, a, offset).readouts), f.charts)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@frames_cache(max_entries=16)
 def scale_frames(x: np.ndarray, eps: float, offset: float) -> dict[str, object]:
     """Every a's frame for this input and offset (cached: a release reruns the page with the same input)."""
     return payload(
@@ -153,7 +152,7 @@ def pass_frame(x: np.ndarray, a: float, offset: float) -> Frame:
     return Frame((Readout(PASSES, None, (exact_metric, one_pass)),))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@frames_cache(max_entries=16)
 def offset_frames(x: np.ndarray, a: float) -> dict[str, object]:
     """Every offset's frame for this input and a."""
     return payload(OFFSETS, lambda o: pass_frame(x, a, o), [offset_text(o) for o in OFFSETS])
