@@ -109,6 +109,7 @@ def _send_here(page: str) -> None:
     if m is not None and m.key is not None:
         try:
             cs.store().lead(m.code, m.key, page, cs.view_query())
+            cs.room_now.clear()  # this process's students see it at once; the others' within a second
             st.session_state[cs.NOTICE] = None
         except ClassError as exc:
             st.session_state[cs.NOTICE] = str(exc)
@@ -262,7 +263,7 @@ def room_view(
         st.text(refused)
     if exploring_alone():
         return True
-    room = cs.store().room(m.code)
+    room = cs.room_now(m.code)  # at most a second old, as the timer that reruns the page on a reveal reads it
     if room is not None and question in room.revealed:
         tally_bars(options, cs.store().tallies(m.code).get(question, {}), answer)
         return True
@@ -314,6 +315,7 @@ def _reveal(question: str) -> None:
     if m is not None and m.key is not None:
         try:
             cs.store().reveal(m.code, m.key, question)
+            cs.room_now.clear()  # this process's students see it at once; the others' within a second
         except ClassError as exc:
             st.session_state[cs.NOTICE] = str(exc)
 
