@@ -107,7 +107,7 @@ globalThis.labOffscreen ??= (() => {
   };
 })();
 
-// During a drag a live chart's markers are drawn as one path, Plotly's own hidden (ui/live/live.js):
+// During a drag a live chart's markers are drawn as one path, Plotly's own hidden (static/live.js):
 // before Plotly draws the chart again, its own markers come back and the stand-in goes, and the
 // frame the drag drew last is no longer what the chart shows.
 function ownMarkers(plot) {
@@ -250,7 +250,7 @@ def prepare_static() -> bool:
     return True
 
 
-def _static_url() -> str:
+def static_url() -> str:
     """Where Streamlit serves ``static/`` (``/app/static/`` under the server's base path)."""
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
     return ("/" + base if base else "") + "/app/static/"
@@ -302,7 +302,7 @@ def show(fig: go.Figure, key: str, where: DeltaGenerator | None = None) -> None:
         return
     spec = figure_json(fig)
     height = fig.layout.height if isinstance(fig.layout.height, int | float) else DEFAULT_HEIGHT
-    data = {"spec": spec, "height": height, "url": _static_url(), "version": VERSION}
+    data = {"spec": spec, "height": height, "url": static_url(), "version": VERSION}
     if where is None:
         _chart(data=data, key=key)
         return

@@ -27,6 +27,7 @@ how the frames are packed is :mod:`ui.live.frames` (no Streamlit); its names are
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -108,13 +109,46 @@ def _katex_url() -> str:
     return ("/" + base if base else "") + "/static/js/" + _katex_file()
 
 
-_component = st.components.v2.component(
+# The component's code is static/live.js, served by the app (``/app/static/``) and imported once per
+# tab by this loader. Given inline, Streamlit sent its 38 kB in every live element of every run (six
+# on Mean: 260 kB a run, hashed, sent and parsed for nothing), most of what a class's moves sent.
+_LOADER = """
+let module = null, loading = null;
+export default function (component) {
+  let cleanup = null, gone = false;
+  const run = (m) => { if (!gone) cleanup = m.default(component); };
+  if (module) run(module);
+  else (loading ??= import(new URL(component.data.code, location.href).href).then((m) => (module = m)))
+    .then(run, (error) => {
+      loading = null;  // the next draw tries again
+      if (!gone) component.parentElement.querySelector(".lab-live").textContent =
+        "The live controls could not load: reload the page. (" + error + ")";
+    });
+  return () => { gone = true; if (typeof cleanup === "function") cleanup(); };
+}
+"""
+_LIVE_JS = plot.STATIC / "live.js"
+
+
+@functools.cache
+def _code_version() -> str:
+    """Changes with static/live.js, so that a browser never runs a cached older copy."""
+    return hashlib.sha256(_LIVE_JS.read_bytes()).hexdigest()[:16]
+
+
+_live_component = st.components.v2.component(
     "lab_live_slider",
     html='<div class="lab-live" data-testid="labLive"></div>',
-    js=(_HERE / "live.js").read_text(encoding="utf-8"),
+    js=_LOADER,
     css=(_HERE / "live.css").read_text(encoding="utf-8"),
     isolate_styles=False,  # KaTeX's styles are the document's; the charts it redraws are in the document
 )
+
+
+def _component(*, data: dict[str, object], **kwargs: Any) -> Any:
+    """Mount a live element: ``data`` and where its code is."""
+    code = f"{plot.static_url()}live.js?v={_code_version()}"
+    return _live_component(data={**data, "code": code}, **kwargs)
 
 
 def at_rest(key: str) -> Any:
