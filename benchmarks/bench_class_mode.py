@@ -12,7 +12,8 @@ sessions pinned by its cookie) on one PostgreSQL shared by every run. The class 
 
 - the teacher opens ``/mean?class=CODE&teach=KEY``;
 - the students open ``/mean?class=CODE&seat=SEAT``, spread over ``--ramp`` seconds;
-- for ``--duration`` seconds each student moves Mean's slider (think 0.5-1.5 s) and, once, at a random
+- for ``--duration`` seconds each student moves Mean's slider (think 0.5-1.5 s; none with
+  ``--question-only``, the moment a question is up) and, once, at a random
   time in the first 60 % of the window, answers ``mean_q`` (the right option, index 1): the radio's
   ``string_value`` sent as the box's fragment rerun, as the browser does; the answer counts as *accepted*
   when that run shows "Your answer is in";
@@ -216,6 +217,9 @@ async def measure(d: Any, store: Store, layout: str, n: int, args: argparse.Name
                 try:
                     if seat not in res.sent and s.radio and time.perf_counter() >= answer_at:
                         await answer(seat, s)
+                    if args.question_only:  # the room thinks and answers; nobody moves a slider
+                        await asyncio.sleep(0.1)
+                        continue
                     c = s.control
                     assert c is not None
                     state = c.state(i)
@@ -356,6 +360,11 @@ def main() -> None:
     )
     parser.add_argument("--grace", type=float, default=5.0, help="the teacher polls this long after (5 s)")
     parser.add_argument("--kill-at", type=float, default=0.0, help="kill a lab process this many s in (off)")
+    parser.add_argument(
+        "--question-only",
+        action="store_true",
+        help="students only answer (and keep their timers): a question's moment, no slider moves",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     ns = [int(x) for x in args.ns.split(",") if x.strip()]
