@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import BrowserContext, expect
 
 from e2e.support import Lab, live_ready, page_by_url, query
+from scripts.browser import IDLE
 from ui.live import mean, offered
 
 pytestmark = pytest.mark.browser
@@ -285,3 +286,19 @@ def test_a_long_vectors_markers_follow_the_drag_and_release_puts_plotlys_back_in
     assert after["vertices"][0] == pytest.approx(during["vertices"][0], abs=0.006)
     assert after["vertices"][-1] == pytest.approx(during["vertices"][-1], abs=0.006)
     lab.assert_clean()
+
+
+def test_a_live_control_whose_code_cannot_load_says_so(browser: BrowserContext, server: str) -> None:
+    """The live elements' code is static/live.js, imported by a small loader (ui.live): if it does
+    not arrive, each element says so instead of staying empty."""
+    tab = browser.new_page()
+    try:
+        tab.route("**/app/static/live.js*", lambda route: route.fulfill(status=404, body="gone"))
+        tab.goto(server + MEAN.url)
+        tab.locator(IDLE).wait_for()
+        expect(tab.locator(f"{LIVE} .lab-live")).to_have_text(
+            "This control could not be drawn (live.js did not load). Reload the page to try again."
+        )
+        expect(tab.locator(f"{READOUT} .lab-live")).to_contain_text("could not be drawn")
+    finally:
+        tab.close()

@@ -121,8 +121,9 @@ export default function (component) {
   else (loading ??= import(new URL(component.data.code, location.href).href).then((m) => (module = m)))
     .then(run, (error) => {
       loading = null;  // the next draw tries again
+      console.error("static/live.js did not load", error);
       if (!gone) component.parentElement.querySelector(".lab-live").textContent =
-        "The live controls could not load: reload the page. (" + error + ")";
+        "This control could not be drawn (live.js did not load). Reload the page to try again.";
     });
   return () => { gone = true; if (typeof cleanup === "function") cleanup(); };
 }
