@@ -95,9 +95,9 @@ def clear_frame_caches() -> None:
 
 @functools.cache
 def _katex_file() -> str:
-    """rehype-katex's hashed file name in the installed Streamlit. Looked up once per process: a
-    glob of Streamlit's ~900 script files on every live slider's run was 17 % of a class's server
-    CPU (benchmarks/bench_class_mode.py under py-spy)."""
+    """rehype-katex's hashed file name in the installed Streamlit, looked up once per process: a glob
+    of Streamlit's ~300 script files on every live slider's run was 17 % of a class's server CPU
+    (benchmarks/bench_class_mode.py under py-spy)."""
     found = sorted(_STREAMLIT_JS.glob("rehype-katex.*.js"))
     return found[0].name if found else "rehype-katex.js"
 
@@ -110,8 +110,8 @@ def _katex_url() -> str:
 
 
 # The component's code is static/live.js, served by the app (``/app/static/``) and imported once per
-# tab by this loader. Given inline, Streamlit sent its 38 kB in every live element of every run (six
-# on Mean: 260 kB a run, hashed, sent and parsed for nothing), most of what a class's moves sent.
+# tab by this loader: code given inline goes with every live element of every run (38 kB each, six on
+# Mean: 260 kB a run, hashed, sent and parsed for nothing).
 _LOADER = """
 let module = null, loading = null;
 export default function (component) {
