@@ -73,6 +73,12 @@ def room_now(code: str) -> Room | None:
     return store().room(code)
 
 
+def room_changed() -> None:
+    """After this browser changed its room (a lead, a reveal, the end): this process's students see
+    it on their next tick; the other processes' within :func:`room_now`'s second."""
+    room_now.clear()
+
+
 def member() -> Member | None:
     found = st.session_state.get(MEMBER)
     return found if isinstance(found, Member) else None
@@ -106,6 +112,7 @@ def end_class() -> None:
             store().end(m.code, m.key)
         except ClassError:
             pass  # already ended (by another of the teacher's tabs, or it expired): nothing left to do
+        room_changed()
     leave("The class has ended and its answers are deleted.")
 
 

@@ -109,7 +109,7 @@ def _send_here(page: str) -> None:
     if m is not None and m.key is not None:
         try:
             cs.store().lead(m.code, m.key, page, cs.view_query())
-            cs.room_now.clear()  # this process's students see it at once; the others' within a second
+            cs.room_changed()
             st.session_state[cs.NOTICE] = None
         except ClassError as exc:
             st.session_state[cs.NOTICE] = str(exc)
@@ -315,7 +315,7 @@ def _reveal(question: str) -> None:
     if m is not None and m.key is not None:
         try:
             cs.store().reveal(m.code, m.key, question)
-            cs.room_now.clear()  # this process's students see it at once; the others' within a second
+            cs.room_changed()
         except ClassError as exc:
             st.session_state[cs.NOTICE] = str(exc)
 
