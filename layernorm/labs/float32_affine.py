@@ -8,7 +8,6 @@ and :class:`AffineRun` holds one form's every stored value. Values are held as f
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypedDict
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -46,16 +45,6 @@ def _fits_float32(a: F64, name: str) -> F64:
             f"{name} must fit in float32 (|{name}| ≤ {FLOAT32_MAX:.8g}), got {np.max(np.abs(a)):.4g}"
         )
     return stored
-
-
-class AffineInputs(TypedDict, total=False):
-    """The statistics and parameters both forms take by keyword (see :func:`checked_inputs`)."""
-
-    var: float | None
-    rstd: float | None
-    gamma: ArrayLike
-    beta: ArrayLike
-    eps: float
 
 
 @dataclass(frozen=True)

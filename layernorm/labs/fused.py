@@ -23,7 +23,6 @@ Shapes: one row of ``d`` entries (a LayerNorm row, or the ``n`` values of one Ba
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Unpack
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -32,8 +31,8 @@ from layernorm._checks import F64, check_eps
 from layernorm.core import DEFAULT_EPS, layer_norm
 from layernorm.labs.float32_affine import FLOAT32_MAX as FLOAT32_MAX
 from layernorm.labs.float32_affine import STATUS_WORDS as STATUS_WORDS
-from layernorm.labs.float32_affine import AffineInputs, checked_inputs, first_status, to_float32
 from layernorm.labs.float32_affine import AffineRun as AffineRun
+from layernorm.labs.float32_affine import checked_inputs, first_status, to_float32
 from layernorm.labs.precision import layer_norm_in_dtype
 
 FORMS = ("step", "fused")
@@ -49,15 +48,25 @@ D1_GAMMAS = (1.0, 1e2, 1e4, 1e6, 1e8, 1e10, 1e12)
 ROW_NEAR_2E8 = (200000016.0, 200000000.0, 200000032.0, 200000048.0)  # float32 numbers, 16 apart
 
 
-def fused_affine(x: ArrayLike, mu: float, **given: Unpack[AffineInputs]) -> AffineRun:
+def fused_affine(
+    x: ArrayLike,
+    mu: float,
+    *,
+    var: float | None = None,
+    rstd: float | None = None,
+    gamma: ArrayLike = 1.0,
+    beta: ArrayLike = 0.0,
+    eps: float = DEFAULT_EPS,
+) -> AffineRun:
     """The fused form ``y = x * s + b`` in float32, with ``s`` and ``b`` each stored in float32.
 
     Parameters
     ----------
     x : (d,) array_like
     mu : float
-    **given : var or rstd, and gamma, beta, eps
-        As in :func:`layernorm.labs.float32_affine.checked_inputs`, which checks and rounds them.
+    var, rstd, gamma, beta, eps
+        Exactly one of ``var`` and ``rstd``, as in
+        :func:`layernorm.labs.float32_affine.checked_inputs`, which checks and rounds them.
 
     Returns
     -------
@@ -79,7 +88,7 @@ def fused_affine(x: ArrayLike, mu: float, **given: Unpack[AffineInputs]) -> Affi
     (5 copies of 5e7: 242.27734375; 4 copies of 1e6: 8.685546875; the exact answer is ``beta``).
     Source: this project; PyTorch's ``batch_norm`` CPU kernel folds ``gamma`` and ``beta`` this way.
     """
-    x32, g32, b32, mu, r = checked_inputs(x, mu, **given)
+    x32, g32, b32, mu, r = checked_inputs(x, mu, var=var, rstd=rstd, gamma=gamma, beta=beta, eps=eps)
     nan = np.full(x32.shape, np.nan)
     with np.errstate(over="ignore", invalid="ignore"):
         s = to_float32(g32 * r)
@@ -97,12 +106,21 @@ def fused_affine(x: ArrayLike, mu: float, **given: Unpack[AffineInputs]) -> Affi
     return AffineRun("fused", x32, g32, b32, mu, r, s, b, b_exact, nan, y, status)
 
 
-def stepwise_affine(x: ArrayLike, mu: float, **given: Unpack[AffineInputs]) -> AffineRun:
+def stepwise_affine(
+    x: ArrayLike,
+    mu: float,
+    *,
+    var: float | None = None,
+    rstd: float | None = None,
+    gamma: ArrayLike = 1.0,
+    beta: ArrayLike = 0.0,
+    eps: float = DEFAULT_EPS,
+) -> AffineRun:
     """The step-by-step form in float32: ``x - mu``, ``x_hat = (x - mu) * rstd``, ``gamma * x_hat + beta``.
 
     Parameters
     ----------
-    x, mu, **given
+    x, mu, var, rstd, gamma, beta, eps
         As in :func:`fused_affine`.
 
     Returns
@@ -122,7 +140,7 @@ def stepwise_affine(x: ArrayLike, mu: float, **given: Unpack[AffineInputs]) -> A
     reproduced its output exactly on 2000 random rows: that kernel does not fold ``gamma`` and ``beta``.
     Source: this project.
     """
-    x32, g32, b32, mu, r = checked_inputs(x, mu, **given)
+    x32, g32, b32, mu, r = checked_inputs(x, mu, var=var, rstd=rstd, gamma=gamma, beta=beta, eps=eps)
     nan = np.full(x32.shape, np.nan)
     with np.errstate(over="ignore", invalid="ignore"):
         deviation = to_float32(x32 - mu)
