@@ -34,7 +34,7 @@ def body(lab: LabInput) -> None:
         frames=lambda: mean.frames(lab.x, lab.eps),
     )
     # The same function made every frame the slider shows during a drag: the released view equals it.
-    shown = mean.frame(lab.x, lab.eps, shift)
+    shown = mean.shown(lab.x, lab.eps, shift)
     live.readout(shown.readout(mean.READOUT))
     # the input's bars (x + c) can be dragged: feature i follows the pointer, and the page with it
     drag = vector.bars(
@@ -46,8 +46,8 @@ def body(lab: LabInput) -> None:
         offset=shift,
         axis_of=[frames],
     )
-    for fig, chart in zip(mean.figures(shown, lab.label), shown.charts, strict=True):
-        live.show_chart(fig, chart.key, frames, drag)
+    charts = [chart.key for chart in shown.charts]
+    live.show_charts(lambda: mean.figures(shown, lab.label), charts, frames, drag, same=(shift, lab.label))
     steps = ln.layer_norm_steps(lab.x + shift, eps=lab.eps)
     ui.worksheet.offer("mean", lab, steps, lambda: mean.figures(shown, lab.label))
 

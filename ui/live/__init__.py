@@ -60,12 +60,47 @@ def show_chart(fig: go.Figure, key: str, *payloads: dict[str, Any]) -> None:
     """Draw a chart of live frames (``ui.plot.show``) with its y axis fixed over every frame of every
     live control on the page: the bars move against still gridlines while a thumb moves, and the
     released figure has the same axis as the frames drawn during the drag."""
+    plot.show(_fixed_axes(fig, key, payloads), key=key)
+
+
+def _fixed_axes(fig: go.Figure, key: str, payloads: Sequence[dict[str, Any]]) -> go.Figure:
     for axis, name in ((fig.layout.yaxis, "ranges"), (fig.layout.xaxis, "x_ranges")):
         ranges = [r for p in payloads if (r := p[name].get(key))]
         if ranges and axis.range is None:  # a figure's own fixed range stays
             axis.autorange = False
             axis.range = [min(r[0] for r in ranges), max(r[1] for r in ranges)]
-    plot.show(fig, key=key)
+    return fig
+
+
+def show_charts(
+    figures: Callable[[], Sequence[go.Figure]], keys: Sequence[str], *payloads: dict[str, Any], same: object
+) -> None:
+    """:func:`show_chart` for each of ``figures()`` under the matching key, building them only when no
+    session of this process has drawn the same ones: ``same`` names everything the figures are made of
+    besides the payloads (the shown value, the input's label in a title), and their axes come from the
+    payloads. A class on one input asks for the same figures again and again, and building and writing
+    them was 12 % of a class's server CPU (``benchmarks/bench_class_mode.py`` under py-spy)."""
+    if not plot.prepare_static():
+        for fig, key in zip(figures(), keys, strict=True):
+            show_chart(fig, key, *payloads)
+        return
+    axes = [{name: p[name] for name in ("ranges", "x_ranges")} for p in payloads]
+    token = repr((same, list(keys), [p.get("id") for p in payloads], axes))
+    for spec, key in zip(_specs(token, figures, keys, payloads), keys, strict=True):
+        plot.show_spec(spec, key)
+
+
+@functools.partial(st.cache_resource, max_entries=256, show_spinner=False)
+def _specs(
+    token: str,
+    _figures: Callable[[], Sequence[go.Figure]],
+    _keys: Sequence[str],
+    _payloads: Sequence[dict[str, Any]],
+) -> tuple[tuple[str, float], ...]:
+    """The written figures named by ``token`` (:func:`show_charts`); read-only once made."""
+    return tuple(
+        plot.spec_of(_fixed_axes(fig, key, _payloads)) for fig, key in zip(_figures(), _keys, strict=True)
+    )
 
 
 _FRAME_CACHES: list[Any] = []
@@ -88,9 +123,10 @@ def frames_cache(max_entries: int) -> Callable[[Callable[..., dict[str, object]]
 
 
 def clear_frame_caches() -> None:
-    """Empty every :func:`frames_cache` (the tests give each test empty caches)."""
+    """Empty every :func:`frames_cache` and the written figures of :func:`show_charts`."""
     for cached in _FRAME_CACHES:
         cached.clear()
+    _specs.clear()
 
 
 @functools.cache
@@ -223,7 +259,9 @@ def _mount(
             "mode": "slider",
             "label": label,
             "help": help,
-            "index": int(np.argmin([abs(v - current) for v in values])),
+            "index": values.index(current)
+            if current in values
+            else int(np.argmin(np.abs(np.subtract(values, current)))),
             "values": list(values),  # the slider works without its frames (they may be on the way)
             "labels": list(labels),
             "katex": _katex_url(),
@@ -263,25 +301,26 @@ def slider(
     move does (a callback's keyed ``st.rerun`` then ran with the address before the release, whose
     old value the kept slider took back).
     """
-    values = offered(lo, hi, step)
+    values, labels, urls = _offered_texts(lo, hi, step, format_func)
     again = {"on_change": kept_moved, "args": (key, on_change, args)}
     with st.container(key=f"live_state_{key}"):  # live.css hides its slider, never a link's message
         # Its label differs from the live slider's: a page has one visible slider of that name.
         kept = controls.slider(f"{name} (kept in the link)", lo, hi, value, step, key=key, name=name, **again)
     current = float(kept)
-    # The URL writes a float as Streamlit's slider does (JavaScript's shortest text: 1, −2.5).
-    urls = [f"{v:g}" if abs(v) < 1e15 else repr(v) for v in values]
-    body = _mount(
-        label,
-        values,
-        [format_func(v) for v in values],
-        urls,
-        current,
-        value,
-        key=key,
-        frames=frames,
-    )
+    body = _mount(label, values, labels, urls, current, value, key=key, frames=frames)
     return current, body
+
+
+@functools.lru_cache(maxsize=256)
+def _offered_texts(
+    lo: float, hi: float, step: float, format_func: Callable[[float], str]
+) -> tuple[tuple[float, ...], tuple[str, ...], tuple[str, ...]]:
+    """A slider's offered values, their labels and their URL texts, made once per slider (they were
+    4 % of a class's server CPU when made on every run)."""
+    values = tuple(offered(lo, hi, step))
+    # The URL writes a float as Streamlit's slider does (JavaScript's shortest text: 1, −2.5).
+    urls = tuple(f"{v:g}" if abs(v) < 1e15 else repr(v) for v in values)
+    return values, tuple(format_func(v) for v in values), urls
 
 
 def select_slider(

@@ -6,6 +6,8 @@ it offers (:func:`payload`): the numbers during a drag and after release are the
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -76,8 +78,19 @@ def figures(f: Frame, label: str) -> list[go.Figure]:
     ]
 
 
+def shown(x: np.ndarray, eps: float, c: float) -> Frame:
+    """:func:`frame`, kept for the last few hundred (input, c): the frame a release draws was made with
+    its input's :func:`frames` (a class on one input asks for the same frames over and over)."""
+    return _kept(np.ascontiguousarray(x, dtype=float).tobytes(), float(eps), float(c))
+
+
+@functools.lru_cache(maxsize=512)
+def _kept(x: bytes, eps: float, c: float) -> Frame:
+    return frame(np.frombuffer(x), eps, c)
+
+
 @frames_cache(max_entries=16)
 def frames(x: np.ndarray, eps: float) -> dict[str, object]:
     """Every c's frame for this input (cached: a release reruns the page with the same input)."""
     lo, hi, _, step = SHIFT
-    return payload(offered(lo, hi, step), lambda c: frame(x, eps, c))
+    return payload(offered(lo, hi, step), lambda c: shown(x, eps, c))
