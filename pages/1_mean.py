@@ -46,8 +46,9 @@ def body(lab: LabInput) -> None:
         offset=shift,
         axis_of=[frames],
     )
-    charts = [chart.key for chart in shown.charts]
-    live.show_charts(lambda: mean.figures(shown, lab.label), charts, frames, drag, same=(shift, lab.label))
+    figures = mean.kept_figures(lab.x, lab.eps, shift, lab.label, [frames, drag])
+    for fig, chart in zip(figures, shown.charts, strict=True):
+        live.show_chart(fig, chart.key, frames, drag)  # its axes are fixed already
     steps = ln.layer_norm_steps(lab.x + shift, eps=lab.eps)
     ui.worksheet.offer("mean", lab, steps, lambda: mean.figures(shown, lab.label))
 

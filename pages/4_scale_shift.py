@@ -92,13 +92,8 @@ def body(lab: LabInput) -> None:
         trace=2,
         axis_of=payloads,
     )
-    live.show_charts(
-        lambda: scale_shift.figures(shown),
-        [chart.key for chart in shown.charts],
-        *payloads,
-        drag,
-        same=(lab.x.tobytes(), gamma.tobytes(), beta.tobytes(), lab.eps),
-    )
+    for fig, chart in zip(scale_shift.figures(shown), shown.charts, strict=True):
+        live.show_chart(fig, chart.key, *payloads, drag)
     if lab.affine_mode == AFFINE_MODES[2]:
         mu_digits = digits_to_separate(
             [float(steps.mu)], against=steps.x, same_within=rounding_noise(steps.x)

@@ -300,19 +300,9 @@ def show(fig: go.Figure, key: str, where: DeltaGenerator | None = None) -> None:
     if not prepare_static():
         (st if where is None else where).plotly_chart(fig, key=key)
         return
-    show_spec(spec_of(fig), key, where)
-
-
-def spec_of(fig: go.Figure) -> tuple[str, float]:
-    """What :func:`show_spec` draws: ``(figure_json(fig), its height in px)``."""
+    spec = figure_json(fig)
     height = fig.layout.height if isinstance(fig.layout.height, int | float) else DEFAULT_HEIGHT
-    return figure_json(fig), float(height)
-
-
-def show_spec(spec: tuple[str, float], key: str, where: DeltaGenerator | None = None) -> None:
-    """Draw a figure already written by :func:`spec_of` as :func:`show` draws it (needs
-    :func:`prepare_static`; :func:`show` checks it)."""
-    data = {"spec": spec[0], "height": spec[1], "url": static_url(), "version": VERSION}
+    data = {"spec": spec, "height": height, "url": static_url(), "version": VERSION}
     if where is None:
         _chart(data=data, key=key)
         return

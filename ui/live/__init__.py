@@ -60,47 +60,28 @@ def show_chart(fig: go.Figure, key: str, *payloads: dict[str, Any]) -> None:
     """Draw a chart of live frames (``ui.plot.show``) with its y axis fixed over every frame of every
     live control on the page: the bars move against still gridlines while a thumb moves, and the
     released figure has the same axis as the frames drawn during the drag."""
-    plot.show(_fixed_axes(fig, key, payloads), key=key)
+    plot.show(fixed_axes(fig, axis_ranges(key, payloads)), key=key)
 
 
-def _fixed_axes(fig: go.Figure, key: str, payloads: Sequence[dict[str, Any]]) -> go.Figure:
-    for axis, name in ((fig.layout.yaxis, "ranges"), (fig.layout.xaxis, "x_ranges")):
+Range = tuple[float, float] | None
+
+
+def axis_ranges(key: str, payloads: Sequence[dict[str, Any]]) -> tuple[Range, Range]:
+    """The y and x ranges that hold chart ``key`` in every frame of ``payloads`` (None: not fixed)."""
+    found: list[Range] = []
+    for name in ("ranges", "x_ranges"):
         ranges = [r for p in payloads if (r := p[name].get(key))]
-        if ranges and axis.range is None:  # a figure's own fixed range stays
+        found.append((min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None)
+    return found[0], found[1]
+
+
+def fixed_axes(fig: go.Figure, ranges: tuple[Range, Range]) -> go.Figure:
+    """``fig``, changed in place, with the y and x ``ranges`` (:func:`axis_ranges`) where it has none."""
+    for axis, fixed in zip((fig.layout.yaxis, fig.layout.xaxis), ranges, strict=True):
+        if fixed is not None and axis.range is None:  # a figure's own fixed range stays
             axis.autorange = False
-            axis.range = [min(r[0] for r in ranges), max(r[1] for r in ranges)]
+            axis.range = list(fixed)
     return fig
-
-
-def show_charts(
-    figures: Callable[[], Sequence[go.Figure]], keys: Sequence[str], *payloads: dict[str, Any], same: object
-) -> None:
-    """:func:`show_chart` for each of ``figures()`` under the matching key, building them only when no
-    session of this process has drawn the same ones: ``same`` names everything the figures are made of
-    besides the payloads (the shown value, the input's label in a title), and their axes come from the
-    payloads. A class on one input asks for the same figures again and again, and building and writing
-    them was 12 % of a class's server CPU (``benchmarks/bench_class_mode.py`` under py-spy)."""
-    if not plot.prepare_static():
-        for fig, key in zip(figures(), keys, strict=True):
-            show_chart(fig, key, *payloads)
-        return
-    axes = [{name: p[name] for name in ("ranges", "x_ranges")} for p in payloads]
-    token = repr((same, list(keys), [p.get("id") for p in payloads], axes))
-    for spec, key in zip(_specs(token, figures, keys, payloads), keys, strict=True):
-        plot.show_spec(spec, key)
-
-
-@functools.partial(st.cache_resource, max_entries=256, show_spinner=False)
-def _specs(
-    token: str,
-    _figures: Callable[[], Sequence[go.Figure]],
-    _keys: Sequence[str],
-    _payloads: Sequence[dict[str, Any]],
-) -> tuple[tuple[str, float], ...]:
-    """The written figures named by ``token`` (:func:`show_charts`); read-only once made."""
-    return tuple(
-        plot.spec_of(_fixed_axes(fig, key, _payloads)) for fig, key in zip(_figures(), _keys, strict=True)
-    )
 
 
 _FRAME_CACHES: list[Any] = []
@@ -123,10 +104,9 @@ def frames_cache(max_entries: int) -> Callable[[Callable[..., dict[str, object]]
 
 
 def clear_frame_caches() -> None:
-    """Empty every :func:`frames_cache` and the written figures of :func:`show_charts`."""
+    """Empty every :func:`frames_cache` (the tests give each test empty caches)."""
     for cached in _FRAME_CACHES:
         cached.clear()
-    _specs.clear()
 
 
 @functools.cache

@@ -7,13 +7,27 @@ it offers (:func:`payload`): the numbers during a drag and after release are the
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 
 import layernorm as ln
 from ui import charts
-from ui.live import Chart, Frame, Line, Metric, Readout, frames_cache, offered, payload
+from ui.live import (
+    Chart,
+    Frame,
+    Line,
+    Metric,
+    Range,
+    Readout,
+    axis_ranges,
+    fixed_axes,
+    frames_cache,
+    offered,
+    payload,
+)
 from ui.text import (
     LABEL_LIMIT,
     change_metric,
@@ -25,6 +39,7 @@ from ui.text import (
     tex_sum,
     zero_metric,
 )
+from ui.theme import scale
 
 SHIFT = (-10.0, 10.0, 0.0, 0.1)  # c: min, max, default, step (fine: a drag passes a value a frame)
 CHART_X, CHART_CENTERED = "mean_chart_x", "mean_chart_centered"
@@ -87,6 +102,27 @@ def shown(x: np.ndarray, eps: float, c: float) -> Frame:
 @functools.lru_cache(maxsize=512)
 def _kept(x: bytes, eps: float, c: float) -> Frame:
     return frame(np.frombuffer(x), eps, c)
+
+
+def kept_figures(
+    x: np.ndarray, eps: float, c: float, label: str, payloads: Sequence[dict[str, Any]]
+) -> tuple[go.Figure, ...]:
+    """:func:`figures` of :func:`shown`, their axes fixed as :func:`ui.live.show_chart` fixes them
+    over ``payloads``, kept for the last few hundred (input, c, label, font scale, axes): building
+    them on every release was 9 % of a class's server CPU (``benchmarks/bench_class_mode.py`` under
+    py-spy), and a class on one input asks for the same ones over and over. Read-only."""
+    axes = tuple(axis_ranges(key, payloads) for key in (CHART_X, CHART_CENTERED))
+    return _kept_figures(
+        np.ascontiguousarray(x, dtype=float).tobytes(), float(eps), float(c), label, scale(), axes
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _kept_figures(
+    x: bytes, eps: float, c: float, label: str, font: float, axes: tuple[tuple[Range, Range], ...]
+) -> tuple[go.Figure, ...]:
+    made = figures(_kept(x, eps, c), label)
+    return tuple(fixed_axes(fig, ranges) for fig, ranges in zip(made, axes, strict=True))
 
 
 @frames_cache(max_entries=16)
