@@ -64,9 +64,11 @@ def fused_affine(
     ----------
     x : (d,) array_like
     mu : float
-    var, rstd, gamma, beta, eps
-        Exactly one of ``var`` and ``rstd``, as in
-        :func:`layernorm.labs.float32_affine.checked_inputs`, which checks and rounds them.
+    var, rstd : float, optional
+        Exactly one: the variance (``rstd = 1/sqrt(var + eps)`` is then stored in float32) or ``rstd``.
+    gamma, beta, eps : float or (d,) array_like, float
+        Default 1, 0 and 1e-5. :func:`layernorm.labs.float32_affine.checked_inputs` checks and rounds
+        every input.
 
     Returns
     -------

@@ -239,9 +239,7 @@ def _mount(
             "mode": "slider",
             "label": label,
             "help": help,
-            "index": values.index(current)
-            if current in values
-            else int(np.argmin(np.abs(np.subtract(values, current)))),
+            "index": int(np.argmin(np.abs(np.subtract(values, current)))),
             "values": list(values),  # the slider works without its frames (they may be on the way)
             "labels": list(labels),
             "katex": _katex_url(),
