@@ -15,6 +15,7 @@ from ui.history import keep_pages_in_history
 from ui.linking import say_unread_link_keys
 from ui.live import sidebar as live_sidebar
 from ui.navigation import OWN_DATA_SECTIONS, SECTIONS
+from ui.nodelay import send_without_delay
 from ui.plot import prepare_static
 from ui.presentation import presentation_toggle
 from ui.sidebar import sidebar
@@ -22,6 +23,7 @@ from ui.state import lab_sections_drawn
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon="📐", layout="wide")
 freeze_imports()  # once per server: imported modules leave Python's full collections (ui/heap.py)
+send_without_delay()  # once per server: each message leaves at once, not after an ACK (ui/nodelay.py)
 prepare_static()  # once per server: the installed plotly.js into static/ for the charts (ui/plot.py)
 
 HERE = Path(__file__).parent
