@@ -18,10 +18,12 @@ from ui.navigation import OWN_DATA_SECTIONS, SECTIONS
 from ui.nodelay import send_without_delay
 from ui.plot import prepare_static
 from ui.presentation import presentation_toggle
+from ui.shell import entered_app
 from ui.sidebar import sidebar
 from ui.state import lab_sections_drawn
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon="📐", layout="wide")
+entered_app()  # this session runs inside the app: its pages need not rerun through it (ui/shell.py)
 freeze_imports()  # once per server: imported modules leave Python's full collections (ui/heap.py)
 send_without_delay()  # once per server: each message leaves at once, not after an ACK (ui/nodelay.py)
 prepare_static()  # once per server: the installed plotly.js into static/ for the charts (ui/plot.py)

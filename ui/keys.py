@@ -130,3 +130,5 @@ SET_BY_APP = "_set_by_app"  # {widget key: (value before, value set)}: ui.sideba
 # How the lab spells each link value it rewrote ({key: [(values as typed, text or None)]}): ui.history
 LINK_SPELLINGS = "link_spellings"
 LAB_INPUT = "lab_input"  # the LabInput the sidebar resolved on the last full run (or a keyed move)
+# This session's runs go through app.py (ui.shell): set by app.py on every full run
+IN_APP = "_in_app"
