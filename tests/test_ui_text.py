@@ -11,8 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ui.text import (
+    MAX_DIGITS,
     ROUNDING_UNIT,
     ZERO_TO_ROUNDING,
+    _finite_floats,
+    _separated,
     column_format,
     digits_to_separate,
     fmt,
@@ -314,6 +317,38 @@ def test_values_never_print_like_a_reference_they_differ_from(values: list[float
         for r in refs:
             if v != r:
                 assert fmt(v, digits) != fmt(r, digits), (v, r, digits)
+
+
+def _every_digit_tried(values: list[float], at_least: int, refs: list[float], same_within: float) -> int:
+    """digits_to_separate as its docstring states it: every value and reference formatted at every digit."""
+    vals, against = _finite_floats(values), _finite_floats(refs)
+    for digits in range(at_least, MAX_DIGITS + 1):
+        if _separated(vals, against, digits, same_within, fmt):
+            return digits
+    return MAX_DIGITS
+
+
+# Numbers that print alike at a few digits and apart at more: a base, then small relative steps.
+_near = st.builds(
+    lambda base, steps: [base * (1 + k * 10.0**-e) for k, e in steps],
+    st.one_of(
+        finite.filter(lambda v: abs(v) < 1e300),
+        st.sampled_from([0.0, 1.0, 0.99995, 99999.5, 1e5, 0.001, 0.0009995, -1.0, 40001.5, 1e-300]),
+    ),
+    st.lists(st.tuples(st.integers(-9, 9), st.integers(0, 17)), min_size=1, max_size=8),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_near, _near, st.integers(1, 8), st.sampled_from([0.0, 1e-15, 1e-9, 1e-3]))
+def test_leaving_out_values_that_cannot_look_alike_changes_no_answer(
+    values: list[float], refs: list[float], at_least: int, same_within: float
+) -> None:
+    expected = _every_digit_tried(values, at_least, refs, same_within)
+    assert digits_to_separate(values, at_least, against=refs, same_within=same_within) == expected
+    assert digits_to_separate([*values, *refs], at_least, same_within=same_within) == _every_digit_tried(
+        [*values, *refs], at_least, [], same_within
+    )
 
 
 def _last_digit_unit(text: str) -> float:
