@@ -149,6 +149,8 @@ def read_class_link() -> None:
             st.session_state[MEMBER] = Member(code, key=key)
         elif code is not None and store().room(code) is not None:
             st.session_state[NOTICE] = f"That teacher link's key is not class {code}'s: check the link."
+        elif code is None:
+            st.session_state[NOTICE] = "That teacher link has no class code: open the whole link."
         else:
             st.session_state[NOTICE] = "That teacher link is not valid any more: the class has ended."
     m = member()
@@ -166,8 +168,10 @@ def read_class_link() -> None:
         st.session_state[MEMBER] = m
     if m is not None and m.key is not None:
         _keep_key(key="lab_teacher_key", data=f"{m.code}:{m.key}")
-    elif kept_code:
-        _keep_key(key="lab_teacher_key", data="")  # no class led here any more: the key goes
+    elif kept_code and not store().is_teacher(kept_code, kept_key):
+        _keep_key(key="lab_teacher_key", data="")  # its class has ended: the key goes
+    # (a class that goes on keeps its key: another tab of the teacher's, on a page of no class, must not
+    # take the lead from the tab that has it, whose next reload reads the key from this cookie)
     if m is not None:
         if given.get(CLASS) != m.code:
             st.query_params[CLASS] = m.code

@@ -29,6 +29,8 @@ from ui.text import plain
 # timed run costs the server what a slider move costs; at 2 s, 150 students' timers were half of two
 # processes' work (benchmarks/README.md, "Class mode").
 STUDENT_POLL_S = 4.0
+JOIN_CODE_CHARS = 12  # six letters and digits, with a space or hyphen between each
+ENDED_ELSEWHERE = "The class has ended (nobody used it for three hours, or it was ended elsewhere)."
 TEACHER_POLL_S = 1.0
 FOLLOW = "class_follow"  # the student's "Follow the teacher" toggle
 JOIN_PROBLEM = "class_join_problem"  # why the last try to join did not work, for Home's join form
@@ -64,9 +66,9 @@ def home_section() -> None:
     join_col, start_col = st.columns(2)
     with join_col:
         with st.form("class_join", border=True):
-            st.text_input(
-                "Class code", key="class_join_code", max_chars=8, placeholder="K7QF2M",
-                value=st.query_params.get(cs.CLASS, ""),
+            st.text_input(  # room for a code typed with spaces or hyphens ("K7Q F2M", "K 7 Q F 2 M")
+                "Class code", key="class_join_code", max_chars=JOIN_CODE_CHARS, placeholder="K7QF2M",
+                value=st.query_params.get(cs.CLASS, "")[:JOIN_CODE_CHARS],  # a link's text, cut as typing is
             )  # fmt: skip
             st.text_input("Nickname (optional)", key="class_join_name", max_chars=24)
             st.form_submit_button("Join the class", on_click=_join, icon=":material/login:")
@@ -119,16 +121,19 @@ def _send_here(page: str) -> None:
 def _roster(code: str) -> None:
     """Who has joined, on the teacher's screen only (nicknames are never shown beside an answer)."""
     room = cs.store().room(code)
+    if room is None:  # ended from another of the teacher's browsers, or expired: say so at once
+        cs.leave(ENDED_ELSEWHERE)
+        st.rerun(scope="app")
+    assert room is not None
     names = cs.store().nicknames(code)
-    if room is not None:
-        st.caption(f"{room.students} joined" + (f": {plain(', '.join(names), limit=400)}" if names else ""))
+    st.caption(f"{room.students} joined" + (f": {plain(', '.join(names), limit=400)}" if names else ""))
 
 
 def _teacher_panel(m: cs.Member, page: str) -> None:
     room = cs.store().room(m.code)
     if room is None:
-        cs.leave("The class has ended (nobody used it for three hours, or it was ended elsewhere).")
-        return
+        cs.leave(ENDED_ELSEWHERE)
+        st.rerun()  # the sidebar then says so, with no class panel left behind
     st.markdown(f"**Class {m.code}** · you lead it")
     _roster(m.code)
     if st.button("Show the join code", key="class_show", icon=":material/qr_code_2:"):

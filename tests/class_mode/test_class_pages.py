@@ -53,6 +53,37 @@ def test_a_teacher_link_of_an_ended_class_says_it_ended() -> None:
     assert "That teacher link is not valid any more: the class has ended." in page_text(at)
 
 
+def test_a_teacher_link_without_a_class_says_what_is_missing() -> None:
+    at = open_page(HOME, teach="some-key")
+    assert _member(at) is None
+    assert "That teacher link has no class code: open the whole link." in page_text(at)
+
+
+def test_a_class_ended_in_another_browser_is_said_on_the_teachers_next_run() -> None:
+    started = _store().start()
+    at = open_page(MEAN, **{"class": started.code, "teach": started.teacher_key})
+    assert "you lead it" in page_text(at)
+    _store().end(started.code, started.teacher_key)  # the teacher's other browser ends it
+    ok(at.run())
+    assert _member(at) is None
+    text = page_text(at)
+    assert "The class has ended (nobody used it for three hours, or it was ended elsewhere)." in text
+    assert "you lead it" not in text
+
+
+def test_a_join_link_with_a_long_code_fills_the_box_only_as_far_as_typing_could() -> None:
+    at = open_page(HOME, **{"class": "A" * 5000})
+    box = at.text_input(key="class_join_code")
+    assert box.value == "A" * 12
+    code = _store().start().code
+    spaced = " ".join(code.lower())  # read off a projector, one character at a time
+    assert box.max_chars is not None and len(spaced) <= box.max_chars  # the browser lets all of it in
+    box.set_value(spaced)
+    ok(at.button(key="FormSubmitter:class_join-Join the class").click().run())
+    member = _member(at)
+    assert member is not None and member.code == code
+
+
 def test_an_address_with_a_seat_that_is_no_seat_says_so_and_loses_it() -> None:
     code = _store().start().code
     at = open_page(HOME, **{"class": code, "seat": "made-up"})

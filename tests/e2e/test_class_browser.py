@@ -111,3 +111,22 @@ def test_a_teacher_and_three_students_answer_reveal_and_follow(chromium: Browser
     expect(alone).to_have_url(re.compile(r"/mean\?"))
     alone.locator(PANEL).get_by_text("Follow the teacher").click()
     expect(alone).to_have_url(re.compile(rf"/variance\?.*class={code}"))
+
+
+def test_another_tab_of_the_teacher_leaves_the_lead_with_the_first(chromium: Browser, server: str) -> None:
+    """The teacher's key lives in a cookie: a second tab on a page of no class must not remove it, or the
+    first tab's next reload (a lost connection, a restarted process) would no longer lead the class."""
+    teacher = _tab(chromium)
+    teacher.goto(server + "/")
+    teacher.locator(IDLE).wait_for()
+    teacher.get_by_role("button", name="Start a class (teacher)").click()
+    panel = teacher.locator(PANEL)
+    expect(panel).to_contain_text("you lead it")
+    other = teacher.context.new_page()  # the same browser: the same cookies
+    other.set_default_timeout(WAIT_MS)
+    other.goto(server + "/mean")
+    other.locator(IDLE).wait_for()
+    expect(other.locator(PANEL)).to_have_count(0)  # a page of no class: not led from here
+    teacher.reload()
+    teacher.locator(IDLE).wait_for()
+    expect(panel).to_contain_text("you lead it")
