@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, expect
+from playwright.sync_api import Browser, Locator, Page, Playwright, expect
 
 from e2e.support import WAIT_MS
 from scripts.browser import CHROMIUM, CHROMIUM_ARGS, IDLE
@@ -37,13 +37,19 @@ def _tab(chromium: Browser) -> Page:
     return page
 
 
-def test_a_teacher_and_three_students_answer_reveal_and_follow(chromium: Browser, server: str) -> None:
+def _start_class(chromium: Browser, server: str) -> tuple[Page, Locator]:
+    """A teacher's tab that has started a class on Home, and its class panel."""
     teacher = _tab(chromium)
     teacher.goto(server + "/")
     teacher.locator(IDLE).wait_for()
     teacher.get_by_role("button", name="Start a class (teacher)").click()
     panel = teacher.locator(PANEL)
     expect(panel).to_contain_text("you lead it")
+    return teacher, panel
+
+
+def test_a_teacher_and_three_students_answer_reveal_and_follow(chromium: Browser, server: str) -> None:
+    teacher, panel = _start_class(chromium, server)
     found = re.search(r"Class ([A-Z2-9]{6})", panel.inner_text())
     assert found, panel.inner_text()
     code = found.group(1)
@@ -116,12 +122,7 @@ def test_a_teacher_and_three_students_answer_reveal_and_follow(chromium: Browser
 def test_another_tab_of_the_teacher_leaves_the_lead_with_the_first(chromium: Browser, server: str) -> None:
     """The teacher's key lives in a cookie: a second tab on a page of no class must not remove it, or the
     first tab's next reload (a lost connection, a restarted process) would no longer lead the class."""
-    teacher = _tab(chromium)
-    teacher.goto(server + "/")
-    teacher.locator(IDLE).wait_for()
-    teacher.get_by_role("button", name="Start a class (teacher)").click()
-    panel = teacher.locator(PANEL)
-    expect(panel).to_contain_text("you lead it")
+    teacher, panel = _start_class(chromium, server)
     other = teacher.context.new_page()  # the same browser: the same cookies
     other.set_default_timeout(WAIT_MS)
     other.goto(server + "/mean")
