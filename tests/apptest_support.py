@@ -8,6 +8,7 @@ fuzz run, so ``pytest`` and ``scripts/fuzz.py`` judge the same page after the sa
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,12 +17,20 @@ from typing import Any
 
 import numpy as np
 from chart_specs import charts
+from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
 
 from ui.keys import LAB_RERUN
 from ui.settings import EPS_CHOICES
 
 _APPTEST_RUN = AppTest._run
+
+# Every new AppTest's first run looks for Components v2 manifests in the metadata of every installed
+# package (82 in the dev environment): 0.5–0.7 s of CPU an AppTest, about half of what opening a page
+# costs, and thousands of AppTests in `make test`. The installed packages do not change while the
+# tests run, so the scan's answer is kept for the process. The lab's own components are declared in
+# code (``st.components.v2.component``), not by manifest, and are registered as before.
+manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 
 def run_then_whole_page(self: AppTest, *args: object, **kwargs: object) -> AppTest:
