@@ -13,6 +13,7 @@ from live_support import live_data, page_metrics
 from streamlit.testing.v1 import AppTest
 from test_pages_steps import DEFAULT_X, FULL, HOME, MEAN, SS, expected_metrics, ok
 
+from ui import live
 from ui.live import full_formula, offered, scale_shift
 from ui.settings import EPS_CHOICES, GAMMA_BETA_SLIDER
 
@@ -88,3 +89,36 @@ def test_a_page_that_shows_nothing_they_change_gets_frames_without_numbers() -> 
     for key in ("eps", "gamma", "beta"):
         payload = sidebar_payload(at, key)
         assert all(f == {"readouts": [], "charts": []} for f in payload["frames"])
+
+
+def test_a_second_session_on_the_same_page_and_input_reuses_the_frames(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A class opening a lesson on its default vector: the sidebar's frames are made for the first
+    student only, and every student gets the same ones."""
+    made: list[str] = []
+    real = live.payload
+
+    def counted(*args: Any, **kwargs: Any) -> dict[str, object]:
+        made.append("payload")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(live, "payload", counted)
+    first = opened(SS)
+    assert made, "the first session made no frames"
+    made.clear()
+    second = opened(SS)
+    assert not made, "a second session on the same page and input made its frames again"
+    for key in ("eps", "gamma", "beta"):
+        assert sidebar_payload(second, key) == sidebar_payload(first, key), key
+
+
+def test_a_session_gets_the_frames_of_its_own_input_not_anothers() -> None:
+    """Frames are kept per page, control and input: a student whose ε came from a link, then one on
+    the default ε, each get γ's frames at their own ε."""
+    linked = opened(SS, eps="1e-02")
+    plain = opened(SS)
+    for at, eps in ((linked, 1e-2), (plain, 1e-5), (opened(SS, eps="1e-02"), 1e-2)):
+        gammas = sidebar_payload(at, "gamma")
+        for i in (0, 120):
+            assert frame_metrics(gammas, i) == expected_metrics(SS, DEFAULT_X, gamma=GB[i], eps=eps)

@@ -125,6 +125,7 @@ NOT_THE_USER = "_not_the_user"
 LIVE_PLACES = "_live_places"
 # {part: (frame, token)}: the page's frames as functions of the sidebar's input (ui.live.sidebar.view)
 LIVE_VIEW = "_live_view"
+LIVE_PAGE = "_live_page"  # the url path of the page the last full run drew (ui.live.sidebar's cache key)
 LIVE_RELEASED = "_live_released"  # {key: (value before, value after)} of each live release
 SET_BY_APP = "_set_by_app"  # {widget key: (value before, value set)}: ui.sidebar.browser_caught_up
 # How the lab spells each link value it rewrote ({key: [(values as typed, text or None)]}): ui.history

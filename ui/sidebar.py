@@ -27,6 +27,7 @@ from ui.keys import (
     LAB_SECTIONS,
     LAB_SECTIONS_NOW,
     LINK_NEWS,
+    LIVE_PAGE,
     LIVE_PLACES,
     LIVE_RELEASED,
     LIVE_VIEW,
@@ -168,6 +169,7 @@ def sidebar(
     st.session_state[LAB_SECTIONS_NOW] = []
     st.session_state[LIVE_PLACES] = {}
     st.session_state[LIVE_VIEW] = None  # until the page says what the sidebar's sliders change
+    st.session_state[LIVE_PAGE] = page
     if "url_checked" not in st.session_state:
         st.session_state["url_checked"] = True
         read_link(page, titles)

@@ -21,12 +21,11 @@ from collections.abc import Callable
 import streamlit as st
 
 from ui import live
-from ui.keys import LAB_INPUT, LIVE_PLACES, LIVE_VIEW
+from ui.keys import LAB_INPUT, LIVE_PAGE, LIVE_PLACES, LIVE_VIEW
 from ui.live import Frame
 from ui.settings import EPS_CHOICES, EPS_HELP, GAMMA_BETA_SLIDER, LabInput, eps_text, lab_at
 
 _DRAWN = "_live_sidebar_drawn"  # the sidebar's live sliders of the last full run
-_CACHE = "_live_sidebar_frames"  # {(control, page's token, input): payload}, the last few
 LABELS = {
     "eps": "ε (inside the square root)",
     "gamma": "γ (scale, every feature)",
@@ -84,18 +83,22 @@ def _frames(key: str, lab: LabInput) -> dict[str, object]:
         shown = [f(at) for f, _ in parts.values()]
         return Frame(tuple(r for f in shown for r in f.readouts), tuple(c for f in shown for c in f.charts))
 
-    cache: dict[tuple[object, ...], dict[str, object]] = st.session_state.setdefault(_CACHE, {})
-    where = (key, token, lab.fingerprint())
-    if where not in cache:
-        moved = {
-            "eps": lambda v: lab_at(lab, eps=v),
-            "gamma": lambda v: lab_at(lab, g=v),
-            "beta": lambda v: lab_at(lab, b=v),
-        }[key]
-        cache[where] = live.payload(values, lambda v: frame(moved(v)), labels)
-        while len(cache) > 6:
-            del cache[next(iter(cache))]
-    return cache[where]
+    moved = {
+        "eps": lambda v: lab_at(lab, eps=v),
+        "gamma": lambda v: lab_at(lab, g=v),
+        "beta": lambda v: lab_at(lab, b=v),
+    }[key]
+    where = (st.session_state.get(LIVE_PAGE, ""), key, token, lab.fingerprint())
+    return _shared_payload(where, lambda: live.payload(values, lambda v: frame(moved(v)), labels))
+
+
+@live.frames_cache(max_entries=64)
+def _shared_payload(where: tuple[object, ...], _make: Callable[[], dict[str, object]]) -> dict[str, object]:
+    """The payload ``_make()`` gives for ``where`` (page, slider, the page's token, the input), made once
+    per process: every session that opens a page with the same input and controls (a class on the
+    lesson's default vector) gets the same frames, and one page's frames of ε, γ and β are about 280
+    of its views."""
+    return _make()
 
 
 def _slider(key: str) -> None:
