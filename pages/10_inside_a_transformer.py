@@ -15,7 +15,7 @@ from ui.fragments import page_fragment
 from ui.minilm import recording
 from ui.text import digits_to_separate, fmt
 from ui.theme import COLORS
-from ui.widgets import placement_control
+from ui.widgets import placement_control, site_choice
 
 
 @st.cache_data(show_spinner="Summarising the 13 LayerNorm sites…")
@@ -89,17 +89,7 @@ def body() -> None:
         key="tf_sites",
     )
 
-    site = int(
-        controls.choice(
-            "selectbox",
-            "Look at one site",
-            list(range(rec.n_sites)),
-            index=2,
-            format_func=lambda i: str(s.labels[i]),
-            key="tf_site",
-            name="site",
-        )
-    )
+    site = site_choice("Look at one site", index=2, key="tf_site", name="site")
     site = int(np.clip(site, 0, rec.n_sites - 1))
     x_max, y_max = profile(site)
     marks = sorted({99, 223, int(s.outlier_dim[site])})
@@ -126,7 +116,8 @@ def body() -> None:
     counts, edges = param_hist(str(which))
     name = "γ" if which == "gamma" else "β"
     plot.show(
-        charts_transformer.parameter_heatmap(counts, edges, s.labels, name, 1.0 if which == "gamma" else 0.0), key="tf_params"
+        charts_transformer.parameter_heatmap(counts, edges, s.labels, name, 1.0 if which == "gamma" else 0.0),
+        key="tf_params",
     )
     params = pd.DataFrame(
         {

@@ -16,6 +16,7 @@ from ui.settings import AFFINE_MODES, LabInput
 from ui.sidebar import affine_table, set_affine_table
 from ui.state import lab_input, lab_section
 from ui.text import MESSAGE_LIMIT, digits_to_separate, fmt, plain, rounding_noise
+from ui.widgets import site_choice
 
 lab_input()  # the page draws the input in its lab section below
 page.header(
@@ -150,17 +151,7 @@ def many_tokens() -> None:
             where=c1,
         )
     )
-    site = int(
-        controls.choice(
-            "selectbox",
-            "LayerNorm",
-            list(range(rec.n_sites)),
-            index=2,
-            format_func=rec.site_label,
-            key="ss_many_site",
-            where=c2,
-        )
-    )
+    site = site_choice("LayerNorm", index=2, key="ss_many_site", where=c2)
     positions = [int(t) for t in rec.real_token_indices(sentence)]
     label = {t: f"{t} · {rec.tokens[sentence, t]}" for t in positions}
     k = int(

@@ -15,6 +15,7 @@ from ui import charts_axes, controls, page, plot
 from ui.fragments import page_fragment
 from ui.minilm import recording
 from ui.text import digits_to_separate, fmt, fmt_zero, is_rounding_zero, rounding_noise
+from ui.widgets import site_choice
 
 SOURCES = ["Seeded random batch", "Real MiniLM batch (padded)"]
 PRESETS: dict[str, tuple[int, int, int]] = {
@@ -116,16 +117,8 @@ def body() -> None:
         else:
             rec = recording()
             b_n, t_n, d = rec.n_sentences, rec.seq_len, rec.d
-            site = int(
-                controls.choice(
-                    "selectbox",
-                    "LayerNorm site (the input it receives)",
-                    list(range(rec.n_sites)),
-                    format_func=rec.site_label,
-                    key="axes_site",
-                    where=c_shape,
-                    name="site",
-                )
+            site = site_choice(
+                "LayerNorm site (the input it receives)", key="axes_site", where=c_shape, name="site"
             )
             c_shape.caption(
                 f"all-MiniLM-L6-v2: {b_n} sentences padded to T = {t_n} positions, d = {d}. "

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from ui.minilm import recording
 
 PLACEMENT_NAMES = {
     "post": "post-LN: after the add (BERT)",
@@ -60,6 +63,20 @@ def placement_control(label: str, *, key: str, disabled: bool = False, help: str
     )
     st.session_state[SHARED_PLACEMENT] = choice
     return choice
+
+
+def site_choice(label: str, *, key: str, index: int = 0, **kw: Any) -> int:
+    """A selectbox of the MiniLM recording's LayerNorm sites, each shown by its label; the site chosen.
+
+    ``kw`` goes to :func:`ui.controls.choice` (``where``, ``name``, ``help``).
+    """
+    from ui import controls
+
+    rec = recording()
+    sites = list(range(rec.n_sites))
+    return int(
+        controls.choice("selectbox", label, sites, index=index, format_func=rec.site_label, key=key, **kw)
+    )
 
 
 def _url_decides(key: str) -> bool:
