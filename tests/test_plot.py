@@ -13,9 +13,10 @@ import plotly
 import plotly.graph_objects as go
 import pytest
 from chart_specs import charts
+from streamlit import config
 from streamlit.testing.v1 import AppTest
 
-from ui import plot, theme
+from ui import live, plot, theme
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -144,3 +145,16 @@ def test_pages_draw_charts_only_through_show() -> None:
         if re.search(r"\.plotly_chart\(", line)
     ]
     assert not offenders, offenders
+
+
+@pytest.mark.parametrize(("base", "prefix"), [("", ""), ("lab", "/lab"), ("/class/lab/", "/class/lab")])
+def test_the_browser_finds_the_labs_scripts_under_the_servers_base_path(base: str, prefix: str) -> None:
+    """Behind a proxy that serves the lab under a path (``server.baseUrlPath``), the in-place charts'
+    and live readouts' scripts are asked for under it too."""
+    before = config.get_option("server.baseUrlPath")
+    config.set_option("server.baseUrlPath", base)
+    try:
+        assert plot.static_url() == prefix + "/app/static/"
+        assert re.fullmatch(re.escape(prefix) + r"/static/js/rehype-katex\.[\w-]+\.js", live._katex_url())
+    finally:
+        config.set_option("server.baseUrlPath", before)

@@ -250,10 +250,15 @@ def prepare_static() -> bool:
     return True
 
 
+def served_at(path: str) -> str:
+    """``path`` (``"/app/static/"``) as the browser reaches it: under the server's base path, if any."""
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    return ("/" + base if base else "") + path
+
+
 def static_url() -> str:
     """Where Streamlit serves ``static/`` (``/app/static/`` under the server's base path)."""
-    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
-    return ("/" + base if base else "") + "/app/static/"
+    return served_at("/app/static/")
 
 
 def figure_json(fig: go.Figure) -> str:

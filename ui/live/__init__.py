@@ -121,8 +121,7 @@ def _katex_file() -> str:
 def _katex_url() -> str:
     """Where Streamlit serves the module ``st.latex`` typesets with: rehype-katex, whose KaTeX matches
     the styles in Streamlit's CSS (hashed file name; ``live.js`` says why not the ``katex`` module)."""
-    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
-    return ("/" + base if base else "") + "/static/js/" + _katex_file()
+    return plot.served_at("/static/js/" + _katex_file())
 
 
 # The component's code is static/live.js, served by the app (``/app/static/``) and imported once per
