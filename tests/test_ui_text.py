@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 import re
+from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ui.text as text_module
 from ui.text import (
     MAX_DIGITS,
     ROUNDING_UNIT,
@@ -345,10 +347,14 @@ def test_leaving_out_values_that_cannot_look_alike_changes_no_answer(
     values: list[float], refs: list[float], at_least: int, same_within: float
 ) -> None:
     expected = _every_digit_tried(values, at_least, refs, same_within)
-    assert digits_to_separate(values, at_least, against=refs, same_within=same_within) == expected
-    assert digits_to_separate([*values, *refs], at_least, same_within=same_within) == _every_digit_tried(
-        [*values, *refs], at_least, [], same_within
-    )
+    expected_together = _every_digit_tried([*values, *refs], at_least, [], same_within)
+    # the search for values that could look alike runs from _FILTER_FROM values on; here on every list
+    for search_from in (text_module._FILTER_FROM, 0):
+        with mock.patch.object(text_module, "_FILTER_FROM", search_from):
+            assert digits_to_separate(values, at_least, against=refs, same_within=same_within) == expected
+            assert (
+                digits_to_separate([*values, *refs], at_least, same_within=same_within) == expected_together
+            )
 
 
 def _last_digit_unit(text: str) -> float:

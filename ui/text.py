@@ -110,11 +110,16 @@ def digits_to_separate(
     show = style or fmt
     vals, refs = _finite_floats(values), _finite_floats(against)
     for digits in range(at_least, max(at_most, at_least) + 1):
-        if show is fmt and digits >= 3:
+        if show is fmt and digits >= 3 and vals.size + refs.size >= _FILTER_FROM:
             vals, refs = _could_look_alike(vals, refs, digits)
         if _separated(vals, refs, digits, same_within, show):
             return digits
     return max(at_most, at_least)
+
+
+# Below this many values and references, formatting them all is cheaper than finding those that could
+# print alike: μ against 8 x's took 58 µs with the search, 48 µs without; against 32 x's 78 and 99 µs.
+_FILTER_FROM = 20
 
 
 def _could_look_alike(vals: np.ndarray, refs: np.ndarray, digits: int) -> tuple[np.ndarray, np.ndarray]:
