@@ -443,3 +443,14 @@ def test_delta_arrow_follows_the_sign_fmt_writes_as_a_true_minus() -> None:
 
     assert fmt(-10.0).startswith("−")  # U+2212: st.metric would read "−10" as positive
     assert [delta_arrow(v) for v in (-10.0, -1e-300, 0.0, -0.0, 2.5)] == ["down", "down", "off", "off", "up"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.floats(), st.sampled_from([0.0, -0.0, 1.0, math.inf, -math.inf, math.nan])), max_size=40
+    )
+)
+def test_the_finite_values_are_each_once_and_sorted_at_any_size(values: list[float]) -> None:
+    finite = np.array([v for v in values if math.isfinite(v)], dtype=float)
+    assert _finite_floats(values).tolist() == np.unique(finite).tolist()
