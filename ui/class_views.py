@@ -124,7 +124,6 @@ def _roster(code: str) -> None:
     if room is None:  # ended from another of the teacher's browsers, or expired: say so at once
         cs.leave(ENDED_ELSEWHERE)
         st.rerun(scope="app")
-    assert room is not None
     names = cs.store().nicknames(code)
     st.caption(f"{room.students} joined" + (f": {plain(', '.join(names), limit=400)}" if names else ""))
 
@@ -161,7 +160,6 @@ def _follow(code: str, page: str) -> None:
     if room is None:
         cs.leave("Your class has ended.")
         st.rerun(scope="app")
-    assert room is not None
     st.caption(f"Class {code} · {room.students} joined")
     new = room.revealed - st.session_state.get(REVEALED_SEEN, frozenset())
     st.session_state[REVEALED_SEEN] = room.revealed

@@ -9,6 +9,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from ui import controls
 from ui.minilm import recording
 
 PLACEMENT_NAMES = {
@@ -70,8 +71,6 @@ def site_choice(label: str, *, key: str, index: int = 0, **kw: Any) -> int:
 
     ``kw`` goes to :func:`ui.controls.choice` (``where``, ``name``, ``help``).
     """
-    from ui import controls
-
     rec = recording()
     sites = list(range(rec.n_sites))
     return int(
