@@ -1,4 +1,4 @@
-"""Fixtures of the real-browser tests: one server and one Chromium for the session, a tab per test.
+"""Fixtures of the real-browser tests: one server and one Chromium for the session, tabs lent per test.
 
 Every test that uses the shared server also checks the server's log: a Streamlit warning or a
 Python traceback logged while the test ran fails that test, even when the page itself looked fine.
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import BrowserContext, Playwright, sync_playwright
 
-from e2e.support import WAIT_MS, Lab, ServerLog, serve
+from e2e.support import VIEWPORT, WAIT_MS, Lab, ServerLog, TabPool, Tabs, serve
 from scripts.browser import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.browser
@@ -64,18 +64,44 @@ def browser(
         executable_path=CHROMIUM,
         headless=True,
         args=CHROMIUM_ARGS,
-        viewport={"width": 1400, "height": 1000},
+        viewport=VIEWPORT,
     )
     context.set_default_timeout(WAIT_MS)
     yield context
     context.close()
 
 
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Iterator[pytest.TestReport]:
+    """Note a test's failure, so that its tabs, in whatever state the failure left them, are not kept."""
+    report: pytest.TestReport = yield
+    if report.failed:
+        item.stash[_FAILED] = True
+    return report
+
+
+@pytest.fixture(scope="session")
+def _tab_pool(browser: BrowserContext) -> Iterator[TabPool]:
+    pool = TabPool(browser)
+    yield pool
+    pool.close()
+
+
 @pytest.fixture
-def lab(browser: BrowserContext, server: str) -> Iterator[Lab]:
-    """A new tab (a new Streamlit session) on the shared server."""
-    page = browser.new_page()
-    try:
-        yield Lab(page, server)
-    finally:
-        page.close()
+def tabs(_tab_pool: TabPool, request: pytest.FixtureRequest) -> Iterator[Tabs]:
+    """New tabs on the shared Chromium for this test (each a new Streamlit session once it opens a page)."""
+    with _tab_pool.lend() as lent:
+        yield lent
+        if request.node.stash.get(_FAILED, False):
+            lent.spoil()
+
+
+@pytest.fixture
+def lab(tabs: Tabs, server: str) -> Iterator[Lab]:
+    """A tab on nothing yet, to open the shared server's pages in."""
+    lab = Lab(tabs.new(), server)
+    yield lab
+    lab.let_go()

@@ -10,13 +10,14 @@ import ast
 import contextlib
 import re
 import urllib.parse
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, ViewportSize, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from scripts.browser import IDLE, WS_TAP_JS, streamlit_server
@@ -246,6 +247,109 @@ def nothing_cut(lab: Lab) -> list[str]:
 # --- one tab ------------------------------------------------------------------------------------------
 
 
+VIEWPORT: ViewportSize = {"width": 1400, "height": 1000}  # the tests' Chromium window
+# Chromium counts at most 50 entries in history.length: a tab is kept while a test that counts the
+# entries it adds (tests/e2e/test_history_browser.py) still has 20 to spare.
+KEPT_HISTORY = 30
+
+
+class TabPool:
+    """Tabs of one browser context that tests hand back, to be lent to the next tests.
+
+    A new tab starts a new renderer process, which loads and compiles the app's JavaScript again: a
+    page load in a new tab took 2.7 s of Chromium's CPU, the same load in a kept tab 1.5 s (Variance,
+    three loads each, measured per process from /proc; docs/TESTING.md). A kept tab is reset first
+    (`_reset`): it differs from a new one only in its history and in what its process has compiled.
+    """
+
+    def __init__(self, context: BrowserContext) -> None:
+        self.context = context
+        self.kept: list[Page] = []
+
+    @contextlib.contextmanager
+    def lend(self) -> Iterator[Tabs]:
+        lent = Tabs(self)
+        try:
+            yield lent
+        except BaseException:
+            lent.spoil()
+            raise
+        finally:
+            lent.give_back()
+
+    def take(self) -> Page:
+        return self.kept.pop() if self.kept else self.context.new_page()
+
+    def keep(self, page: Page) -> None:
+        if page.is_closed():
+            return
+        if page.evaluate("history.length") > KEPT_HISTORY:
+            page.close()
+            return
+        _reset(page)
+        self.kept.append(page)
+
+    def close(self) -> None:
+        for page in self.kept:
+            page.close()
+        self.kept.clear()
+
+
+class Tabs:
+    """The tabs one test took from a `TabPool`: back to the pool when the test passes, closed if not."""
+
+    def __init__(self, pool: TabPool) -> None:
+        self.pool = pool
+        self.taken: list[Page] = []
+        self.spoiled = False
+
+    def new(self) -> Page:
+        """A tab on nothing yet (about:blank), as `BrowserContext.new_page()` gives."""
+        page = self.pool.take()
+        self.taken.append(page)
+        return page
+
+    @contextlib.contextmanager
+    def one(self) -> Iterator[Page]:
+        """A tab for a moment: back to the pool on leaving, closed if an exception left."""
+        page = self.new()
+        try:
+            yield page
+        except BaseException:
+            self.taken.remove(page)
+            page.close()
+            raise
+        self.taken.remove(page)
+        self.pool.keep(page)
+
+    def spoil(self) -> None:
+        """The test failed: its tabs may be in any state, so none is lent again."""
+        self.spoiled = True
+
+    def give_back(self) -> None:
+        for page in self.taken:
+            if self.spoiled:
+                page.close()
+            else:
+                self.pool.keep(page)
+        self.taken.clear()
+
+
+def _reset(page: Page) -> None:
+    """Leave a tab as `new_page()` makes it, but for its history and its compiled code: no session
+    (the app's WebSocket closes), no session storage, and no route, media or viewport of a test."""
+    if page.url.startswith("http"):
+        page.evaluate("() => sessionStorage.clear()")
+    page.unroute_all(behavior="ignoreErrors")
+    page.goto("about:blank")
+    page.emulate_media(media="null", color_scheme="light", reduced_motion="null")
+    if page.viewport_size != VIEWPORT:
+        page.set_viewport_size(VIEWPORT)
+
+
+_TAPPED: weakref.WeakSet[Page] = weakref.WeakSet()  # tabs that already carry WS_TAP_JS
+
+
 class Lab:
     """One browser tab on the app: open pages, wait for them, read metrics, check for errors."""
 
@@ -253,8 +357,15 @@ class Lab:
         self.page = page
         self.base = base
         self.page_errors: list[str] = []
-        page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
-        page.add_init_script(WS_TAP_JS)  # counts the script runs (a_run), from the tab's first address
+        self._on_error = lambda exc: self.page_errors.append(str(exc))
+        page.on("pageerror", self._on_error)
+        if page not in _TAPPED:  # a tab a TabPool kept has it already
+            page.add_init_script(WS_TAP_JS)  # counts the script runs (a_run), from the tab's first address
+            _TAPPED.add(page)
+
+    def let_go(self) -> None:
+        """Stop collecting the tab's JavaScript errors: another test may use the tab next."""
+        self.page.remove_listener("pageerror", self._on_error)
 
     def open(self, app_page: AppPage, query: str = "") -> None:
         self.page.goto(self.base + app_page.url + query)

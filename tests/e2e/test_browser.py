@@ -1,12 +1,13 @@
 """The app in a real browser: Debian's Chromium, driven by Playwright, against `streamlit run`.
 
 AppTest runs the scripts but renders nothing; these tests check what a student's browser shows:
-every page draws its Plotly charts with no exception box and no JavaScript error, sliders commit
-and the numbers follow, the shared input survives a page switch, and bad input or a strange link
-is reported in place instead of crashing.
+a real token flows through every step page, sliders commit and the numbers follow, the shared
+input survives a page switch, and bad input or a strange link is reported in place instead of
+crashing. (That every page opens and draws its charts with no exception box and no JavaScript
+error is checked in tests/e2e/test_presentation_browser.py, at 1024×768.)
 
 One server (session fixture) and one Chromium (fresh profile) serve the whole module; every test
-opens a new tab, which is a new Streamlit session. Waits are on text of the *new* state (a page
+opens the app in a tab of its own, which is a new Streamlit session. Waits are on text of the *new* state (a page
 title, a metric's value), never on a chart container alone: during a rerun the old and new
 elements coexist for a moment (docs/TESTING.md).
 """
@@ -28,7 +29,6 @@ from e2e.support import (
     REAL_TOKEN,
     RENDERED_CHART,
     STEP_PAGES,
-    AppPage,
     Lab,
     page_by_url,
     query,
@@ -39,19 +39,7 @@ from ui.text import digits_to_separate, fmt, rounding_noise
 pytestmark = pytest.mark.browser
 
 
-# --- (a) every page renders ------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("app_page", PAGES, ids=[p.url for p in PAGES])
-def test_page_renders(lab: Lab, app_page: AppPage) -> None:
-    assert app_page.section, f"{app_page.file} exists but app.py's navigation does not list it"
-    lab.open(app_page)
-    if app_page.url != "/" and app_page.charts:
-        assert lab.page.locator(RENDERED_CHART).count() >= 1
-    lab.assert_clean()
-
-
-# --- (b) a real MiniLM token flows through every step page ----------------------------------------
+# --- (a) a real MiniLM token flows through every step page ----------------------------------------
 
 
 def test_real_token_on_every_steppage_by_url(lab: Lab) -> None:
@@ -73,7 +61,7 @@ def test_real_token_on_every_steppage_by_url(lab: Lab) -> None:
     expect(lab.page.locator(RENDERED_CHART).get_by_text(token.split(": ", 1)[1]).first).to_be_visible()
 
 
-# --- (c) sliders move and the numbers follow -------------------------------------------------------
+# --- (b) sliders move and the numbers follow -------------------------------------------------------
 
 PRESET: dict[str, str | int] = {"src": "Preset", "preset": "standard normal", "d": 8, "seed": 0}
 
@@ -122,7 +110,7 @@ def test_standardized_variance_follows_the_eps_slider(lab: Lab) -> None:
     lab.assert_clean()
 
 
-# --- (d) the input survives a page switch ----------------------------------------------------------
+# --- (c) the input survives a page switch ----------------------------------------------------------
 
 
 def test_typed_numbers_survive_a_page_switch(lab: Lab) -> None:
@@ -136,7 +124,7 @@ def test_typed_numbers_survive_a_page_switch(lab: Lab) -> None:
     lab.assert_clean()
 
 
-# --- (e) bad typed input is reported in place ------------------------------------------------------
+# --- (d) bad typed input is reported in place ------------------------------------------------------
 
 
 def test_bad_typed_input_shows_a_message_not_an_exception(lab: Lab) -> None:
@@ -147,7 +135,7 @@ def test_bad_typed_input_shows_a_message_not_an_exception(lab: Lab) -> None:
     assert lab.page.locator(RENDERED_CHART).count() >= 1  # the page still shows the last valid input
 
 
-# --- (f) a strange link -----------------------------------------------------------------------------
+# --- (e) a strange link -----------------------------------------------------------------------------
 
 
 def test_strange_url_renders_without_exception(lab: Lab) -> None:

@@ -13,14 +13,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from e2e.support import CHART, RENDERED_CHART, WAIT_MS, Lab, page_by_url
+from e2e.support import CHART, RENDERED_CHART, WAIT_MS, Lab, Tabs, page_by_url
 from scripts.browser import IDLE, streamlit_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,15 +50,12 @@ def test_a_slider_updates_the_charts_in_place(lab: Lab) -> None:
 
 
 @pytest.fixture
-def light_mean(browser: BrowserContext, server: str) -> Iterator[Page]:
+def light_mean(tabs: Tabs, server: str) -> Page:
     """A tab in the light theme (the system's setting, which Streamlit follows) on Mean, drawn."""
-    tab = browser.new_page()
+    tab = tabs.new()
     tab.emulate_media(color_scheme="light")
-    try:
-        Lab(tab, server).open(page_by_url("/mean"))
-        yield tab
-    finally:
-        tab.close()
+    Lab(tab, server).open(page_by_url("/mean"))
+    return tab
 
 
 def test_charts_follow_a_theme_change_without_a_rerun(light_mean: Page) -> None:
@@ -209,21 +205,18 @@ def _press_eps(lab: Lab) -> None:
     _press_sidebar(lab, "ε (inside the square root)")
 
 
-def _fresh_specs(browser: BrowserContext, url: str) -> dict[str, str]:
+def _fresh_specs(tabs: Tabs, url: str) -> dict[str, str]:
     """What every chart of ``url`` draws in a new tab that opens it (the reference for a late draw)."""
-    tab = browser.new_page()
-    try:
+    with tabs.one() as tab:
         tab.goto(url)
         tab.locator(RENDERED_CHART).first.wait_for()
         tab.locator(IDLE).wait_for()
         tab.wait_for_function(f"() => Object.values(({DRAWN_SPECS})()).every((s) => s !== null)")
         specs: dict[str, str] = tab.evaluate(DRAWN_SPECS)
         return specs
-    finally:
-        tab.close()
 
 
-def test_a_chart_far_below_the_screen_is_drawn_when_it_comes_near(lab: Lab, browser: BrowserContext) -> None:
+def test_a_chart_far_below_the_screen_is_drawn_when_it_comes_near(lab: Lab, tabs: Tabs) -> None:
     """An update of a chart more than half a screen away waits until it is scrolled near (ui/plot.py)."""
     lab.open(INVARIANCES)
     before = lab.page.evaluate(DRAWN_SPECS)
@@ -239,17 +232,17 @@ def test_a_chart_far_below_the_screen_is_drawn_when_it_comes_near(lab: Lab, brow
     assert last.bounding_box()["y"] > 1.5 * 1000  # type: ignore[index]  # the viewport is 1000 px high
     last.scroll_into_view_if_needed()
     lab.page.wait_for_function(f"(old) => ({DRAWN_SPECS})()['{far[-1]}'] !== old", arg=before[far[-1]])
-    fresh = _fresh_specs(browser, lab.page.url)
+    fresh = _fresh_specs(tabs, lab.page.url)
     assert lab.page.evaluate(DRAWN_SPECS)[far[-1]] == fresh[far[-1]]
     lab.assert_clean()
 
 
-def test_waiting_charts_are_drawn_when_the_page_is_quiet(lab: Lab, browser: BrowserContext) -> None:
+def test_waiting_charts_are_drawn_when_the_page_is_quiet(lab: Lab, tabs: Tabs) -> None:
     """Two seconds after the last update every chart shows its newest figure, scrolled to or not."""
     lab.open(INVARIANCES)
     _press_eps(lab)
     _press_eps(lab)
-    fresh = _fresh_specs(browser, lab.page.url)
+    fresh = _fresh_specs(tabs, lab.page.url)
     lab.page.wait_for_function(
         f"(want) => JSON.stringify(({DRAWN_SPECS})()) === JSON.stringify(want)", arg=fresh
     )
@@ -257,7 +250,7 @@ def test_waiting_charts_are_drawn_when_the_page_is_quiet(lab: Lab, browser: Brow
     lab.assert_clean()
 
 
-def test_printing_draws_the_waiting_charts_first(lab: Lab, browser: BrowserContext) -> None:
+def test_printing_draws_the_waiting_charts_first(lab: Lab, tabs: Tabs) -> None:
     lab.open(INVARIANCES)
     lab.page.evaluate("() => { globalThis.labOffscreen.quietMs = 1e9; }")
     _press_eps(lab)
@@ -265,4 +258,4 @@ def test_printing_draws_the_waiting_charts_first(lab: Lab, browser: BrowserConte
     printed = lab.page.evaluate(  # what the browser sends before it lays the page out for print
         f"() => {{ dispatchEvent(new Event('beforeprint')); return ({DRAWN_SPECS})(); }}"
     )
-    assert printed == _fresh_specs(browser, lab.page.url)
+    assert printed == _fresh_specs(tabs, lab.page.url)

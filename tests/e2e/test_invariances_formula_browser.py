@@ -43,4 +43,3 @@ def test_invariances_squares_a_negative_c_as_a_whole(lab: Lab, c: str) -> None:
     lab.open(INVARIANCES, f"?inv_c={c}")
     line = _c_line(lab)
     assert not re.search(r"/ *-[0-9.]+\^", line), f"c = {c}: a negative c is squared without brackets: {line}"
-

@@ -15,10 +15,10 @@ import re
 import urllib.parse
 
 import pytest
-from playwright.sync_api import BrowserContext, Locator, Page, expect
+from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from e2e.support import RENDERED_CHART, VECTOR_PAGES, YS_RMS, YS_RMS_ONE_SITE, Lab, page_by_url
+from e2e.support import RENDERED_CHART, VECTOR_PAGES, YS_RMS, YS_RMS_ONE_SITE, Lab, Tabs, page_by_url
 from scripts.browser import IDLE
 
 # Each chart's last drawn figure text, by its key (as in test_in_place_charts.py)
@@ -53,17 +53,14 @@ def _settled(tab: Page) -> tuple[str, str, dict[str, str]]:
     return tab.evaluate(MAIN_TEXT), tab.locator(SIDEBAR).inner_text(), tab.evaluate(DRAWN_SPECS)
 
 
-def _fresh(browser: BrowserContext, url: str, charts: bool) -> tuple[str, str, dict[str, str]]:
-    tab = browser.new_page()
-    try:
+def _fresh(tabs: Tabs, url: str, charts: bool) -> tuple[str, str, dict[str, str]]:
+    with tabs.one() as tab:
         tab.goto(url)
         if charts:
             tab.locator(RENDERED_CHART).first.wait_for()
         else:  # Home: its lesson links are drawn once the app's pages are known, after its heading
             tab.locator('[data-testid="stMain"] [data-testid="stPageLink-NavLink"]').first.wait_for()
         return _settled(tab)
-    finally:
-        tab.close()
 
 
 def _press(lab: Lab, label_start: str, key: str) -> Locator:
@@ -84,10 +81,10 @@ SAME_AS = f"""(want) => {{
 
 
 def _now_and_fresh(
-    lab: Lab, browser: BrowserContext, charts: bool
+    lab: Lab, tabs: Tabs, charts: bool
 ) -> tuple[tuple[str, str, dict[str, str]], tuple[str, str, dict[str, str]]]:
     """(this tab, a fresh tab at its address), each settled; this tab gets up to 10 s to catch up."""
-    fresh = _fresh(browser, lab.page.url, charts)  # the address already holds the new value
+    fresh = _fresh(tabs, lab.page.url, charts)  # the address already holds the new value
     try:  # the move's run may not have begun yet: wait (10 s at most) for the page to catch up
         lab.page.wait_for_function(SAME_AS, arg=list(fresh), timeout=10_000)
     except PlaywrightTimeout:
@@ -97,14 +94,14 @@ def _now_and_fresh(
 
 @pytest.mark.parametrize(("url", "presses"), PAGE_MOVES, ids=[url for url, _ in PAGE_MOVES])
 def test_each_sidebar_move_leaves_the_page_as_a_fresh_tab_shows_it(
-    lab: Lab, browser: BrowserContext, url: str, presses: list[tuple[str, str]]
+    lab: Lab, tabs: Tabs, url: str, presses: list[tuple[str, str]]
 ) -> None:
     app_page = page_by_url(url)
     lab.open(app_page)
     lab.page.evaluate("() => { if (globalThis.labOffscreen) globalThis.labOffscreen.quietMs = 0; }")
     for label, key in presses:
         _press(lab, label, key)
-        now, fresh = _now_and_fresh(lab, browser, bool(app_page.charts))
+        now, fresh = _now_and_fresh(lab, tabs, bool(app_page.charts))
         assert now[0] == fresh[0], f"{url} after {label}: the main area differs from a fresh tab"
         assert now[1] == fresh[1], f"{url} after {label}: the sidebar differs from a fresh tab"
         assert now[2] == fresh[2], f"{url} after {label}: a chart differs from a fresh tab"
@@ -139,7 +136,7 @@ def test_a_note_a_section_no_longer_draws_goes(lab: Lab) -> None:
     ids=["depth-pick", "geo-beta2", "grad-feature", "geo-2d-gamma1", "ys-one-site", "ys-eps"],
 )
 def test_a_sections_own_control_leaves_the_page_as_a_fresh_tab_shows_it(
-    lab: Lab, browser: BrowserContext, url: str, query: str, label: str
+    lab: Lab, tabs: Tabs, url: str, query: str, label: str
 ) -> None:
     app_page = page_by_url(url)
     lab.open(app_page, query)
@@ -159,7 +156,7 @@ def test_a_sections_own_control_leaves_the_page_as_a_fresh_tab_shows_it(
             thumb.press(key)
             expect(thumb).not_to_have_attribute("aria-valuetext", before)
         lab.wait_idle()
-        now, fresh = _now_and_fresh(lab, browser, True)
+        now, fresh = _now_and_fresh(lab, tabs, True)
         assert now[0] == fresh[0], f"{url} after {label} {key}: the main area differs from a fresh tab"
         assert now[2] == fresh[2], f"{url} after {label} {key}: a chart differs from a fresh tab"
     lab.assert_clean()

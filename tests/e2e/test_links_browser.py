@@ -16,10 +16,10 @@ import urllib.parse
 
 import numpy as np
 import pytest
-from playwright.sync_api import BrowserContext, Locator, expect
+from playwright.sync_api import Locator, expect
 
 import layernorm as ln
-from e2e.support import Lab, page_by_url, query
+from e2e.support import Lab, Tabs, page_by_url, query
 from ui.text import WORD_JOINER, fmt
 
 pytestmark = pytest.mark.browser
@@ -214,9 +214,7 @@ def test_another_pages_link_value_counts_when_the_menu_opens_that_page(lab: Lab)
     lab.assert_clean()
 
 
-def test_a_files_numbers_reach_a_fresh_tab_through_the_link(
-    lab: Lab, browser: BrowserContext, server: str
-) -> None:
+def test_a_files_numbers_reach_a_fresh_tab_through_the_link(lab: Lab, tabs: Tabs, server: str) -> None:
     # A link carries no file or table (a QA pass found a copied link opened on other numbers without
     # a word). "Put these numbers in the link" makes them typed numbers, which the address carries.
     lab.open(MEAN, query(src="Upload a file"))
@@ -230,16 +228,15 @@ def test_a_files_numbers_reach_a_fresh_tab_through_the_link(
     expect(lab.page).to_have_url(re.compile(r"[?&]typed=" + re.escape(urllib.parse.quote_plus(TYPED))))
     lab.assert_clean()
 
-    fresh = Lab(browser.new_page(), server)  # another session: what a student opening the link sees
-    try:
+    with tabs.one() as tab:  # another session: what a student opening the link sees
+        fresh = Lab(tab, server)
         fresh.page.goto(lab.page.url)
         fresh.wait_for(MEAN)
         expect(fresh.sidebar.locator("textarea")).to_have_value(TYPED)
         expect(fresh.metric("μ (mean)")).to_have_text(fmt(float(ln.mean(np.array(X)))))
         expect(fresh.sidebar).not_to_contain_text("carries no")
         fresh.assert_clean()
-    finally:
-        fresh.page.close()
+        fresh.let_go()
 
 
 def test_a_link_to_the_table_input_says_it_carries_no_table(lab: Lab) -> None:

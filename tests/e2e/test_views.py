@@ -4,7 +4,7 @@ AppTest cannot show either: it keeps a page's widgets when the script leaves the
 no address bar. Here, for every page, a student changes that page's own controls with the mouse and
 keyboard, the test reads back everything the view shows (each control's value and every metric),
 then (1) switches to another page through the sidebar and back: the view must be the same, and
-(2) opens the address bar's URL in a *new browser context* (nothing shared but the server): the
+(2) opens the address bar's URL in a tab of a second Chromium (nothing shared but the server): the
 same view again. The pages' controls are listed in ``ui.keys.PAGE_KEYS``; each widget carries
 its key as the CSS class ``st-key-<key>`` (Streamlit 1.67), which is how the test finds it.
 """
@@ -17,10 +17,10 @@ import urllib.parse
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Locator, Playwright, expect
+from playwright.sync_api import Locator, Playwright, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from e2e.support import PAGES, WAIT_MS, AppPage, Lab, page_by_url
+from e2e.support import PAGES, VIEWPORT, WAIT_MS, AppPage, Lab, TabPool, page_by_url
 from scripts.browser import CHROMIUM, CHROMIUM_ARGS
 from ui.keys import PAGE_KEYS
 
@@ -35,10 +35,13 @@ CHANGES_PER_PAGE = 4  # controls changed on each page (all of them would take mi
 
 
 @pytest.fixture(scope="module")
-def other_browser(playwright_driver: Playwright) -> Iterator[Browser]:
-    """A second Chromium: its contexts share nothing with the tabs the `lab` fixture opens."""
+def elsewhere(playwright_driver: Playwright) -> Iterator[TabPool]:
+    """Tabs of a second Chromium: they share nothing with the tabs the `lab` fixture opens (no cookie, no
+    storage, no cache), so a view they show came from the link and the server alone."""
     browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-    yield browser
+    pool = TabPool(browser.new_context(viewport=VIEWPORT))
+    yield pool
+    pool.close()
     browser.close()
 
 
@@ -179,7 +182,7 @@ def _assert_same(before: dict[str, str], after: dict[str, str], what: str) -> No
 
 @pytest.mark.parametrize("app_page", VIEW_PAGES, ids=[p.url for p in VIEW_PAGES])
 def test_a_pages_view_survives_a_page_switch_and_round_trips_through_its_link(
-    lab: Lab, other_browser: Browser, app_page: AppPage
+    lab: Lab, elsewhere: TabPool, app_page: AppPage
 ) -> None:
     keys = PAGE_KEYS[app_page.url.strip("/")]
     lab.open(app_page)
@@ -200,21 +203,19 @@ def test_a_pages_view_survives_a_page_switch_and_round_trips_through_its_link(
     _assert_same(set_view, _view(lab, keys, set_view), f"leaving {app_page.url} for Home and coming back")
     assert _query(lab.page.url) == _query(url)  # the same settings (Streamlit may reorder them)
 
-    context = other_browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        fresh = Lab(context.new_page(), lab.base)
+    with elsewhere.lend() as tabs:
+        fresh = Lab(tabs.new(), lab.base)
         fresh.page.goto(url)
         fresh.wait_for(app_page)
-        _assert_same(set_view, _view(fresh, keys, set_view), f"opening {url} in a new browser")
+        _assert_same(set_view, _view(fresh, keys, set_view), f"opening {url} in another browser")
         fresh.assert_clean()
         assert not fresh.page.locator('[data-testid="stAlert"]:has-text("link")').count()
-    finally:
-        context.close()
+        fresh.let_go()
 
 
 @pytest.mark.parametrize("app_page", SIDEBAR_ONLY, ids=[p.url for p in SIDEBAR_ONLY])
 def test_step_pages_without_own_controls_keep_the_sidebars_view(
-    lab: Lab, other_browser: Browser, app_page: AppPage
+    lab: Lab, elsewhere: TabPool, app_page: AppPage
 ) -> None:
     lab.open(app_page)
     eps = lab.slider("ε (inside", in_sidebar=True)
@@ -228,14 +229,12 @@ def test_step_pages_without_own_controls_keep_the_sidebars_view(
     lab.nav_to(page_by_url("/depth_and_drift"))  # a page that hides the vector controls
     lab.nav_to(app_page)
     _assert_same(view, _view(lab, (), view), "a detour through Depth and drift")
-    context = other_browser.new_context()
-    try:
-        fresh = Lab(context.new_page(), lab.base)
+    with elsewhere.lend() as tabs:
+        fresh = Lab(tabs.new(), lab.base)
         fresh.page.goto(url)
         fresh.wait_for(app_page)
-        _assert_same(view, _view(fresh, (), view), f"opening {url} in a new browser")
-    finally:
-        context.close()
+        _assert_same(view, _view(fresh, (), view), f"opening {url} in another browser")
+        fresh.let_go()
 
 
 def test_a_click_on_the_chosen_segment_keeps_it(lab: Lab) -> None:
