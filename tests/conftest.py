@@ -45,9 +45,9 @@ def _class_database(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ.setdefault("LAB_DATABASE_URL", f"sqlite:///{folder / 'classes.sqlite3'}")
 
 
-def _clear_cache_data() -> None:
+def _quietly(clear: Callable[[], None]) -> None:
     # Outside a running app Streamlit logs "No runtime found" on every clear; the clear
-    # still empties every @st.cache_data function, so keep that warning out of the logs.
+    # still empties the caches, so keep that warning out of the logs.
     logs = [
         logging.getLogger(f"streamlit.runtime.caching.{api}")
         for api in ("cache_data_api", "cache_resource_api")
@@ -56,8 +56,7 @@ def _clear_cache_data() -> None:
     for log in logs:
         log.setLevel(logging.ERROR)
     try:
-        st.cache_data.clear()
-        live.clear_frame_caches()  # the live sliders' frames (st.cache_resource, per input)
+        clear()
     finally:
         for log, level in zip(logs, levels, strict=True):
             log.setLevel(level)
@@ -69,11 +68,22 @@ def _clear_streamlit_data_cache() -> Iterator[None]:
 
     AppTest runs share one process, so a value cached by one test would otherwise be
     served to the next (docs/TESTING.md). ``st.cache_resource`` is left alone on purpose: it
-    holds read-only shared assets (the MiniLM recording) that are expensive to load.
+    holds read-only shared assets (the MiniLM recording) that are expensive to load, and the live
+    sliders' frames (``ui.live.frames_cache``), which a test process keeps across its tests as a
+    server keeps them across its sessions: making them again in every test was 30% of the CPU of
+    ``tests/test_lab_sections.py``, ``test_page_links.py``, ``test_pages_steps.py`` and
+    ``test_section_reruns.py``. A test that counts the frames a session makes asks for
+    ``empty_frame_caches``.
     """
-    _clear_cache_data()
+    _quietly(st.cache_data.clear)
     yield
-    _clear_cache_data()
+    _quietly(st.cache_data.clear)
+
+
+@pytest.fixture
+def empty_frame_caches() -> None:
+    """Every ``ui.live.frames_cache`` empty, as in a server no session has used yet."""
+    _quietly(live.clear_frame_caches)
 
 
 @pytest.fixture(autouse=True)

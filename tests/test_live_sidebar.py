@@ -91,6 +91,7 @@ def test_a_page_that_shows_nothing_they_change_gets_frames_without_numbers() -> 
         assert all(f == {"readouts": [], "charts": []} for f in payload["frames"])
 
 
+@pytest.mark.usefixtures("empty_frame_caches")
 def test_a_second_session_on_the_same_page_and_input_reuses_the_frames(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
