@@ -7,9 +7,9 @@ crashing. (That every page opens and draws its charts with no exception box and 
 error is checked in tests/e2e/test_presentation_browser.py, at 1024×768.)
 
 One server (session fixture) and one Chromium (fresh profile) serve the whole module; every test
-opens the app in a tab of its own, which is a new Streamlit session. Waits are on text of the *new* state (a page
-title, a metric's value), never on a chart container alone: during a rerun the old and new
-elements coexist for a moment (docs/TESTING.md).
+opens the app in a tab of its own, which is a new Streamlit session. Waits are on text of the
+*new* state (a page title, a metric's value), never on a chart container alone: during a rerun the
+old and new elements coexist for a moment (docs/TESTING.md).
 """
 
 from __future__ import annotations
