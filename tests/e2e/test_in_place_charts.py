@@ -206,7 +206,8 @@ def _press_eps(lab: Lab) -> None:
 
 
 def _fresh_specs(tabs: Tabs, url: str) -> dict[str, str]:
-    """What every chart of ``url`` draws in a new tab that opens it (the reference for a late draw)."""
+    """What every chart of ``url`` draws in another tab (a new session) that opens it: the reference
+    for a late draw."""
     with tabs.one() as tab:
         tab.goto(url)
         tab.locator(RENDERED_CHART).first.wait_for()

@@ -2,11 +2,13 @@
 
 The sidebar's ε, γ, β, d and seed rerun only a page's lab sections (``ui.state.lab_section``); the
 browser keeps the page's other elements from the last full run. After each move the page must read
-exactly as a new tab opened at the same address: the main area's text (but the charts'), the
+exactly as a fresh tab opened at the same address: the main area's text (but the charts'), the
 sidebar's text and every chart's figure (``tests/test_lab_sections.py`` checks the same element by
-element in AppTest). An
-element a section drew before and does not draw now must go (γ = 0 on Invariances adds a note that
-γ ≠ 0 removes).
+element in AppTest). An element a section drew before and does not draw now must go (γ = 0 on
+Invariances adds a note that γ ≠ 0 removes).
+
+A fresh tab is one that opens the address anew: a new Streamlit session that knows only the URL (a
+tab the ``tabs`` fixture lends, on about:blank until then).
 """
 
 from __future__ import annotations
