@@ -5,10 +5,10 @@ Run from the repository root (see ``benchmarks/README.md``)::
     .venv/bin/python benchmarks/bench_class_mode.py [--ns 30,150] [--processes 1,2] [--duration 30]
     .venv/bin/python benchmarks/bench_class_mode.py --ns 100 --processes 2 --kill-at 12   # the fault run
 
-No browsers: the protocol-level sessions of ``bench_classroom.py`` (read its docstring). Per layout and N,
-a fresh ``deploy.serve.deployment`` (1 process: the lab process directly; 2 or more: behind HAProxy, the
-sessions pinned by its cookie) on one PostgreSQL shared by every run. The class is made with the store
-(``Store.start``, one ``Store.join`` per student); then
+No browsers: the protocol-level sessions of ``scripts/session_client.py`` (read its docstring). Per
+layout and N, a fresh ``deploy.serve.deployment`` (1 process: the lab process directly; 2 or more:
+behind HAProxy, the sessions pinned by its cookie) on one PostgreSQL shared by every run. The class
+is made with the store (``Store.start``, one ``Store.join`` per student); then
 
 - the teacher opens ``/mean?class=CODE&teach=KEY``;
 - the students open ``/mean?class=CODE&seat=SEAT``, spread over ``--ramp`` seconds;
@@ -54,13 +54,13 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
+sys.path.insert(0, str(ROOT))
 import sqlalchemy as sa  # noqa: E402
-from bench_classroom import ServerStats, Session, pick_control  # noqa: E402
 
 from classroom.store import Store, answers, open_engine  # noqa: E402
 from deploy.serve import COOKIE, deployment  # noqa: E402
 from scripts.postgres import temporary_postgres  # noqa: E402
+from scripts.session_client import ServerStats, Session, pick_control  # noqa: E402
 
 QUESTION, RIGHT = "mean_q", 1
 COUNT = re.compile(r"(\d+) answers? from the class")

@@ -7,7 +7,7 @@ Run from the repository root::
 Two copies of a one-slider app (the slider in a fragment, two lines of text that follow it), each on a
 fresh ``streamlit run`` with the lab's flags and ``.streamlit/config.toml``; the second calls
 ``ui.nodelay.send_without_delay()`` first, as ``app.py`` does. One protocol-level session
-(``bench_classroom.Session``) opens each and moves the slider ``--moves`` times, one move at a time;
+(``scripts.session_client.Session``) opens each and moves the slider ``--moves`` times, one move at a time;
 a move's time runs from sending it to the run's ``script_finished``. Also printed: the gap between the
 run's first message and its second, where Nagle's algorithm waited for the client's delayed
 acknowledgement. Prints a table and the ratio; asserts nothing.
@@ -24,10 +24,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
-from bench_classroom import Session, pick_control  # noqa: E402
-
+sys.path.insert(0, str(ROOT))
 from scripts.browser import streamlit_server  # noqa: E402
+from scripts.session_client import Session, pick_control  # noqa: E402
 
 APP = """
 import streamlit as st

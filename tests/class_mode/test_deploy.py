@@ -1,6 +1,6 @@
 """``deploy/serve.py``: two lab processes behind a real HAProxy, on a real PostgreSQL.
 
-No browser: sessions speak Streamlit's websocket protocol (``benchmarks/bench_classroom.py``), keeping
+No browser: sessions speak Streamlit's websocket protocol (``scripts/session_client.py``), keeping
 their cookies as a browser does. Needs Debian's ``haproxy`` (``scripts/ensure_debian.sh``; ``make
 test`` and CI install it).
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.bench_classroom import Session
 from classroom.store import Store, open_engine
 from deploy.serve import COOKIE, Deployment, deployment, haproxy_binary
+from scripts.session_client import Session
 
 
 @pytest.fixture(scope="module")

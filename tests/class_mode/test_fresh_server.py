@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.bench_classroom import Session
 from classroom.store import Store, open_engine
 from scripts.browser import streamlit_server
+from scripts.session_client import Session
 
 STUDENTS = 6
 

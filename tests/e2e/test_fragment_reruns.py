@@ -5,7 +5,7 @@ sends its elements again. The lesson's notes, the predict-then-reveal question a
 never change with those controls, so they are drawn outside the fragment: the rerun must not carry
 them (a class of students moving sliders would make the server build and send them every time).
 
-Each test opens a page as the browser does (the websocket protocol of ``benchmarks/bench_classroom.py``,
+Each test opens a page as the browser does (the websocket protocol of ``scripts/session_client.py``,
 no Chromium), checks that the first run drew no source code (the code box is closed, and a closed box
 sends none), opens the code box and checks that the code came, then moves the page's first slider that
 lives in a fragment and checks what that rerun sent. Every page is tried: a page with no slider in a
@@ -21,11 +21,11 @@ import re
 import pytest
 from playwright.sync_api import Locator, expect
 
-from benchmarks.bench_classroom import Session, _make_control, pick_control
 from e2e.support import PAGES, YS_RMS_ONE_SITE, Lab, page_by_url, query
 from layernorm.labs.quiz import BUILDERS
+from scripts.session_client import Session, make_control, pick_control
 
-SOURCE = "code:python"  # the code box's source code (benchmarks/bench_classroom.py names it so)
+SOURCE = "code:python"  # the code box's source code (scripts/session_client.py names it so)
 
 
 async def _open_and_move(base: str, page: str) -> tuple[list[str], list[str], list[str], str] | list[str]:
@@ -152,7 +152,7 @@ async def _move_keyed(base: str, page: str, key: str, query: str = "") -> tuple[
         assert not el.disabled, f"{page}: {key} is disabled"
         if kind == "slider" and el.type == el.SELECT_SLIDER:
             kind = "select_slider"
-        control = _make_control(kind, el, fragment_id)
+        control = make_control(kind, el, fragment_id)
         assert control is not None, f"{page}: {key} cannot be moved"
         s.control = control
         moved = await s.move(1, 120)
