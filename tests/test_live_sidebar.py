@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from live_support import live_data, page_metrics
 from streamlit.testing.v1 import AppTest
-from test_pages_steps import DEFAULT_X, FULL, HOME, MEAN, SS, expected_metrics, ok
+from test_pages_steps import DEFAULT_X, FULL, HOME, MEAN, SS, STD, VAR, expected_metrics, ok
 
 from ui import live
-from ui.live import full_formula, offered, scale_shift
+from ui.live import full_formula, offered, scale_shift, sidebar
 from ui.settings import EPS_CHOICES, GAMMA_BETA_SLIDER
 
 
@@ -123,3 +123,28 @@ def test_a_session_gets_the_frames_of_its_own_input_not_anothers() -> None:
         gammas = sidebar_payload(at, "gamma")
         for i in (0, 120):
             assert frame_metrics(gammas, i) == expected_metrics(SS, DEFAULT_X, gamma=GB[i], eps=eps)
+
+
+@pytest.mark.parametrize(("page", "reads_gamma"), [(VAR, False), (STD, False), (FULL, True)])
+def test_a_page_that_reads_neither_gamma_nor_beta_gets_their_frames_from_one_view(
+    monkeypatch: pytest.MonkeyPatch, page: str, reads_gamma: bool
+) -> None:
+    """Variance and Standardize never read γ or β: their frames of γ and β are the page as it is, made
+    once, not once per value (121 views each); Full formula reads both and gets a view per value."""
+    moved: list[dict[str, Any]] = []
+    real = sidebar.lab_at
+
+    def counted(lab: Any, **kw: Any) -> Any:
+        moved.append(kw)
+        return real(lab, **kw)
+
+    at = opened(page)  # Home first, whose view reads both
+    live.clear_frame_caches()
+    monkeypatch.setattr(sidebar, "lab_at", counted)
+    ok(at.run())
+    for key, arg in (("gamma", "g"), ("beta", "b")):
+        made = [kw for kw in moved if arg in kw]
+        assert len(made) == (len(GB) if reads_gamma else 0), (key, len(made))
+        frames = sidebar_payload(at, key)["frames"]
+        assert reads_gamma or all(f == frames[0] for f in frames), key
+    assert len([kw for kw in moved if "eps" in kw]) == len(EPS_CHOICES)

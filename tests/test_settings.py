@@ -20,6 +20,7 @@ from ui.settings import (
     EPS_CHOICES,
     GAMMA_BETA_SLIDER,
     LEARNED,
+    MOVABLE,
     PER_FEATURE,
     SAME,
     SOURCES,
@@ -30,6 +31,9 @@ from ui.settings import (
     lab_at,
     lab_from,
     lab_typed,
+    note_everything,
+    noted,
+    noting,
 )
 
 X = np.array([1.0, 2.0, 3.0, 4.0])  # μ = 2.5, σ² = 1.25
@@ -127,3 +131,15 @@ def test_a_live_frame_is_the_input_the_sidebar_makes_at_those_values(
     assert (frame.eps, frame.notes) == (full.eps, full.notes)
     back = lab_at(frame, eps=eps, g=s.g, b=s.b)
     assert changed_fields(lab, back) == frozenset() and back.notes == lab.notes
+
+
+def test_a_noted_input_tells_which_movable_fields_were_read() -> None:
+    lab = noted(lab_from(settings(SAME, g=2.0, b=-0.5)))
+    with noting() as read:
+        assert lab.d == 4 and lab.gamma[0] == 2.0  # lab.d reads x
+    assert read == {"x", "gamma"}
+    with noting() as read:
+        note_everything()
+    assert read == MOVABLE
+    assert lab.beta[0] == -0.5  # outside noting(), nothing to note: it is a LabInput like any other
+    assert changed_fields(lab, lab_from(settings(SAME, g=2.0, b=-0.5))) == frozenset()

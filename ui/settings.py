@@ -9,8 +9,12 @@ so every path computes γ, β and the sidebar's notes the same way.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import numpy as np
 
@@ -222,3 +226,41 @@ def changed_fields(old: LabInput, new: LabInput) -> frozenset[str]:
         return a == b
 
     return frozenset(f for f in MOVABLE if not same(getattr(old, f), getattr(new, f)))
+
+
+_READING: ContextVar[set[str] | None] = ContextVar("lab_reading", default=None)
+
+
+class NotedInput(LabInput):
+    """A :class:`LabInput` in every way (``replace``, ``isinstance``) that notes which of :data:`MOVABLE`
+    it is asked for, inside :func:`noting` (``lab.d`` reads ``x``)."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in MOVABLE:
+            reading = _READING.get()
+            if reading is not None:
+                reading.add(name)
+        return super().__getattribute__(name)
+
+
+def noted(lab: LabInput) -> NotedInput:
+    """``lab`` as a :class:`NotedInput`."""
+    return NotedInput(**{f.name: getattr(lab, f.name) for f in fields(LabInput)})
+
+
+@contextlib.contextmanager
+def noting() -> Iterator[set[str]]:
+    """The fields of :data:`MOVABLE` a :class:`NotedInput` is asked for while the block runs."""
+    reading: set[str] = set()
+    token = _READING.set(reading)
+    try:
+        yield reading
+    finally:
+        _READING.reset(token)
+
+
+def note_everything() -> None:
+    """Note every field of :data:`MOVABLE` as read (code that depends on the input in another way)."""
+    reading = _READING.get()
+    if reading is not None:
+        reading.update(MOVABLE)

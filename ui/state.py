@@ -8,35 +8,18 @@ lab sections (``ui.sidebar.rerun_lab_sections``), and only those whose last run 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextvars import ContextVar
-from dataclasses import fields
 from typing import Any, Concatenate, ParamSpec
 
 import streamlit as st
 
 from ui.fragments import page_fragment
 from ui.keys import LAB_INPUT, LAB_QUIET, LAB_READS, LAB_SECTIONS, LAB_SECTIONS_NOW
-from ui.settings import MOVABLE, LabInput
+from ui.settings import LabInput, note_everything, noted, noting
 from ui.shell import ensure_app_shell
 from ui.sidebar import vector_controls
 from ui.text import LABEL_LIMIT, plain
 
 P = ParamSpec("P")
-_READING: ContextVar[set[str] | None] = ContextVar("lab_reading", default=None)
-
-
-class _SectionInput(LabInput):
-    """The input as a lab section's body gets it: it notes which of :data:`MOVABLE` the body reads.
-
-    A :class:`LabInput` in every way (``replace``, ``isinstance``); ``lab.d`` reads ``x``.
-    """
-
-    def __getattribute__(self, name: str) -> Any:
-        if name in MOVABLE:
-            reading = _READING.get()
-            if reading is not None:
-                reading.add(name)
-        return super().__getattribute__(name)
 
 
 def reads_everything() -> None:
@@ -44,9 +27,7 @@ def reads_everything() -> None:
 
     Outside a lab section's run it does nothing.
     """
-    reading = _READING.get()
-    if reading is not None:
-        reading.update(MOVABLE)
+    note_everything()
 
 
 def _run_reading(key: str, body: Callable[..., None], lab: LabInput, *args: Any, **kwargs: Any) -> None:
@@ -55,14 +36,10 @@ def _run_reading(key: str, body: Callable[..., None], lab: LabInput, *args: Any,
     What it read is None when the body stopped (an exception, ``st.stop``, a rerun).
     """
     reads: dict[str, frozenset[str] | None] = st.session_state.setdefault(LAB_READS, {})
-    reading: set[str] = set()
-    token = _READING.set(reading)
     reads[key] = None
-    try:
-        body(_SectionInput(**{f.name: getattr(lab, f.name) for f in fields(LabInput)}), *args, **kwargs)
+    with noting() as reading:
+        body(noted(lab), *args, **kwargs)
         reads[key] = frozenset(reading)
-    finally:
-        _READING.reset(token)
 
 
 def lab_section(key: str) -> Callable[[Callable[Concatenate[LabInput, P], None]], Callable[P, None]]:
@@ -73,7 +50,7 @@ def lab_section(key: str) -> Callable[[Callable[Concatenate[LabInput, P], None]]
     ``st.fragment(key=key)`` (made by :func:`page_fragment`): its own controls rerun it alone, and so
     do the sidebar's ε, γ, β, d and seed (``ui.sidebar.rerun_lab_sections``), since every run of it reads
     the input from Session State rather than from the arguments of the page's last full run. Each
-    run records which of the input's :data:`MOVABLE` fields the body read (:class:`_SectionInput`);
+    run records which of the input's :data:`MOVABLE` fields the body read (``ui.settings.noting``);
     a sidebar move that changes none of them leaves the section as it is. A body that depends on the
     sidebar in another way (the page's link) calls :func:`reads_everything`. A page that draws its
     input anywhere outside its lab sections must use none (the sidebar then reruns the whole page):

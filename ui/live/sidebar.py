@@ -23,7 +23,7 @@ import streamlit as st
 from ui import live
 from ui.keys import LAB_INPUT, LIVE_PAGE, LIVE_PLACES, LIVE_VIEW
 from ui.live import Frame
-from ui.settings import EPS_CHOICES, EPS_HELP, GAMMA_BETA_SLIDER, LabInput, eps_text, lab_at
+from ui.settings import EPS_CHOICES, EPS_HELP, GAMMA_BETA_SLIDER, LabInput, eps_text, lab_at, noted, noting
 
 _DRAWN = "_live_sidebar_drawn"  # the sidebar's live sliders of the last full run
 LABELS = {
@@ -88,8 +88,17 @@ def _frames(key: str, lab: LabInput) -> dict[str, object]:
         "gamma": lambda v: lab_at(lab, g=v),
         "beta": lambda v: lab_at(lab, b=v),
     }[key]
+
+    def make() -> dict[str, object]:
+        if key != "eps":  # γ or β: a view that reads neither is the same at every value of either
+            with noting() as read:
+                here = frame(noted(lab))
+            if not read & {"gamma", "beta"}:
+                return live.payload(values, lambda v: here, labels)
+        return live.payload(values, lambda v: frame(moved(v)), labels)
+
     where = (st.session_state.get(LIVE_PAGE, ""), key, token, lab.fingerprint())
-    return _shared_payload(where, lambda: live.payload(values, lambda v: frame(moved(v)), labels))
+    return _shared_payload(where, make)
 
 
 @live.frames_cache(max_entries=64)
