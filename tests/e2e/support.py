@@ -262,9 +262,10 @@ class TabPool:
     (`_reset`): it differs from a new one only in its history and in what its process has compiled.
     """
 
-    def __init__(self, context: BrowserContext) -> None:
+    def __init__(self, context: BrowserContext, *, keep: bool = True) -> None:
         self.context = context
         self.kept: list[Page] = []
+        self.keeping = keep
 
     @contextlib.contextmanager
     def lend(self) -> Iterator[Tabs]:
@@ -283,7 +284,7 @@ class TabPool:
     def keep(self, page: Page) -> None:
         if page.is_closed():
             return
-        if page.evaluate("history.length") > KEPT_HISTORY:
+        if not self.keeping or page.evaluate("history.length") > KEPT_HISTORY:
             page.close()
             return
         _reset(page)
