@@ -378,6 +378,11 @@ class Lab:
             expect(self.page.locator("h1").first).to_contain_text(app_page.title)
         if app_page.url != "/" and app_page.charts:
             self.page.locator(RENDERED_CHART).first.wait_for()
+        # The script-state attribute can read "notRunning" while the first run is still drawing (a
+        # CI run counted 19 of Home's 20 links after it); the server's own messages cannot.
+        self.page.wait_for_function(
+            "() => !window.__wsTap || (window.__wsTap.finished > 0 && !window.__wsTap.running)"
+        )
         self.wait_idle()
 
     @contextlib.contextmanager
