@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui import live
 from ui.class_session import read_class_link
 from ui.class_views import new_page_run as class_page_run
 from ui.class_views import sidebar_panel as class_panel
@@ -27,6 +28,7 @@ entered_app()  # this session runs inside the app: its pages need not rerun thro
 freeze_imports()  # once per server: imported modules leave Python's full collections (ui/heap.py)
 send_without_delay()  # once per server: each message leaves at once, not after an ACK (ui/nodelay.py)
 prepare_static()  # once per server: the installed plotly.js into static/ for the charts (ui/plot.py)
+live.hide_kept_sliders()  # before any live slider's kept slider is drawn (ui/live)
 
 HERE = Path(__file__).parent
 

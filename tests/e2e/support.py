@@ -279,7 +279,7 @@ class TabPool:
             lent.give_back()
 
     def take(self) -> Page:
-        return self.kept.pop() if self.kept else self.context.new_page()
+        return self.kept.pop() if self.kept else tapped(self.context.new_page())
 
     def keep(self, page: Page) -> None:
         if page.is_closed():
@@ -351,6 +351,23 @@ def _reset(page: Page) -> None:
 _TAPPED: weakref.WeakSet[Page] = weakref.WeakSet()  # tabs that already carry WS_TAP_JS
 
 
+def tapped(page: Page) -> Page:
+    """``page``, counting the script runs (``scripts.browser.WS_TAP_JS``) from its next address on."""
+    if page not in _TAPPED:
+        page.add_init_script(WS_TAP_JS)
+        _TAPPED.add(page)
+    return page
+
+
+def wait_first_run(page: Page) -> None:
+    """Until the server has finished the tab's first script run. The script-state attribute (``IDLE``)
+    can read "notRunning" while that run is still drawing: a CI run counted 19 of Home's 20 links
+    right after it did. The server's own messages cannot."""
+    page.wait_for_function(
+        "() => !window.__wsTap || (window.__wsTap.finished > 0 && !window.__wsTap.running)"
+    )
+
+
 class Lab:
     """One browser tab on the app: open pages, wait for them, read metrics, check for errors."""
 
@@ -360,9 +377,7 @@ class Lab:
         self.page_errors: list[str] = []
         self._on_error = lambda exc: self.page_errors.append(str(exc))
         page.on("pageerror", self._on_error)
-        if page not in _TAPPED:  # a tab a TabPool kept has it already
-            page.add_init_script(WS_TAP_JS)  # counts the script runs (a_run), from the tab's first address
-            _TAPPED.add(page)
+        tapped(page)  # counts the script runs (a_run), from the tab's first address
 
     def let_go(self) -> None:
         """Stop collecting the tab's JavaScript errors: another test may use the tab next."""
@@ -378,11 +393,7 @@ class Lab:
             expect(self.page.locator("h1").first).to_contain_text(app_page.title)
         if app_page.url != "/" and app_page.charts:
             self.page.locator(RENDERED_CHART).first.wait_for()
-        # The script-state attribute can read "notRunning" while the first run is still drawing (a
-        # CI run counted 19 of Home's 20 links after it); the server's own messages cannot.
-        self.page.wait_for_function(
-            "() => !window.__wsTap || (window.__wsTap.finished > 0 && !window.__wsTap.running)"
-        )
+        wait_first_run(self.page)
         self.wait_idle()
 
     @contextlib.contextmanager

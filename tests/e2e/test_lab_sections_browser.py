@@ -15,13 +15,21 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import BrowserContext, Locator, Page, expect
+from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from e2e.support import RENDERED_CHART, VECTOR_PAGES, YS_RMS, YS_RMS_ONE_SITE, Lab, TabPool, Tabs, page_by_url
+from e2e.support import (
+    RENDERED_CHART,
+    VECTOR_PAGES,
+    YS_RMS,
+    YS_RMS_ONE_SITE,
+    Lab,
+    Tabs,
+    page_by_url,
+    wait_first_run,
+)
 from scripts.browser import IDLE
 
 # Each chart's last drawn figure text, by its key (as in test_in_place_charts.py)
@@ -40,16 +48,6 @@ PRESSES = [("ε (inside the square root)", "ArrowRight"), ("Size d", "ArrowRight
 # in turn, so every move is tried on most pages; tests/test_lab_sections.py tries every move on
 # every page in AppTest, element by element.
 PAGE_MOVES = [(p.url, [PRESSES[i % 3], PRESSES[(i + 1) % 3]]) for i, p in enumerate(VECTOR_PAGES)]
-
-
-@pytest.fixture
-def tabs(browser: BrowserContext) -> Iterator[Tabs]:
-    """New tabs for this module, never kept ones (``e2e.support.TabPool``). With kept tabs, a press of
-    the sidebar's ε on Home right after the page opened changed nothing in one clean-clone CI run, and
-    one test of this file failed in one of four local runs. The cause is not known yet; this module
-    never failed that way with new tabs."""
-    with TabPool(browser, keep=False).lend() as lent:
-        yield lent
 
 
 def _settled(tab: Page) -> tuple[str, str, dict[str, str]]:
@@ -71,8 +69,7 @@ def _fresh(tabs: Tabs, url: str, charts: bool) -> tuple[str, str, dict[str, str]
         tab.goto(url)
         if charts:
             tab.locator(RENDERED_CHART).first.wait_for()
-        else:  # Home: its lesson links are drawn once the app's pages are known, after its heading
-            tab.locator('[data-testid="stMain"] [data-testid="stPageLink-NavLink"]').first.wait_for()
+        wait_first_run(tab)
         return _settled(tab)
 
 

@@ -167,6 +167,22 @@ def _component(*, data: dict[str, object], **kwargs: Any) -> Any:
     return _live_component(data={**data, "code": code}, **kwargs)
 
 
+# The hidden controls.slider beside each live slider carries its value to the URL and the session
+# (``_mount``); a link's message above it stays visible. This rule came only with the component's CSS
+# (live.css), which the browser gets once it draws the first live element: on Home, the sidebar showed
+# the kept sliders ("ε … (kept in the link)") for about 0.3 s after the run, and a key pressed on one
+# went nowhere once the live slider replaced it (3 of 50 loads in Chromium). The app draws it first.
+KEPT_SLIDER_HIDDEN = (
+    '<style>[class*="st-key-live_state_"] .stElementContainer:has([data-testid="stSlider"]) '
+    "{ display: none; }</style>"
+)
+
+
+def hide_kept_sliders() -> None:
+    """Draw :data:`KEPT_SLIDER_HIDDEN` (a ``<style>`` alone: no room on the page); ``app.py``, first."""
+    st.html(KEPT_SLIDER_HIDDEN)
+
+
 def at_rest(key: str) -> Any:
     """A container for what the server draws and no frame holds (a table, a sentence): dimmed while
     any live slider moves, so a student never reads its numbers as the thumb's (``live.css``)."""
