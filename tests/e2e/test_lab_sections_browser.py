@@ -69,6 +69,8 @@ def _fresh(tabs: Tabs, url: str, charts: bool) -> tuple[str, str, dict[str, str]
         tab.goto(url)
         if charts:
             tab.locator(RENDERED_CHART).first.wait_for()
+        else:  # Home: its 20 lesson links are drawn about 0.3 s after its run has ended
+            tab.locator('[data-testid="stMain"] [data-testid="stPageLink-NavLink"]').nth(19).wait_for()
         wait_first_run(tab)
         return _settled(tab)
 
