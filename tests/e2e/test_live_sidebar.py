@@ -214,7 +214,9 @@ def test_a_release_no_run_answers_puts_the_thumb_and_the_numbers_back_together(l
 
 
 # Every kept slider (ui.live, ui.sidebar: the hidden slider that carries a live slider's value) that is
-# ever drawn visible, by its label, from the tab's first mutation on.
+# ever drawn visible, by its label, from the tab's first mutation on. (A chart's bar inputs' container,
+# hidden by the same style, is a block Streamlit draws before any element's code has loaded: it can
+# show, empty, for a moment, and is not checked here.)
 KEPT_SEEN_JS = """(() => {
   window.__keptSeen = [];
   new MutationObserver(() => {

@@ -167,20 +167,25 @@ def _component(*, data: dict[str, object], **kwargs: Any) -> Any:
     return _live_component(data={**data, "code": code}, **kwargs)
 
 
-# The hidden controls.slider beside each live slider carries its value to the URL and the session
-# (``_mount``); a link's message above it stays visible. This rule came only with the component's CSS
-# (live.css), which the browser gets once it draws the first live element: on Home, the sidebar showed
-# the kept sliders ("ε … (kept in the link)") for about 0.3 s after the run, and a key pressed on one
-# went nowhere once the live slider replaced it (3 of 50 loads in Chromium). The app draws it first.
-KEPT_SLIDER_HIDDEN = (
-    '<style>[class*="st-key-live_state_"] .stElementContainer:has([data-testid="stSlider"]) '
-    "{ display: none; }</style>"
+# What a live element keeps out of sight: the hidden controls.slider beside each live slider, which
+# carries its value to the URL and the session (``_mount``; a link's message above it stays visible),
+# and the container of a chart's bar inputs (ui/live/vector.py: the inputs lie over the chart). These
+# rules came only with the component's CSS (live.css), which the browser gets once it draws the first
+# live element: for about 0.3 s after Home's run the sidebar showed Streamlit's own ε, γ and β sliders,
+# and a key pressed on one went nowhere once the live slider replaced it (3 to 8 of 80 loads in
+# Chromium; tests/e2e/test_live_sidebar.py). The app draws them first. (The bars' container is a block,
+# drawn before any element's code has loaded, so it can still show, empty, for a moment.)
+HIDDEN_STYLE = (
+    "<style>"
+    '[class*="st-key-live_state_"] .stElementContainer:has([data-testid="stSlider"]), '
+    '[class*="st-key-live_bars_"] { display: none; }'
+    "</style>"
 )
 
 
 def hide_kept_sliders() -> None:
-    """Draw :data:`KEPT_SLIDER_HIDDEN` (a ``<style>`` alone: no room on the page); ``app.py``, first."""
-    st.html(KEPT_SLIDER_HIDDEN)
+    """Draw :data:`HIDDEN_STYLE` (a ``<style>`` alone: no room on the page); ``app.py``, first."""
+    st.html(HIDDEN_STYLE)
 
 
 def at_rest(key: str) -> Any:
