@@ -28,7 +28,7 @@ entered_app()  # this session runs inside the app: its pages need not rerun thro
 freeze_imports()  # once per server: imported modules leave Python's full collections (ui/heap.py)
 send_without_delay()  # once per server: each message leaves at once, not after an ACK (ui/nodelay.py)
 prepare_static()  # once per server: the installed plotly.js into static/ for the charts (ui/plot.py)
-live.hide_kept_sliders()  # before any live slider's kept slider is drawn (ui/live)
+live.hide_helpers()  # before any live slider's kept slider is drawn (ui/live)
 
 HERE = Path(__file__).parent
 

@@ -262,10 +262,9 @@ class TabPool:
     (`_reset`): it differs from a new one only in its history and in what its process has compiled.
     """
 
-    def __init__(self, context: BrowserContext, *, keep: bool = True) -> None:
+    def __init__(self, context: BrowserContext) -> None:
         self.context = context
         self.kept: list[Page] = []
-        self.keeping = keep
 
     @contextlib.contextmanager
     def lend(self) -> Iterator[Tabs]:
@@ -284,7 +283,7 @@ class TabPool:
     def keep(self, page: Page) -> None:
         if page.is_closed():
             return
-        if not self.keeping or page.evaluate("history.length") > KEPT_HISTORY:
+        if page.evaluate("history.length") > KEPT_HISTORY:
             page.close()
             return
         _reset(page)
@@ -361,8 +360,9 @@ def tapped(page: Page) -> Page:
 
 def wait_first_run(page: Page) -> None:
     """Until the server has finished the tab's first script run. The script-state attribute (``IDLE``)
-    can read "notRunning" while that run is still drawing: a CI run counted 19 of Home's 20 links
-    right after it did. The server's own messages cannot."""
+    reads "notRunning" both before a run has begun and after it has ended; the server's messages
+    tell the two apart. (What the browser draws after the run, such as Home's page links about 0.3 s
+    later, is waited for by what reads it.)"""
     page.wait_for_function(
         "() => !window.__wsTap || (window.__wsTap.finished > 0 && !window.__wsTap.running)"
     )

@@ -229,8 +229,9 @@ KEPT_SEEN_JS = """(() => {
 @pytest.mark.parametrize("url", ["/", "/scale_shift", "/mean"])
 def test_a_kept_slider_is_never_seen_while_the_page_opens(browser: Any, server: str, url: str) -> None:
     """Found by a flaky test: the rule that hides a live slider's kept slider came with the live
-    component's CSS, so for about 0.3 s after Home's run the sidebar showed "ε (inside the square root)
-    (kept in the link)", and a key pressed on it went nowhere once the live slider took its place.
+    component's CSS, so for about 0.3 s after Home's run the sidebar showed Streamlit's own ε, γ and β
+    sliders (a page's kept sliders say "(kept in the link)"), and a key pressed on one went nowhere once
+    the live slider took its place.
     A new tab, so that the watch runs from the first mutation and leaves no script in a kept tab."""
     tab = browser.new_page()
     try:

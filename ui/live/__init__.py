@@ -183,7 +183,7 @@ HIDDEN_STYLE = (
 )
 
 
-def hide_kept_sliders() -> None:
+def hide_helpers() -> None:
     """Draw :data:`HIDDEN_STYLE` (a ``<style>`` alone: no room on the page); ``app.py``, first."""
     st.html(HIDDEN_STYLE)
 
