@@ -14,20 +14,12 @@ import streamlit as st
 
 from ui.fragments import page_fragment
 from ui.keys import LAB_INPUT, LAB_QUIET, LAB_READS, LAB_SECTIONS, LAB_SECTIONS_NOW
-from ui.settings import LabInput, note_everything, noted, noting
+from ui.settings import LabInput, noted, noting
 from ui.shell import ensure_app_shell
 from ui.sidebar import vector_controls
 from ui.text import LABEL_LIMIT, plain
 
 P = ParamSpec("P")
-
-
-def reads_everything() -> None:
-    """Say that the lab section running now depends on the whole sidebar (e.g. it shows the page's link).
-
-    Outside a lab section's run it does nothing.
-    """
-    note_everything()
 
 
 def _run_reading(key: str, body: Callable[..., None], lab: LabInput, *args: Any, **kwargs: Any) -> None:
@@ -52,7 +44,7 @@ def lab_section(key: str) -> Callable[[Callable[Concatenate[LabInput, P], None]]
     the input from Session State rather than from the arguments of the page's last full run. Each
     run records which of the input's :data:`MOVABLE` fields the body read (``ui.settings.noting``);
     a sidebar move that changes none of them leaves the section as it is. A body that depends on the
-    sidebar in another way (the page's link) calls :func:`reads_everything`. A page that draws its
+    sidebar in another way (the page's link) calls :func:`ui.settings.note_everything`. A page that draws its
     input anywhere outside its lab sections must use none (the sidebar then reruns the whole page):
     ``tests/test_page_fragments.py`` reads the pages for that. ``key`` is unique in the app.
 

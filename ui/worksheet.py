@@ -18,6 +18,7 @@ import streamlit as st
 
 import layernorm as ln
 from layernorm import LayerNormSteps
+from ui.settings import note_everything
 from ui.worksheet_files import STEP_PAGES, worksheet_csv, worksheet_html
 
 if TYPE_CHECKING:
@@ -39,9 +40,7 @@ def current_link() -> str:
     if not base:
         host = st.context.headers.get("Host")
         base = f"http://{host}/" if host else ""
-    from ui.state import reads_everything  # here: ui.state is imported by the pages anyway
-
-    reads_everything()  # the link holds every control: a lab section that shows it reruns on any move
+    note_everything()  # the link holds every control: a lab section that shows it reruns on any move
     pairs = [(k, v) for k in st.query_params for v in st.query_params.get_all(k)]
     query = urllib.parse.urlencode(pairs)
     return f"{base}?{query}" if query else base

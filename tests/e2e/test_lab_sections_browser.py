@@ -21,14 +21,14 @@ from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from e2e.support import (
-    RENDERED_CHART,
     VECTOR_PAGES,
     YS_RMS,
     YS_RMS_ONE_SITE,
+    AppPage,
     Lab,
     Tabs,
     page_by_url,
-    wait_first_run,
+    page_drawn,
 )
 from scripts.browser import IDLE
 
@@ -64,14 +64,10 @@ def _settled(tab: Page) -> tuple[str, str, dict[str, str]]:
     return tab.evaluate(MAIN_TEXT), tab.locator(SIDEBAR).inner_text(), tab.evaluate(DRAWN_SPECS)
 
 
-def _fresh(tabs: Tabs, url: str, charts: bool) -> tuple[str, str, dict[str, str]]:
+def _fresh(tabs: Tabs, url: str, app_page: AppPage) -> tuple[str, str, dict[str, str]]:
     with tabs.one() as tab:
         tab.goto(url)
-        if charts:
-            tab.locator(RENDERED_CHART).first.wait_for()
-        else:  # Home: its 20 lesson links are drawn about 0.3 s after its run has ended
-            tab.locator('[data-testid="stMain"] [data-testid="stPageLink-NavLink"]').nth(19).wait_for()
-        wait_first_run(tab)
+        page_drawn(tab, app_page)
         return _settled(tab)
 
 
@@ -96,10 +92,10 @@ SAME_AS = f"""(want) => {{
 
 
 def _now_and_fresh(
-    lab: Lab, tabs: Tabs, charts: bool
+    lab: Lab, tabs: Tabs, app_page: AppPage
 ) -> tuple[tuple[str, str, dict[str, str]], tuple[str, str, dict[str, str]]]:
     """(this tab, a fresh tab at its address), each settled; this tab gets up to 10 s to catch up."""
-    fresh = _fresh(tabs, lab.page.url, charts)  # the address already holds the new value
+    fresh = _fresh(tabs, lab.page.url, app_page)  # the address already holds the new value
     try:  # the move's run may not have begun yet: wait (10 s at most) for the page to catch up
         lab.page.wait_for_function(SAME_AS, arg=list(fresh), timeout=10_000)
     except PlaywrightTimeout:
@@ -116,7 +112,7 @@ def test_each_sidebar_move_leaves_the_page_as_a_fresh_tab_shows_it(
     lab.page.evaluate("() => { if (globalThis.labOffscreen) globalThis.labOffscreen.quietMs = 0; }")
     for label, key in presses:
         _press(lab, label, key)
-        now, fresh = _now_and_fresh(lab, tabs, bool(app_page.charts))
+        now, fresh = _now_and_fresh(lab, tabs, app_page)
         assert now[0] == fresh[0], f"{url} after {label}: the main area differs from a fresh tab"
         assert now[1] == fresh[1], f"{url} after {label}: the sidebar differs from a fresh tab"
         assert now[2] == fresh[2], f"{url} after {label}: a chart differs from a fresh tab"
@@ -171,7 +167,7 @@ def test_a_sections_own_control_leaves_the_page_as_a_fresh_tab_shows_it(
             thumb.press(key)
             expect(thumb).not_to_have_attribute("aria-valuetext", before)
         lab.wait_idle()
-        now, fresh = _now_and_fresh(lab, tabs, True)
+        now, fresh = _now_and_fresh(lab, tabs, app_page)
         assert now[0] == fresh[0], f"{url} after {label} {key}: the main area differs from a fresh tab"
         assert now[2] == fresh[2], f"{url} after {label} {key}: a chart differs from a fresh tab"
     lab.assert_clean()
