@@ -143,3 +143,17 @@ def test_a_noted_input_tells_which_movable_fields_were_read() -> None:
     assert read == MOVABLE
     assert lab.beta[0] == -0.5  # outside noting(), nothing to note: it is a LabInput like any other
     assert changed_fields(lab, lab_from(settings(SAME, g=2.0, b=-0.5))) == frozenset()
+
+
+def test_a_noting_block_inside_another_keeps_its_reads_to_itself() -> None:
+    """A lab section's body makes the sidebar's γ and β frames (ui.live.sidebar), which read γ and β in a
+    block of their own: the section must not count them as read, or every γ move would rerun it; what
+    the section reads before and after that block still counts."""
+    lab = noted(lab_from(settings(SAME, g=2.0, b=-0.5)))
+    with noting() as section:
+        assert lab.eps >= 0
+        with noting() as frames:
+            assert lab.gamma[0] == 2.0 and lab.beta[0] == -0.5
+        assert lab.d == 4
+    assert frames == {"gamma", "beta"}
+    assert section == {"eps", "x"}
