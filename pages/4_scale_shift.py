@@ -80,7 +80,9 @@ def body(lab: LabInput) -> None:
     def view(at: LabInput) -> live.Frame:
         return scale_shift.frame(at.x, gamma if table else at.gamma, beta if table else at.beta, at.eps)
 
-    payloads = live_sidebar.view(view, (table, gamma.tobytes(), beta.tobytes()), lab)
+    # the table's γ, β are the view's own; otherwise it reads the sidebar's, which the frames' input holds
+    token = (gamma.tobytes(), beta.tobytes()) if table else None
+    payloads = live_sidebar.view(view, token, lab)
     shown = scale_shift.frame(lab.x, gamma, beta, lab.eps)
     live.readout(shown.readout(scale_shift.READOUT))
     # the input's bars (the third of each group) can be dragged: the page follows feature i

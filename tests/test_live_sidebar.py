@@ -142,9 +142,42 @@ def test_a_page_that_reads_neither_gamma_nor_beta_gets_their_frames_from_one_vie
     live.clear_frame_caches()
     monkeypatch.setattr(sidebar, "lab_at", counted)
     ok(at.run())
-    for key, arg in (("gamma", "g"), ("beta", "b")):
-        made = [kw for kw in moved if arg in kw]
-        assert len(made) == (len(GB) if reads_gamma else 0), (key, len(made))
+    # The frames' key is the input at the slider's default (the frames set the value they show), so
+    # views are counted at the other values.
+    for key, arg, default in (("gamma", "g", 1.0), ("beta", "b", 0.0)):
+        made = [kw for kw in moved if kw.get(arg, default) != default]
+        assert len(made) == (len(GB) - 1 if reads_gamma else 0), (key, len(made))
         frames = sidebar_payload(at, key)["frames"]
         assert reads_gamma or all(f == frames[0] for f in frames), key
-    assert len([kw for kw in moved if "eps" in kw]) == len(EPS_CHOICES)
+    assert len([kw for kw in moved if kw.get("eps", 1e-5) != 1e-5]) == len(EPS_CHOICES) - 1
+
+
+@pytest.mark.usefixtures("empty_frame_caches")
+def test_a_move_of_gamma_makes_the_frames_of_beta_and_eps_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slider's frames set its own value at each of theirs, so they are the same wherever it stands:
+    after γ moves, β's and ε's frames are made at the new γ, and γ's are the ones already made."""
+    made: list[object] = []
+    real = sidebar._shared_payload
+
+    def counted(where: tuple[object, ...], make: Any) -> dict[str, object]:
+        def making() -> dict[str, object]:
+            made.append(where[1])
+            return make()
+
+        return real(where, making)
+
+    monkeypatch.setattr(sidebar, "_shared_payload", counted)
+    first = opened(SS)  # Home's frames, then the page's
+    assert set(made) == {"beta", "eps", "gamma"}
+    made.clear()
+    moved = opened(SS, gamma="2")
+    assert set(made) == {"beta", "eps"}
+    assert sidebar_payload(moved, "gamma") == sidebar_payload(first, "gamma")
+    for i in (0, 120):  # and they are the page at β = 0 and each γ, as before
+        assert frame_metrics(sidebar_payload(moved, "gamma"), i) == expected_metrics(
+            SS, DEFAULT_X, gamma=GB[i]
+        )
+    for i in (0, 120):
+        assert frame_metrics(sidebar_payload(moved, "beta"), i) == expected_metrics(
+            SS, DEFAULT_X, gamma=2.0, beta=GB[i]
+        )

@@ -73,7 +73,7 @@ def _values(key: str) -> tuple[list[float], list[str], list[str], float]:
 
 
 def _frames(key: str, lab: LabInput) -> dict[str, object]:
-    values, labels, _, _ = _values(key)
+    values, labels, _, default = _values(key)
     parts: dict[str, tuple[Callable[[LabInput], Frame], object]] = st.session_state.get(LIVE_VIEW) or {}
     if not parts:  # the page shows nothing the sidebar changes: frames without readouts or charts
         return live.payload(values, lambda v: Frame(()), labels)
@@ -97,7 +97,9 @@ def _frames(key: str, lab: LabInput) -> dict[str, object]:
                 return live.payload(values, lambda v: here, labels)
         return live.payload(values, lambda v: frame(moved(v)), labels)
 
-    where = (st.session_state.get(LIVE_PAGE, ""), key, token, lab.fingerprint())
+    # A slider's frames replace its own value, so they do not depend on it: the input's fingerprint at
+    # the default is the key, and a release of γ finds γ's frames made (only ε's and β's depend on γ).
+    where = (st.session_state.get(LIVE_PAGE, ""), key, token, moved(default).fingerprint())
     return _shared_payload(where, make)
 
 
