@@ -6,7 +6,9 @@
 // value the thumb shows.
 
 const live = (globalThis.labLive ??= (() => {
-  const state = {payloads: new Map(), readouts: new Map(), sliders: new Map(), leaving: 0, unsent: false};
+  // served: how many times a readout has shown new numbers from the server (a page's rerun)
+  const state = {payloads: new Map(), readouts: new Map(), sliders: new Map(), leaving: 0, unsent: false,
+                 served: 0};
   // A click on a link (a page of the app) starts a page switch: an ask sent in the next moments would
   // carry this page and could reach the server after the switch, which then drew this page again
   // under the new address. Asks wait (askNow), and a control the new page no longer has sends none.
@@ -473,9 +475,12 @@ function buildSlider(root) {
   // click elsewhere (a page link, a button) and take that click's place in the server's queue.
   // The ask waits until no run is going, since a message sent during one carries the kept sliders'
   // browser copies, which a release may not have updated yet (that took a released value back).
-  // Once per payload id: an answer that leaves the frames stale is not asked again.
+  // Once per payload id while the page stays as it is: an answer that leaves the frames stale is not
+  // asked again, but a rerun since (a page control's section alone, which keeps this slider's id) can
+  // have made them stale, and the next answer is then new.
   s.want = () => {
-    if (!s.send || (s.payload && !s.stale) || s.asking !== null || s.sentAsk === s.id) return;
+    if (!s.send || (s.payload && !s.stale) || s.asking !== null) return;
+    if (s.sentAsk === s.id && s.sentAskAt === live.served) return;
     const id = (s.asking = s.id);
     root.dataset.frames = "asked";
     const app = document.querySelector('[data-testid="stApp"]');
@@ -484,6 +489,7 @@ function buildSlider(root) {
       if (!askNow(app)) requestAnimationFrame(when);
       else {
         s.sentAsk = id;
+        s.sentAskAt = live.served;
         s.send("missing", id);
       }
     };
@@ -772,7 +778,10 @@ export default function (component) {
     r.key = data.readout.key;
     live.readouts.set(r.key, r);
     // A redraw with the same numbers (React renders a component again) tells nothing new.
-    if (r.serve(data.readout)) for (const s of live.sliders.values()) checkFresh(s);
+    if (r.serve(data.readout)) {
+      live.served += 1;
+      for (const s of live.sliders.values()) checkFresh(s);
+    }
     if (!ready) loadKatex(data.katex).then(() => r.show(r.current));  // the newest by then
     return () => { if (live.readouts.get(r.key) === r) live.readouts.delete(r.key); };
   }

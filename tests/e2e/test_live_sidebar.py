@@ -213,6 +213,27 @@ def test_a_release_no_run_answers_puts_the_thumb_and_the_numbers_back_together(l
     dropping["on"] = False
 
 
+def test_a_slider_asks_again_for_frames_once_the_page_moved_under_it(lab: Lab) -> None:
+    """Found by a helper on Invariances: ε's frames had been asked for and ε released; a move of the page's
+    own b (a rerun of the page's sections alone) left them the page at the old b, and reaching for ε
+    never asked again (one ask per payload id, and ε's id had not changed). A drag of ε then moved the
+    thumb beside the released value's numbers."""
+    lab.open(page_by_url("/invariances"), "?d=4")
+    eps = live_ready(lab.sidebar, "eps")  # its frames asked for (a large payload waits to be asked)
+    eps.focus()
+    with lab.a_run():
+        eps.press("ArrowLeft")
+    lab.wait_idle()
+    b = live_ready(lab.page.locator('[data-testid="stMain"]'), "inv_b")
+    b.focus()
+    with lab.a_run():
+        b.press("ArrowRight")
+    lab.wait_idle()
+    expect(lab.sidebar.locator(".st-key-eps_live .lab-live")).to_have_attribute("data-frames", "stale")
+    live_ready(lab.sidebar, "eps")  # reaching for it again brings the frames at the new b
+    lab.assert_clean()
+
+
 # Every kept slider (ui.live, ui.sidebar: the hidden slider that carries a live slider's value) that is
 # ever drawn visible, by its label, from the tab's first mutation on. (A chart's bar inputs' container,
 # hidden by the same style, is a block Streamlit draws before any element's code has loaded: it can
