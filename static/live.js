@@ -487,7 +487,10 @@ function buildSlider(root) {
     const when = () => {
       if (s.asking !== id || !root.isConnected) return;
       if (!askNow(app)) requestAnimationFrame(when);
-      else {
+      else if (s.payload && !s.stale) {  // the run it waited for drew the readouts its frames hold
+        s.asking = null;
+        root.dataset.frames = framesState(s);
+      } else {
         s.sentAsk = id;
         s.sentAskAt = live.served;
         s.send("missing", id);
