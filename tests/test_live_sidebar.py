@@ -13,6 +13,7 @@ from live_support import live_data, page_metrics
 from streamlit.testing.v1 import AppTest
 from test_pages_steps import DEFAULT_X, FULL, HOME, MEAN, SS, STD, VAR, expected_metrics, ok
 
+import layernorm as ln
 from ui import live
 from ui.live import full_formula, offered, scale_shift, sidebar
 from ui.settings import EPS_CHOICES, GAMMA_BETA_SLIDER
@@ -149,7 +150,8 @@ def test_a_page_that_reads_neither_gamma_nor_beta_gets_their_frames_from_one_vie
         assert len(made) == (len(GB) - 1 if reads_gamma else 0), (key, len(made))
         frames = sidebar_payload(at, key)["frames"]
         assert reads_gamma or all(f == frames[0] for f in frames), key
-    assert len([kw for kw in moved if kw.get("eps", 1e-5) != 1e-5]) == len(EPS_CHOICES) - 1
+    eps = [kw for kw in moved if kw.get("eps", ln.DEFAULT_EPS) != ln.DEFAULT_EPS]
+    assert len(eps) == len(EPS_CHOICES) - 1
 
 
 @pytest.mark.usefixtures("empty_frame_caches")
@@ -173,11 +175,7 @@ def test_a_move_of_gamma_makes_the_frames_of_beta_and_eps_only(monkeypatch: pyte
     moved = opened(SS, gamma="2")
     assert set(made) == {"beta", "eps"}
     assert sidebar_payload(moved, "gamma") == sidebar_payload(first, "gamma")
-    for i in (0, 120):  # and they are the page at β = 0 and each γ, as before
-        assert frame_metrics(sidebar_payload(moved, "gamma"), i) == expected_metrics(
-            SS, DEFAULT_X, gamma=GB[i]
-        )
-    for i in (0, 120):
-        assert frame_metrics(sidebar_payload(moved, "beta"), i) == expected_metrics(
-            SS, DEFAULT_X, gamma=2.0, beta=GB[i]
-        )
+    for i in (0, 120):  # γ's: the page at β = 0 and each γ, as before; β's: at the new γ
+        gammas, betas = sidebar_payload(moved, "gamma"), sidebar_payload(moved, "beta")
+        assert frame_metrics(gammas, i) == expected_metrics(SS, DEFAULT_X, gamma=GB[i])
+        assert frame_metrics(betas, i) == expected_metrics(SS, DEFAULT_X, gamma=2.0, beta=GB[i])

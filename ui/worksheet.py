@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import urllib.parse
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import plotly.graph_objects as go  # type: ignore[import-untyped]
@@ -18,11 +17,8 @@ import streamlit as st
 
 import layernorm as ln
 from layernorm import LayerNormSteps
-from ui.settings import note_everything
+from ui.settings import LabInput, note_everything
 from ui.worksheet_files import STEP_PAGES, worksheet_csv, worksheet_html
-
-if TYPE_CHECKING:
-    from ui.settings import LabInput
 
 
 def current_link() -> str:

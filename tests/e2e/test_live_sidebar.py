@@ -223,12 +223,10 @@ def test_a_slider_asks_again_for_frames_once_the_page_moved_under_it(lab: Lab) -
     eps.focus()
     with lab.a_run():
         eps.press("ArrowLeft")
-    lab.wait_idle()
     b = live_ready(lab.page.locator('[data-testid="stMain"]'), "inv_b")
     b.focus()
     with lab.a_run():
         b.press("ArrowRight")
-    lab.wait_idle()
     expect(lab.sidebar.locator(".st-key-eps_live .lab-live")).to_have_attribute("data-frames", "stale")
     live_ready(lab.sidebar, "eps")  # reaching for it again brings the frames at the new b
     lab.assert_clean()

@@ -105,7 +105,8 @@ def _frames(key: str, lab: LabInput) -> dict[str, object]:
 
 @live.frames_cache(max_entries=64)
 def _shared_payload(where: tuple[object, ...], _make: Callable[[], dict[str, object]]) -> dict[str, object]:
-    """The payload ``_make()`` gives for ``where`` (page, slider, the page's token, the input), made once
+    """The payload ``_make()`` gives for ``where`` (page, slider, the page's token, the input with that
+    slider at its default), made once
     per process: every session that opens a page with the same input and controls (a class on the
     lesson's default vector) gets the same frames, and one page's frames of ε, γ and β are about 280
     of its views."""
