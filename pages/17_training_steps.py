@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from layernorm.labs.stepping import MAX_STEPS, NORMALIZATIONS, SteppedRun, train_stepped
+from layernorm.labs.stepping import MAX_STEPS, NORMALIZATIONS, SteppedRun, output_drift, train_stepped
 from layernorm.labs.training import D_IN
 from ui import charts_depth, charts_training, controls, page, plot
 from ui.fragments import page_fragment
-from ui.text import fmt
+from ui.text import fmt, fmt_bound
 from ui.theme import COLORS
 
 LRS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
@@ -117,23 +117,36 @@ def body(ticking: bool) -> None:
 
 
 def drift_sentence(result: dict[str, SteppedRun], t: int, depth: int) -> str:
-    """How far the last layer's output spread moved from step 0 to step t, per normalization (computed)."""
+    """How far the last layer's output spread moved from step 0 to step t, per normalization, and how
+    far the normalized runs' γ and β moved meanwhile (all computed from the runs)."""
     if t == 0:
         return "At step 0 nothing has been learned yet: press *+1 step* or *Play*."
-    parts = []
+    parts, affine = [], []
     for norm in NORMALIZATIONS:
-        run = result[norm]
-        if 0 <= run.diverged_at <= t:
-            parts.append(f"{TITLES[norm]}: diverged at step {run.diverged_at}")
+        drift = output_drift(result[norm], t)
+        if drift is None:
+            parts.append(f"{TITLES[norm]}: diverged at step {result[norm].diverged_at}")
             continue
-        a, b = float(run.out_std[0, -1]), float(run.out_std[t, -1])
-        change = f" ({'+' if b >= a else ''}{fmt(100 * (b - a) / a, 3)}%)" if a > 0 else ""
-        parts.append(f"{TITLES[norm]}: {fmt(a)} → {fmt(b)}{change}")
-    return (
-        f"The spread (std) of layer {depth}'s output, from step 0 to step {t}: " + "; ".join(parts) + ". "
-        "With normalization a layer's output statistics are set by its γ and β, which training learns "
-        "too, so they can still move."
+        change = (
+            ""
+            if drift.change is None
+            else f" ({'+' if drift.change >= 0 else ''}{fmt(100 * drift.change, 3)}%)"
+        )
+        parts.append(f"{TITLES[norm]}: {fmt(drift.start)} → {fmt(drift.end)}{change}")
+        if norm != "none":
+            affine.append(
+                f"{TITLES[norm]}'s γ stayed within {fmt_bound(drift.gamma_off)} of 1 and its |β| at most "
+                f"{fmt_bound(drift.beta_off)}"
+            )
+    text = f"The spread (std) of layer {depth}'s output, from step 0 to step {t}: " + "; ".join(parts) + ". "
+    text += (
+        "A normalization fixes the mean and spread of x̂ only. The output ReLU(γ·x̂ + β) also moves when "
+        "training moves γ and β, and when it moves the weights before the norm, which reshape how x̂'s "
+        "values fall on either side of ReLU's 0."
     )
+    if affine:
+        text += f" Up to step {t}, in every unit of every layer, " + "; ".join(affine) + "."
+    return text
 
 
 @page_fragment
@@ -177,4 +190,3 @@ page.predict_then_reveal(
     "falling.",
 )
 page.show_source(train_stepped)
-

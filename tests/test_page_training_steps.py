@@ -6,8 +6,8 @@ import pytest
 from apptest_support import ok, open_page, page_text
 from streamlit.testing.v1 import AppTest
 
-from layernorm.labs.stepping import MAX_STEPS, train_stepped
-from ui.text import fmt
+from layernorm.labs.stepping import MAX_STEPS, output_drift, train_stepped
+from ui.text import fmt, fmt_bound
 
 PAGE = "pages/17_training_steps.py"
 TITLES = {"none": "no normalization", "layernorm": "LayerNorm", "batchnorm": "BatchNorm"}
@@ -70,3 +70,30 @@ def test_play_moves_on_each_run_and_pause_holds_the_step() -> None:
 def test_every_statistic_draws(stat: str) -> None:
     at = open_page(PAGE, steps_stat=stat, steps_at="30")
     assert not at.warning
+
+
+def test_the_drift_sentence_says_what_the_run_shows() -> None:
+    """The sentence under the statistics is computed from the three runs: the spread's change and how
+    far γ and β moved. It never says γ and β set the output's statistics: in this run the spread moves
+    by about 6 % while no γ leaves 1 by 3 %."""
+    at = open_page(PAGE, steps_lr="0.001", steps_depth="8", steps_seed="0", steps_at="300")
+    text = page_text(at)
+    drift = output_drift(
+        train_stepped("layernorm", lr=0.001, depth=8, width=32, steps=MAX_STEPS, seed=0), 300
+    )
+    assert drift is not None and drift.change is not None
+    assert f"LayerNorm: {fmt(drift.start)} → {fmt(drift.end)} ({fmt(100 * drift.change, 3)}%)" in text
+    assert f"LayerNorm's γ stayed within {fmt_bound(drift.gamma_off)} of 1" in text
+    assert f"its |β| at most {fmt_bound(drift.beta_off)}" in text
+    assert "set by its γ and β" not in text
+
+
+def test_a_diverged_run_names_its_step_and_no_bound() -> None:
+    at = open_page(PAGE, steps_lr="1.0", steps_depth="4", steps_seed="0", steps_at="300")
+    text = page_text(at)
+    runs = {n: train_stepped(n, lr=1.0, depth=4, width=32, steps=MAX_STEPS, seed=0) for n in TITLES}
+    assert all(run.diverged_at >= 0 for run in runs.values())
+    for norm, run in runs.items():
+        if run.diverged_at >= 0:
+            assert f"{TITLES[norm]}: diverged at step {run.diverged_at}" in text
+            assert f"{TITLES[norm]}'s γ stayed" not in text

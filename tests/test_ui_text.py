@@ -21,6 +21,7 @@ from ui.text import (
     column_format,
     digits_to_separate,
     fmt,
+    fmt_bound,
     fmt_g,
     fmt_zero,
     is_rounding_zero,
@@ -454,3 +455,19 @@ def test_delta_arrow_follows_the_sign_fmt_writes_as_a_true_minus() -> None:
 def test_the_finite_values_are_each_once_and_sorted_at_any_size(values: list[float]) -> None:
     finite = np.array([v for v in values if math.isfinite(v)], dtype=float)
     assert _finite_floats(values).tolist() == np.unique(finite).tolist()
+
+
+@given(st.floats(min_value=1e-300, max_value=1e300), st.integers(1, 6))
+@settings(max_examples=300)
+def test_fmt_bound_is_the_least_upper_bound_with_its_digits(value: float, digits: int) -> None:
+    """A bound beside "at most" or "within" is never below the value, and one step down in its last
+    digit would be."""
+    shown = float(fmt_bound(value, digits).replace("−", "-"))
+    assert shown >= value
+    last = 10.0 ** (math.floor(math.log10(shown)) - digits + 1)
+    assert shown - last < value * (1 + 1e-12)
+
+
+def test_fmt_bound_rounds_up_where_fmt_rounds_down() -> None:
+    assert (fmt(0.0344, 2), fmt_bound(0.0344)) == ("0.034", "0.035")
+    assert fmt_bound(0.0995) == "0.1" and fmt_bound(0.02) == "0.02" and fmt_bound(0.0) == "0"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
+from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,17 @@ def fmt(value: float, digits: int = 4) -> str:
     else:
         text = f"{v:.{digits - 1}e}"
     return text.replace("-", "−")
+
+
+def fmt_bound(value: float, digits: int = 2) -> str:
+    """An upper bound of ``value`` with ``digits`` significant digits: rounded up, never to nearest,
+    so that "at most" or "within" beside it stays true (0.0344 -> "0.035", not "0.034")."""
+    v = float(value)
+    if not math.isfinite(v) or v <= 0:
+        return fmt(v, digits)
+    exponent = math.floor(math.log10(v)) - digits + 1
+    up = Decimal(repr(v)).scaleb(-exponent).to_integral_value(rounding=ROUND_CEILING).scaleb(exponent)
+    return fmt(float(up), digits)
 
 
 MAX_DIGITS = 17  # enough for any two different float64 values to print differently

@@ -56,6 +56,9 @@ class SteppedRun:
     gamma_mean, beta_mean : (T + 1, L) ndarray
         Mean of each layer's learned gamma and beta; 1 and 0 throughout for ``"none"``, which has
         no affine step.
+    gamma_off, beta_off : (T + 1, L) ndarray
+        The largest ``|gamma - 1|`` and ``|beta|`` over each layer's units: how far the learned
+        affine step is from doing nothing (0 and 0 throughout for ``"none"``).
     diverged_at : int
         The step at which the loss stopped being usable, or -1.
 
@@ -77,6 +80,8 @@ class SteppedRun:
     out_std: F64
     gamma_mean: F64
     beta_mean: F64
+    gamma_off: F64
+    beta_off: F64
     diverged_at: int
 
 
@@ -144,7 +149,9 @@ def train_stepped(
     bs = [np.zeros(width) for _ in range(depth)]
     w_out, b_out = rng.normal(0, 1.0 / np.sqrt(width), size=(width, 1)), np.zeros(1)
     gammas, betas = [np.ones(width) for _ in range(depth)], [np.zeros(width) for _ in range(depth)]
-    curves = {k: np.full((steps + 1, depth), np.nan) for k in ("pm", "ps", "om", "os", "gm", "bm")}
+    curves = {
+        k: np.full((steps + 1, depth), np.nan) for k in ("pm", "ps", "om", "os", "gm", "bm", "go", "bo")
+    }
     loss = np.full(steps + 1, np.nan)
     diverged_at = -1
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
@@ -165,6 +172,8 @@ def train_stepped(
                     curves[key][step, layer] = v
                 curves["gm"][step, layer] = gammas[layer].mean()
                 curves["bm"][step, layer] = betas[layer].mean()
+                curves["go"][step, layer] = np.max(np.abs(gammas[layer] - 1.0))
+                curves["bo"][step, layer] = np.max(np.abs(betas[layer]))
             else:
                 err = h @ w_out + b_out - y
                 loss[step] = 0.5 * float(np.mean(err**2))
@@ -208,5 +217,54 @@ def train_stepped(
         out_std=curves["os"],
         gamma_mean=curves["gm"],
         beta_mean=curves["bm"],
+        gamma_off=curves["go"],
+        beta_off=curves["bo"],
         diverged_at=diverged_at,
+    )
+
+
+@dataclass(frozen=True)
+class OutputDrift:
+    """How the last layer's output spread moved between step 0 and step ``t`` of one run, beside
+    how far the learned affine step moved meanwhile.
+
+    Attributes
+    ----------
+    start, end : float
+        Standard deviation of the last hidden layer's output ``relu(z)`` at step 0 and at step ``t``.
+    change : float or None
+        ``(end - start) / start``; None when ``start`` is 0 (a dead layer).
+    gamma_off, beta_off : float
+        The largest ``|gamma - 1|`` and ``|beta|`` over every unit of every layer and every step up
+        to ``t``: 0 and 0 for ``"none"`` (no affine step) and at step 0.
+    """
+
+    start: float
+    end: float
+    change: float | None
+    gamma_off: float
+    beta_off: float
+
+
+def output_drift(run: SteppedRun, t: int) -> OutputDrift | None:
+    """The last layer's spread at steps 0 and ``t``, and the affine step's largest move up to ``t``.
+
+    Returns None when the run diverged at or before step ``t`` (its curves are NaN from there).
+
+    Raises
+    ------
+    ValueError
+        ``t`` outside ``0 .. run.steps``.
+    """
+    if not 0 <= t <= run.steps:
+        raise ValueError(f"t must be between 0 and {run.steps}, got {t}")
+    if 0 <= run.diverged_at <= t:
+        return None
+    start, end = float(run.out_std[0, -1]), float(run.out_std[t, -1])
+    return OutputDrift(
+        start=start,
+        end=end,
+        change=(end - start) / start if start > 0 else None,
+        gamma_off=float(np.max(run.gamma_off[: t + 1])),
+        beta_off=float(np.max(run.beta_off[: t + 1])),
     )
