@@ -6,8 +6,12 @@ that module. The browser tests keep theirs in ``tests/e2e/conftest.py``.
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
+import random
+import secrets
+import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -36,6 +40,27 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def _app_draws_from_the_test_name(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app's own random draws in this process come from a generator seeded by the test's name.
+
+    The lab draws the quiz's seed, a class's code, its teacher key and a student's seat with
+    ``secrets``. Drawn at random, they made a test's data differ from run to run (a quiz of other
+    numbers; a teacher key ending in the very character a test changed its last one to, one run in
+    64). Seeded by the test's name, each test sees the same values on every run and worker, and two
+    tests see different ones. Nothing in a test process needs them secret; a server the browser
+    tests start is another process and draws its own.
+    """
+    rng = random.Random(zlib.crc32(request.node.nodeid.encode()))
+
+    def token_urlsafe(nbytes: int | None = None) -> str:
+        return base64.urlsafe_b64encode(rng.randbytes(32 if nbytes is None else nbytes)).rstrip(b"=").decode()
+
+    monkeypatch.setattr(secrets, "randbelow", rng.randrange)
+    monkeypatch.setattr(secrets, "choice", rng.choice)
+    monkeypatch.setattr(secrets, "token_urlsafe", token_urlsafe)
 
 
 @pytest.fixture(autouse=True, scope="session")
