@@ -4,10 +4,16 @@
 #                     (PORT=8600 make run, or make run PORT=8600, to serve on another port)
 #   make class        the lab for a class: PROCESSES lab processes (default 2) behind HAProxy on PORT, the
 #                     answers in PostgreSQL under data/postgres/ (deploy/serve.py; Ctrl-C stops it all)
+#   make check        the everyday loop: what `make lint` does, then every test that drives no
+#                     Chromium (pytest -m "not browser": the unit, property and AppTest tests, the
+#                     bounded fuzz run, class mode on SQLite and PostgreSQL, HAProxy, the protocol-level
+#                     server tests); needs PostgreSQL and HAProxy, never Chromium. At most 6 minutes
+#                     on 2 cores
 #   make test         create/update .venv with requirements-dev.txt, make sure Debian's Chromium,
 #                     PostgreSQL and HAProxy are installed (scripts/ensure_debian.sh), then
 #                     ruff, mypy (strict, layernorm/ and classroom/) and the whole pytest suite, the
 #                     real-browser tests in tests/e2e and class mode on SQLite and PostgreSQL included
+#                     (what CI runs; about 20 minutes on 2 cores)
 #   make lint         ruff check ., mypy and the import contracts (lint-imports) only
 #   make bench        run every benchmarks/bench_*.py (prints ratios; never part of `make test`)
 #   make fuzz         10,000 generated user actions (links, typed text, table edits, uploads, widget
@@ -31,7 +37,7 @@ RUN_STAMP := $(VENV)/.stamp-run
 DEV_STAMP := $(VENV)/.stamp-dev
 
 .DEFAULT_GOAL := help
-.PHONY: help run class test lint pytest chromium postgresql haproxy bench fuzz screenshots clean
+.PHONY: help run class check test lint pytest pytest-check chromium postgresql haproxy bench fuzz screenshots clean
 
 help:
 	@sed -n '1,/^$$/p' $(MAKEFILE_LIST) | sed 's/^# \{0,1\}//'
@@ -94,6 +100,13 @@ pytest: $(DEV_STAMP) chromium postgresql haproxy
 	$(PY) -m pytest -n $(JOBS) --dist worksteal
 
 test: lint pytest
+
+# A test is `browser` when it starts Chromium (tests/e2e/conftest.py marks every one that does).
+pytest-check: $(DEV_STAMP) postgresql haproxy
+	@echo "==> pytest on $(JOBS) workers (every test but the real-browser ones)"
+	$(PY) -m pytest -n $(JOBS) --dist worksteal -m "not browser"
+
+check: lint pytest-check
 
 bench: $(DEV_STAMP)
 	@set -e; found=0; \

@@ -15,7 +15,15 @@ from playwright.sync_api import BrowserContext, Playwright, sync_playwright
 from e2e.support import VIEWPORT, WAIT_MS, Lab, ServerLog, TabPool, Tabs, serve
 from scripts.browser import CHROMIUM, CHROMIUM_ARGS
 
-pytestmark = pytest.mark.browser
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``browser`` every test that starts Chromium (each does through ``playwright_driver``), whatever
+    its file says, so that ``-m "not browser"`` (``make check``) runs none and needs no Chromium. A
+    ``pytestmark`` in this file would mark nothing: a conftest is not a test module."""
+    for item in items:
+        if "playwright_driver" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")
