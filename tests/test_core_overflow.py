@@ -491,6 +491,7 @@ LAB_NOT_NUMERIC = {
     "stepping.train_stepped",
     # a quiz question's text: it formats numbers the question drew itself
     "quiz_kit.g",
+    "quiz_kit.full",
     "quiz_kit.vec",
     "quiz_kit.ask",
     "quiz_kit.link",

@@ -19,7 +19,7 @@ import numpy as np
 from layernorm.batch import batch_norm_train
 from layernorm.core import layer_norm, mean, variance
 from layernorm.family import rms_norm
-from layernorm.labs import quiz_more
+from layernorm.labs import quiz_more, quiz_numerics
 from layernorm.labs.lens_counts import stat_counts
 from layernorm.labs.quiz_kit import Question, RepeatedOptions, ask, g, link, not_constant, typed, vec
 from layernorm.steps import layer_norm_steps
@@ -81,6 +81,8 @@ def _how_many_stats(rng: np.random.Generator) -> Question:
     d = int(rng.choice([256, 512, 768]))
     counts = {c.lens: c.total for c in stat_counts((b, t, d))}
     ln_count, bn_count = counts["LayerNorm"], counts["BatchNorm"]
+    if ln_count == bn_count:  # B·T = d: the per-token option would name BatchNorm's number too
+        raise RepeatedOptions(f"B·T = d = {d}: both norms compute {bn_count:,} statistics")
     return ask(
         rng, "how-many-stats", "how many statistics",
         f"A batch has B = {b} sequences of T = {t} tokens with d = {d} features. How many means and variances "
@@ -262,6 +264,7 @@ BUILDERS: tuple[Callable[[np.random.Generator], Question], ...] = (
     _pre_post,
     _eps_units,
     *quiz_more.BUILDERS,
+    *quiz_numerics.BUILDERS,
 )
 
 
@@ -286,7 +289,7 @@ def make_quiz(seed: int) -> tuple[Question, ...]:
     Returns
     -------
     tuple of Question
-        One per misconception (24), each answer computed by the core.
+        One per misconception (one per builder of :data:`BUILDERS`), each answer computed by the core.
 
     Raises
     ------

@@ -11,10 +11,51 @@ from dataclasses import dataclass
 
 import numpy as np
 
+SHORT_DIGITS = 4  # the significant digits a question's number starts with
+ROUNDING_ULPS = 64  # float64 roundings a computed value may carry and still read as its short text
+
+
+def _significant(text: str) -> int:
+    """How many significant digits a ``%g`` text shows (``"1.25"``: 3, ``"2e-05"``: 1)."""
+    mantissa = text.lstrip("-").split("e")[0].replace(".", "")
+    return len(mantissa.lstrip("0")) or 1
+
+
+def _looks_exact(text: str, digits: int) -> bool:
+    """Would a reader take ``text`` for the whole value? Yes when rounding dropped its last digits
+    (fewer significant digits than asked for: "2" for 1.99999) or when it is a whole number (no
+    decimal point, no exponent: "4846" for 4845.55)."""
+    return _significant(text) < digits or not ("." in text or "e" in text)
+
 
 def g(v: float) -> str:
-    """A number for a question's text: 4 significant digits, a real minus sign."""
-    text = f"{float(v):.4g}"
+    """A number for a question's text, with a real minus sign.
+
+    A whole number below 10⁶ is written in full ("40007", "−128"). Anything else gets four
+    significant digits, unless the text would look exact while the value is not: then digits are
+    added until it does not ("1.99999", not "2"; "4845.5", not "4846"). A value within float64
+    rounding of its short text is that text ("2.7" for 0.9·2 + 0.1·9, whose float64 result is
+    2.7000000000000002): rounding noise is not a value. NaN and infinities read "NaN", "∞", "−∞".
+    """
+    value = float(v)
+    if not np.isfinite(value):
+        return "NaN" if np.isnan(value) else ("∞" if value > 0 else "−∞")
+    if value == round(value) and abs(value) < 1e6:
+        text = str(int(value))
+    else:
+        digits = SHORT_DIGITS
+        text = f"{value:.{digits}g}"
+        noise = ROUNDING_ULPS * 2.0**-52 * abs(value)
+        while abs(float(text) - value) > noise and _looks_exact(text, digits) and digits < 17:
+            digits += 1
+            text = f"{value:.{digits}g}"
+    return "0" if text in ("0", "-0") else text.replace("-", "−")
+
+
+def full(v: float) -> str:
+    """A number every digit of which is its value: the shortest text that reads back as ``v``
+    (1600240128, not 1.6e+09, for a float32 square whose last digits are the lesson)."""
+    text = repr(float(v)).removesuffix(".0")
     return "0" if text in ("0", "-0") else text.replace("-", "−")
 
 

@@ -8,6 +8,7 @@ TensorFlow's documented behaviour (tests/data/FRAMEWORKS.md).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -20,6 +21,7 @@ from layernorm.labs.fused import fused_affine
 from layernorm.labs.precision import layer_norm_in_dtype
 from layernorm.labs.quiz_kit import Question, RepeatedOptions, ask, g, link, not_constant, typed, vec
 from layernorm.labs.shared_affine import undo_for_token
+from layernorm.labs.stepping import MAX_STEPS, OutputDrift, output_drift, train_stepped
 from layernorm.rms_variants import KERAS_EPS, MACHINE_EPS, rms_norm_variant
 
 STORED_BATCH = [[1.0], [2.0], [3.0], [4.0]]  # Training vs inference's first batch preset
@@ -45,25 +47,32 @@ def _stored_variance(rng: np.random.Generator) -> Question:
     )  # fmt: skip
 
 
+FUSED_VALUES = (1e5, 1e6, 1e7, 5e7, 1e8, 1e9)  # Precision's channel values whose fused output is not 0
+FUSED_COPIES = 5  # the channel Precision's example holds
+
+
 def _fused_constant_channel(rng: np.random.Generator) -> Question:
-    v, n = [(5e7, 5), (1e6, 4), (1e7, 3)][int(rng.integers(3))]
-    run = fused_affine(np.full(n, v), v, var=0.0)  # a constant channel: μ = v exactly, σ² = 0
+    v = float(rng.choice(FUSED_VALUES))
+    run = fused_affine(np.full(FUSED_COPIES, v), v, var=0.0)  # a constant channel: μ = v exactly, σ² = 0
     got = float(run.y[0])
     return ask(
         rng, "fused-affine", "the fused kernel y = x·s + b",
         f"A float32 BatchNorm kernel folds γ = 1, β = 0, ε = 1e−5 into y = x·s + b with s = γ/√(σ² + ε) and "
-        f"b = β − μ·s, each stored in float32. A channel holds {n} copies of {v:g}. Its output is…",
+        f"b = β − μ·s, each stored in float32. A channel holds {FUSED_COPIES} copies of {v:g}, and the kernel "
+        "normalizes it with its own exact μ and σ² (training mode). Its output is…",
         f"{g(got)}, not 0", ["0, exactly β", "NaN: σ² = 0"],
         f"σ² = 0 and ε gives s = {g(float(run.scale[0]))}, so μ·s is about {g(v * float(run.scale[0]))}. Stored in "
         f"float32, b = −μ·s is off by its rounding, and x·s + b returns that rounding error, {g(got)}, "
-        "where the step-by-step formula (x − μ)·s + β gives exactly 0. PyTorch 2.13's CPU BatchNorm gives "
-        "the same number.",
+        "where the step-by-step formula (x − μ)·s + β gives exactly 0. PyTorch 2.13's CPU BatchNorm in training "
+        "mode (the batch's own μ and σ²) gives the same number; in eval mode it uses its running statistics "
+        "instead, which this question does not set.",
         link("/precision", fused_case="BatchNorm: a channel of equal values", fused_v=f"{v:.0e}"),
     )  # fmt: skip
 
 
 def _functional_default(rng: np.random.Generator) -> Question:
     call = bf.functional_batch_norm([[2.0], [6.0]], [0.0], [1.0])
+    trained = bf.functional_batch_norm([[2.0], [6.0]], [0.0], [1.0], training=True)
     return ask(
         rng, "functional-training", "F.batch_norm defaults to training=False",
         "In a training loop you call torch.nn.functional.batch_norm(x, running_mean, running_var) on "
@@ -75,7 +84,8 @@ def _functional_default(rng: np.random.Generator) -> Question:
         ],
         "F.batch_norm's training argument defaults to False, while a BatchNorm module starts in training mode. "
         f"Without training=True it is inference: x/√(1 + ε) = {vec(call.y[:, 0])}, nothing learned, and the "
-        "running statistics never move. With training=True: ±0.99999875, and running statistics 0.4 and 1.7.",
+        f"running statistics never move. With training=True: {vec(trained.y[:, 0])}, and running statistics "
+        f"{g(float(trained.running_mean[0]))} and {g(float(trained.running_var[0]))}.",
         link("/train_vs_inference", tvi_fn_call="F.batch_norm(x, rm, rv): training defaults to False"),
     )  # fmt: skip
 
@@ -176,33 +186,74 @@ def _gradient_sums_to_zero(rng: np.random.Generator) -> Question:
 
 def _finite_difference_step(rng: np.random.Generator) -> Question:
     x = not_constant(rng, -3, 9)
-    dy = not_constant(rng, -2, 5)
+    k = int(rng.integers(1, x.size + 1))  # the loss is one output, L = y_k: its upstream gradient is one-hot
+    dy = np.eye(x.size)[k - 1]
     check = finite_difference_check(x, None, None, dy, parameter="x", index=0, steps=CHECK_STEPS)
     best = float(CHECK_STEPS[check.best])
     tiny, big = float(CHECK_STEPS[0]), float(CHECK_STEPS[-1])
     if best in (tiny, big):  # an option would name the same step twice
         raise RepeatedOptions(f"the best step is an end of the range, {best:g}")
+    if np.count_nonzero(check.errors == check.errors[check.best]) > 1:  # two steps tie: no one answer
+        raise RepeatedOptions(f"two steps agree equally well at x = {x}")
     return ask(
         rng, "finite-difference-step", "a gradient check's step size",
-        f"You check ∂L/∂x₁ of LayerNorm at x = {vec(x)} by nudging x₁ by ±h. Which h gives the closest agreement "
-        "with the backward pass?",
+        f"LayerNorm (γ = 1, β = 0, ε = 1e−5) of x = {vec(x)} feeds the loss L = y{str(k).translate(_SUBSCRIPT)}, one output, so "
+        f"∂L/∂y is one-hot at k = {k}. You check ∂L/∂x₁ by nudging x₁ by ±h, for h = {tiny:g}, …, {big:g} (each a power of 10). "
+        "Which h gives the closest agreement with the backward pass?",
         f"{best:g}", [f"{tiny:g} (the smallest: closer to the limit)", f"{big:g} (the largest: least rounding)"],
         f"Too large an h measures the curve's bend (error ∝ h²); too small an h divides float64's rounding of "
-        f"L by h. Between them the best step here is {best:g}.",
-        link("/gradients", **typed(x), grad_check_h=f"{best:.0e}".replace("e-0", "e−").replace("e-", "e−")),
+        f"L by h. Between them the best step here is {best:g}, with |difference| {g(float(check.errors[check.best]))}; "
+        f"at {tiny:g} it is {g(float(check.errors[0]))} and at {big:g} {g(float(check.errors[-1]))}.",
+        link("/gradients", **typed(x), grad_kind="One-hot", grad_k=str(k), grad_check_h=_step_text(best)),
     )  # fmt: skip
 
 
+_SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def _step_text(h: float) -> str:
+    """A step as the Gradients page's URL writes it: 1e−5."""
+    return f"{h:.0e}".replace("e-0", "e−").replace("e-", "e−")
+
+
+DRIFT_RUNS = {"lr": (0.001, 0.003, 0.01), "depth": (4, 6, 8), "seed": (0, 1)}  # Training, step by step's
+STEPS_WIDTH = 32  # that page's units per layer
+
+
+@functools.lru_cache(maxsize=32)
+def _layernorm_drift(lr: float, depth: int, seed: int) -> OutputDrift:
+    """The LayerNorm run Training, step by step draws for these settings, from step 0 to its last."""
+    run = train_stepped("layernorm", lr=lr, depth=depth, width=STEPS_WIDTH, steps=MAX_STEPS, seed=seed)
+    drift = output_drift(run, MAX_STEPS)
+    if drift is None or drift.change is None:  # a diverged or dead run has no spread to compare
+        raise RuntimeError(f"the LayerNorm run lr={lr}, depth={depth}, seed={seed} has no drift to ask about")
+    return drift
+
+
 def _training_moves(rng: np.random.Generator) -> Question:
+    lr, depth, seed = (rng.choice(DRIFT_RUNS[k]) for k in ("lr", "depth", "seed"))
+    lr, depth, seed = float(lr), int(depth), int(seed)
+    d = _layernorm_drift(lr, depth, seed)
+    change = 100 * float(d.change)  # type: ignore[arg-type]  # not None: _layernorm_drift checked it
     return ask(
         rng, "training-drift", "normalized statistics still move in training",
-        "A network has LayerNorm after every layer. As it trains, the mean and spread of each layer's output…",
-        "can still move: γ and β are learned, and they set them",
-        ["stay fixed at 0 and 1: LayerNorm forbids any drift", "stay fixed, but only for BatchNorm"],
-        "LayerNorm fixes x̂'s statistics, not y's: y = γ·x̂ + β, and training moves γ and β. Normalization "
-        "changes how the statistics move, not whether they can. (Whether reducing this 'internal covariate "
-        "shift' is why it helps is disputed: Ioffe & Szegedy 2015 against Santurkar et al. 2018.)",
-        link("/training_steps", steps_lr="0.1", steps_at="150", steps_stat="mean of each layer's learned γ"),
+        f"A network of {depth} hidden ReLU layers of {STEPS_WIDTH} units has LayerNorm after each (γ, β learned) and "
+        f"trains for {MAX_STEPS} steps at learning rate {lr:g} from seed {seed} (Training, step by step). "
+        "The spread (std) of its last layer's output, from step 0 to the end…",
+        f"moves from {g(d.start)} to {g(d.end)} ({'+' if change >= 0 else ''}{g(change)}%)",
+        [
+            f"stays at {g(d.start)}: LayerNorm fixes the mean and spread of each layer's output",
+            "is 1 at every step: LayerNorm gives every layer's output unit spread",
+        ],
+        f"Meanwhile every γ stayed within {g(d.gamma_off)} of 1 and every |β| at most {g(d.beta_off)}. LayerNorm "
+        "fixes the mean and spread of x̂ over each example's units, not those of the layer's output "
+        "ReLU(γ·x̂ + β): the output moves when γ and β move, and when the weights before the norm move, which "
+        "change how x̂'s values fall on either side of ReLU's 0. (Whether reducing this 'internal covariate "
+        "shift' is why normalization helps is disputed: Ioffe & Szegedy 2015 against Santurkar et al. 2018.)",
+        link(
+            "/training_steps", steps_lr=f"{lr:g}", steps_depth=str(depth), steps_seed=str(seed),
+            steps_at=str(MAX_STEPS), steps_stat="std of each layer's output (what the next layer reads)",
+        ),
     )  # fmt: skip
 
 

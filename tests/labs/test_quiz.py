@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
 from layernorm.labs.quiz import BUILDERS, make_quiz
+from layernorm.labs.quiz_kit import g
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -145,13 +147,20 @@ def test_the_under_the_hood_answers_are_the_frameworks_and_the_formulas(seed: in
     assert q.options[q.answer] == "0 (to rounding)"
 
 
+FUSED_TORCH = Path(__file__).resolve().parents[1] / "data" / "fused_torch_2_13.json"
+
+
 @pytest.mark.parametrize("seed", range(12))
-def test_the_fused_kernels_answer_is_what_pytorch_gives(seed: int) -> None:
+def test_the_fused_kernels_answer_is_what_pytorch_gives_in_training_mode(seed: int) -> None:
     q = next(q for q in make_quiz(seed) if q.key == "fused-affine")
-    value = float(re.findall(r"copies of ([0-9e+.]+)\.", q.prompt)[0])
-    # torch.nn.functional.batch_norm(torch.full((n, 1), value), None, None, training=True), PyTorch 2.13 CPU
-    torch_gives = {5e7: "242.3", 1e6: "8.686", 1e7: "−105.1"}
-    assert q.options[q.answer] == f"{torch_gives[value]}, not 0"
+    copies, value = re.findall(r"holds (\d+) copies of ([0-9e+.]+),", q.prompt)[0]
+    # torch.nn.BatchNorm1d in training mode on torch.full((n, 1), value), PyTorch 2.13 CPU (recorded)
+    records = json.loads(FUSED_TORCH.read_text())["records"]
+    x = [float(value)] * int(copies)
+    y = next(r["y"] for r in records if r["kernel"] == "batch_norm" and r["x"] == x and r["beta"] == 0.0)
+    assert q.options[q.answer] == f"{g(y[0])}, not 0" and y[0] != 0
+    assert "training mode" in q.prompt and "in training mode" in q.explanation
+    assert "eval mode" in q.explanation  # the claim names the mode it holds in
 
 
 def test_every_answers_link_names_a_page_of_the_app() -> None:
