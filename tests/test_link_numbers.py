@@ -166,3 +166,30 @@ def test_a_c_not_offered_takes_the_nearest_and_says_which() -> None:
     assert at.session_state["inv_c"] == 10.0
     notes = [str(w.value) for w in at.warning if "inv" in str(w.value)]
     assert notes == ["The link's inv_c=7 is not one of the values offered; the lab uses the nearest, c = 10."]
+
+
+def test_the_lab_writes_every_offered_number_in_ascii_that_reads_back(numeric_specs: dict[str, Spec]) -> None:
+    """The text a link carries for an offered value (what Streamlit writes into the address, and what the
+    lab rewrites a hand-typed link to) is ASCII with no "+": a pasted link showed ``inv_c=%E2%88%9210``
+    for c = −10, and ``1e%2B05`` for 1e+05. Read back, it picks the same value."""
+    failures = []
+    for key, (spec, name) in sorted(numeric_specs.items()):
+        for value in _offered(spec):
+            text = _shown(spec, value)
+            got = links.resolve(key, [text], links.LinkKey(name, spec))
+            if not text.isascii() or "+" in text or " " in text or float(got.value) != value or got.note:
+                failures.append((key, value, text))
+    assert failures == []
+
+
+@pytest.mark.parametrize("page", sorted(FILES))
+def test_every_bound_choice_shows_its_numbers_as_the_link_carries_them(page: str) -> None:
+    """Streamlit writes a bound select slider's shown option into the URL: numeric options must be
+    shown in the link's ASCII (the live sliders show their own labels; their kept slider is this one)."""
+    at = open_page(FILES[page], **MORE_VIEWS.get(page, {}))
+    for el in at.get("select_slider"):
+        if el.proto.query_param_key and all(links.number(t) is not None for t in el.proto.options):
+            assert all(t.isascii() and "+" not in t for t in el.proto.options), (
+                el.proto.query_param_key,
+                el.proto.options,
+            )

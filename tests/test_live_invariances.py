@@ -30,6 +30,8 @@ EPS = 1e-5
 B_VALUES = offered(-10.0, 10.0, 0.5)
 C_TEXTS = ["−100", "−10", "−1", "−0.1", "−0.001", "0", "1.00e−06", "1.00e−04", "0.001", "0.01", "0.1"]
 C_TEXTS += ["0.5", "1", "2", "10", "100", "10000", "1.00e+06"]
+C_URLS = ["-100", "-10", "-1", "-0.1", "-0.001", "0", "1.00e-06", "1.00e-04", "0.001", "0.01", "0.1"]
+C_URLS += ["0.5", "1", "2", "10", "100", "10000", "1.00e6"]  # ASCII, no "+"
 DEFAULT_X = ln.make_preset("standard normal", 8, 0)  # the sidebar's input on a fresh page
 INPUTS: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {  # x, γ, β
     "default": (DEFAULT_X, np.ones(8), np.zeros(8)),
@@ -105,7 +107,7 @@ def check_frame(f: dict[str, Any], arrays: list[np.ndarray], want: dict[str, Any
 
 
 def test_offered_values_and_their_texts_are_the_sliders() -> None:
-    assert [inv.c_text(c) for c in inv.C_CHOICES] == C_TEXTS  # the select slider's texts, and the URL's
+    assert [inv.c_text(c) for c in inv.C_CHOICES] == C_TEXTS  # the live slider's texts
     assert B_VALUES == [-10.0 + 0.5 * i for i in range(41)] and B_VALUES[22] == 1.0
 
 
@@ -269,7 +271,7 @@ def test_a_fresh_page_shows_the_frame_of_c_2_and_b_1() -> None:
     check_page(at, 2.0, 1.0)
     c_data, b_data = sliders(at)
     assert "frames" in c_data["payload"] and "frames" in b_data["payload"]  # d = 8: sent with the page
-    assert c_data["link"]["urls"] == C_TEXTS and c_data["link"]["default"] == "2"
+    assert c_data["link"]["urls"] == C_URLS and c_data["link"]["default"] == "2"
     assert c_data["label"] == "Scale c" and b_data["label"] == "Add b to every feature"
     assert c_data["help"] == "Negative values flip the vector; 0 flattens it to the constant b."
     assert b_data["link"]["default"] == "1" and b_data["link"]["urls"][0] == "-10"

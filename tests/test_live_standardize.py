@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
 from ui import plot
+from ui.links import link_text
 from ui.live import standardize
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
 
@@ -148,7 +149,11 @@ def shown_as_expected(at: AppTest, i: int, spread: float) -> None:
     assert feature["link"]["key"] == "std_feature" and feature["index"] == i - 1
     assert feature["link"]["urls"] == [str(k) for k in range(1, x.size + 1)]  # std_feature=3, as before
     assert feature["labels"] == [str(k) for k in range(1, x.size + 1)]  # the thumb reads 3, not 3.00
-    assert near["link"] == {"key": "std_spread", "urls": SPREAD_TEXTS, "default": "1e-03"}
+    assert near["link"] == {
+        "key": "std_spread",
+        "urls": [link_text(t) for t in SPREAD_TEXTS],
+        "default": "1e-03",
+    }
     assert near["index"] == SPREADS.index(spread)
     want = near_expected(eps, spread)
     assert [r["key"] for r in readouts(at)] == [standardize.FEATURE, standardize.NEAR]

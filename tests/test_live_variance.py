@@ -20,6 +20,7 @@ from variance_expected import expected, passes_expected
 
 import layernorm as ln
 from ui import plot
+from ui.links import link_text
 from ui.live import variance
 
 A_VALUES = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
@@ -189,7 +190,12 @@ def test_an_offset_link_opens_its_offset(
     at = open_variance(var_offset=text, var_scale="2.0")
     assert at.select_slider(key="var_offset").value == offset
     scale, shift = sliders(at)["var_scale"], sliders(at)["var_offset"]
-    assert shift["link"] == {"key": "var_offset", "urls": OFFSET_TEXTS, "default": "1e+04"}
+    # the link carries them in ASCII, without "+" (1e+04 is 1e4)
+    assert shift["link"] == {
+        "key": "var_offset",
+        "urls": [link_text(t) for t in OFFSET_TEXTS],
+        "default": "1e4",
+    }
     assert (scale["index"], shift["index"]) == (A_VALUES.index(2.0), OFFSETS.index(offset))
     shown = readouts(at)[-1]
     x = at.session_state["lab_input"].x

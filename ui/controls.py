@@ -64,10 +64,15 @@ def _link_options(
     where: Any,
 ) -> dict[str, Any]:
     """An options control's key checked, its remembered option kept offered, its link described;
-    returns the ``format_func`` argument to pass on (none when the options show as themselves)."""
+    returns the ``format_func`` argument to pass on (none when the options show as themselves).
+
+    Streamlit writes the shown text of a bound option into the URL, so numbers shown as numbers are
+    shown as a link carries them (:func:`ui.links.link_text`: ``-10``, ``1e-08``, ``1e5``)."""
     _check(key)
     _keep_option(key, options)
     show = format_func or str
+    if options and all(_numeric_text(o, show(o)) for o in options):
+        show = format_func = _as_link_text(show)
     redraw_when_relabelled(key, [show(o) for o in options])
     link_control(key, option_spec(options, value, show, what, words), what, where)
     return {"format_func": format_func} if format_func else {}
@@ -121,6 +126,10 @@ def select_slider(
     extra = _link_options(key, options, value, format_func, name or label, "values offered", where)
     result: T = where.select_slider(label, list(options), value=value, key=key, **_BOUND, **extra, **kw)
     return result
+
+
+def _as_link_text(show: Callable[[T], str]) -> Callable[[T], str]:
+    return lambda o: links.link_text(show(o))
 
 
 def option_spec(

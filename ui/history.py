@@ -31,10 +31,10 @@ the two calls once per tab:
 Every other call goes through unchanged. ``tests/e2e/test_history_browser.py`` checks Back and
 Forward across page switches in Chromium.
 
-A hand-typed link whose text the lab rewrites (``?inv_c=-1`` becomes ``?inv_c=−1``, ``?d=17``
+A hand-typed link whose text the lab rewrites (``?inv_c=-1e-3`` becomes ``?inv_c=-0.001``, ``?d=17``
 becomes ``?d=16``) is rewritten on the session's first runs, before this script is in the page, so
 the link as typed stays one entry back: no history call can take an entry out. On Back or Forward
-Streamlit seeds each bound widget from the entry's text alone (``inv_c=-1`` matches no option's
+Streamlit seeds each bound widget from the entry's text alone (``inv_c=-1e-3`` matches no option's
 text, so c fell back to its default; ``mean_shift=2.25`` was used off the slider's steps), without
 the lab's link rules or a word. So when a Back or Forward makes such an entry current (the
 Navigation API's ``currententrychange``, which comes before the ``popstate`` where Streamlit reads

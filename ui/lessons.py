@@ -126,7 +126,7 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "A gradient check: a smaller step is not a better one",
         "pages/15_gradients.py",
-        {"grad_check_h": "1e−13"},
+        {"grad_check_h": "1e-13"},
         "At h = 1e−13 the finite difference is off in the fourth digit: float64's rounding of the loss, "
         "divided by a tiny h. Step h up towards 1e−5 and it agrees to about ten digits.",
     ),

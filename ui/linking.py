@@ -128,7 +128,7 @@ def read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkRe
 
 
 def remember_spelling(key: str, typed: list[str], text: str | None) -> None:
-    """Keep how the lab spells a link's value it rewrote (``inv_c=-1`` is ``inv_c=−1``), for the browser.
+    """Keep how the lab spells a link's value it rewrote (``inv_c=-1e-3`` is ``inv_c=-0.001``), for Back.
 
     On a session's first run Streamlit writes the lab's spelling as a new history entry, so the link
     as typed stays one entry back; on Back or Forward Streamlit seeds each bound widget from the

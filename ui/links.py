@@ -90,6 +90,13 @@ class Resolved:
     note: str | None  # what to tell the user (Markdown-safe), or None: the link said exactly this
 
 
+def link_text(shown: str) -> str:
+    """A number's shown text as a link carries it: ASCII, with no "+" (a query string reads "+" as a
+    space, so the browser writes it "%2B"): ``"−10"`` -> ``"-10"``, ``"1.00e−06"`` -> ``"1.00e-06"``,
+    ``"1e+05"`` -> ``"1e5"``. :func:`number` reads it back to the same value."""
+    return shown.replace("\u2212", "-").replace("e+0", "e").replace("e+", "e")
+
+
 def url_number(value: float) -> str:
     """A number as Streamlit writes a bound slider's value into the URL: ``1.0 -> "1"``, ``0.5 -> "0.5"``."""
     v = float(value)

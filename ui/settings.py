@@ -65,8 +65,13 @@ MOVABLE = frozenset({"x", "label", "gamma", "beta", "eps"})
 
 
 def eps_text(eps: float) -> str:
-    """ε as its slider (and so the URL) writes it: ``1e-07``."""
+    """ε as its slider shows it: ``1e-07``, ``1e+00``."""
     return f"{eps:.0e}"
+
+
+def eps_link(eps: float) -> str:
+    """ε as the URL carries it (and its kept slider writes it): ``1e-07``, ``1e0``."""
+    return links.link_text(eps_text(eps))
 
 
 # How a link's value is read, per key: the widget it feeds, with that widget's own options and range.
@@ -75,7 +80,7 @@ LINK_KEYS: dict[str, links.LinkKey] = {
     "preset": links.LinkKey("preset", links.Words(list(ln.PRESETS), next(iter(ln.PRESETS)), "presets")),
     "d": links.LinkKey("d", links.Choice(D_CHOICES, 8, lambda v: str(int(v)), "size")),
     "seed": links.LinkKey("seed", links.Range(0, 9999, 1, 0, "seed")),  # the Seed number_input
-    "eps": links.LinkKey("ε", links.Choice(EPS_CHOICES, 1e-5, eps_text, "ε")),
+    "eps": links.LinkKey("ε", links.Choice(EPS_CHOICES, 1e-5, eps_link, "ε")),
     "gamma": links.LinkKey("γ", links.Range(*GAMMA_BETA_SLIDER, 1.0, "γ")),
     "beta": links.LinkKey("β", links.Range(*GAMMA_BETA_SLIDER, 0.0, "β")),
     "typed": links.LinkKey("numbers", links.Text(DEFAULT_TEXT, MAX_TYPED, "numbers")),

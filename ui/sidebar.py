@@ -45,7 +45,7 @@ from ui.settings import (
     LabInput,
     Settings,
     changed_fields,
-    eps_text,
+    eps_link,
     lab_from,
 )
 
@@ -223,7 +223,7 @@ def vector_controls() -> LabInput:
                 key="eps",
                 bind="query-params",
                 persist_state="session",
-                format_func=eps_text,
+                format_func=eps_link,
                 help=EPS_HELP,
                 on_change=kept_moved,
                 args=("eps", rerun_lab_sections),

@@ -1,10 +1,10 @@
 """Back onto a hand-typed link shows the values the lab said it uses, in Chromium.
 
-The lab writes a hand-typed link's values in its own spelling (``inv_c=-1`` becomes ``inv_c=−1``,
+The lab writes a hand-typed link's values in its own spelling (``inv_c=-1e-3`` becomes ``inv_c=-0.001``,
 ``d=17`` becomes ``d=16``). On a session's first run Streamlit writes that change as a new history
 entry, before any of the lab's script is in the page, so the link as typed stays one entry back.
 On Back or Forward Streamlit seeds each URL-bound control from the entry's text alone: a value
-the lab reads (``-1``) but the control's options do not spell that way fell back to the control's
+the lab reads (``-1e-3``) but the control's options do not spell that way fell back to the control's
 default, and a value off the control's steps was used as typed, in both cases without a word
 (found by a browser QA pass). ``ui/history.py`` gives such an entry the lab's spelling before
 Streamlit reads it.
@@ -58,9 +58,9 @@ def _back(lab: Lab) -> None:
 @pytest.mark.parametrize(
     ("query", "shown", "in_url", "move"),
     [
-        # −1 is offered, written "−1"; Back straight after opening the link
-        ("?src=Type+numbers&typed=1,2,4,8&inv_c=-1&inv_b=3", "−1", "inv_c=%E2%88%921", False),
-        ("?inv_c=-0.001", "−0.001", "inv_c=%E2%88%920.001", True),
+        # −1 is offered, shown "−1" and written "-1" (ASCII); Back straight after opening the link
+        ("?src=Type+numbers&typed=1,2,4,8&inv_c=%E2%88%921&inv_b=3", "−1", "inv_c=-1", False),
+        ("?inv_c=-1e-3", "−0.001", "inv_c=-0.001", True),
         ("?inv_c=7", "10", "inv_c=10", True),  # not offered: the nearest, said
     ],
 )

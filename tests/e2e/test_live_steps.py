@@ -15,7 +15,6 @@ own axis and is redrawn by Plotly: its data is read exactly.
 from __future__ import annotations
 
 import re
-import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +24,7 @@ import pytest
 from playwright.sync_api import expect
 
 from e2e.support import READOUT_JS, Lab, drag_thumb_by, live_ready, page_by_url, query, recorder_js
+from ui import links
 from ui.live import Frame, standardize, variance
 
 pytestmark = pytest.mark.browser
@@ -73,7 +73,7 @@ class Control:
     readouts: tuple[str, ...]
     charts: tuple[str, ...]
     value_of: Callable[[str], float]  # the slider's label → its value
-    url_text: Callable[[float], str]  # the value as the link carries it
+    url_text: Callable[[float], str]  # the value as the slider shows it (the link: its link_text)
     frame: Callable[[float], Frame]
     toward: float  # where to drag: a fraction of the track from the thumb (negative: left)
 
@@ -189,7 +189,7 @@ def test_a_drag_shows_the_cores_numbers_on_every_frame_and_release_keeps_them(la
     assert last["label"] != before["label"]
 
     value = c.value_of(last["label"])
-    carried = urllib.parse.quote_plus(c.url_text(value))  # as URLSearchParams writes it: 1e%2B08
+    carried = links.link_text(c.url_text(value))  # ASCII, no "+": 1e+08 is carried as 1e8
     expect(lab.page).to_have_url(re.compile(rf"{c.key}={re.escape(carried)}(&|$)"))
     lab.wait_idle()
     expect(lab.page.locator(f".st-key-{c.key}_live .lab-live-value")).to_have_text(last["label"])

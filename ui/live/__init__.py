@@ -36,7 +36,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui import controls, plot
+from ui import controls, links, plot
 from ui.keys import LIVE_RELEASED, NOT_THE_USER
 from ui.live.frames import Chart as Chart
 from ui.live.frames import Frame as Frame
@@ -203,12 +203,14 @@ def readout(r: Readout) -> None:
 
 def before_its_slider(key: str, values: Sequence[float], texts: Sequence[str], default: float) -> float:
     """A live slider's value before it is drawn this run, for the frames of a slider drawn above it:
-    the kept value, or on a session's first run from a link, the link's text (``texts``, as the URL
-    writes ``values``); anything else is ``default``. Once the slider is drawn, a page whose guess was
+    the kept value, or on a session's first run from a link, the link's text (``texts``: ``values`` as
+    the slider shows them, which the URL carries as their :func:`ui.links.link_text`); anything else is
+    ``default``. Once the slider is drawn, a page whose guess was
     wrong runs again (``st.rerun``), so that no frame shows another value than the page."""
     if key in st.session_state:
         return float(st.session_state[key])
-    return dict(zip(texts, values, strict=True)).get(str(st.query_params.get(key, "")), default)
+    carried = (links.link_text(t) for t in texts)
+    return dict(zip(carried, values, strict=True)).get(str(st.query_params.get(key, "")), default)
 
 
 def _nearest(values: Sequence[float], v: object) -> float | None:
@@ -335,7 +337,7 @@ def select_slider(
     help: str | None = None,  # the label's tooltip, as st.select_slider's help
 ) -> tuple[float, dict[str, object]]:
     """A live ``controls.select_slider`` over numeric ``options`` shown as ``format_func`` writes them
-    (which is also how the URL carries them); otherwise as :func:`slider`."""
+    (the URL carries them in ASCII, :func:`ui.links.link_text`); otherwise as :func:`slider`."""
     values = [float(o) for o in options]
     again = {"on_change": kept_moved, "args": (key, on_change, args)}
     with st.container(key=f"live_state_{key}"):
@@ -353,7 +355,7 @@ def select_slider(
         label,
         values,
         texts,
-        texts,
+        [links.link_text(t) for t in texts],  # as the kept slider writes them (controls.select_slider)
         float(kept),
         float(value),
         key=key,

@@ -23,7 +23,17 @@ import streamlit as st
 from ui import live
 from ui.keys import LAB_INPUT, LIVE_PAGE, LIVE_PLACES, LIVE_VIEW
 from ui.live import Frame
-from ui.settings import EPS_CHOICES, EPS_HELP, GAMMA_BETA_SLIDER, LabInput, eps_text, lab_at, noted, noting
+from ui.settings import (
+    EPS_CHOICES,
+    EPS_HELP,
+    GAMMA_BETA_SLIDER,
+    LabInput,
+    eps_link,
+    eps_text,
+    lab_at,
+    noted,
+    noting,
+)
 
 _DRAWN = "_live_sidebar_drawn"  # the sidebar's live sliders of the last full run
 LABELS = {
@@ -61,7 +71,7 @@ def view(
 def _values(key: str) -> tuple[list[float], list[str], list[str], float]:
     """The values a sidebar slider offers, its labels, its URL texts and its default."""
     if key == "eps":
-        return list(EPS_CHOICES), [eps_text(e) for e in EPS_CHOICES], [eps_text(e) for e in EPS_CHOICES], 1e-5
+        return list(EPS_CHOICES), [eps_text(e) for e in EPS_CHOICES], [eps_link(e) for e in EPS_CHOICES], 1e-5
     lo, hi, step = GAMMA_BETA_SLIDER
     values = live.offered(lo, hi, step)
     return (
