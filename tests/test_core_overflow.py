@@ -45,6 +45,7 @@ from layernorm.labs import (
     running,
     shapes,
     shared_affine,
+    torch_kernels,  # noqa: F401  (test_show_failure_functions_say_so finds its functions by module name)
     training,
     transformer_stats,
 )
@@ -66,6 +67,15 @@ SHOW_FAILURE = {
     "fused.compare_affine_forms": "holds the two forms' runs; its own property is below",
     "float32_affine.to_float32": "beyond float32's range is ∞ by design; its own property is below",
     "float32_affine.checked_inputs": "an rstd beyond float32 is ∞ (a fused status); own property below",
+    # float32 arithmetic as a CPU rounds it: ∞ past float32's range is the IEEE result
+    "float32_affine.round_to_float32": "beyond float32's range is ∞ by design (IEEE rounding)",
+    "float32_affine.two_sum": "a float64 sum that overflows is ∞ by design",
+    "float32_affine.fma32": "a float32 fused multiply-add overflows to ∞ by design",
+    "float32_affine.mul_add32": "float32's a·b + c overflows to ∞ by design",
+    "float32_affine.shift32": "float32's β − μ·s overflows to ∞ by design",
+    "float32_affine.rstd_of": "1/√(var + ε) beyond float32 is ∞ (the fused forms' rstd_overflow)",
+    "torch_kernels.rowwise_moments": "PyTorch's float32 σ² is ∞ or NaN where its sums overflow, shown",
+    "torch_kernels.layer_norm_kernel": "PyTorch's float32 LayerNorm returns NaN or ∞ there, shown",
 }
 # Functions that take no numbers a user chooses (text readers, presets, recordings, seeds):
 # their inputs are bounded by what they read, and test_core/tests/fuzz cover them.
@@ -398,6 +408,14 @@ for _name in (
     "fused.compare_affine_forms",
     "float32_affine.to_float32",
     "float32_affine.checked_inputs",
+    "float32_affine.round_to_float32",
+    "float32_affine.two_sum",
+    "float32_affine.fma32",
+    "float32_affine.mul_add32",
+    "float32_affine.shift32",
+    "float32_affine.rstd_of",
+    "torch_kernels.rowwise_moments",
+    "torch_kernels.layer_norm_kernel",
 ):
     CALLS[_name] = lambda data: None  # SHOW_FAILURE: see below
 
