@@ -507,6 +507,7 @@ LAB_NOT_NUMERIC = {
     "training.run_sweep",
     "float32_affine.first_status",  # names and booleans: which check failed first
     "stepping.train_stepped",
+    "stepping.output_drift",  # reads a run the simulation made
     # a quiz question's text: it formats numbers the question drew itself
     "quiz_kit.g",
     "quiz_kit.full",
