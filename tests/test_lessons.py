@@ -169,8 +169,23 @@ def test_the_fused_kernel_lesson_shows_242_27734375() -> None:
 def test_the_gradient_check_lesson_is_off_at_a_tiny_step_and_close_at_1e_5() -> None:
     lesson = next(x for x in LESSONS if "gradient check" in x.title)
     errors = {}
-    for h in (lesson.params["grad_check_h"], "1e−5"):
+    for h in (lesson.params["grad_check_h"], "1e-5"):
         at = _open(Lesson(lesson.title, lesson.page, {**lesson.params, "grad_check_h": h}, ""))
         errors[h] = float(next(m.value for m in at.metric if m.label == "|difference|").replace("−", "-"))
-    assert 1e-5 < errors["1e−13"] < 1e-3  # "off in the fourth digit" of a derivative of about 2
-    assert errors["1e−5"] < 1e-9  # about ten digits
+    assert 1e-5 < errors["1e-13"] < 1e-3  # "off in the fourth digit" of a derivative of about 2
+    assert errors["1e-5"] < 1e-9  # about ten digits
+
+
+def test_the_fused_lesson_names_the_mode_its_pytorch_number_holds_in() -> None:
+    lesson = next(x for x in LESSONS if "fused kernel" in x.title)
+    assert "CPU BatchNorm does in training mode" in lesson.point  # eval mode uses running statistics
+
+
+def test_the_quiz_lesson_counts_the_quizs_questions() -> None:
+    from layernorm.labs.quiz import make_quiz
+
+    lesson = next(x for x in LESSONS if x.page == "pages/16_quiz.py")
+    n = len(make_quiz(0))
+    assert lesson.title == f"The quiz: {n} confusions, a question each"
+    assert lesson.point.startswith(f"{n} questions")
+    assert "for every confusion" not in lesson.title + lesson.point

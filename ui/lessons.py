@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from layernorm.labs.quiz import BUILDERS as QUIZ_BUILDERS
+
 
 @dataclass(frozen=True)
 class Lesson:
@@ -142,13 +144,14 @@ LESSONS: tuple[Lesson, ...] = (
         "pages/13_precision.py",
         {"fused_case": "BatchNorm: a channel of equal values", "fused_v": "5e+07"},
         "Five copies of 5e7 normalize to exactly β = 0, yet y = x·s + b in float32 gives 242.27734375, as "
-        "PyTorch 2.13's CPU BatchNorm does: b = −μ·s is about −1.58e10 and is stored to the nearest 1024.",
+        "PyTorch 2.13's CPU BatchNorm does in training mode (the batch's own μ and σ²): b = −μ·s is about "
+        "−1.58e10 and is stored to the nearest 1024.",
     ),
     Lesson(
-        "The quiz: a question for every confusion",
+        f"The quiz: {len(QUIZ_BUILDERS)} confusions, a question each",
         "pages/16_quiz.py",
         {},
-        "One question for each of the confusions the lab is built on, with fresh numbers for every "
-        "student; after Check, each links to the page in the state that shows its answer.",
+        f"{len(QUIZ_BUILDERS)} questions, one for each confusion the quiz covers, with fresh numbers for "
+        "every student; after Check, each links to the page in the state that shows its answer.",
     ),
 )

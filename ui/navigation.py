@@ -121,7 +121,7 @@ SECTIONS: dict[str, list[Entry]] = {
             "pages/16_quiz.py",
             "Misconception quiz",
             ":material/quiz:",
-            "a question for every confusion, with fresh numbers",
+            "a question for each confusion it covers, with fresh numbers",
         )
     ],
 }

@@ -29,6 +29,8 @@ def _divide_by(rng: np.random.Generator) -> Question:
     x = not_constant(rng, -4, 9)
     pop, sample = float(variance(x)), float(variance(x, ddof=1))
     ms = float(mean(x * x))
+    if g(ms) == g(pop):  # μ = 0: the mean of x² is σ² itself, and that option would be right too
+        raise RepeatedOptions(f"x = {x} has mean 0")
     return ask(
         rng, "divide-by", "÷d or ÷(d−1)",
         f"LayerNorm normalizes x = {vec(x)}. Which σ² does it divide by?",
@@ -152,7 +154,7 @@ def _train_vs_eval(rng: np.random.Generator) -> Question:
 
 def _invariance(rng: np.random.Generator) -> Question:
     x = not_constant(rng, -3, 7)
-    c, b = float(rng.choice([2.0, 3.0, 10.0])), float(rng.choice([5.0, -4.0, 100.0]))
+    c, b = float(rng.choice([2.0, 10.0, 100.0])), float(rng.choice([5.0, 3.0, 10.0]))  # Invariances' c and b
     y = layer_norm(x, eps=0.0)
     return ask(
         rng, "invariance", "shift and positive-scale invariance",
@@ -161,7 +163,7 @@ def _invariance(rng: np.random.Generator) -> Question:
         f"Multiplying by {g(c)} > 0 multiplies x − μ and σ alike, and adding {g(b)} moves x and μ alike: x̂ "
         "cannot see either. (A negative factor would flip the signs; with ε > 0 the scale invariance is only "
         "approximate.)",
-        link("/invariances", **typed(x)),
+        link("/invariances", **typed(x), inv_c=f"{c:g}", inv_b=f"{b:g}"),
     )  # fmt: skip
 
 

@@ -132,6 +132,12 @@ def link(path: str, **params: str) -> str:
     return f"{path}?{urllib.parse.urlencode(params)}" if params else path
 
 
+def link_number(shown: str) -> str:
+    """A number's shown text as the lab's links carry it: ASCII, no "+" ("1e−5" -> "1e-5", "1e+09" ->
+    "1e9"), the spelling the pages write into the address (ui.links.link_text)."""
+    return shown.replace("\u2212", "-").replace("e+0", "e").replace("e+", "e")
+
+
 def typed(x: np.ndarray) -> dict[str, str]:
     """Link settings that put the vector ``x`` into the sidebar as typed numbers."""
     return {"src": "Type numbers", "typed": ", ".join(repr(float(v)) for v in x)}

@@ -19,7 +19,17 @@ from layernorm.gradient_check import CHECK_STEPS, finite_difference_check
 from layernorm.labs import bn_frameworks as bf
 from layernorm.labs.fused import fused_affine
 from layernorm.labs.precision import layer_norm_in_dtype
-from layernorm.labs.quiz_kit import Question, RepeatedOptions, ask, g, link, not_constant, typed, vec
+from layernorm.labs.quiz_kit import (
+    Question,
+    RepeatedOptions,
+    ask,
+    g,
+    link,
+    link_number,
+    not_constant,
+    typed,
+    vec,
+)
 from layernorm.labs.shared_affine import undo_for_token
 from layernorm.labs.stepping import MAX_STEPS, OutputDrift, output_drift, train_stepped
 from layernorm.rms_variants import KERAS_EPS, MACHINE_EPS, rms_norm_variant
@@ -66,7 +76,7 @@ def _fused_constant_channel(rng: np.random.Generator) -> Question:
         "where the step-by-step formula (x − μ)·s + β gives exactly 0. PyTorch 2.13's CPU BatchNorm in training "
         "mode (the batch's own μ and σ²) gives the same number; in eval mode it uses its running statistics "
         "instead, which this question does not set.",
-        link("/precision", fused_case="BatchNorm: a channel of equal values", fused_v=f"{v:.0e}"),
+        link("/precision", fused_case="BatchNorm: a channel of equal values", fused_v=link_number(f"{v:.0e}")),
     )  # fmt: skip
 
 
@@ -119,7 +129,7 @@ def _dtype_eps(rng: np.random.Generator) -> Question:
         f"√(mean of x² + ε) = √({g(a * a)} + 0.0078125): the ε meant to be negligible is larger than the mean "
         f"square, so the output is {g(own)} instead of {g(opmath)}. PyTorch 2.13's nn.RMSNorm(eps=None) takes "
         "float32's ε (2⁻²³) for bfloat16 and float16 input, which gives the second.",
-        link("/estimators_and_eps", est_rms_example="0.05, −0.05, 0.05, −0.05 (the dtype's ε)", est_rms_dtype="bfloat16"),
+        link("/estimators_and_eps", **typed(x), est_rms_example="the sidebar's vector", est_rms_dtype="bfloat16"),
     )  # fmt: skip
 
 
@@ -170,17 +180,19 @@ def _shared_undo(rng: np.random.Generator) -> Question:
 
 def _gradient_sums_to_zero(rng: np.random.Generator) -> Question:
     x = not_constant(rng, -3, 9)
-    dy = not_constant(rng, -2, 5)
+    k = int(rng.integers(1, x.size + 1))  # L = y_k: an upstream gradient the Gradients page offers
+    dy = np.eye(x.size)[k - 1]
     dx, _, _ = layer_norm_backward(x, None, dy, eps=1e-5)
     total = float(np.sum(dx))
+    here = "exactly 0 here" if total == 0 else f"here {g(total)}, float64's rounding"
     return ask(
         rng, "gradient-sum", "LayerNorm's gradient has no mean",
-        f"LayerNorm (γ = 1) of x = {vec(x)} receives the upstream gradient ∂L/∂y = {vec(dy)}, which sums to "
-        f"{g(float(np.sum(dy)))}. What do the four entries of ∂L/∂x sum to?",
-        "0 (to rounding)", [g(float(np.sum(dy))), g(float(np.sum(dy)) / 4)],
+        f"LayerNorm (γ = 1, β = 0, ε = 1e−5) of x = {vec(x)} feeds the loss L = y{str(k).translate(_SUBSCRIPT)}, "
+        f"so ∂L/∂y is one-hot at k = {k} and sums to 1. What do the four entries of ∂L/∂x sum to?",
+        "0 (to rounding)", ["1, as ∂L/∂y does", "0.25, ∂L/∂y's sum over d"],
         f"Adding a constant to x changes nothing after LayerNorm, so the loss cannot change along (1, 1, 1, 1): "
-        f"∂L/∂x has no component there and its entries sum to 0 (here {total:.1e}, rounding).",
-        link("/gradients", **typed(x)),
+        f"∂L/∂x has no component there and its entries sum to 0 ({here}).",
+        link("/gradients", **typed(x), grad_kind="One-hot", grad_k=str(k)),
     )  # fmt: skip
 
 
@@ -212,8 +224,8 @@ _SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
 def _step_text(h: float) -> str:
-    """A step as the Gradients page's URL writes it: 1e−5."""
-    return f"{h:.0e}".replace("e-0", "e−").replace("e-", "e−")
+    """A step as the Gradients page's URL writes it: 1e-5."""
+    return link_number(f"{h:.0e}".replace("e-0", "e-"))
 
 
 DRIFT_RUNS = {"lr": (0.001, 0.003, 0.01), "depth": (4, 6, 8), "seed": (0, 1)}  # Training, step by step's

@@ -59,15 +59,16 @@ def _one_pass_float32(rng: np.random.Generator) -> Question:
     run = layer_norm_in_dtype(x, dtype="float32", method="one_pass")
     exact = float(variance(x))
     right, wrong = _one_pass_texts(run, exact, ("negative", "zero", "positive"))
+    two = float(layer_norm_in_dtype(x, dtype="float32", method="two_pass").var[0])
     return ask(
         rng, "one-pass-float32", "the one-pass variance in float32",
         f"A float32 kernel computes σ² in one pass, as mean(x²) − μ², then x̂ = (x − μ)/√(σ² + ε) with "
         f"ε = 1e−5. For x = {vec(x)} its σ² is…",
-        right, [f"{g(exact)}, as the two-pass formula gives", *wrong][:3],
+        right, [f"{g(exact)}, the exact σ²", *wrong][:3],
         f"In float32, mean(x²) = {full(float(run.mean_sq[0]))} and μ² = {full(float(run.mu_sq[0]))}: float32 "
         f"numbers near {g(NEAR_4E4**2)} are {full(float(np.spacing(np.float32(NEAR_4E4**2))))} apart, "
         f"so their difference is their rounding, {g(float(run.var[0]))}, not the exact σ² = {g(exact)}. The "
-        "two-pass formula subtracts μ first and squares numbers of a few units.",
+        f"two-pass formula subtracts μ first and squares numbers of a few units: in float32 it gives {g(two)}.",
         _precision_link(x, "float32"),
     )  # fmt: skip
 
@@ -77,15 +78,22 @@ def _one_pass_constant(rng: np.random.Generator) -> Question:
     x = np.full(3, c)
     run = layer_norm_in_dtype(x, dtype="float32", method="one_pass")
     right, wrong = _one_pass_texts(run, 0.0, ("negative", "positive"))
+    two = float(layer_norm_in_dtype(x, dtype="float32", method="two_pass").var[0])
+    two_says = (
+        "the two-pass formula in float32 gives 0 too"
+        if two == 0
+        else f"even the two-pass formula in float32 gives {g(two)} here, because μ itself is rounded; "
+        "the lab's float64 core gives exactly 0"
+    )
     return ask(
         rng, "one-pass-constant", "a fast one-pass variance on a constant row",
         f"A fast kernel computes σ² in one pass, as mean(x²) − μ², in float32, then x̂ = (x − μ)/√(σ² + ε) "
         f"with ε = 1e−5. The row x = {vec(x)} is constant, so its exact σ² is 0. The kernel's σ² is…",
-        right, ["0, as the two-pass formula gives: every output is 0", *wrong],
+        right, ["0, the exact σ²: every output is 0", *wrong],
         f"In float32, mean(x²) = {full(float(run.mean_sq[0]))} and μ² = {full(float(run.mu_sq[0]))} are each "
         f"rounded on their own, so their difference is {g(float(run.var[0]))} instead of 0"
         + (": a negative variance, whose root is undefined." if float(run.var[0]) < 0 else ".")
-        + " Some kernels clamp it at 0; the two-pass formula gives 0 because every x − μ is 0.",
+        + f" Some kernels clamp it at 0; {two_says}.",
         _precision_link(x, "float32"),
     )  # fmt: skip
 

@@ -9,6 +9,7 @@ import pytest
 from apptest_support import HOME, MEAN, ok, open_page, page_text
 from streamlit.testing.v1 import AppTest
 
+from layernorm.labs.quiz import BUILDERS
 from ui import class_session as cs
 from ui.text import plain
 
@@ -216,11 +217,11 @@ def test_the_teacher_sees_the_whole_quiz_in_one_live_table() -> None:
     teacher = open_page(QUIZ, **{"class": started.code, "teach": started.teacher_key})
     table = teacher.dataframe[0].value
     assert list(table.columns) == ["question", "answers", "right", "most common wrong answer"]
-    assert len(table) == 25 and table["answers"].sum() == 1
+    assert len(table) == len(BUILDERS) and table["answers"].sum() == 1
     assert not any(str(b.key).startswith("check_") for b in teacher.button)  # the teacher answers nothing
     assert len(teacher.get("progress")) == 1  # the score's: the boxes do not poll (stale counts)
-    assert sum("live: the table above" in str(c.value) for c in teacher.caption) == 25
-    assert sum(str(b.key).startswith("class_reveal_quiz_") for b in teacher.button) == 25
+    assert sum("live: the table above" in str(c.value) for c in teacher.caption) == len(BUILDERS)
+    assert sum(str(b.key).startswith("class_reveal_quiz_") for b in teacher.button) == len(BUILDERS)
 
 
 def test_ending_the_class_takes_a_second_click_and_deletes_it() -> None:

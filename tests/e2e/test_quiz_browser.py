@@ -2,7 +2,7 @@
 
 Choosing an answer reruns that question's box alone; Check reruns the box, the score above the
 questions and the closing line below them (``ui.fragments.rerun_fragments``). A class takes the quiz at
-once, and a full rerun sent all fourteen boxes on every click. These tests play it as a student
+once, and a full rerun sent every box on every click. These tests play it as a student
 does and check that the score, each box and the closing line always agree.
 """
 
