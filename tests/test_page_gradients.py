@@ -8,7 +8,15 @@ from functools import partial
 import numpy as np
 import pandas as pd
 import pytest
-from apptest_support import APP, answer_and_reveal, at_both_eps_ends, ok, open_with_sidebar, trace
+from apptest_support import (
+    APP,
+    answer_and_reveal,
+    at_both_eps_ends,
+    ok,
+    open_with_sidebar,
+    trace,
+    type_numbers,
+)
 from apptest_support import plotly_array as _arr
 from chart_specs import charts
 from live_support import live_metric_elements
@@ -16,7 +24,7 @@ from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
 from ui.settings import AFFINE_MODES
-from ui.text import ROUNDING_K, fmt, fmt_zero, tex_num
+from ui.text import ROUNDING_K, digits_to_separate, fmt, fmt_zero, tex_num
 
 PAGE = "pages/15_gradients.py"
 EPS = 1e-5
@@ -115,7 +123,15 @@ def test_sizes(d: int) -> None:
         assert jac is None and "too many to read" in texts(at) and "d ≤ 16" in texts(at)
     if d == 2:
         facts = ln.layer_norm_jacobian_facts(ln.make_preset("standard normal", 2, 0), eps=EPS)
-        assert f"d = 2: x̂ = ({fmt(facts.x_hat[0])}, {fmt(facts.x_hat[1])})" in texts(at)
+        k = digits_to_separate(facts.x_hat, 4, against=[-1.0, 1.0])
+        assert f"d = 2: x̂ = ({fmt(facts.x_hat[0], k)}, {fmt(facts.x_hat[1], k)})" in texts(at)
+
+
+def test_d2_x_hat_is_not_printed_as_plus_minus_one() -> None:
+    # x = (1, 2): x̂ = ±0.5/√(0.25 + 1e-5) = ±0.99998, which four digits print as ±1
+    at = type_numbers(open_page(), "1 2")
+    assert "d = 2: x̂ = (−0.99998, 0.99998) and" in texts(at)
+    assert r"\hat\sigma = 0.50001," in texts(at)  # √(0.25 + 1e-5), not 0.5
 
 
 def test_large_d_leaves_the_user_curve_out() -> None:
@@ -210,3 +226,44 @@ def test_the_gradient_check_keeps_its_feature_within_d() -> None:
         x, None, None, random_g(0, 4), eps=EPS, parameter="x", index=3, steps=CHECK_STEPS
     )
     assert metric(at, "backward pass ∂L/∂x₄") == fmt(check.analytic, 15)
+
+
+def test_the_check_with_gamma_zero_says_l_does_not_move() -> None:
+    # γ = 0: y = β for every x, so L is one number at every xᵢ ± h and both sides are exactly 0. The
+    # sentence about the step's curvature and rounding growing like 1/h described nothing on screen.
+    at = open_page(gamma=0.0)
+    g = random_g(0, 8)
+    check = ln.finite_difference_check(
+        DEFAULT_X, np.zeros(8), None, g, eps=EPS, parameter="x", index=0, steps=CHECK_STEPS
+    )
+    assert check.analytic == 0 and not np.any(check.numeric)
+    said = texts(at)
+    assert "Here the two agree exactly at every step h (so the log chart has no point to draw): L does not " \
+        "change when xᵢ moves (∂L/∂xᵢ = 0" in said
+    assert "off in two ways" not in said and "grows like 1/h" not in said
+
+
+def test_the_check_of_an_unread_gamma_says_l_does_not_move() -> None:
+    # One-hot at k = 2: L = y₂, which γ₁ never reaches (∂L/∂γ₁ = g₁·x̂₁ = 0)
+    at = open_page()
+    ok(at.radio(key="grad_kind").set_value("One-hot").run())
+    ok(at.number_input(key="grad_k").set_value(2).run())
+    ok(at.radio(key="grad_check_of").set_value("gamma").run())
+    said = texts(at)
+    assert "L does not change when γᵢ moves (∂L/∂γᵢ = 0" in said
+    assert "what separates the two is rounding" not in said
+
+
+def test_a_constant_vector_with_gamma_zero_has_a_zero_jacobian() -> None:
+    at = type_numbers(open_page(gamma=0.0), "5 5 5 5")
+    np.testing.assert_array_equal(heatmap(at), np.zeros((4, 4)))
+    said = texts(at)
+    assert "J = diag(γ)(I − 11ᵀ/d)/√ε, which is 0 here because γ = 0" in said
+    assert "only ε keeps them finite" not in said
+
+
+def test_one_feature_has_a_zero_jacobian_for_any_gamma() -> None:
+    at = type_numbers(open_page(), "7")
+    np.testing.assert_array_equal(heatmap(at), np.zeros((1, 1)))
+    assert "With one feature x̂ = 0 for every x, so J = 0" in texts(at)
+    assert "only ε keeps them finite" not in texts(at)

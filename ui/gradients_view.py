@@ -83,6 +83,18 @@ def check_sentence(check: ln.FiniteDifferenceCheck, what: str) -> str:
     """What the curve shows, from its own numbers."""
     best = check.best
     exact = [step_text(h) for h, e in zip(CHECK_STEPS, check.errors, strict=True) if e == 0]
+    name = CHECK_SYMBOL[what]
+    if len(exact) == len(CHECK_STEPS):  # nothing to explain: neither the step nor rounding left an error
+        flat = (
+            f"L does not change when {name}ᵢ moves (∂L/∂{name}ᵢ = 0, and both values of L are the same "
+            "number at every h)"
+            if check.analytic == 0 and not np.any(check.numeric)
+            else "the step and rounding left no error on these numbers"
+        )
+        return (
+            f"Here the two agree exactly at every step h (so the log chart has no point to draw): {flat}. "
+            "Pick another feature, nudge or upstream gradient g to see them part."
+        )
     if exact:
         said = f"Here the two agree exactly at h = {', '.join(exact)} (left out of the log chart). "
     else:
@@ -96,7 +108,6 @@ def check_sentence(check: ln.FiniteDifferenceCheck, what: str) -> str:
             "a part that shrinks like h² as h shrinks, and by rounding, a part that grows like 1/h: "
             f"{CANCELLING}"
         )
-    name = CHECK_SYMBOL[what]
     return said + (
         f"L is a straight line in {name}ᵢ (a nudge of h moves L by h·∂L/∂{name}ᵢ), so the step's size adds "
         f"no error of its own; what separates the two is rounding, which grows like 1/h as h shrinks: "
@@ -116,7 +127,7 @@ def jacobian_latex(facts: ln.LayerNormJacobian, d: int) -> str:
     return (
         r"J = \frac{\partial y}{\partial x} = \frac{\operatorname{diag}(\gamma)}{\hat\sigma}"
         r"\Big(I - \tfrac{1}{d}\mathbf{1}\mathbf{1}^\top - \tfrac{1}{d}\hat x\hat x^\top\Big)"
-        rf",\qquad \hat\sigma = {tex_num(facts.std)},\ d = {d}"
+        rf",\qquad \hat\sigma = {tex_num(facts.std, 6)},\ d = {d}"  # 6 as the backward caption: 0.50001, not 0.5
     )
 
 
@@ -153,8 +164,10 @@ def jacobian_notes(facts: ln.LayerNormJacobian, d: int, constant: bool) -> list[
         notes.append("γ differs per feature, so row i is scaled by γᵢ: J is no longer symmetric.")
     if d == 2:
         stretch = "|γ|·ε/σ̂³" if shared else "ε/σ̂³ · √((γ₁² + γ₂²)/2)"
+        # x̂ is ±σ/σ̂ · (1, −1): shown apart from ±1 whenever ε moved it (0.99996, not 1)
+        kx = digits_to_separate(facts.x_hat, 4, against=[-1.0, 1.0])
         notes.append(
-            f"d = 2: x̂ = ({fmt(facts.x_hat[0])}, {fmt(facts.x_hat[1])}) and J = diag(γ)·ε/σ̂³·(I − 11ᵀ/2) "
+            f"d = 2: x̂ = ({fmt(facts.x_hat[0], kx)}, {fmt(facts.x_hat[1], kx)}) and J = diag(γ)·ε/σ̂³·(I − 11ᵀ/2) "
             f"exactly, with ε/σ̂³ = {fmt(facts.eps_over_std3)}: the share ε/(σ² + ε) = "
             f"{fmt(facts.eps_share)} of diag(γ)/σ̂·(I − 11ᵀ/2). Its largest stretch is {stretch} = "
             f"{fmt(facts.spectral_norm)}. "
@@ -164,7 +177,14 @@ def jacobian_notes(facts: ln.LayerNormJacobian, d: int, constant: bool) -> list[
                 else "Here ε is not ≪ σ², so x̂ lies inside ±(1, −1) and y still moves with x."
             )
         )
-    if constant:
+    if constant and d == 1:
+        notes.append("With one feature x̂ = 0 for every x, so J = 0: nothing but β reaches y.")
+    elif constant and facts.max_abs_entry == 0:
+        notes.append(
+            "Your vector is constant: x̂ = 0 and J = diag(γ)(I − 11ᵀ/d)/√ε, which is 0 here because γ = 0: "
+            "y = β whatever x is."
+        )
+    elif constant:
         notes.append(
             f"Your vector is constant: x̂ = 0 and J = diag(γ)(I − 11ᵀ/d)/√ε, entries up to "
             f"{fmt(facts.max_abs_entry)} — only ε keeps them finite."
