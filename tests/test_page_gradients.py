@@ -238,8 +238,10 @@ def test_the_check_with_gamma_zero_says_l_does_not_move() -> None:
     )
     assert check.analytic == 0 and not np.any(check.numeric)
     said = texts(at)
-    assert "Here the two agree exactly at every step h (so the log chart has no point to draw): L does not " \
+    assert (
+        "Here the two agree exactly at every step h (so the log chart has no point to draw): L does not "
         "change when xᵢ moves (∂L/∂xᵢ = 0" in said
+    )
     assert "off in two ways" not in said and "grows like 1/h" not in said
 
 

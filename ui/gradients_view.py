@@ -127,7 +127,7 @@ def jacobian_latex(facts: ln.LayerNormJacobian, d: int) -> str:
     return (
         r"J = \frac{\partial y}{\partial x} = \frac{\operatorname{diag}(\gamma)}{\hat\sigma}"
         r"\Big(I - \tfrac{1}{d}\mathbf{1}\mathbf{1}^\top - \tfrac{1}{d}\hat x\hat x^\top\Big)"
-        rf",\qquad \hat\sigma = {tex_num(facts.std, 6)},\ d = {d}"  # 6 as the backward caption: 0.50001, not 0.5
+        rf",\qquad \hat\sigma = {tex_num(facts.std, 6)},\ d = {d}"  # 6, as the backward caption: 0.50001
     )
 
 
@@ -167,8 +167,9 @@ def jacobian_notes(facts: ln.LayerNormJacobian, d: int, constant: bool) -> list[
         # x̂ is ±σ/σ̂ · (1, −1): shown apart from ±1 whenever ε moved it (0.99996, not 1)
         kx = digits_to_separate(facts.x_hat, 4, against=[-1.0, 1.0])
         notes.append(
-            f"d = 2: x̂ = ({fmt(facts.x_hat[0], kx)}, {fmt(facts.x_hat[1], kx)}) and J = diag(γ)·ε/σ̂³·(I − 11ᵀ/2) "
-            f"exactly, with ε/σ̂³ = {fmt(facts.eps_over_std3)}: the share ε/(σ² + ε) = "
+            f"d = 2: x̂ = ({fmt(facts.x_hat[0], kx)}, {fmt(facts.x_hat[1], kx)}) and "
+            f"J = diag(γ)·ε/σ̂³·(I − 11ᵀ/2) exactly, with ε/σ̂³ = {fmt(facts.eps_over_std3)}: "
+            "the share ε/(σ² + ε) = "
             f"{fmt(facts.eps_share)} of diag(γ)/σ̂·(I − 11ᵀ/2). Its largest stretch is {stretch} = "
             f"{fmt(facts.spectral_norm)}. "
             + (
