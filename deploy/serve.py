@@ -90,11 +90,24 @@ class Lab:
             )
 
     def healthy(self) -> bool:
+        """It answers, and it is this process that answers: its own log names its address (a free port
+        is free only until someone binds it, and another test's server may have)."""
         try:
             with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
-                return r.status == 200
+                return r.status == 200 and self.url in self.log.read_text(errors="replace")
         except OSError:
             return False
+
+    def lost_its_port(self) -> bool:
+        """It exited because another process had bound its port first."""
+        said = self.log.read_text(errors="replace")
+        return (
+            self.proc is not None
+            and self.proc.poll() is not None
+            and (
+                f"Port {self.port} is not available" in said or f"Port {self.port} is already in use" in said
+            )
+        )
 
     def stop(self) -> None:
         _stop(self.proc)
@@ -150,12 +163,12 @@ def haproxy_binary() -> str:
     return found
 
 
-def render_config(labs: list[Lab], host: str, port: int, maxconn: int = 4096) -> str:
+def render_config(labs: list[Lab], host: str, port: int, maxconn: int = 4096, token: str = "lab") -> str:
     env = jinja2.Environment(
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, autoescape=False
     )
     template = env.from_string(TEMPLATE.read_text())
-    return template.render(servers=labs, host=host, port=port, maxconn=maxconn)
+    return template.render(servers=labs, host=host, port=port, maxconn=maxconn, token=token)
 
 
 def _wait(
@@ -202,7 +215,6 @@ def deployment(
     instead of ``data/postgres/`` (tests, benchmarks). ``haproxy_output``: a file for HAProxy's lines
     (default: this process's terminal)."""
     folder.mkdir(parents=True, exist_ok=True)
-    port = port or _free_port()
     binary = haproxy_binary()
     with contextlib.ExitStack() as stack:
         url = stack.enter_context(_database(database_url, processes, throwaway_database))
@@ -212,37 +224,55 @@ def deployment(
             "PYTHONUNBUFFERED": "1",
         }
         labs = [Lab(f"lab{i}", _free_port(), folder / f"lab{i}.log", env) for i in range(1, processes + 1)]
-        config = folder / "haproxy.cfg"
-        config.write_text(render_config(labs, host, port))
-        check = subprocess.run([binary, "-c", "-q", "-f", str(config)], capture_output=True, text=True)
-        if check.returncode != 0:
-            raise RuntimeError(f"HAProxy refused {config}:\n{check.stdout}{check.stderr}")
-        d = Deployment(
-            f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}", url, config, labs
-        )
         for lab in labs:
             lab.log.write_bytes(b"")
             stack.callback(lab.stop)  # stopped in reverse order of starting, before the database
             lab.start()
-        _wait(
-            "lab processes", lambda: all(lab.healthy() for lab in labs), [lab.proc for lab in labs], timeout
-        )
-        out = stack.enter_context(haproxy_output.open("wb")) if haproxy_output else None
-        # -db: stay in the foreground, no daemon, so that stopping this process's child stops it.
-        d.haproxy = subprocess.Popen(
-            [binary, "-db", "-f", str(config)], stdout=out, stderr=subprocess.STDOUT if out else None,
-            stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_die_with_parent,
-        )  # fmt: skip
-        stack.callback(_stop, d.haproxy)
-
-        def balancer_ok() -> bool:
+        for attempt in range(3):  # a lab that lost its port to another process starts on a new one
+            lost = [lab for lab in labs if lab.lost_its_port()]
+            for lab in lost if attempt else ():
+                lab.port = _free_port()
+                lab.start()
+            procs = [lab.proc for lab in labs]
             try:
-                with urllib.request.urlopen(d.url + "/_stcore/health", timeout=2) as r:
-                    return r.status == 200
-            except OSError:
-                return False
+                _wait("lab processes", lambda: all(lab.healthy() for lab in labs), procs, timeout)
+                break
+            except RuntimeError:
+                if attempt == 2 or not any(lab.lost_its_port() for lab in labs):
+                    raise
+        out = stack.enter_context(haproxy_output.open("wb")) if haproxy_output else None
+        token = secrets.token_hex(8)
+        chosen = port is None  # a port of our choosing may be lost to another process: choose again
+        for attempt in range(3 if chosen else 1):
+            port = _free_port() if chosen else port
+            config = folder / "haproxy.cfg"
+            config.write_text(render_config(labs, host, port, token=token))
+            check = subprocess.run([binary, "-c", "-q", "-f", str(config)], capture_output=True, text=True)
+            if check.returncode != 0:
+                raise RuntimeError(f"HAProxy refused {config}:\n{check.stdout}{check.stderr}")
+            d = Deployment(
+                f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}", url, config, labs
+            )
+            # -db: stay in the foreground, no daemon, so that stopping this process's child stops it.
+            d.haproxy = subprocess.Popen(
+                [binary, "-db", "-f", str(config)], stdout=out, stderr=subprocess.STDOUT if out else None,
+                stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_die_with_parent,
+            )  # fmt: skip
+            stack.callback(_stop, d.haproxy)
 
-        _wait("haproxy", balancer_ok, [d.haproxy], 30)
+            def balancer_ok(d: Deployment = d) -> bool:
+                try:
+                    with urllib.request.urlopen(d.url + "/_stcore/health", timeout=2) as r:
+                        return r.status == 200 and r.headers.get("X-Lab-Balancer") == token
+                except OSError:
+                    return False
+
+            try:
+                _wait("haproxy", balancer_ok, [d.haproxy], 30)
+                break
+            except RuntimeError:  # it exited: its port was taken
+                if attempt == 2 or not chosen:
+                    raise
         yield d
 
 

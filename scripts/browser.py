@@ -104,7 +104,27 @@ def streamlit_server(
 
     Run from the repository root, so ``.streamlit/config.toml`` applies to any ``script`` (the
     benchmarks' trivial app too).
+
+    A free port is free only until someone binds it: another test worker may take it between
+    :func:`free_port` and the server's start. So the server counts as up only when its own log says it
+    serves that port, and a start that lost its port is tried again on a new one (three times).
     """
+    for attempt in range(3):
+        try:
+            with _one_server(log, timeout=timeout, script=script) as started:
+                yield started
+            return
+        except PortTaken:
+            if attempt == 2:
+                raise
+
+
+class PortTaken(RuntimeError):
+    """The server could not have the port it was given: another process bound it first."""
+
+
+@contextlib.contextmanager
+def _one_server(log: Path, *, timeout: float, script: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     port = free_port()
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(script),
@@ -127,10 +147,14 @@ def streamlit_server(
         deadline = time.monotonic() + timeout
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+                said = log.read_text()
+                if f"Port {port} is already in use" in said or f"Port {port} is not available" in said:
+                    raise PortTaken(said[-3000:])
+                raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{said[-3000:]}")
+            # healthy, and it is this server that answers (its log names the port), not a neighbour's
             with contextlib.suppress(OSError):
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
+                    if r.status == 200 and f"{url}" in log.read_text():
                         break
             if time.monotonic() > deadline:
                 raise TimeoutError(f"streamlit not healthy after {timeout:.0f} s:\n{log.read_text()[-3000:]}")

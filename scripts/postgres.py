@@ -116,30 +116,40 @@ def _server(bindir: Path, folder: Path, max_connections: int, *, durable: bool) 
 
 
 def _running(bindir: Path, folder: Path, port: int, max_connections: int, *, durable: bool) -> Iterator[str]:
-    """Start the server on ``folder / "data"``, yield its URL, stop it."""
-    data, sock = folder / "data", folder / "sock"
-    run = {"check": True, "capture_output": True, "text": True}
-    options = f"-p {port} -k {sock} -c listen_addresses=127.0.0.1 -c max_connections={max_connections}"
-    if not durable:  # a throwaway server's data need not survive a crash: no waiting for the disk
-        options += " -c fsync=off"
-    subprocess.run(
-        _as_owner(
-            [
-                str(bindir / "pg_ctl"),
-                "-D",
-                str(data),
-                "-o",
-                options,
-                "-l",
-                str(folder / "server.log"),
-                "-w",
-                "-t",
-                "60",
-                "start",
-            ]
-        ),
-        **run,  # type: ignore[call-overload]
-    )
+    """Start the server on ``folder / "data"``, yield its URL, stop it.
+
+    A free port is free only until someone binds it: another test worker may take it before the
+    server does. A start that lost its port (the log says the address is in use) is tried again on a
+    new one, three times in all."""
+    data, sock, log = folder / "data", folder / "sock", folder / "server.log"
+    for attempt in range(3):
+        options = f"-p {port} -k {sock} -c listen_addresses=127.0.0.1 -c max_connections={max_connections}"
+        if not durable:  # a throwaway server's data need not survive a crash: no waiting for the disk
+            options += " -c fsync=off"
+        said_before = log.stat().st_size if log.exists() else 0
+        start = [
+            str(bindir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-o",
+            options,
+            "-l",
+            str(log),
+            "-w",
+            "-t",
+            "60",
+            "start",
+        ]
+        try:
+            subprocess.run(_as_owner(start), check=True, capture_output=True, text=True)
+            break
+        except subprocess.CalledProcessError:
+            with log.open("rb") as f:
+                f.seek(said_before)
+                lost_the_port = b"Address already in use" in f.read()
+            if attempt == 2 or not lost_the_port:
+                raise
+            port = _free_port()
     try:
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
     finally:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import socket
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,19 +18,36 @@ from pathlib import Path
 import pytest
 
 from classroom.store import Store, open_engine
+from deploy import serve
 from deploy.serve import COOKIE, Deployment, deployment, haproxy_binary
+from scripts.postgres import _free_port as free_port
 from scripts.session_client import Session
 
 
 @pytest.fixture(scope="module")
 def served(postgres_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    """The deployment, started as if another process had taken the first lab's port and the balancer's
+    between the moment each was found free and the moment it was bound (as another test worker can):
+    both start on new ports."""
     try:
         haproxy_binary()
     except RuntimeError as exc:  # missing: a failure that says how to get it, never a skip
         pytest.fail(str(exc))
     folder: Path = tmp_path_factory.mktemp("deploy")
-    with deployment(2, database_url=postgres_url, folder=folder, haproxy_output=folder / "haproxy.log") as d:
-        yield d
+    with contextlib.ExitStack() as held, pytest.MonkeyPatch.context() as mp:
+        taken = []
+        for _ in range(2):
+            s = held.enter_context(socket.socket())
+            s.bind(("127.0.0.1", 0))
+            s.listen()
+            taken.append(s.getsockname()[1])
+        found = iter([taken[0], serve._free_port(), taken[1]])  # lab1, lab2, the balancer
+        mp.setattr(serve, "_free_port", lambda: next(found, None) or free_port())
+        with deployment(
+            2, database_url=postgres_url, folder=folder, haproxy_output=folder / "haproxy.log"
+        ) as d:
+            assert taken[0] not in [lab.port for lab in d.labs] and f":{taken[1]}" not in d.url
+            yield d
 
 
 def _server(s: Session) -> str | None:
