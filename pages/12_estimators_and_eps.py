@@ -224,10 +224,11 @@ def rms_eps_str(e: float) -> str:
     return f"2{str(-POWERS[e]).translate(SUPERSCRIPT)} = {e:.8g}".replace("-", "−") if e in POWERS else eps_str(e)
 
 
-def rms_sentence(rows: tuple[ln.RmsVariantRow, ...], dtype: str) -> str:
-    """How far each variant is from RMSNorm on this vector, from the rows' own numbers."""
+def rms_sentence(rows: tuple[ln.RmsVariantRow, ...], dtype: str, x_mean: float) -> str:
+    """How far each variant is from RMSNorm on this vector (whose mean is ``x_mean``), from the rows'
+    own numbers."""
     if not np.any(rows[0].output):
-        return "x is all zeros: every variant outputs zeros; only their scale factors differ."
+        return "x is all zeros: every variant outputs zeros, whatever its scale factor."
     parts = []
     for r in rows[1:]:
         name = RMS_ROWS[r.variant][0].replace("the dtype's", f"{dtype}'s")
@@ -238,7 +239,12 @@ def rms_sentence(rows: tuple[ln.RmsVariantRow, ...], dtype: str) -> str:
         if r.variant == "keras_rms_scaling" and abs(r.under_root - rows[0].under_root) <= rounding_noise(
             rows[0].under_root
         ):
-            name += " (x's mean is 0, so σ² is the mean square and only Keras' ε differs)"
+            name += (
+                " (x's mean is 0, so σ² is the mean square and only Keras' ε differs)"
+                if x_mean == 0
+                else f" (x's mean, {fmt(x_mean)}, is too small to move σ² off the mean square in float64: "
+                "only Keras' ε differs)"
+            )
         change = f"{fmt(abs(r.ratio - 1.0) * 100, 3)}% {'larger' if r.ratio > 1 else 'smaller'}"
         parts.append(
             f"{name} gives {fmt(r.ratio, k)} × RMSNorm's output ({change}; largest |difference| "
@@ -272,13 +278,20 @@ def rms_variants_section(lab: LabInput) -> None:
     outputs = np.concatenate([r.output[:head] for r in rows])
     ko = digits_to_separate(outputs, 8, same_within=rounding_noise(outputs))
     ks = digits_to_separate([r.scale for r in rows], 7, same_within=rounding_noise([r.scale for r in rows]))
+    # What is under the root, and the divisor, apart from one another: √(1 + ε) = 1.00000006, not 1
+    under, divisors = [r.under_root for r in rows], [r.divisor for r in rows]
+    ku = digits_to_separate(under, 6, same_within=rounding_noise(under))
+    kd = max(
+        digits_to_separate(divisors, 7, same_within=rounding_noise(divisors)),
+        *(digits_to_separate([r.divisor], 7, against=[r.under_root]) for r in rows),
+    )
     table = pd.DataFrame(
         [
             {
                 "variant": RMS_ROWS[r.variant][0].replace("the dtype's", f"{dtype}'s"),
                 "divides x by": RMS_ROWS[r.variant][1],
                 "ε": rms_eps_str(r.eps),
-                "divisor": f"√({fmt(r.under_root, 6)} + ε) = {fmt(r.divisor, 7)}",
+                "divisor": f"√({fmt(r.under_root, ku)} + ε) = {fmt(r.divisor, kd)}",
                 "scale factor": fmt(r.scale, ks),
                 "output": ", ".join(fmt(v, ko) for v in r.output[:head]) + (", …" if x.size > head else ""),
                 "× RMSNorm's": fmt(r.ratio, digits_to_separate([r.ratio, 1.0], 4, same_within=rounding_noise(1.0))),
@@ -297,16 +310,23 @@ def rms_variants_section(lab: LabInput) -> None:
         "2.13: [1, −1, 1, −1] with its default ε, ±0.4922 with ε = 2⁻⁷)."
     )
     st.table(table)
-    st.markdown(rms_sentence(rows, dtype))
+    st.markdown(rms_sentence(rows, dtype, float(ln.mean(x))))
 
 
 rms_variants_section()
 
 # What does not change with the page's controls is drawn outside the fragment: a control's rerun
 # sends none of it again.
+# The tutorial case's x̂₁ from the core: ε keeps them off √3 and 1.5 in the fifth digit
+TUTORIAL = ln.compare_recipe(
+    CASE_VECTORS["one_hot"], ddof=1, eps_inside=False, eps=PRESETS[TORCH].eps, standard_eps=ln.DEFAULT_EPS
+)
+TUTORIAL_X1 = (float(TUTORIAL.standard[0]), float(TUTORIAL.variant[0]))
+TUTORIAL_DIGITS = digits_to_separate(TUTORIAL_X1, 4, against=[3**0.5, 1.5])
 page.notice(
     [
-        "Load the tutorial case: the standard recipe gives x̂₁ = 1.732 (√3), the tutorial recipe 1.5. "
+        f"Load the tutorial case: the standard recipe gives x̂₁ = {fmt(TUTORIAL_X1[0], TUTORIAL_DIGITS)} "
+        f"(√3 but for ε), the tutorial recipe {fmt(TUTORIAL_X1[1], TUTORIAL_DIGITS)} (1.5 but for ε). "
         "While ε ≪ σ², ÷(d−1) alone shrinks x̂ by √((d−1)/d): 0.866 for d = 4.",
         "Load the Keras case: ε = 1e-3 is about as large as σ² (0.0012), so the outputs are ±0.74 instead "
         "of ±1. Switch ε to PyTorch's 1e-5 and they return to ±0.996.",

@@ -216,6 +216,43 @@ def test_one_square_root_too_many_on_3_4() -> None:
 
 def test_rms_variants_of_zeros_and_of_a_constant_vector() -> None:
     at = _typed(_open(), "0, 0, 0")
-    assert _sentence(at) == "x is all zeros: every variant outputs zeros; only their scale factors differ."
+    assert _sentence(at) == "x is all zeros: every variant outputs zeros, whatever its scale factor."
     at = _typed(at, "3, 3")  # Keras' formula: σ² = 0, only ε = 1e-3 left under the root
     assert _row(_rms_table(at), "Keras")["output"] == fmt(3 / 1e-3**0.5, 8) + ", " + fmt(3 / 1e-3**0.5, 8)
+
+
+def test_zeros_in_float32_do_not_say_the_scale_factors_differ() -> None:
+    # float32's own ε is PyTorch's default ε: three of the four rows divide by the same √ε
+    at = _typed(_open(), "0 0 0 0")
+    ok(at.segmented_control(key="est_rms_dtype").set_value("float32").run())
+    scales = [row["scale factor"] for row in _rms_table(at).values()]
+    assert scales == ["2896.309", "31.62278", "2896.309", "2896.309"]
+    assert "only their scale factors differ" not in _sentence(at)
+
+
+def test_a_mean_that_is_not_0_is_not_called_0() -> None:
+    # mean 2.5e−08: too small to move σ² off the mean square in float64, but not 0
+    at = _typed(_open(), "1 -1 1 -0.9999999")
+    assert float(ln.mean([1, -1, 1, -0.9999999])) == pytest.approx(2.5e-8, rel=1e-6)
+    sentence = _sentence(at)
+    assert "x's mean is 0" not in sentence
+    assert (
+        "(x's mean, 2.500e−08, is too small to move σ² off the mean square in float64: only Keras' ε"
+        in sentence
+    )
+
+
+def test_the_divisors_are_not_printed_as_the_root_of_what_is_under_it() -> None:
+    # x = ±1: mean(x²) = RMS = 1, and √(1 + 2⁻²³) = 1.0000000596, which seven digits print as 1
+    at = _typed(_open(), "1 -1 1 -1")
+    table = _rms_table(at)
+    assert _row(table, "RMSNorm (PyTorch")["divisor"] == "√(1 + ε) = 1.0000001"
+    assert _row(table, "x / √(RMS(x) + ε)")["divisor"] == "√(1 + ε) = 1.0000001"
+    assert _row(table, "Keras")["divisor"] == "√(1 + ε) = 1.0004999"  # √1.001, to the column's digits
+
+
+def test_the_tutorial_notice_gives_the_core_s_numbers() -> None:
+    # ÷(d−1), ε = 1e-5 outside on [1, 0, 0, 0]: 0.75/(0.5 + 1e-5) = 1.49997, not 1.5
+    at = _open()
+    notice = next(m.value for m in at.markdown if "Load the tutorial case" in m.value)
+    assert "the tutorial recipe 1.49997 (1.5 but for ε)" in notice
