@@ -217,9 +217,10 @@ st.markdown(
     "A kernel need not compute γ·(x − μ)/√(σ² + ε) + β step by step. It can fold it into one multiply-add per "
     "entry, y = x·s + b, with s and b computed once and stored in the dtype. Exact arithmetic gives the same y; "
     "float32 does not when |μ·s| is large, since b is then rounded to a coarse spacing. PyTorch 2.13's CPU "
-    "BatchNorm folds this way; its CPU LayerNorm does not (measured on 2,000 random rows). "
-    "A float32 kernel can also get μ and σ² wrong: the table runs both forms with exact statistics and with "
-    "float32 Welford statistics, so you can see which part is to blame."
+    "BatchNorm folds this way; its CPU LayerNorm does not. A float32 kernel can also get μ and σ² wrong: the "
+    "table runs both forms with exact statistics and with the float32 Welford statistics of PyTorch's LayerNorm, "
+    "so you can see which part is to blame. Each column is float32 arithmetic in a kernel's order, every step "
+    f"rounded as {fv.CPU} round it; the note under each example says which columns are PyTorch's own output."
 )
 st.latex(  # two lines: one line is wider than a 1280-pixel projector's page
     r"\begin{aligned}&\text{step by step: } y = \gamma\cdot\big((x-\mu)\cdot r\big) + \beta,"
@@ -232,27 +233,37 @@ CASES = {
     "row": "A float32 row near 2·10⁸",
     "sidebar": "The sidebar's vector, γ, β and ε",
 }
+MODES = {
+    "train": "training (batch statistics)",
+    "eval": "eval (running mean = the value, running variance 0)",
+}
 
 
 @lab_section("prec_fused")
 def fused_section(lab: LabInput) -> None:
     """Both forms with both sets of statistics, on a preset or on the sidebar's input."""
     case = controls.choice("selectbox", "Example", CASES, key="fused_case", name="example")
-    torch_note = ""
+    rstd_in = "float64"  # the exact statistics' 1/√(σ² + ε): BatchNorm's training mode
     if case == "channel":
+        c1, c2 = st.columns([3, 2])
         v = controls.select_slider(
             "Every value of the channel",
             F.CHANNEL_VALUES,
             5e7,
             format_func=lambda a: fmt(a, 1),
             key="fused_v",
+            where=c1,
         )
+        mode = controls.choice("radio", "BatchNorm mode", MODES, key="fused_mode", name="mode", where=c2)
         x, gamma, beta, eps = np.full(5, v), 1.0, 0.0, 1e-5
-        setting = f"5 values of {fv.num(v)} in one channel, training mode, γ = 1, β = 0, ε = 1e-5"
-        torch_note = (
-            "PyTorch 2.13's CPU BatchNorm (training mode) returns the *fused · exact* column's value for every "
-            "value offered here (recorded in tests/data/fused_torch_2_13.json); the right answer is β = 0."
-        )
+        if mode == "eval":
+            rstd_in = "float32"  # PyTorch's eval kernel: 1 / std::sqrt(running_var + eps) in float
+            setting = (
+                f"5 values of {fv.num(v)} in one channel, eval mode with running mean {fv.num(v)} and running "
+                "variance 0 (the channel's own μ and σ²), γ = 1, β = 0, ε = 1e-5"
+            )
+        else:
+            setting = f"5 values of {fv.num(v)} in one channel, training mode, γ = 1, β = 0, ε = 1e-5"
     elif case == "d1":
         c1, c2 = st.columns(2)
         x1 = controls.select_slider(
@@ -265,23 +276,14 @@ def fused_section(lab: LabInput) -> None:
         setting = (
             f"x = {fv.num(x1)}, γ = {fmt(g, 1)}, β = −1, ε = 0.1: x − μ = 0, so the right answer is β = −1"
         )
-        torch_note = (
-            "PyTorch 2.13's F.layer_norm does not fold, and returns exactly −1 for every x and γ offered here; its "
-            "BatchNorm folds, and on a channel of such values returns the *fused · exact* column's value "
-            "(tests/data/fused_torch_2_13.json)."
-        )
     elif case == "row":
         x, gamma, beta, eps = np.array(F.ROW_NEAR_2E8), 1.0, 0.0, 1e-5
         setting = "x = [200000016, 200000000, 200000032, 200000048] (float32 numbers, 16 apart), γ = 1, β = 0, ε = 1e-5"
-        torch_note = (
-            "PyTorch 2.13's F.layer_norm returns [−1, −2, 0, 1], with μ = 200000032 and 1/√(σ² + ε) = 0.0625: "
-            "the *step by step · float32 Welford* column (its LayerNorm does not fold)."
-        )
     else:
         x, gamma, beta, eps = lab.x, lab.gamma, lab.beta, lab.eps
         setting = f"the sidebar's {lab.d} values, its γ and β, ε = {fmt(lab.eps, 1)}, rounded to float32"
     try:
-        c = F.compare_affine_forms(x, gamma=gamma, beta=beta, eps=eps)
+        c = F.compare_affine_forms(x, gamma=gamma, beta=beta, eps=eps, rstd_in=rstd_in)
     except ValueError as err:  # only the sidebar's input can be beyond float32 (or constant at ε = 0)
         st.info(f"This input cannot be run in float32: {err}.", icon="ℹ️")
         return
@@ -293,8 +295,7 @@ def fused_section(lab: LabInput) -> None:
         f"**What the fused form stores** (entry {i + 1}, where it is furthest off with exact statistics):"
     )
     st.table(fv.folding_table(c, i))
-    if torch_note:
-        st.caption(torch_note)
+    st.caption(fv.torch_note(case, c))
 
 
 fused_section()

@@ -12,9 +12,10 @@ Usage (from the repository root, in a scratch environment; PyTorch is never a de
     /tmp/torchenv/bin/pip install torch==2.13.0 numpy   # the CPU wheel
     /tmp/torchenv/bin/python scripts/record_fused_torch.py
 
-It records twice, each in a fresh process: with this CPU's own build of the kernels (``AVX2`` or
-``AVX512`` on x86-64; LayerNorm has no AVX-512 build, so both run its AVX2 code, with fused
-multiply-adds) and with ``ATEN_CPU_CAPABILITY=default`` (no fused multiply-adds). One thread.
+It records three times, each in a fresh process: with this CPU's own build of the kernels (``AVX512``
+here; LayerNorm has no AVX-512 build, so it runs its AVX2 code, with fused multiply-adds), then a
+part of the cases with ``ATEN_CPU_CAPABILITY=avx2`` and with ``ATEN_CPU_CAPABILITY=default`` (no fused
+multiply-adds). One thread.
 """
 
 from __future__ import annotations
@@ -121,11 +122,10 @@ def row(case: dict[str, Any], key: str) -> np.ndarray | float:
     return np.asarray(value, dtype=np.float64) if isinstance(value, list) else float(value)
 
 
-def record(capability: str) -> list[dict[str, Any]]:
-    """Every case, run in this process's PyTorch (``capability`` is only written into each record).
+def record(capability: str, full: bool) -> list[dict[str, Any]]:
+    """The cases, run in this process's PyTorch (``capability`` is only written into each record).
 
-    The default build (``capability == "DEFAULT"``) runs a part of them: the page's channels, the
-    rows near 1e8 and the rows like the sidebar's.
+    Not ``full``: a part of them, the page's channels, the rows near 1e8 and the rows like the sidebar's.
     """
     import torch
 
@@ -178,7 +178,6 @@ def record(capability: str) -> list[dict[str, Any]]:
             rec |= {"running_mean": float(np.float32(x[0])), "running_var": 0.0}
         return rec
 
-    full = capability != "DEFAULT"
     for mode in ("train", "eval"):
         for module in ("BatchNorm1d", "BatchNorm2d") if full else ("BatchNorm1d",):
             for v in CHANNEL_VALUES:
@@ -204,15 +203,19 @@ def record(capability: str) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
         import torch
 
-        json.dump(record(torch.backends.cpu.get_cpu_capability()), sys.stdout)
+        json.dump(record(torch.backends.cpu.get_cpu_capability(), sys.argv[2] == "full"), sys.stdout)
         return
     records: list[dict[str, Any]] = []
-    for env in ({}, {"ATEN_CPU_CAPABILITY": "default"}):
+    for env, part in (
+        ({}, "full"),
+        ({"ATEN_CPU_CAPABILITY": "avx2"}, "part"),
+        ({"ATEN_CPU_CAPABILITY": "default"}, "part"),
+    ):
         child = subprocess.run(
-            [sys.executable, __file__, "--child"],
+            [sys.executable, __file__, "--child", part],
             env=os.environ | env,
             check=True,
             capture_output=True,
@@ -227,10 +230,10 @@ def main() -> None:
         "rstd are native_batch_norm's saved statistics) and in eval mode (batch_norm_eval, running mean = "
         "the channel's first value, running variance 0), and torch.nn.functional.layer_norm with weight "
         "and bias (layer_norm; mean and rstd from native_layer_norm). capability: "
-        "torch.backends.cpu.get_cpu_capability() (DEFAULT: ATEN_CPU_CAPABILITY=default). A record with "
-        "x_pattern (gamma_pattern, beta_pattern) holds the arguments of pattern() in that script instead "
-        "of its numbers, and the SHA-256 of its output's little-endian float32 bytes; 'nan' and 'inf' "
-        "stand for those values."
+        "torch.backends.cpu.get_cpu_capability() (AVX2 and DEFAULT: ATEN_CPU_CAPABILITY=avx2, =default). "
+        "A record with x_pattern (gamma_pattern, beta_pattern) holds the arguments of pattern() in that "
+        "script instead of its numbers, and the SHA-256 of its output's little-endian float32 bytes; "
+        "'nan' and 'inf' stand for those values."
     )
     lines = ",\n".join("  " + json.dumps(r, ensure_ascii=False) for r in records)
     OUT.write_text(f'{{"source": {json.dumps(source)}, "records": [\n{lines}]}}\n')

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
-from apptest_support import ok, open_with_sidebar
+from apptest_support import ok, open_with_sidebar, page_text
 from apptest_support import type_numbers as _typed
 from chart_specs import charts
 from live_support import live_tex
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
+from layernorm.labs import fused as F
 from layernorm.labs import precision as P
+from ui import fused_view as fv
 from ui.charts_numerics import fmt_error
 from ui.text import fmt
 
@@ -252,7 +257,10 @@ def test_the_fused_kernel_turns_a_channel_of_5e7_into_242_27734375() -> None:
     out, stored = _fused_tables(at)
     assert out[FUSED_EXACT][:5] == ["242.27734375"] * 5 and out["exact y"][:5] == ["0"] * 5
     assert out["step by step · exact μ, σ² (float64)"][:5] == ["0"] * 5
-    assert stored["b in float32"] == ["−15811387392", "−15811387392"]
+    # exact statistics: 1/√(σ² + ε) in float64 (training mode); float32 Welford's: in float32 (LayerNorm)
+    assert stored["1/√(σ² + ε) computed"] == ["in float64, rounded once", "in float32, step by step"]
+    assert stored["1/√(σ² + ε) in float32"] == ["316.227753", "316.227783"]
+    assert stored["b in float32"] == ["−15811387392", "−15811389440"]
     assert stored["float32 spacing at b"][0] == "1024"
     text = "\n".join(m.value for m in at.markdown)
     assert (
@@ -297,3 +305,84 @@ def test_a_row_whose_welford_statistics_overflow_says_so_instead_of_all_within_r
     text = "\n".join(m.value for m in at.markdown)
     assert "Neither goes wrong here" not in text
     assert "Neither form goes wrong with exact statistics" in text and "its two columns are empty" in text
+
+
+EVAL = "eval (running mean = the value, running variance 0)"
+TORCH = json.loads((Path(__file__).parent / "data" / "fused_torch_2_13.json").read_text())["records"]
+
+
+def _recorded(kernel: str, x: list[float]) -> list[float]:
+    """PyTorch 2.13's output on this CPU's build (fused multiply-adds) for BatchNorm1d on channel ``x``."""
+    return next(
+        r["y"]
+        for r in TORCH
+        if (r["kernel"], r["module"], r["capability"], r["x"], r["beta"])
+        == (kernel, "BatchNorm1d", "AVX512", x, 0.0)
+    )
+
+
+def test_eval_mode_is_a_link_away_and_its_column_is_pytorchs_for_every_value() -> None:
+    """BatchNorm in eval mode on a constant channel, running variance 0: 1/√(0 + ε) in float32, so other
+    numbers than training mode's (−279.84375 for 5e7, where training gives 242.27734375)."""
+    at = _open_fused(fused_mode=EVAL)
+    assert at.radio(key="fused_mode").value == "eval"
+    out, stored = _fused_tables(at)
+    assert out[FUSED_EXACT][:5] == ["−279.84375"] * 5 and out["exact y"][:5] == ["0"] * 5
+    assert stored["1/√(σ² + ε) computed"][0] == "in float32, step by step"
+    assert stored["1/√(σ² + ε) in float32"][0] == "316.227783"
+    note = next(c.value for c in at.caption if "eval mode computes" in c.value)
+    assert "in float32, 316.227783 (training mode computes it in float64: 316.227753)" in note
+    for v in F.CHANNEL_VALUES:
+        ok(at.select_slider(key="fused_v").set_value(v).run())
+        for mode in ("eval", "train"):
+            ok(at.radio(key="fused_mode").set_value(mode).run())
+            kernel = "batch_norm_eval" if mode == "eval" else "batch_norm"
+            want = [fv.num(y) for y in _recorded(kernel, [v] * 5)]
+            assert _fused_tables(at)[0][FUSED_EXACT][:5] == want, (v, mode)
+    assert _open_fused().radio(key="fused_mode").value == "train"  # without a link: training mode
+
+
+def test_a_row_around_100000008_from_the_sidebar_shows_pytorchs_layer_norm_and_says_it_is_a_model() -> None:
+    """The issue's row: the float32 Welford column was one float32 unit off PyTorch's output."""
+    at = _typed(_open(), "100000000, 100000008, 100000016, 100000024")
+    ok(at.selectbox(key="fused_case").set_value("sidebar").run())
+    want = next(
+        r
+        for r in TORCH
+        if r["kernel"] == "layer_norm"
+        and r["capability"] == "AVX512"
+        and r.get("x") == [100000000.0, 100000008.0, 100000016.0, 100000024.0]
+        and r["gamma"] == 1.0
+    )
+    assert _fused_tables(at)[0][STEP_KERNEL][:4] == [fv.num(y) for y in want["y"]]
+    assert _fused_tables(at)[0][STEP_KERNEL][0] == "−1.78885436"  # the old model gave −1.78885424
+    text = "\n".join(c.value for c in at.caption)
+    assert "column is a model of PyTorch 2.13's CPU F.layer_norm" in text and "reproduce" not in text
+
+
+@pytest.mark.parametrize("typed", ["1e30, -1e30, 5", "0.5, -1.25, 2, 7, 1, 1, 2, 3, 4", "3, 3, 3"])
+def test_the_sidebar_notes_kernel_column_is_the_kernel_models_output(typed: str) -> None:
+    """Wherever the float32 Welford columns show numbers, the step column is layernorm.labs.torch_kernels'
+    LayerNorm; where they are empty the note prints that model's output instead."""
+    from layernorm.labs import torch_kernels as K
+
+    at = _typed(_open(), typed)
+    ok(at.selectbox(key="fused_case").set_value("sidebar").run())
+    x = ln.parse_vector_text(typed)
+    kernel = K.layer_norm_kernel(x, eps=1e-5)
+    column = _fused_tables(at)[0][STEP_KERNEL]
+    note = next(c.value for c in at.caption if "is a model of PyTorch" in c.value)
+    if column[0] == "—":
+        assert "no usable statistics" in note and f"returns y = [{fv.num(kernel.y[0])}" in note
+    else:
+        shown = min(x.size, fv.SHOWN)
+        assert column[:shown] == [fv.num(y) for y in kernel.y[:shown]]
+
+
+def test_every_note_of_the_fused_section_names_the_cpu_it_was_measured_on() -> None:
+    for case in (CHANNEL, D1, ROW):
+        at = _open_fused(fused_case=case)
+        note = next(c.value for c in at.caption if "PyTorch 2.13" in c.value)
+        assert note.startswith(fv.CPU) and "reproduce" not in note, case
+    text = page_text(_open_fused())
+    assert "measured on 2,000 random rows" not in text

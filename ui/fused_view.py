@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from layernorm.labs import fused as F
+from layernorm.labs import torch_kernels as K
+from layernorm.labs.float32_affine import rstd_of
 from layernorm.labs.precision import STATUS_WORDS as WELFORD_WORDS
 from ui.text import fmt
 
@@ -19,6 +21,14 @@ if TYPE_CHECKING:
     import pandas as pd
 
 STATS_NAMES = {"exact": "exact μ, σ² (float64)", "kernel": "float32 Welford μ, σ²"}
+RSTD_WORDS = {"float64": "in float64, rounded once", "float32": "in float32, step by step"}
+# Where the page's columns were measured to be PyTorch's output (tests/data/fused_torch_2_13.json).
+CPU = "PyTorch 2.13's CPU kernels on an x86-64 CPU with AVX2 or AVX-512"
+RECORDED = "recorded in tests/data/fused_torch_2_13.json"
+DEFAULT_BUILD = (
+    "Its default build (ATEN_CPU_CAPABILITY=default, which CPUs without AVX2 run) rounds x·s before adding "
+    "b, so x·s and μ·s round alike and cancel: it returns exactly 0 for every value here."
+)
 FORM_NAMES = {"step": "step by step", "fused": "fused"}
 SHOWN = 8  # entries in the output table; the largest error is over all of them
 Y_DIGITS = 9  # enough to tell any two float32 values apart
@@ -96,6 +106,7 @@ def folding_table(c: F.FusedComparison, i: int) -> pd.DataFrame:
                 "statistics": STATS_NAMES[stats],
                 "μ": num(c.mu[stats], 12),
                 "σ²": num(c.var[stats]),
+                "1/√(σ² + ε) computed": RSTD_WORDS[c.rstd_in if stats == "exact" else "float32"],
                 "1/√(σ² + ε) in float32": num(run.rstd),
                 "s = γ·rstd in float32": num(run.scale[i]),
                 "β − μ·s before rounding": num(b_exact, 15),
@@ -124,11 +135,12 @@ def verdict(c: F.FusedComparison) -> str:
     fused = c.runs["exact", "fused"]
     b, b_exact = float(fused.shift[i]), float(fused.shift_exact[i])
     xs = float(fused.x[i] * fused.scale[i])
+    one_rounding = " (one fused multiply-add: x·s is not rounded before b is added)" if c.fma else ""
     folding = (
         f"the fused form with exact statistics is off by {fmt(c.error['exact', 'fused'], 4)}. At entry "
         f"{i + 1}, b = β − μ·s = {num(b_exact, 15)} must be stored in float32, whose numbers near it are "
-        f"{num(_spacing(b))} apart: it becomes {num(b)}, off by {num(b - b_exact, 6)}. In y = x·s + b, "
-        f"x·s = {num(xs, 15)} and b cancel to a small number, and what b lost stays in y"
+        f"{num(_spacing(b))} apart: it becomes {num(b)}, off by {num(b - b_exact, 6)}. In y = x·s + b"
+        f"{one_rounding}, x·s = {num(xs, 15)} and b cancel to a small number, and what b lost stays in y"
         if fused.status == "ok"
         else f"the fused form with exact statistics fails: {F.STATUS_WORDS[fused.status]}"
     )
@@ -180,4 +192,62 @@ def verdict(c: F.FusedComparison) -> str:
         "**Neither goes wrong here:** every output is within float32 rounding of the exact answer "
         f"(largest error {fmt(worst, 4)}). Move the values far from 0 compared with their spread to make b "
         "large."
+    )
+
+
+def _vec(values: np.ndarray, shown: int = 4) -> str:
+    text = ", ".join(num(v) for v in values[:shown])
+    return f"[{text}{', …' if values.size > shown else ''}]"
+
+
+def torch_note(case: str, c: F.FusedComparison) -> str:
+    """What PyTorch 2.13's CPU kernels return for the Precision page's example ``case``, and where.
+
+    ``case`` is a key of the page's examples: ``"channel"`` (a BatchNorm channel of equal values, in
+    training mode when ``c.rstd_in`` is float64 and eval mode when float32), ``"d1"``, ``"row"`` or
+    ``"sidebar"``. Each claim is one the recordings pin (``tests/labs/test_fused_kernels.py``); for
+    the sidebar's input, which no recording can cover, the note says the column is a model.
+    """
+    step = "*step by step · float32 Welford*"
+    if case == "channel":
+        run = c.runs["exact", "fused"]
+        if c.rstd_in == "float32":
+            return (
+                f"{CPU}: BatchNorm in eval mode computes 1/√(0 + ε) in float32, {num(run.rstd)} "
+                f"(training mode computes it in float64: {num(rstd_of(0.0, c.eps, 'float64'))}), and "
+                f"returns the *fused · exact* column for every value offered here ({RECORDED}); the right "
+                f"answer is β = 0. {DEFAULT_BUILD}"
+            )
+        return (
+            f"{CPU}: BatchNorm in training mode computes 1/√(0 + ε) in float64 and stores "
+            f"{num(run.rstd)}, and returns the *fused · exact* column for every value offered here "
+            f"({RECORDED}); the right answer is β = 0. {DEFAULT_BUILD}"
+        )
+    if case == "d1":
+        return (
+            f"{CPU}: F.layer_norm does not fold, and returns exactly −1 for every x and γ offered here "
+            f"(the {step} column). BatchNorm folds: on a channel of two such values it returns the "
+            "*fused · exact* column in training mode; in eval mode (running variance 0) it computes "
+            f"1/√(σ² + ε) in float32 instead ({RECORDED})."
+        )
+    if case == "row":
+        run = c.runs["kernel", "step"]
+        return (
+            f"{CPU}: F.layer_norm returns the {step} column, {_vec(run.y)}, with "
+            f"μ = {num(c.mu['kernel'], 12)} and 1/√(σ² + ε) = {num(run.rstd)} ({RECORDED}); its "
+            "LayerNorm does not fold."
+        )
+    model = (
+        f"The {step} column is a model of PyTorch 2.13's CPU F.layer_norm on this input: its statistics "
+        "(Welford's update in 8 lanes, the lanes merged), 1/√(σ² + ε) in float32 and ((x − μ)·r)·γ + β, "
+        f"each step rounded as {CPU} round it. It gave PyTorch's output bit for bit on every row "
+        f"{RECORDED} (rows near 1e8, and rows of 2 to 4096 values). The *fused* columns are BatchNorm's "
+        "folding applied to this row with these statistics: a model, not a recorded output."
+    )
+    if c.kernel_status == "ok":
+        return model
+    kernel = K.layer_norm_kernel(c.x, c.gamma, c.beta, eps=c.eps)
+    return (
+        f"{model} Here float32 Welford gives no usable statistics, so its columns are empty; the same model "
+        f"returns y = {_vec(kernel.y)}."
     )

@@ -78,7 +78,15 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
         "est_rms_example",
         "est_rms_dtype",
     ),
-    "precision": ("prec_offset", "prec_dtype", "fused_case", "fused_v", "fused_x", "fused_gamma"),
+    "precision": (
+        "prec_offset",
+        "prec_dtype",
+        "fused_case",
+        "fused_v",
+        "fused_mode",
+        "fused_x",
+        "fused_gamma",
+    ),
     "invariances": (
         "inv_c",
         "inv_b",

@@ -167,7 +167,10 @@ def layer_norm_in_dtype(x: ArrayLike, *, dtype: str, method: str, eps: float = D
     -----
     A teaching model of a naive kernel: partial sums are sequential, one feature at a time,
     and nothing is kept in a wider type (real kernels often accumulate in float32). Overflow,
-    negative variances and 0/0 are not errors here but the ``status`` of the row.
+    negative variances and 0/0 are not errors here but the ``status`` of the row. It is not
+    PyTorch's kernel: in float32 that one is :func:`layernorm.labs.torch_kernels.layer_norm_kernel`
+    (Welford in 8 lanes, then ``(x - mu) * (1/sqrt(var + eps))``), whose ``mu`` and ``var`` equal
+    this function's ``"welford"`` ones only for rows of fewer than 8 entries.
     Source: the one-pass formula as in Keras 3 / Flax (tests/data/FRAMEWORKS.md); Welford (1962).
     """
     dt = numpy_dtype(dtype)

@@ -141,8 +141,16 @@ def test_without_fused_multiply_adds_a_constant_channel_gives_beta_0_exactly() -
             assert np.all(F.fused_affine(np.full(5, v), v, var=0.0, rstd_in=how, fma=False).y == 0.0)
 
 
-def test_the_recordings_cover_every_page_example_on_both_builds() -> None:
-    for capability in ("AVX512", "DEFAULT"):
+def test_on_the_default_build_pytorch_returns_beta_0_for_every_channel_the_page_offers() -> None:
+    """What the page says of PyTorch's build without fused multiply-adds, in both modes."""
+    channels = [r for r in BATCH_NORM if r["capability"] == "DEFAULT" and r["beta"] == 0.0]
+    assert {r["x"][0] for r in channels} == set(F.CHANNEL_VALUES)
+    assert {r["kernel"] for r in channels} == {"batch_norm", "batch_norm_eval"}
+    assert all(v == 0.0 for r in channels for v in r["y"])
+
+
+def test_the_recordings_cover_every_page_example_on_each_build() -> None:
+    for capability in ("AVX512", "AVX2", "DEFAULT"):
         for kernel in ("batch_norm", "batch_norm_eval"):
             channels = {
                 r["x"][0]
