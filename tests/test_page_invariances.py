@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 from apptest_support import answer_and_reveal, at_both_eps_ends, ok, open_with_sidebar, trace
+from apptest_support import open_page as open_link
 from apptest_support import plotly_array as _arr
 from chart_specs import charts
 from live_support import live_metrics, live_tex
@@ -156,3 +157,32 @@ def test_d2_surprise_and_the_user_point() -> None:
 def test_predict_then_reveal() -> None:
     at = answer_and_reveal(open_page(), "inv_q", "Both on (−1, 1)")
     assert at.success and "Right" in at.success[0].value
+
+
+def test_near_1e16_adding_b_moves_layernorm_and_the_notice_says_when() -> None:
+    # Stored 2 apart, 1e16 + 2 + 1 rounds up to 1e16 + 4 while 1e16 + 1 rounds down: x + b is another
+    # vector, and 'LayerNorm moved by' at c = 1 is far from 0
+    typed = "1e16 10000000000000002 10000000000000004 10000000000000008"
+    at = open_link(PAGE, src="Type numbers", typed=typed, inv_c="1", inv_b="1")
+    x = np.array([1e16, 1e16 + 2, 1e16 + 4, 1e16 + 8])
+    chk = geo.invariance_check(x, 1.0, 1.0, eps=EPS)
+    assert metric(at, "LayerNorm moved by") == fmt_zero(chk.ln_gap, np.concatenate([chk.ln_x, chk.ln_moved]))
+    assert chk.ln_gap > 0.5
+    said = texts(at)
+    assert (
+        "With c = 1 and any b, 'LayerNorm moved by' is 0 to rounding as long as float64 holds x + b" in said
+    )
+    assert "near 1e16" in said
+
+
+def test_at_eps_1_the_three_views_do_not_say_just_inside() -> None:
+    # ε = 1 on standard normal inputs: some ‖x̂‖² are far below 3, the circle's
+    at = open_page(eps=1.0)
+    low, high = geo.normalized_cloud(3, 300, seed=0, eps=1.0).norm_squared_range
+    assert low < 0.001 and high < 2.5
+    said = texts(at)
+    assert "sit on (or, by ε, just inside) the green circle" not in said
+    assert (
+        "on the green circle where it meets the sphere of radius √3 while ε ≪ their spread, and inside"
+        in said
+    )

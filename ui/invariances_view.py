@@ -107,9 +107,9 @@ THREE_VIEWS = (
     "**Reading the three views**\n\n"
     "- *Before:* the blob is stretched along the dashed diagonal (1, 1, 1), because each input "
     "got a random constant added. LayerNorm forgets that direction entirely.\n"
-    "- *After:* the points sit on (or, by ε, just inside) the green circle where the plane "
-    "x₁ + x₂ + x₃ = 0 meets the sphere of radius √3. A 3-feature vector keeps just one number: its "
-    "angle around the circle.\n"
+    "- *After:* the points lie in the plane x₁ + x₂ + x₃ = 0, on the green circle where it meets the "
+    "sphere of radius √3 while ε ≪ their spread, and inside it otherwise (the caption below gives their "
+    "‖x̂‖², 3 on the circle). A 3-feature vector keeps just one number: its angle around the circle.\n"
     "- *Then:* γ stretches each axis, so the circle becomes an ellipse (a negative γ mirrors it) "
     "and β moves its centre (×). γ = 0 on an axis flattens it; all three at 0 collapse it to β.\n"
     "- Raise ε in the sidebar towards 1: inputs with a small spread fall *inside* the circle."
@@ -122,8 +122,10 @@ D2_SURPRISE = (
     "ε pulls inputs with a² not far above ε inside (raise ε in the sidebar to see it)."
 )
 NOTICES = [
-    "With c = 1 and any b, 'LayerNorm moved by' is 0 to rounding; with other c > 0 it stays tiny while "
-    "ε/c² and ε are both far below σ². RMSNorm moves as soon as b ≠ 0.",
+    "With c = 1 and any b, 'LayerNorm moved by' is 0 to rounding as long as float64 holds x + b exactly: "
+    "typed numbers near 1e16 are stored 2 apart, so there b = 1 rounds some of them up and not others, "
+    "and LayerNorm moves. With other c > 0 it stays tiny while ε/c² and ε are both far below σ². "
+    "RMSNorm moves as soon as b ≠ 0 (by less than rounding when b is tiny next to x).",
     "Make c small (1e-4, 1e-6): once ε/c² (shown above) is comparable to σ², LayerNorm's output shrinks.",
     "c < 0: 'LayerNorm + its flip' is 0 to rounding while ε/c² and ε are both far below σ²: the output "
     "only changed sign.",
