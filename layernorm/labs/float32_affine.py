@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from layernorm._checks import F64, as_float64, check_eps
 from layernorm.core import DEFAULT_EPS
@@ -174,29 +174,73 @@ def shift32(beta: ArrayLike, mu: float, scale: ArrayLike, *, fma: bool) -> F64:
 
     Notes
     -----
-    With a float32 ``mu`` this is :func:`mul_add32` of ``-mu``. Otherwise ``mu * scale`` is not exact
-    in float64, and each distinct ``(beta, scale)`` pair is computed in exact rational arithmetic and
-    rounded once. Source: this project.
+    With a float32 ``mu`` this is :func:`mul_add32` of ``-mu``. Otherwise ``mu`` is split into three
+    float32 parts, whose products with ``scale`` are exact in float64, and their sum with ``beta`` is
+    rounded once; an entry whose float64 sum lies too near a float32 tie to tell (or a ``mu`` out of
+    float32's normal range) is computed in exact rational arithmetic instead. Source: this project.
     """
     b32, s32 = np.broadcast_arrays(to_float32(beta), to_float32(scale))
     if float(to_float32(mu)) == mu:
         return mul_add32(-mu, s32, b32, fma=fma)
-    out = np.empty(b32.shape)
+    if not 2.0**-100 < abs(mu) <= FLOAT32_MAX:
+        return _shift_exact(b32, mu, s32, np.ones(b32.shape, dtype=bool), np.empty(b32.shape), fma)
+    parts, rest = [], mu
+    for _ in range(3):  # 24 + 24 + 5 bits hold mu's 53
+        parts.append(float(to_float32(rest)))
+        rest -= parts[-1]  # exact
+    with np.errstate(over="ignore", invalid="ignore"):
+        products = [-part * s32 for part in parts]  # each exact: 24 bits times 24 bits
+        if fma:
+            value, lost, doubt = _sum_once([b32, *products])
+            out = round_to_float32(value, lost)
+        else:
+            value, lost, doubt = _sum_once(products)
+            out = to_float32(b32 + round_to_float32(value, lost))  # beta - (mu*s rounded): one rounding
+    return _shift_exact(b32, mu, s32, doubt, out, fma)
+
+
+def _sum_once(terms: list[F64]) -> tuple[F64, F64, NDArray[np.bool_]]:
+    """``hi, lo`` with ``hi + lo`` the terms' sum (to a few float64 units), and where that may not do.
+
+    The third array marks entries whose float64 sum ``hi`` lies within that uncertainty of a point
+    halfway between two float32 numbers, or is not finite: those need exact arithmetic.
+    """
+    total, lost = terms[0], np.zeros(terms[0].shape)
+    size = np.zeros(terms[0].shape)
+    for term in terms[1:]:
+        total, error = two_sum(total, term)
+        lost, size = lost + error, size + np.abs(error)
+    hi, lo = two_sum(total, lost)
+    with np.errstate(over="ignore", invalid="ignore"):
+        _, exp = np.frexp(hi)
+        half_unit = np.ldexp(1.0, np.maximum(exp, _MIN_EXP) - _BITS - 1)
+        steps = np.abs(hi) / half_unit
+        below = np.floor(steps)
+        tie = np.where(np.mod(below, 2) == 1, below, below + 1)  # the nearest odd multiple: a tie
+        gap = np.abs(steps - tie) * half_unit
+        doubt = ~np.isfinite(hi) | (gap <= np.abs(lo) + 8 * np.spacing(np.abs(hi)) + 2.0**-50 * size)
+    return hi, lo, doubt
+
+
+def _shift_exact(b32: F64, mu: float, s32: F64, doubt: NDArray[np.bool_], out: F64, fma: bool) -> F64:
+    """``out`` with its ``doubt`` entries computed in exact rational arithmetic (each distinct pair once)."""
+    flat = np.array(out, dtype=np.float64).ravel()
+    b_flat, s_flat = b32.ravel(), s32.ravel()
     exact_mu = Fraction(mu)
-    pairs = np.stack([b32.ravel(), s32.ravel()], axis=1)
-    unique, where = np.unique(pairs, axis=0, return_inverse=True)
-    values = []
-    for b_i, s_i in unique:
-        if not (np.isfinite(b_i) and np.isfinite(s_i)):
-            with np.errstate(over="ignore", invalid="ignore"):
-                values.append(float(to_float32(b_i - mu * s_i)))
-            continue
-        product = exact_mu * Fraction(s_i)
-        if not fma:
-            product = Fraction(_fraction_to_float32(product)) if abs(product) < 2**128 else product
-        values.append(_fraction_to_float32(Fraction(b_i) - product))
-    out.ravel()[:] = np.asarray(values)[np.asarray(where).ravel()]
-    return out
+    done: dict[tuple[float, float], float] = {}
+    for i in np.flatnonzero(doubt):
+        b_i, s_i = float(b_flat[i]), float(s_flat[i])
+        if (b_i, s_i) not in done:
+            if not (np.isfinite(b_i) and np.isfinite(s_i)):
+                with np.errstate(over="ignore", invalid="ignore"):
+                    done[b_i, s_i] = float(to_float32(b_i - mu * s_i))
+            else:
+                product = exact_mu * Fraction(s_i)
+                if not fma:
+                    product = Fraction(_fraction_to_float32(product)) if abs(product) < 2**128 else product
+                done[b_i, s_i] = _fraction_to_float32(Fraction(b_i) - product)
+        flat[i] = done[b_i, s_i]
+    return flat.reshape(b32.shape)
 
 
 def _fraction_to_float32(value: Fraction) -> float:

@@ -227,6 +227,21 @@ def test_shift32_rounds_beta_minus_mu_times_s_once_for_any_float64_mu(
     assert float(shift32(beta, mu, scale, fma=fma)[()]) == _exact_float32(Fraction(beta) - product)
 
 
+@pytest.mark.parametrize("fma", [True, False])
+@pytest.mark.parametrize(
+    ("mu", "want"),
+    [
+        (1 + 2.0**-24, -1.0),  # exactly halfway between float32's 1 and 1 + 2**-23: to even
+        (1 + 2.0**-24 + 2.0**-52, -(1 + 2.0**-23)),  # a float64 unit above halfway: away from 1
+        (1 + 2.0**-24 - 2.0**-52, -1.0),  # a float64 unit below
+        (1e-120, 0.0),  # below float32's range: μ·s rounds to 0
+    ],
+)
+def test_shift32_decides_a_float64_mu_near_a_float32_tie_exactly(mu: float, want: float, fma: bool) -> None:
+    """b = 0 − μ·1: μ·s lies on or a float64 unit from a float32 tie, where a float64 sum cannot tell."""
+    assert float(shift32(0.0, mu, 1.0, fma=fma)) == want
+
+
 def test_round_to_float32_keeps_ties_to_even_and_overflows_past_the_largest() -> None:
     three_halves_of_smallest = 3 * 2.0**-150  # halfway between the two smallest subnormals
     assert round_to_float32(three_halves_of_smallest).tolist() == 2.0**-148
