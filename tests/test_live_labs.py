@@ -27,6 +27,7 @@ from ui.settings import EPS_CHOICES
 from ui.text import (
     ROUNDING_K,
     ZERO_TO_ROUNDING,
+    digits_not_to_look_exact,
     digits_to_separate,
     fmt,
     fmt_zero,
@@ -247,7 +248,10 @@ def estimators_expected(x: np.ndarray, ddof: int, inside: bool, eps: float, name
     cmp = ln.compare_recipe(x, ddof=ddof, eps_inside=inside, eps=eps, standard_eps=ln.DEFAULT_EPS)
     mu, spread = float(np.mean(x)), float(np.var(x, ddof=ddof))
     val = [float(x[0]), recipe_x_hat_1(x, 0, True, ln.DEFAULT_EPS), recipe_x_hat_1(x, ddof, inside, eps)]
-    k = digits_to_separate(val[1:], 4, same_within=rounding_noise(val[1:]))
+    noise = rounding_noise(val[1:])
+    k = digits_not_to_look_exact(
+        val[1:], digits_to_separate(val[1:], 4, same_within=noise), same_within=noise
+    )
     sym, den = RECIPE_DENOMINATORS[(ddof, inside)]
     numerator = f"{tex_num(val[0], 4)} {tex_minus(mu, 4)}"
     numbers = den.format(v=tex_num(spread, 4), e=tex_num(eps, 3))
@@ -259,8 +263,9 @@ def estimators_expected(x: np.ndarray, ddof: int, inside: bool, eps: float, name
     sd = digits_to_separate([cmp.standard_std, cmp.variant_std], 4, same_within=rounding_noise(1.0))
     rms = ln.compare_rms_placement(x, eps=eps)
     layer = ln.compare_recipe(x, ddof=0, eps_inside=True, eps=eps).standard
-    rk = digits_to_separate(
-        [rms.standard[0], rms.variant[0], layer[0]], 4, same_within=rounding_noise(rms.standard)
+    firsts, rms_noise = [rms.standard[0], rms.variant[0], layer[0]], rounding_noise(rms.standard)
+    rk = digits_not_to_look_exact(
+        firsts, digits_to_separate(firsts, 4, same_within=rms_noise), same_within=rms_noise
     )
     return {
         "tex": tex,

@@ -10,7 +10,7 @@ from live_support import live_metric_elements, live_tex
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
-from ui.text import digits_to_separate, fmt, rounding_noise
+from ui.text import digits_not_to_look_exact, digits_to_separate, fmt, rounding_noise
 
 PAGE = "pages/12_estimators_and_eps.py"
 TINY = [0.09484422, 0.16441762]
@@ -46,10 +46,11 @@ def test_tutorial_button_loads_one_hot_with_d_minus_1_and_eps_outside() -> None:
     assert at.radio(key="est_vector").value == "one_hot"
     assert at.radio(key="est_divisor").value == "d-1" and at.radio(key="est_place").value == "outside"
     assert _first(at, "x̂₁, standard") == "1.732"
-    assert _first(at, "x̂₁, yours") == "1.5"
+    # 0.75 / (0.5 + 1e-5) = 1.4999700009: four digits would print "1.5", the exact value without ε
+    assert _first(at, "x̂₁, yours") == "1.49997"
     c = ln.compare_recipe([1, 0, 0, 0], ddof=1, eps_inside=False, eps=1e-5, standard_eps=1e-5)
     assert _first(at, "largest |difference|") == fmt(c.max_abs_difference, 3) == "0.232"
-    assert "1.5" in live_tex(at)[0] and "0.25" in live_tex(at)[0]  # the recipe's formula
+    assert "= 1.49997" in live_tex(at)[0] and "0.25" in live_tex(at)[0]  # the recipe's formula
     # the sidebar's input is untouched
     assert at.selectbox(key="src").value == "Preset"
 
@@ -58,13 +59,23 @@ def test_keras_button_shows_0_74_instead_of_almost_1() -> None:
     at = _open()
     ok(at.button(key="est_load_keras").click().run())
     assert at.selectbox(key="est_eps").value == "Keras 3 LayerNormalization"
-    assert _first(at, "x̂₁, yours") == "−0.74"
-    assert _first(at, "x̂₁, standard") == "−0.9959"
+    assert _first(at, "x̂₁, yours") == "−0.73996"  # −0.7399559…, not the exact-looking −0.74
+    assert _first(at, "x̂₁, standard") == "−0.99589"
     c = ln.compare_recipe(TINY, ddof=0, eps_inside=True, eps=1e-3, standard_eps=1e-5)
     assert _first(at, "largest |difference|") == fmt(c.max_abs_difference, 3)
     # switching ε back to PyTorch's removes the difference
     ok(at.selectbox(key="est_eps").set_value("PyTorch nn.LayerNorm").run())
     assert _first(at, "largest |difference|") == "0"
+
+
+def test_rms_metrics_at_eps_1e_12_do_not_round_to_an_exact_looking_2() -> None:
+    # RMSNorm on [1, 0, 0, 0] at ε = 1e-12 gives 2 − 4e-12: four digits would print "2", as if ε did nothing
+    at = _open()
+    ok(at.radio(key="est_vector").set_value("one_hot").run())
+    ok(at.select_slider(key="eps").set_value(1e-12).run())
+    assert _first(at, "RMSNorm₁, ε inside √") == "1.999999999996"
+    assert _first(at, "RMSNorm₁, ε outside") == "1.999999999996"
+    assert _first(at, "LayerNorm x̂₁") == "1.732050807564"
 
 
 @pytest.mark.parametrize("preset", [p.name for p in ln.EPS_PRESETS])
@@ -90,7 +101,8 @@ def test_each_recipe_toggle(divisor: str, place: str) -> None:
     ok(at.radio(key="est_place").set_value(place).run())
     c = ln.compare_recipe([1, 0, 0, 0], ddof=int(divisor == "d-1"), eps_inside=place == "inside", eps=1e-5)
     pair = [c.standard[0], c.variant[0]]
-    k = digits_to_separate(pair, 4, same_within=rounding_noise(pair))  # as many digits as tell them apart
+    noise = rounding_noise(pair)  # as many digits as tell them apart and keep them from looking exact
+    k = digits_not_to_look_exact(pair, digits_to_separate(pair, 4, same_within=noise), same_within=noise)
     assert _first(at, "x̂₁, yours") == fmt(c.variant[0], k)
     assert _first(at, "x̂₁, standard") == fmt(c.standard[0], k)
 

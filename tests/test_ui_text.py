@@ -19,6 +19,7 @@ from ui.text import (
     _finite_floats,
     _separated,
     column_format,
+    digits_not_to_look_exact,
     digits_to_separate,
     fmt,
     fmt_bound,
@@ -239,6 +240,19 @@ def test_tex_vector_and_tex_sum_take_more_digits_when_entries_would_look_alike()
     assert tex_vector([1.0, 2.0, 3.0, 3.0000001, 5.0, 6.0, 7.0, 8.0]) == (
         r"\left[1,\ 2,\ 3,\ \ldots,\ 6,\ 7,\ 8\right]"
     )
+
+
+# ---------------------------------------------------------------------------- digits_not_to_look_exact
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(1.4999700006, "1.49997"), (-0.7399559134, "−0.73996"), (2 - 4e-12, "1.999999999996"),
+     (1.5, "1.5"), (1.5000000000000002, "1.5"), (1.7320046, "1.732"), (2.5e-8, "2.500e−08")],
+)  # fmt: skip
+def test_digits_not_to_look_exact(value: float, shown: str) -> None:
+    noise = rounding_noise(value)
+    assert fmt(value, digits_not_to_look_exact([value], 4, same_within=noise)) == shown
 
 
 # ---------------------------------------------------------------------------- digits_to_separate

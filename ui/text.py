@@ -161,6 +161,43 @@ def _could_look_alike(vals: np.ndarray, refs: np.ndarray, digits: int) -> tuple[
     return vals[near_vals | (past > first)], refs[near_refs]
 
 
+def _significant(text: str) -> int:
+    """How many significant digits a :func:`fmt` text shows ("1.5" has 2, "0.0740" 3, "1.500e−05" 4)."""
+    mantissa = text.replace("−", "").split("e")[0].replace(".", "")
+    return len(mantissa.lstrip("0")) or 1
+
+
+# A number printed with this many significant digits or more reads as rounded ("1.732"); one that
+# prints shorter ("1.5", "2", "0.74") reads as the whole value.
+READS_ROUNDED = 4
+
+
+def digits_not_to_look_exact(
+    values: ArrayLike | Iterable[float],
+    at_least: int = 4,
+    *,
+    same_within: float = 0.0,
+    at_most: int = MAX_DIGITS,
+) -> int:
+    """The fewest significant digits (``at_least`` … ``at_most``) at which no value looks exact but is not.
+
+    :func:`fmt` drops trailing zeros, so 1.4999700009 at 4 digits prints "1.5", which a reader takes
+    for exactly 1.5. At the returned digits every text shorter than :data:`READS_ROUNDED`
+    significant digits is its value to within ``same_within`` (rounding noise, :func:`rounding_noise`):
+    1.49997 prints "1.49997", 1.5000000000000002 still "1.5". NaN and ±∞ are ignored. Combine with
+    :func:`digits_to_separate`: ``digits_not_to_look_exact(vals, digits_to_separate(vals))``.
+    """
+    vals = _finite_floats(values).tolist()
+    for digits in range(at_least, max(at_most, at_least) + 1):
+        if all(
+            _significant(t) >= min(digits, READS_ROUNDED)
+            or abs(float(t.replace("−", "-")) - v) <= same_within
+            for v, t in ((v, fmt(v, digits)) for v in vals)
+        ):
+            return digits
+    return max(at_most, at_least)
+
+
 def digits_to_add_up(
     rows: Iterable[tuple[float, float, float, float]], at_least: int = 4, *, at_most: int = MAX_DIGITS
 ) -> int:

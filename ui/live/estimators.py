@@ -11,7 +11,7 @@ import numpy as np
 
 import layernorm as ln
 from ui.live import Frame, Metric, Readout
-from ui.text import digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
+from ui.text import digits_not_to_look_exact, digits_to_separate, fmt, rounding_noise, tex_minus, tex_num
 
 FORMULA, METRICS, RMS = "est_formula", "est_metrics", "est_rms"
 
@@ -23,7 +23,12 @@ def frame(x: np.ndarray, *, ddof: int, inside: bool, eps: float, variant_name: s
     mu = float(ln.mean(x))
     spread = float(ln.variance(x, ddof=ddof))  # σ² (÷d) or s² (÷(d−1)), the recipe's own
     val = [float(x[0]), float(cmp.standard[0]), float(cmp.variant[0])]
-    k = digits_to_separate(val[1:], 4, same_within=rounding_noise(val[1:]))
+    # digits that tell the two x̂₁ apart and keep either from looking exact when it is not (the tutorial
+    # case's 1.49997 is not the 1.5 four digits would print)
+    noise = rounding_noise(val[1:])
+    k = digits_not_to_look_exact(
+        val[1:], digits_to_separate(val[1:], 4, same_within=noise), same_within=noise
+    )
     sq = r"s^2" if ddof else r"\sigma^2"
     den = (
         rf"\sqrt{{{tex_num(spread, 4)} + {tex_num(eps, 3)}}}"
@@ -48,9 +53,11 @@ def frame(x: np.ndarray, *, ddof: int, inside: bool, eps: float, variant_name: s
     )
     rms = ln.compare_rms_placement(x, eps=eps)
     layer = ln.compare_recipe(x, ddof=0, eps_inside=True, eps=eps).standard  # LayerNorm with the same ε
-    rk = digits_to_separate(
-        [rms.standard[0], rms.variant[0], layer[0]], 4, same_within=rounding_noise(rms.standard)
-    )
+    firsts = [rms.standard[0], rms.variant[0], layer[0]]
+    rms_noise = rounding_noise(rms.standard)
+    rk = digits_not_to_look_exact(
+        firsts, digits_to_separate(firsts, 4, same_within=rms_noise), same_within=rms_noise
+    )  # [1, 0, 0, 0] at ε = 1e-12: RMSNorm₁ is 1.999999999996, not the 2 four digits would print
     rms_metrics = (
         Metric("LayerNorm x̂₁", fmt(float(layer[0]), rk)),
         Metric("RMSNorm₁, ε inside √", fmt(float(rms.standard[0]), rk)),
