@@ -142,10 +142,12 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "A fused kernel: BatchNorm on a constant channel",
         "pages/13_precision.py",
-        {"fused_case": "BatchNorm: a channel of equal values", "fused_v": "5e+07"},
+        {"fused_case": "BatchNorm: a channel of equal values", "fused_v": "5e7"},
         "Five copies of 5e7 normalize to exactly β = 0, yet y = x·s + b in float32 gives 242.27734375, as "
-        "PyTorch 2.13's CPU BatchNorm does in training mode (the batch's own μ and σ²): b = −μ·s is about "
-        "−1.58e10 and is stored to the nearest 1024.",
+        "PyTorch 2.13's CPU BatchNorm does in training mode (the batch's own μ and σ²) on a processor with "
+        "fused multiply-add (AVX2 or AVX-512; its build without them returns 0): b = −μ·s is about "
+        "−1.58e10 and is stored to the nearest 1024. Switch the mode to eval to see the running statistics' "
+        "answer.",
     ),
     Lesson(
         f"The quiz: {len(QUIZ_BUILDERS)} confusions, a question each",
