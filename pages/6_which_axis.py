@@ -187,8 +187,14 @@ def body() -> None:
     cell_text = f"x[{cb}, {ct}, {ci}] = {fmt(current.value, mu_digits)}"
     if current.group is None:
         title = f"{lens} is undefined here — see the message above"
-    else:
-        title = f"{lens}: your cell {cell_text} shares μ, σ² with {current.group.n:,} cells"
+    else:  # RMSNorm pools no μ; a group can be the cell alone (InstanceNorm with T = 1)
+        stats = "its mean of x²" if lens == "RMSNorm" else "μ, σ²"
+        others = current.group.n - 1
+        title = f"{lens}: your cell {cell_text} " + (
+            f"shares {stats} with {others:,} other cell{'s' if others > 1 else ''}"
+            if others
+            else f"is the only cell its {stats} {'is' if lens == 'RMSNorm' else 'are'} computed from"
+        )
     plot.show(
         charts_axes.axes_heatmap(
             grid, current.group, cb * t_n + ct, ci, n_seq=b_n, seq_len=t_n, title=title, pad_rows=pad_rows
@@ -261,8 +267,14 @@ def body() -> None:
     st.markdown(
         f"For this shape (B = {b_n}, T = {t_n}, d = {d}): LayerNorm computes **2 numbers per token** "
         f"(μ and σ²), {by['LayerNorm'].total:,} in all, each from that token's own {d} features — exact, "
-        f"no batch needed. BatchNorm computes **2 numbers per feature**, {by['BatchNorm'].total:,} in all, "
-        f"each *estimated* from the {b_n * t_n:,} tokens that happen to share the batch."
+        f"no batch needed. "
+        + (
+            f"BatchNorm computes **2 numbers per feature**, {by['BatchNorm'].total:,} in all, "
+            f"each *estimated* from the {b_n * t_n:,} tokens that happen to share the batch."
+            if b_n * t_n > 1
+            else f"BatchNorm would compute **2 numbers per feature**, {by['BatchNorm'].total:,} in all, from "
+            "the tokens that share the batch: from this batch's one token it cannot (the message above)."
+        )
         + (
             " Pick the preset with d = 512 to see the lesson's example: 512 means and 512 variances for BatchNorm."
             if source == SOURCES[0]

@@ -106,6 +106,30 @@ def test_which_axis_one_token_batch_and_d_2() -> None:
     assert any("undefined for a batch of one token" in i.value for i in at.info)
 
 
+def test_which_axis_title_counts_the_other_cells_and_gives_rmsnorm_no_mean() -> None:
+    # 1 × 1 × 2: InstanceNorm's group is the cell alone (not "shares μ, σ² with 1 cells"); RMSNorm pools
+    # the mean of x², no μ; LayerNorm's group of 2 is the cell and 1 other
+    at = _open(AXES)
+    at.selectbox(key="axes_preset").set_value("One token: 1 × 1 × 2").run()
+    shown = {}
+    for lens in ("LayerNorm", "InstanceNorm", "RMSNorm"):
+        at.radio(key="axes_lens").set_value(lens).run()
+        assert not at.exception
+        shown[lens] = next(c.figure["layout"]["title"]["text"] for c in charts(at) if c.key == "axes_heatmap")
+    assert shown["LayerNorm"].endswith("= 0.3104 shares μ, σ² with 1 other cell")
+    assert shown["InstanceNorm"].endswith("= 0.3104 is the only cell its μ, σ² are computed from")
+    assert shown["RMSNorm"].endswith("= 0.3104 shares its mean of x² with 1 other cell")
+
+
+def test_which_axis_one_token_batch_does_not_say_batchnorm_estimates_from_it() -> None:
+    at = _open(AXES)
+    at.selectbox(key="axes_preset").set_value("One token: 1 × 1 × 2").run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "estimated* from the 1 tokens" not in text and "BatchNorm computes" not in text
+    assert "from this batch's one token it cannot" in text
+
+
 def test_which_axis_lesson_preset_counts_512_features() -> None:
     at = _open(AXES)
     at.selectbox(key="axes_preset").set_value("The lesson's example: d = 512 (4 × 16 × 512)").run()
