@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 import streamlit as st
-from apptest_support import open_page
+from apptest_support import open_page, page_text
 from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
@@ -227,6 +227,24 @@ def test_batch_of_256_and_noise_shrinks() -> None:
     at.slider(key="tvi_redraws").set_value(50).run()
     spread = batch_effects.redraw_spread(R.make_population(8), 256, n_redraws=50, fixed_seed=0)
     assert _metric(at, "spread (std) of BatchNorm") == fmt(spread.bn_std[0])
+
+
+def test_batch_of_two_notes_allow_outputs_near_0() -> None:
+    # d = 64, seed 24, feature 20, 500 redraws: one batch-mate lands so close to the example that
+    # BatchNorm's output is 0.00065, not "about ±1 whatever the values"
+    at = _open(TVI)
+    at.select_slider(key="tvi_d").set_value(64).run()
+    at.number_input(key="tvi_seed").set_value(24).run()
+    at.number_input(key="tvi_feature").set_value(20).run()
+    at.slider(key="tvi_n").set_value(2).run()
+    at.slider(key="tvi_redraws").set_value(500).run()
+    assert not at.exception
+    spread = batch_effects.redraw_spread(R.make_population(64, seed=24), 2, n_redraws=500, fixed_seed=24)
+    assert np.min(np.abs(spread.bn_y[:, 20])) < 1e-3
+    said = page_text(at)
+    assert "whatever the" not in said and "always standardize to −1 and +1" not in said
+    assert "unless a and b are within a few hundredths of each other" in said
+    assert "unless the two values nearly coincide" in said
 
 
 def test_batch_mates_and_mode_switch() -> None:

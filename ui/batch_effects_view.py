@@ -18,8 +18,9 @@ NO_SPREAD = (
     "Raise the batch size n to 2 or more."
 )
 SPREAD_NOTE = (
-    "Raise n: the histogram narrows roughly like 1/√n. At n = 2 BatchNorm's output is about ±1 "
-    "whatever the values: two numbers always standardize to −1 and +1."
+    "Raise n: the histogram narrows roughly like 1/√n. At n = 2 two values a, b standardize to "
+    "±(a − b)/√((a − b)² + 4ε): about ±1, unless a and b are within a few hundredths of each other, "
+    "where ε pulls the output toward 0."
 )
 NO_MATES = "With n = 1 there are no batch-mates, and training BatchNorm is undefined."
 MATES_NOTE = "Your example stays the same; only the other rows of the batch are redrawn."

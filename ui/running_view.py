@@ -118,7 +118,8 @@ NOTICES = [
     "Small momentum: the running mean moves slowly and smoothly; momentum 1 copies the last batch's "
     "statistics, noise and all.",
     "The running variance is stored with ÷(n−1) but each batch is normalized with ÷n — visible at small n.",
-    "Batch size 2: BatchNorm's training output is always about ±1, whatever the data.",
+    "Batch size 2: BatchNorm's training output is about ±1, unless the two values nearly coincide "
+    "(then ε pulls it toward 0).",
     "Shift the test data: BatchNorm's outputs drift off mean 0 / std 1; LayerNorm's stay put.",
     "PyTorch and TensorFlow's fused kernel store the ÷(n−1) batch variance, Keras 3 and Flax the ÷n one; "
     "PyTorch's momentum weights the batch, theirs the old value.",
