@@ -16,12 +16,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from layernorm.batch import batch_norm_train
+from layernorm.batch import DEFAULT_MOMENTUM
+from layernorm.core import DEFAULT_EPS as EPS
 from layernorm.core import layer_norm, mean, variance
 from layernorm.family import rms_norm
 from layernorm.labs import quiz_more, quiz_numerics
+from layernorm.labs.batch_effects import batch_mates
+from layernorm.labs.bn_frameworks import functional_batch_norm
 from layernorm.labs.lens_counts import stat_counts
 from layernorm.labs.quiz_kit import Question, RepeatedOptions, ask, g, link, not_constant, typed, vec
+from layernorm.labs.running import make_population
 from layernorm.steps import layer_norm_steps
 
 
@@ -97,19 +101,27 @@ def _how_many_stats(rng: np.random.Generator) -> Question:
     )  # fmt: skip
 
 
+# Training vs inference's section 7 calls F.batch_norm on this batch and these running statistics
+FN_X, FN_RM, FN_RV = [[2.0], [6.0]], [0.0], [1.0]
+TVI_N = 16  # that page's batch size until it is moved: its example's batch (section 2) holds 16
+TVI_D = (4, 8, 16)  # some of its d: at d = 2 the outputs are ±0.999998, which its 4 digits print as ±1
+
+
 def _running_mean(rng: np.random.Generator) -> Question:
-    old, batch_mean = float(rng.integers(0, 5)), float(rng.integers(6, 12))
-    x = np.array([[batch_mean - 1.0], [batch_mean + 1.0]])  # a batch of 2 with that mean, one channel
-    _, new_mean, _ = batch_norm_train(x, None, None, [old], [1.0], momentum=0.1)
-    right = float(new_mean[0])
+    # PyTorch's rule, as Training vs inference's F.batch_norm(..., training=True) applies it at its default
+    # momentum: no numbers to draw, since the page can show only its own batch (the options are shuffled)
+    call = functional_batch_norm(FN_X, FN_RM, FN_RV, training=True)
+    old, batch_mean, m = FN_RM[0], float(mean(np.ravel(FN_X))), DEFAULT_MOMENTUM
+    right = float(call.running_mean[0])
     return ask(
         rng, "running-mean", "BatchNorm's running statistics (PyTorch)",
-        f"PyTorch BatchNorm, momentum = 0.1. The running mean is {g(old)} and a training batch has mean "
-        f"{g(batch_mean)}. The new running mean is…",
-        g(right), [g(0.1 * old + 0.9 * batch_mean), g(batch_mean), g((old + batch_mean) / 2)],
-        f"PyTorch: new = (1 − momentum)·old + momentum·batch = 0.9·{g(old)} + 0.1·{g(batch_mean)} = {g(right)}. "
-        "The running mean moves only a tenth of the way each step.",
-        link("/train_vs_inference", tvi_momentum="0.1"),
+        f"PyTorch's F.batch_norm(x, running_mean, running_var, training=True), at its default momentum = {m:g}, "
+        f"gets the batch x = [[2], [6]] (two examples, one feature). The running mean is {g(old)} and the "
+        f"batch's mean is {g(batch_mean)}. The new running mean is…",
+        g(right), [g(m * old + (1 - m) * batch_mean), g(batch_mean), g((old + batch_mean) / 2)],
+        f"PyTorch: new = (1 − momentum)·old + momentum·batch = {g(1 - m)}·{g(old)} + {g(m)}·{g(batch_mean)} = "
+        f"{g(right)}. The running mean moves only a tenth of the way each step.",
+        link("/train_vs_inference", tvi_fn_call="F.batch_norm(x, rm, rv, training=True)"),
     )  # fmt: skip
 
 
@@ -140,29 +152,36 @@ def _batch_of_one(rng: np.random.Generator) -> Question:
 
 
 def _train_vs_eval(rng: np.random.Generator) -> Question:
-    x = not_constant(rng, -3, 7)
-    y = layer_norm(x)
+    # Training vs inference's example (section 2) for the page's own d and seed: the page shows one
+    # feature of it, its input and its LayerNorm output
+    d, seed = int(rng.choice(TVI_D)), int(rng.integers(10_000))
+    k = int(rng.integers(d))
+    x, _, y = batch_mates(make_population(d, seed=seed), TVI_N, fixed_seed=seed, mates_seed=0)
     return ask(
         rng, "train-eval", "LayerNorm in training and inference",
-        f"LayerNorm gives {vec(y)} for x = {vec(x)} during training. After model.eval(), the same x gives…",
-        f"{vec(y)}, the same", ["Something else: it now uses running statistics", "x itself: LayerNorm is off in eval"],
+        f"Training vs inference's example for d = {d} features and seed {seed} has x = {g(x[k])} in feature "
+        f"{k}, and LayerNorm (ε = 1e−5) gives {g(y[k])} there during training. After model.eval(), the same "
+        f"example gives in feature {k}…",
+        f"{g(y[k])}, the same", ["Something else: it now uses running statistics", f"{g(x[k])}, x itself: LayerNorm is off in eval"],
         "LayerNorm keeps no running statistics: it always normalizes with the token's own μ and σ, so training "
         "and inference compute exactly the same function. BatchNorm is the one that switches.",
-        link("/train_vs_inference", tvi_mode="Inference"),
+        link("/train_vs_inference", tvi_d=str(d), tvi_seed=str(seed), tvi_feature=str(k), tvi_mode="Inference"),
     )  # fmt: skip
 
 
 def _invariance(rng: np.random.Generator) -> Question:
     x = not_constant(rng, -3, 7)
     c, b = float(rng.choice([2.0, 10.0, 100.0])), float(rng.choice([5.0, 3.0, 10.0]))  # Invariances' c and b
-    y = layer_norm(x, eps=0.0)
+    y, moved = layer_norm(x), layer_norm(c * x + b)  # the sidebar's ε, 1e-5, which Invariances opens with
+    gap = float(np.max(np.abs(moved - y)))  # ε/c² in place of ε: about 1e-6 here, far above float64 rounding
     return ask(
         rng, "invariance", "shift and positive-scale invariance",
-        f"With ε = 0, LayerNorm({vec(x)}) = {vec(y)}. What is LayerNorm({g(c)}·x + {g(b)})?",
-        f"{vec(y)}, unchanged", [vec(c * y + b), vec(c * y), vec(-y)],
+        f"With ε = 1e−5, LayerNorm({vec(x)}) = {vec(y)}. What is LayerNorm({g(c)}·x + {g(b)})?",
+        f"{vec(moved)}, unchanged but for ε (largest change {g(gap)})", [vec(c * y + b), vec(c * y), vec(-y)],
         f"Multiplying by {g(c)} > 0 multiplies x − μ and σ alike, and adding {g(b)} moves x and μ alike: x̂ "
-        "cannot see either. (A negative factor would flip the signs; with ε > 0 the scale invariance is only "
-        "approximate.)",
+        f"cannot see either. Only ε can: LayerNorm({g(c)}·x + {g(b)}) is LayerNorm(x) with ε/{g(c)}² = "
+        f"{g(EPS / (c * c))} in place of ε: its largest change is {g(gap)}. (A negative factor would flip the "
+        "signs.)",
         link("/invariances", **typed(x), inv_c=f"{c:g}", inv_b=f"{b:g}"),
     )  # fmt: skip
 
@@ -182,36 +201,43 @@ def _gamma_zero(rng: np.random.Generator) -> Question:
 
 def _rms_centring(rng: np.random.Generator) -> Question:
     x = np.sort(not_constant(rng, 1, 9, size=3))
-    r = rms_norm(x, eps=0.0)
+    r, centred = rms_norm(x), layer_norm(x)  # ε = 1e-5 inside the root: the sidebar's, as Estimators uses it
+    spread = float(x[0] / np.sqrt(float(variance(x)) + EPS))  # x₁ over the spread, without centring
     m = float(mean(r))
     return ask(
         rng, "rms-centring", "RMSNorm does not centre",
-        f"RMSNorm (ε = 0) of x = {vec(x)}. What is the mean of its output?",
-        g(m), ["0, like LayerNorm", "1", g(float(mean(x)))],
-        f"RMSNorm divides by √(mean of x²) and never subtracts μ, so an all-positive input stays all-positive: "
-        f"{vec(r)}, mean {g(m)}. LayerNorm's output has mean 0; RMSNorm's only when the input's mean is 0.",
-        link("/which_axis", axes_lens="RMSNorm"),
+        f"With ε = 1e−5 inside the root, LayerNorm's first output for x = {vec(x)} is {g(centred[0])}. "
+        "What is RMSNorm's first output for the same x?",
+        g(r[0]), [f"{g(centred[0])}, as LayerNorm's", f"{g(spread)} (x₁/√(σ² + ε))"],
+        f"RMSNorm divides by √(mean of x² + ε) = √({g(float(mean(x * x)))} + 1e−5) and never subtracts μ, so an "
+        f"all-positive input stays all-positive: {vec(r)}, mean {g(m)}. LayerNorm's output has mean 0; "
+        "RMSNorm's only when the input's mean is 0.",
+        link("/estimators_and_eps", **typed(x)),
     )  # fmt: skip
 
 
 def _undo(rng: np.random.Generator) -> Question:
     x = not_constant(rng, -2, 9)
-    s = layer_norm_steps(x, eps=0.0)
+    s = layer_norm_steps(x)  # ε = 1e-5, the sidebar's: Scale & shift's Undo takes σ (without ε) and μ from it
     mu, sigma = float(s.mu), float(s.sigma)
     other = 2.0 * x + 1.0  # another token: twice the spread, another mean, the same x̂
     gamma, beta = np.full(x.size, sigma), np.full(x.size, mu)
-    other_y = layer_norm(other, gamma, beta, eps=0.0)
+    other_y = layer_norm(other, gamma, beta)
+    # |y − x| = |x − μ|·(1 − σ/√(σ² + ε)), written so that no two nearly equal numbers are subtracted
+    root = float(np.sqrt(s.var + EPS))
+    miss = float(np.max(np.abs(s.centered))) * EPS / (root * (root + sigma))
     return ask(
         rng, "undo", "γ = σ, β = μ undoes it for one token",
-        f"For x = {vec(x)}: μ = {g(mu)}, σ = {g(sigma)}. With ε = 0, γ = σ and β = μ in "
+        f"For x = {vec(x)}: μ = {g(mu)}, σ = {g(sigma)}. With ε = 1e−5, γ = σ and β = μ in "
         "every feature, LayerNorm outputs…",
-        f"{vec(x)}, x itself", [vec(s.x_hat), vec(s.centered), "[0, 0, 0, 0]"],
-        f"y = σ·(x − μ)/σ + μ = x, but only for this x: γ and β are shared by every token, while μ and σ are "
-        f"each token's own. The same γ and β turn the token 2x + 1 = {vec(other)} into {vec(other_y)}, not "
-        "back into itself: its own mean and spread are gone. So the scale and shift cannot undo the "
-        "normalization for every token at once. (A pre-LN transformer keeps each token's own scale in its residual "
-        "stream, which its LayerNorms only read.)",
-        link("/scale_shift", **typed(x), affine_mode="Undo for this vector: γ = σ, β = μ", eps="1e-12"),
+        f"{vec(x)}, x itself but for ε (largest |y − x| {g(miss)})", [vec(s.x_hat), vec(s.centered), "[0, 0, 0, 0]"],
+        f"y = σ·(x − μ)/√(σ² + ε) + μ is x but for ε, which shrinks each xᵢ − μ by the factor σ/√(σ² + ε) "
+        f"(the largest |y − x| is {g(miss)}), but only for this x: γ and β are shared by every token, while "
+        f"μ and σ are each token's own. The same γ and β turn the token 2x + 1 = {vec(other)} into "
+        f"{vec(other_y)}, not back into itself: its own mean and spread are gone. So the scale and shift cannot "
+        "undo the normalization for every token at once. (A pre-LN transformer keeps each token's own scale in "
+        "its residual stream, which its LayerNorms only read.)",
+        link("/scale_shift", **typed(x), affine_mode="Undo for this vector: γ = σ, β = μ"),
     )  # fmt: skip
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from layernorm.backward import layer_norm_backward
 from layernorm.core import mean, variance
+from layernorm.data.activations import MiniLMRecording, load_minilm_recording
 from layernorm.gradient_check import CHECK_STEPS, finite_difference_check
 from layernorm.labs import bn_frameworks as bf
 from layernorm.labs.fused import fused_affine
@@ -164,17 +165,35 @@ def _one_pass(rng: np.random.Generator) -> Question:
     )  # fmt: skip
 
 
+@functools.lru_cache(maxsize=1)
+def _minilm() -> MiniLMRecording:
+    """The MiniLM recording Scale & shift's "One γ, β for a whole sentence" shows (read once)."""
+    return load_minilm_recording()
+
+
 def _shared_undo(rng: np.random.Generator) -> Question:
-    tokens = np.stack([not_constant(rng, -3, 9) for _ in range(3)])
-    r = undo_for_token(tokens, 0, eps=0.0)  # every output's mean is β (r.mu_after, to rounding)
+    # Scale & shift's real tokens: a sentence, a LayerNorm and a token to undo, each one its controls offer
+    rec = _minilm()
+    sentence, site = int(rng.integers(rec.n_sentences)), int(rng.integers(rec.n_sites))
+    positions = [int(t) for t in rec.real_token_indices(sentence)]
+    k = int(rng.integers(len(positions)))
+    r = undo_for_token(rec.sentence_tokens(sentence, site), k, eps=float(rec.eps[site]))
+    token = f"{positions[k]} · {rec.tokens[sentence, positions[k]]}"  # as the page's token menu writes it
+    lo, hi = g(float(np.min(r.mu))), g(float(np.max(r.mu)))
     return ask(
         rng, "shared-undo", "one γ, β for every token",
-        f"Three tokens have means {vec(r.mu)}. A LayerNorm's γ and β are set to undo the first token "
-        "(γ = its σ, β = its μ, in every feature; ε = 0). What are the three outputs' means?",
-        vec(np.full(3, r.beta)), [vec(r.mu), vec(np.zeros(3))],
-        f"γ and β are shared: every token gets mean β = {g(r.beta)} and spread γ = {g(r.gamma)}. The first token "
-        "comes back; the others lose their own mean and spread, which LayerNorm's output does not hold.",
-        link("/scale_shift", ss_many_sentence="The cat sat on the mat.", ss_many_token="3 · sat"),
+        f"MiniLM's LayerNorm \"{rec.site_label(site)}\" receives the {len(positions)} tokens of "
+        f"\"{rec.sentences[sentence]}\", whose means run from {lo} to {hi}. Its γ and β are set to undo token "
+        f"\"{token}\" (γ = its σ = {g(r.gamma)}, β = its μ = {g(r.beta)}, in every feature; ε = "
+        f"{g(float(rec.eps[site]))}, the model's). What are the means of the {len(positions)} tokens' outputs?",
+        f"{g(r.beta)} for every token: β", [f"their own means again, {lo} to {hi}", "0 for every token"],
+        f"γ and β are shared: every token's output has mean β = {g(r.beta)} (LayerNorm's x̂ has mean 0) and "
+        f"spread about γ = {g(r.gamma)}. The token they were taken from comes back; the others lose their own "
+        "mean and spread, which LayerNorm's output does not hold.",
+        link(
+            "/scale_shift", ss_many_sentence=str(rec.sentences[sentence]), ss_many_site=rec.site_label(site),
+            ss_many_token=token,
+        ),
     )  # fmt: skip
 
 

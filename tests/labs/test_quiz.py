@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.parse
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
 from layernorm.labs.quiz import BUILDERS, make_quiz
-from layernorm.labs.quiz_kit import g
+from layernorm.labs.quiz_kit import Question, g
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -60,14 +61,18 @@ def test_live_answers_are_the_cores(seed: int) -> None:
     assert q.options[q.answer].endswith("(÷d, the population variance)")
     q = quiz["rms-centring"]
     x = _vector(q.prompt)
-    assert float(q.options[q.answer]) == pytest.approx(float(np.mean(ln.rms_norm(x, eps=0.0))), rel=1e-3)
+    assert "With ε = 1e−5 inside the root" in q.prompt
+    assert _num(q.options[q.answer]) == pytest.approx(x[0] / np.sqrt(np.mean(x * x) + 1e-5), rel=1e-3)
     q = quiz["undo"]
     assert q.options[q.answer].startswith("[") and np.allclose(
         _vector(q.options[q.answer]), _vector(q.prompt)
     )
     q = quiz["running-mean"]
-    old, new = (float(v) for v in re.findall(r"is (\d+) and a training batch has mean (\d+)", q.prompt)[0])
-    assert float(q.options[q.answer]) == pytest.approx(0.9 * old + 0.1 * new)
+    m = float(re.findall(r"momentum = ([0-9.]+),", q.prompt)[0])
+    old, new = (
+        float(v) for v in re.findall(r"running mean is (\d+) and the batch's mean is (\d+)\.", q.prompt)[0]
+    )
+    assert (m, new) == (0.1, 4.0) and float(q.options[q.answer]) == pytest.approx((1 - m) * old + m * new)
 
 
 def _page() -> AppTest:
@@ -142,9 +147,23 @@ def test_the_under_the_hood_answers_are_the_frameworks_and_the_formulas(seed: in
     one_pass = {"float16": 8.0, "bfloat16": -256.0 if offset == "200" else 2.0}[dtype]  # measured in NumPy
     assert _num(q.options[q.answer]) == one_pass
     q = quiz["shared-undo"]
-    assert q.options[q.answer] == "[" + ", ".join([q.prompt.split("[")[1].split(",")[0]] * 3) + "]"
+    beta = re.findall(r"β = its μ = (\S+), in every feature", q.prompt)[0]
+    assert q.options[q.answer] == f"{beta} for every token: β"
+    assert _num(beta) == pytest.approx(float(np.mean(_undone_token(q))), rel=1e-3)
     q = quiz["gradient-sum"]
     assert q.options[q.answer] == "0 (to rounding)"
+
+
+def _undone_token(q: Question) -> np.ndarray:
+    """The recorded MiniLM input of the token a shared-undo question's link undoes, as float64."""
+    from layernorm.data.activations import load_minilm_recording
+
+    rec = load_minilm_recording()
+    params = dict(urllib.parse.parse_qsl(q.link.partition("?")[2]))
+    sentence = [str(v) for v in rec.sentences].index(params["ss_many_sentence"])
+    site = [rec.site_label(i) for i in range(rec.n_sites)].index(params["ss_many_site"])
+    position = int(params["ss_many_token"].split(" · ")[0])
+    return np.asarray(rec.inputs[site][sentence, position], dtype=np.float64)
 
 
 FUSED_TORCH = Path(__file__).resolve().parents[1] / "data" / "fused_torch_2_13.json"

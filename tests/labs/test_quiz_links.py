@@ -1,6 +1,8 @@
 """A quiz answer's link opens the page in the state its question describes, and that page shows the
 quiz's answer: the gradient check's best step, the Precision kernels' σ² and verdicts, RMSNorm's two
-placements of ε, the training run's spread, the fused kernel's output.
+placements of ε, the training run's spread, the fused kernel's output, F.batch_norm's running mean,
+LayerNorm's output for Training vs inference's example, RMSNorm's first output beside LayerNorm's, Undo's
+miss, one γ, β's means for a MiniLM sentence, and LayerNorm of c·x + b at the sidebar's ε.
 
 Each question is opened for the first seeds (of 0 … 199) that give each kind of answer it has, so
 every branch of its text is opened at least once.
@@ -15,7 +17,7 @@ from collections.abc import Callable
 
 import pytest
 from apptest_support import charts, open_page, page_text, plotly_array
-from live_support import page_metrics
+from live_support import page_metrics, page_tex
 from streamlit.testing.v1 import AppTest
 
 from layernorm.labs.precision import STATUS_WORDS
@@ -177,3 +179,135 @@ def test_the_fused_questions_link_shows_its_output(seed: int, q: Question) -> No
     column = list(table["fused · exact μ, σ² (float64)"])
     copies = int(re.findall(r"holds (\d+) copies", q.prompt)[0])
     assert len({*column[:copies]}) == 1 and g(float(column[0])) == q.options[q.answer].split(",")[0]
+
+
+# --- Training vs inference: F.batch_norm's running mean, and the example LayerNorm treats alike ------
+
+
+def _vector(text: str) -> list[float]:
+    """The numbers of the first ``[a, b, …]`` in a text (real minus signs)."""
+    inside = re.search(r"\[([^\]]+)\]", text)
+    assert inside is not None, text
+    return [_num(v) for v in inside.group(1).split(",")]
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return dict(page_metrics(at))[label]
+
+
+def test_the_running_mean_questions_link_shows_its_new_running_mean() -> None:
+    q = next(q for q in make_quiz(0) if q.key == "running-mean")
+    at = _open(q)
+    right = q.options[q.answer]
+    assert _metric(at, "running mean after") == right
+    old, batch = re.findall(r"running mean is (\S+) and the batch's mean is (\S+)\. ", q.prompt)[0]
+    assert f"own mean {batch} and" in page_text(at) and f"mean {old} → {right}," in page_text(at)
+    assert "x = [[2], [6]]" in q.prompt and "x = [[2], [6]]" in page_text(at)
+
+
+def _param(q: Question, key: str) -> str:
+    """The value ``q``'s link gives the page's control ``key`` ("" when it gives none)."""
+    return dict(urllib.parse.parse_qsl(q.link.partition("?")[2])).get(key, "")
+
+
+TRAIN_EVAL = _cases("train-eval", lambda q: _param(q, "tvi_d"))
+
+
+@pytest.mark.parametrize(("seed", "q"), TRAIN_EVAL, ids=_ids(TRAIN_EVAL))
+def test_the_train_eval_questions_link_shows_its_example_in_inference(seed: int, q: Question) -> None:
+    at = _open(q)
+    told = r"x = (\S+) in feature (\d+), and LayerNorm \(ε = 1e−5\) gives (\S+) "
+    x, feature, y = re.findall(told, q.prompt)[0]
+    shown = dict(page_metrics(at))
+    assert _num(shown[f"input x, feature {feature}"]) == pytest.approx(_num(x), rel=1e-3)
+    assert _num(shown["LayerNorm (both modes)"]) == pytest.approx(_num(y), rel=1e-3)
+    assert q.options[q.answer] == f"{y}, the same" and "BatchNorm (inference)" in shown
+
+
+def test_the_train_eval_question_opens_every_d_it_draws() -> None:
+    assert len(TRAIN_EVAL) == 3
+
+
+# --- Estimators and ε: RMSNorm beside LayerNorm --------------------------------------------------------
+
+RMS_CENTRING = _cases("rms-centring", lambda q: q.link)[:3]
+
+
+@pytest.mark.parametrize(("seed", "q"), RMS_CENTRING, ids=_ids(RMS_CENTRING))
+def test_the_rms_centring_questions_link_shows_both_first_outputs(seed: int, q: Question) -> None:
+    at = _open(q)
+    x = _vector(q.prompt)
+    assert f"x = [{', '.join(g(v) for v in x)}] (d = 3;" in page_text(at)
+    layer = re.findall(r"LayerNorm's first output for x = \[[^\]]+\] is (\S+)\. ", q.prompt)[0]
+    assert _num(_metric(at, "LayerNorm x̂₁")) == pytest.approx(_num(layer), rel=1e-3)
+    assert _num(_metric(at, "RMSNorm₁, ε inside √")) == pytest.approx(_num(q.options[q.answer]), rel=1e-3)
+
+
+# --- Scale & shift: Undo for the sidebar's vector, and one γ, β for a whole MiniLM sentence ------------
+
+UNDO = _cases("undo", lambda q: q.link)[:3]
+
+
+def _said_eps(q: Question) -> float:
+    """The ε a question's prompt names ("With ε = 1e−5, …")."""
+    return _num(re.findall(r"With ε = (\S+),", q.prompt)[0])
+
+
+@pytest.mark.parametrize(("seed", "q"), UNDO, ids=_ids(UNDO))
+def test_the_undo_questions_link_shows_its_miss(seed: int, q: Question) -> None:
+    at = _open(q)
+    assert _said_eps(q) == at.session_state["eps"]  # the sidebar's ε, which Undo and LayerNorm use
+    mu, sigma = re.findall(r"μ = (\S+), σ = (\S+)\. With ε = ", q.prompt)[0]
+    caption = next(line for line in page_text(at).splitlines() if line.startswith("γ = σ = "))
+    shown_sigma, shown_mu = re.findall(r"γ = σ = (\S+) and β = μ = (\S+):", caption)[0]
+    assert _num(shown_sigma) == pytest.approx(_num(sigma), rel=1e-3)
+    assert _num(shown_mu) == pytest.approx(_num(mu), rel=1e-3)
+    miss = re.findall(r"largest \|y − x\| (\S+)\)$", q.options[q.answer])[0]
+    assert _num(_metric(at, "largest |y − x|")) == pytest.approx(_num(miss), rel=1e-3)
+
+
+SHARED = _cases("shared-undo", lambda q: _param(q, "ss_many_sentence"))[:3]
+
+
+@pytest.mark.parametrize(("seed", "q"), SHARED, ids=_ids(SHARED))
+def test_the_shared_undo_questions_link_shows_its_tokens_means(seed: int, q: Question) -> None:
+    at = _open(q)
+    after = re.findall(r"after it every token has mean (\S+) and spread", page_text(at))[0]
+    assert _num(after) == pytest.approx(_num(q.options[q.answer]), rel=1e-3)
+    gamma, beta = re.findall(r"γ = its σ = (\S+), β = its μ = (\S+), in every feature", q.prompt)[0]
+    shown_gamma, shown_beta = _metric(at, "shared γ = σ, β = μ of the token").split(", ")
+    assert _num(shown_gamma) == pytest.approx(_num(gamma), rel=1e-3)
+    assert _num(shown_beta) == pytest.approx(_num(beta), rel=1e-3)
+
+
+def test_the_shared_undo_question_opens_several_sentences() -> None:
+    assert len(SHARED) == 3
+
+
+# --- Invariances: LayerNorm of c·x + b ---------------------------------------------------------------------
+
+INVARIANCE = _cases("invariance", lambda q: _param(q, "inv_c"))
+
+
+def _tex_vector(tex: list[str], start: str) -> list[float]:
+    line = next(t for t in tex if t.startswith(start))
+    inside = line.split(r"\left[", 1)[1].split(r"\right]", 1)[0]
+    return [float(v.strip().removeprefix("\\ ")) for v in inside.split(",")]
+
+
+@pytest.mark.parametrize(("seed", "q"), INVARIANCE, ids=_ids(INVARIANCE))
+def test_the_invariance_questions_link_shows_both_outputs_and_the_change(seed: int, q: Question) -> None:
+    at = _open(q)
+    tex = page_tex(at)
+    eps = re.findall(r"\\epsilon / c\^2 = (\S+) \\times 10\^\{(-?\d+)\} / ", "\n".join(tex))[0]
+    assert _said_eps(q) == float(f"{eps[0]}e{eps[1]}")  # the sidebar's ε, in the page's formula
+    before = re.findall(r"\) = (\[[^\]]+\])\. What is", q.prompt)[0]
+    assert _tex_vector(tex, "y(x) = ") == pytest.approx(_vector(before), rel=1e-3)
+    right = q.options[q.answer]
+    assert _tex_vector(tex, r"y(c\,x + b) = ") == pytest.approx(_vector(right), rel=1e-3)
+    change = re.findall(r"largest change (\S+)\)$", right)[0]
+    assert _num(_metric(at, "LayerNorm moved by")) == pytest.approx(_num(change), rel=1e-3)
+
+
+def test_the_invariance_question_opens_every_scale_it_draws() -> None:
+    assert len(INVARIANCE) == 3
