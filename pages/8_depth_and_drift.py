@@ -9,8 +9,13 @@ from layernorm.labs.depth import EXPLODE, VANISH, DepthConfig, DepthResult, laye
 from ui import charts_depth as cd
 from ui import controls, page, plot
 from ui.fragments import page_fragment
-from ui.text import digits_to_separate, rounding_noise
+from ui.text import digits_not_to_look_exact, digits_to_separate, rounding_noise
 from ui.widgets import placement_control
+
+
+def _g(value: float, digits: int) -> str:
+    return f"{value:.{digits}g}"
+
 
 ACT_NAMES = {"linear": "linear (none)", "tanh": "tanh", "relu": "ReLU", "gelu": "GELU"}
 
@@ -122,8 +127,11 @@ def body() -> None:
 
     # the two stds are compared: enough digits that a drift never hides behind rounding to 3 digits
     stds = (float(res.act_std[0]), float(res.act_std[-1]))
-    std_digits = digits_to_separate(
-        stds, 3, same_within=rounding_noise(stds), style=lambda v, n: f"{v:.{n}g}"
+    std_digits = digits_not_to_look_exact(  # post-LN's 0.999995 is not the "1" three digits would print
+        stds,
+        digits_to_separate(stds, 3, same_within=rounding_noise(stds), style=_g),
+        same_within=rounding_noise(stds),
+        style=_g,
     )
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("std at the input", f"{stds[0]:.{std_digits}g}")
@@ -223,9 +231,10 @@ body()
 page.notice(
     [
         "No normalization, tanh, gain 1: the spread shrinks slowly over the layers. Gain 0.5: it about "
-        "halves at every layer and has vanished (10⁴× smaller) after a dozen or so layers. Linear or ReLU with "
-        "gain 3: it grows 2 to 3× per layer and has exploded after about 9 to 15 layers; the gradients grow "
-        "with it.",
+        "halves at every layer and has vanished (10⁴× smaller) after a dozen or so layers. Linear with gain 3: "
+        "it grows about 3× per layer and has exploded (10⁴× larger) after about 8 to 10 layers. ReLU with gain "
+        "3 zeroes about half of each layer's inputs, so it grows about 3/√2 ≈ 2.1× per layer on average, less "
+        "steadily at small widths, and explodes after about 11 to 20 layers. The gradients explode with it.",
         "Without residual connections, switch on LayerNorm: the std is reset at every layer whatever the gain, "
         "so nothing accumulates in the activations.",
         "Honest limits: LayerNorm resets the activations, not the gradients; with ReLU at gain 3 the gradient "
@@ -234,7 +243,8 @@ page.notice(
         "back (Yang et al. 2019): add layers and their verdict goes from stable to growing to exploded, "
         "which it reads at 100 layers.",
         "Residual + pre-LN: the stream itself is never normalized, so its std still grows, but slowly: every "
-        "layer adds about the same variance, so nothing compounds. Post-LN keeps the stream at std 1.",
+        "layer adds about the same variance, so nothing compounds. Post-LN keeps the stream at std 1 (just under it: "
+        "ε adds to the variance it divides by).",
     ]
 )
 page.predict_then_reveal(

@@ -12,6 +12,8 @@ import streamlit as st
 from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
+from layernorm.labs.depth import DepthConfig, simulate_depth
+
 DEPTH, LR, TF = "pages/8_depth_and_drift.py", "pages/9_learning_rate.py", "pages/10_inside_a_transformer.py"
 
 
@@ -107,6 +109,36 @@ def test_placement_changes_numbers_and_survives_a_page_switch() -> None:
     assert at.radio(key="tf_placement").value == "pre"  # one shared choice, each page its own widget
     texts = [a["text"] for a in _chart(at, 3)["layout"]["annotations"]]
     assert any("pre-LN" in t for t in texts)
+
+
+def test_post_ln_stream_std_does_not_print_as_an_exact_1() -> None:
+    # post-LN divides by √(σ² + ε): the stream's std is 0.99999…, which three digits printed as "1"
+    at = _open(DEPTH)
+    _set(at, "toggle", "depth_residual", True)
+    _set(at, "radio", "depth_norm", "layernorm")
+    _set(at, "radio", "depth_placement", "post")
+    res = simulate_depth(
+        DepthConfig(
+            n_layers=30, width=128, activation="tanh", residual=True, norm="layernorm", placement="post"
+        )
+    )
+    assert 0.99999 < res.act_std[-1] < 1
+    shown = _metrics(at)[1]
+    assert shown != "1" and shown.startswith("0.99999")
+    assert float(shown) == pytest.approx(res.act_std[-1], rel=1e-6)
+
+
+def test_relu_gain_3_notice_covers_a_slow_explosion() -> None:
+    # width 16, seed 10: ReLU at gain 3 grows 1.66× a layer and explodes at layer 19, past "9 to 15"
+    at = _open(DEPTH)
+    _set(at, "slider", "depth_gain", 3.0)
+    _set(at, "selectbox", "depth_act", "relu")
+    _set(at, "select_slider", "depth_width", 16)
+    _set(at, "number_input", "depth_seed", 10)
+    assert "exploded at layer 19" in at.error[0].value
+    said = " ".join(m.value for m in at.markdown)
+    assert "after about 9 to 15 layers" not in said and "2 to 3× per layer" not in said
+    assert "explodes after about 11 to 20 layers" in said
 
 
 def test_inspect_layer_view_and_compare() -> None:

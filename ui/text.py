@@ -178,21 +178,24 @@ def digits_not_to_look_exact(
     *,
     same_within: float = 0.0,
     at_most: int = MAX_DIGITS,
+    style: Callable[[float, int], str] | None = None,
 ) -> int:
     """The fewest significant digits (``at_least`` … ``at_most``) at which no value looks exact but is not.
 
     :func:`fmt` drops trailing zeros, so 1.4999700009 at 4 digits prints "1.5", which a reader takes
     for exactly 1.5. At the returned digits every text shorter than :data:`READS_ROUNDED`
     significant digits is its value to within ``same_within`` (rounding noise, :func:`rounding_noise`):
-    1.49997 prints "1.49997", 1.5000000000000002 still "1.5". NaN and ±∞ are ignored. Combine with
+    1.49997 prints "1.49997", 1.5000000000000002 still "1.5". NaN and ±∞ are ignored. ``style`` is
+    the formatter ``(value, digits) -> text`` (default :func:`fmt`). Combine with
     :func:`digits_to_separate`: ``digits_not_to_look_exact(vals, digits_to_separate(vals))``.
     """
+    show = style or fmt
     vals = _finite_floats(values).tolist()
     for digits in range(at_least, max(at_most, at_least) + 1):
         if all(
             _significant(t) >= min(digits, READS_ROUNDED)
             or abs(float(t.replace("−", "-")) - v) <= same_within
-            for v, t in ((v, fmt(v, digits)) for v in vals)
+            for v, t in ((v, show(v, digits)) for v in vals)
         ):
             return digits
     return max(at_most, at_least)
