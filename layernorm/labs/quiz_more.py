@@ -69,14 +69,16 @@ def _fused_constant_channel(rng: np.random.Generator) -> Question:
     return ask(
         rng, "fused-affine", "the fused kernel y = x·s + b",
         f"A float32 BatchNorm kernel folds γ = 1, β = 0, ε = 1e−5 into y = x·s + b with s = γ/√(σ² + ε) and "
-        f"b = β − μ·s, each stored in float32. A channel holds {FUSED_COPIES} copies of {v:g}, and the kernel "
-        "normalizes it with its own exact μ and σ² (training mode). Its output is…",
+        f"b = β − μ·s, each stored in float32, then y in one fused multiply-add (x·s + b rounded once). A channel "
+        f"holds {FUSED_COPIES} copies of {v:g}, and the kernel normalizes it with its own exact μ and σ² "
+        "(training mode). Its output is…",
         f"{g(got)}, not 0", ["0, exactly β", "NaN: σ² = 0"],
         f"σ² = 0 and ε gives s = {g(float(run.scale[0]))}, so μ·s is about {g(v * float(run.scale[0]))}. Stored in "
         f"float32, b = −μ·s is off by its rounding, and x·s + b returns that rounding error, {g(got)}, "
         "where the step-by-step formula (x − μ)·s + β gives exactly 0. PyTorch 2.13's CPU BatchNorm in training "
-        "mode (the batch's own μ and σ²) gives the same number; in eval mode it uses its running statistics "
-        "instead, which this question does not set.",
+        "mode (the batch's own μ and σ²) gives the same number on a processor with fused multiply-add (AVX2 or "
+        "AVX-512); its build without them rounds x·s first and returns 0. In eval mode it uses its running "
+        "statistics instead, which this question does not set.",
         link("/precision", fused_case="BatchNorm: a channel of equal values", fused_v=link_number(f"{v:.0e}")),
     )  # fmt: skip
 
