@@ -13,7 +13,7 @@ from ui import charts_depth as cd
 from ui import charts_transformer, controls, page, plot, theme
 from ui.fragments import page_fragment
 from ui.minilm import recording
-from ui.text import digits_to_separate, fmt
+from ui.text import digits_not_to_look_exact, digits_to_separate, fmt
 from ui.theme import COLORS
 from ui.widgets import placement_control, site_choice
 
@@ -94,15 +94,24 @@ def body() -> None:
     x_max, y_max = profile(site)
     marks = sorted({99, 223, int(s.outlier_dim[site])})
     plot.show(charts_transformer.dimension_figure(x_max, y_max, s.labels[site], marks), key="tf_dims")
-    ceiling = math.sqrt(383)  # |x̂| ≤ √(d − 1): enough digits that a value below it never reads as equal
-    xhat_digits = digits_to_separate([s.x_hat_absmax[site]], against=[ceiling])
+    ceiling = math.sqrt(383)  # |x̂| < √(d − 1): enough digits that a value below it never reads as equal
+    at_outlier, largest = s.outlier_x_hat[site], s.x_hat_absmax[site]
+    same = abs(at_outlier) == largest
+    xhat_digits = digits_to_separate([at_outlier, largest], against=[ceiling, -ceiling])
+    gammas = [float(rec.gamma[site, 99]), float(rec.gamma[site, 223])]
+    gd = digits_not_to_look_exact(gammas, 3)  # float32's 0.30999824 is not the 0.31 three digits print
+    # the largest |x| and the largest |x̂| can sit in different rows: a row's x̂ depends on its own spread
     st.caption(
-        f"At {s.labels[site]} the largest input is {s.in_absmax[site]:.3g} (feature {s.outlier_dim[site]}, token "
-        f"{s.outlier_token[site]}), while the median |x| is {s.in_abs_median[site]:.2f}. After normalizing, "
-        f"that feature's x̂ is {fmt(s.x_hat_absmax[site], xhat_digits)}; the ceiling for d = 384 is "
-        f"√383 = {fmt(ceiling, xhat_digits)}, reached when "
-        f"one feature carries the whole variance of its row. γ[99] = {rec.gamma[site, 99]:.3g}, "
-        f"γ[223] = {rec.gamma[site, 223]:.3g} here."
+        f"At {s.labels[site]} the largest |x| is {fmt(s.in_absmax[site])} (feature {s.outlier_dim[site]}, token "
+        f"{s.outlier_token[site]}), while the median |x| is {fmt(s.in_abs_median[site], 3)}. After normalizing, "
+        f"that entry's x̂ is {fmt(at_outlier, xhat_digits)}"
+        + (
+            ", the site's largest |x̂|"
+            if same
+            else f"; the site's largest |x̂|, elsewhere, is {fmt(largest, xhat_digits)}"
+        )
+        + f". The ceiling for d = 384 is √383 = {fmt(ceiling, xhat_digits)}, approached when one feature "
+        f"carries the whole variance of its row. γ[99] = {fmt(gammas[0], gd)}, γ[223] = {fmt(gammas[1], gd)} here."
     )
 
     which = controls.choice(
@@ -161,7 +170,8 @@ page.notice(
         "every other feature of that token is squeezed toward 0. Normalization bounds the scale, it does not "
         "make the features equal.",
         "γ is not 1 any more: at most sites its median is about 0.6, so training *shrinks* most features after "
-        "normalizing; at the final LayerNorm γ[223] is 0, switching feature 223 off entirely.",
+        "normalizing; at the final LayerNorm γ[223] is "
+        f"{fmt(float(recording().gamma[-1, 223]), 2)}, which all but switches feature 223 off.",
     ]
 )
 page.predict_then_reveal(

@@ -161,6 +161,24 @@ def test_inspect_beyond_the_stack_is_clamped_with_a_note() -> None:
     assert any("so layer 5 is shown" in c.value for c in at.caption)
 
 
+def test_transformer_caption_gives_the_outliers_own_x_hat() -> None:
+    # Layer 4 · after FFN: the largest |x| (feature 223, token ")") normalizes to −15.61; the 18.44 the
+    # caption called "that feature's x̂" is feature 99 of another token
+    at = _open(TF)
+    _set(at, "selectbox", "tf_site", 10)
+    caption = next(c.value for c in at.caption if c.value.startswith("At Layer 4 · after FFN"))
+    assert "the largest |x| is 49.82 (feature 223, token ))" in caption
+    assert "that entry's x̂ is −15.61; the site's largest |x̂|, elsewhere, is 18.44" in caption
+    assert "that feature's x̂ is 18.44" not in caption
+    assert "γ[223] = 0.309998 here" in caption  # float32 0.30999824, not an exact-looking 0.31
+
+
+def test_transformer_notice_does_not_call_a_tiny_gamma_0() -> None:
+    said = " ".join(m.value for m in _open(TF).markdown)
+    assert "γ[223] is 0," not in said
+    assert "at the final LayerNorm γ[223] is −4.8e−33, which all but switches feature 223 off" in said
+
+
 SWEEP_CODE = ("run_sweep", "layer_norm_x_hat", "layer_norm_input_grad")
 
 

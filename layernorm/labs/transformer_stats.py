@@ -41,6 +41,9 @@ class SiteStats:
         The WordPiece token holding ``in_absmax``.
     x_hat_absmax : (S,) ndarray of float64
         Largest |x_hat| after normalizing (dimensionless, at most sqrt(d - 1)).
+    outlier_x_hat : (S,) ndarray of float64
+        The signed x_hat of the entry holding ``in_absmax``; its size can be below
+        ``x_hat_absmax``, which another token may hold (a row's x_hat depends on its spread).
     out_std_median, out_absmax : (S,) ndarray of float64
         The same as ``in_std_median``/``in_absmax`` for the LayerNorm output ``y``.
     max_formula_error : (S,) ndarray of float64
@@ -61,6 +64,7 @@ class SiteStats:
     outlier_dim: np.ndarray
     outlier_token: list[str]
     x_hat_absmax: F64
+    outlier_x_hat: F64
     out_std_median: F64
     out_absmax: F64
     max_formula_error: F64
@@ -126,6 +130,7 @@ def site_stats(rec: MiniLMRecording) -> SiteStats:
             "in_abs_median",
             "in_absmax",
             "x_hat_absmax",
+            "outlier_x_hat",
             "out_std_median",
             "out_absmax",
             "max_formula_error",
@@ -144,6 +149,7 @@ def site_stats(rec: MiniLMRecording) -> SiteStats:
         fields["in_abs_median"].append(float(np.median(np.abs(st.x))))
         fields["in_absmax"].append(float(np.abs(st.x).max()))
         fields["x_hat_absmax"].append(float(np.abs(st.x_hat).max()))
+        fields["outlier_x_hat"].append(float(st.x_hat[row, dim]))
         fields["out_std_median"].append(float(np.median(np.std(st.y, axis=1))))
         fields["out_absmax"].append(float(np.abs(st.y).max()))
         fields["max_formula_error"].append(float(np.abs(st.y - rec.outputs[s, b, t]).max()))
