@@ -18,7 +18,7 @@ from layernorm.labs import bert, readouts
 from ui import charts_live, controls, page, plot
 from ui.fragments import page_fragment
 from ui.minilm import recording
-from ui.text import fmt, plain
+from ui.text import digits_not_to_look_exact, digits_to_separate, fmt, plain
 
 KINDS = {
     "layer": "The model's own LayerNorm",
@@ -264,11 +264,14 @@ def change_section(sentences: tuple[str, ...], base: bert.ForwardResult) -> None
     )
     if not live:
         plot.show(
-            charts_live.residual_figure(labels, readouts.residual_size(base), None, ""), key="ys_chart_residual"
+            charts_live.residual_figure(labels, readouts.residual_size(base), None, ""),
+            key="ys_chart_residual",
         )
     elif change.is_identity:
         plot.show(
-            charts_live.residual_figure(labels, readouts.residual_size(base, range(len(sentences))), None, ""),
+            charts_live.residual_figure(
+                labels, readouts.residual_size(base, range(len(sentences))), None, ""
+            ),
             key="ys_chart_residual",
         )
         st.caption("Pick a change above: this is the model exactly as trained.")
@@ -282,17 +285,21 @@ def change_section(sentences: tuple[str, ...], base: bert.ForwardResult) -> None
             key="ys_chart_residual",
         )
         cols = st.columns(len(sentences) + 1)
+        # a cosine of 0.99999999966 (ε = 1e-6 everywhere) is not the "1 = unchanged" six digits print
+        kept_digits = digits_not_to_look_exact(cmp.cosine_to_base, 6)
         for i in range(len(sentences)):
             cols[i].metric(
                 f"sentence {i + 1}: meaning kept",
-                fmt(cmp.cosine_to_base[i], 6),
+                fmt(cmp.cosine_to_base[i], kept_digits),
                 help="Cosine between the sentence embedding with this change and without it (1 = unchanged).",
             )
         if cmp.pair_base is not None and cmp.pair_changed is not None:
+            pair = [cmp.pair_changed, cmp.pair_base]  # a change never reads "0.5767, was 0.5767"
+            pair_digits = digits_not_to_look_exact(pair, digits_to_separate(pair, 4))
             cols[-1].metric(
                 "similarity of your two sentences",
-                fmt(cmp.pair_changed, 4),
-                delta=f"was {fmt(cmp.pair_base, 4)}",
+                fmt(cmp.pair_changed, pair_digits),
+                delta=f"was {fmt(cmp.pair_base, pair_digits)}",
                 delta_color="off",
                 delta_arrow="off",  # a text, not a signed change
             )

@@ -14,7 +14,7 @@ import layernorm as ln
 import layernorm.data.weights as weights_module
 from layernorm.data.weights import load_minilm_weights, load_tokenizer, tokenize
 from layernorm.labs import bert, readouts
-from ui.text import fmt
+from ui.text import digits_not_to_look_exact, digits_to_separate, fmt
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/11_your_sentence.py"
@@ -70,9 +70,28 @@ def test_every_intervention_reports_what_the_core_computes(at: AppTest, model, k
     changed = _forward(model, [DEFAULT_1, DEFAULT_2, *(mates if kind == "batch" else [])], change)
     cmp = readouts.compare(base, changed, 2)
     shown = _metrics(at)
-    assert shown["sentence 1: meaning kept"] == fmt(cmp.cosine_to_base[0], 6)
-    assert shown["sentence 2: meaning kept"] == fmt(cmp.cosine_to_base[1], 6)
-    assert shown["similarity of your two sentences"] == fmt(cmp.pair_changed, 4)
+    kd = digits_not_to_look_exact(cmp.cosine_to_base, 6)
+    assert shown["sentence 1: meaning kept"] == fmt(cmp.cosine_to_base[0], kd)
+    assert shown["sentence 2: meaning kept"] == fmt(cmp.cosine_to_base[1], kd)
+    pair = [cmp.pair_changed, cmp.pair_base]
+    pd = digits_not_to_look_exact(pair, digits_to_separate(pair, 4))
+    assert shown["similarity of your two sentences"] == fmt(cmp.pair_changed, pd)
+
+
+def test_a_tiny_change_of_eps_does_not_read_as_unchanged(at: AppTest, model) -> None:  # type: ignore[no-untyped-def]
+    # ε = 1e-6 at every LayerNorm: cosines 0.99999999966, which six digits printed as "1 = unchanged",
+    # and a similarity 0.576735 that printed "0.5767, was 0.5767"
+    at.select_slider(key="ys_eps").set_value(1e-6).run()
+    assert not at.exception
+    base = _forward(model, [DEFAULT_1, DEFAULT_2])
+    cmp = readouts.compare(base, _forward(model, [DEFAULT_1, DEFAULT_2], bert.Intervention(eps=1e-6)), 2)
+    shown = _metrics(at)
+    for i in (0, 1):
+        kept = shown[f"sentence {i + 1}: meaning kept"]
+        assert kept != "1" and kept.startswith("0.999999999")
+        assert float(kept) == pytest.approx(cmp.cosine_to_base[i], abs=1e-10)
+    similarity = next(m for m in at.metric if m.label == "similarity of your two sentences")
+    assert similarity.value != similarity.delta.removeprefix("was ")
 
 
 def test_removing_layernorm_everywhere_destroys_the_meaning(at: AppTest) -> None:
