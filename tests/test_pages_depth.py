@@ -173,6 +173,12 @@ def test_transformer_caption_gives_the_outliers_own_x_hat() -> None:
     assert "γ[223] = 0.309998 here" in caption  # float32 0.30999824, not an exact-looking 0.31
 
 
+def test_transformer_dimension_chart_labels_222_5_not_223() -> None:
+    at = _open(TF)  # site 2, Layer 0 · after FFN: feature 99 reaches 222.53, which "223" rounded to a whole
+    notes = [a["text"] for c in charts(at) if c.key == "tf_dims" for a in c.figure["layout"]["annotations"]]
+    assert "dim 99: 222.5" in notes and "dim 99: 223" not in notes
+
+
 def test_transformer_notice_does_not_call_a_tiny_gamma_0() -> None:
     said = " ".join(m.value for m in _open(TF).markdown)
     assert "γ[223] is 0," not in said

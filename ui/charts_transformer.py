@@ -12,6 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ui.text import fmt
 from ui.theme import (
     BACKGROUND,
     COLORS,
@@ -65,7 +66,7 @@ def dimension_figure(
         fig.add_annotation(
             x=int(dim),
             y=float(in_absmax[dim]),
-            text=f"dim {dim}: {in_absmax[dim]:.3g}",
+            text=f"dim {dim}: {fmt(in_absmax[dim])}",  # 222.5, not a whole-looking "223"
             showarrow=True,
             arrowhead=2,
             ay=-30,
