@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
 from layernorm.labs import precision as P
+from ui.links import link_text
 from ui.live import Readout
 from ui.live import estimators as le
 from ui.live import gradients as lg
@@ -181,7 +182,11 @@ def test_gradients_page_shows_the_frame_of_its_spread(spread: float) -> None:
     ok(at.select_slider(key="grad_spread").set_value(spread).run())
     data = slider(at, "grad_spread")
     assert data["index"] == SPREADS.index(spread)
-    assert data["link"] == {"key": "grad_spread", "urls": [f"{s:.0e}" for s in SPREADS], "default": "1e-04"}
+    assert data["link"] == {
+        "key": "grad_spread",
+        "urls": [link_text(f"{s:.0e}") for s in SPREADS],
+        "default": "1e-04",
+    }
     shown = readout(at, lg.METRICS)
     assert shown["metrics"] == gradients_metrics(1e-5, spread)
     assert not [m for m in at.main.metric if m.label in ("largest stretch at your ε", "ceiling 1/√ε")]  # once
