@@ -140,3 +140,11 @@ def test_histogram_of_a_missing_layer_is_refused() -> None:
     res = simulate_depth(DepthConfig(n_layers=3, width=8))
     with pytest.raises(ValueError, match="between 0 and 3"):
         layer_histograms(res, [4])
+
+
+def test_a_verdict_never_prints_a_rounded_std_as_an_exact_one() -> None:
+    """Linear layers with LayerNorm after each keep the std at 0.99999…, just under 1 (ε): the verdict
+    printed "→ 1", which reads exact; three significant digits keep their zeros ("→ 1.00")."""
+    res = simulate_depth(DepthConfig(norm="layernorm", activation="linear"))
+    assert 0.999 < res.act_std[-1] < 1.0
+    assert res.status == f"stable: std {res.act_std[0]:.3g} → 1.00"
