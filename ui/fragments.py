@@ -22,8 +22,8 @@ def fragment_only_run() -> bool:
     Such a run starts from the user's action (a link's rerun is a full one, and the one timed
     fragment, Training step by step's, runs only while the user's Play lasts), but it skips
     ``app.py`` and so ``ui.sidebar.sidebar``, where a full run clears the link's messages. Streamlit
-    has no public way to ask this, hence its run context (the one private Streamlit name the lab
-    uses; docs/ARCHITECTURE.md, "Workarounds").
+    has no public way to ask this, hence its run context (a private Streamlit name, listed with the
+    others in docs/ARCHITECTURE.md, "Workarounds").
     """
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
