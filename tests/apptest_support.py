@@ -21,6 +21,7 @@ from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest, local_script_runner
 
 from ui.keys import LAB_RERUN
+from ui.navigation import SECTIONS, address
 from ui.settings import EPS_CHOICES
 
 _APPTEST_RUN = AppTest._run
@@ -79,6 +80,7 @@ def whole_page_runs() -> Iterator[None]:
 
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
+STEP_SECTION = "The formula, step by step"
 # Home and the formula's step pages
 HOME, MEAN, VAR, STD, SS, FULL = (
     "pages/0_home.py",
@@ -88,8 +90,8 @@ HOME, MEAN, VAR, STD, SS, FULL = (
     "pages/4_scale_shift.py",
     "pages/5_full_formula.py",
 )
-# The step pages, each by its short name
-STEP_FILES = {"mean": MEAN, "variance": VAR, "standardize": STD, "scale_shift": SS, "full_formula": FULL}
+# The step pages (the navigation's section of them), each by its short name
+STEP_FILES = {address(e.path).strip("/"): e.path for e in SECTIONS[STEP_SECTION]}
 
 
 def open_page(page: str, **query: str) -> AppTest:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from live_support import _component_data
 from streamlit.testing.v1 import AppTest
-from test_pages_steps import DEFAULT_X, FULL, MEAN, SS, STD, VAR, expected_metrics, ok
+from test_pages_steps import DEFAULT_X, FULL, MEAN, SS, STEP_PAGES, expected_metrics, ok
 
 import layernorm as ln
 from ui.live import vector
@@ -91,7 +91,7 @@ def opened(page: str, **query: str) -> AppTest:
     return ok(at.switch_page(page).run())
 
 
-@pytest.mark.parametrize("page", [MEAN, VAR, STD, SS, FULL])
+@pytest.mark.parametrize("page", STEP_PAGES)
 def test_each_frame_is_the_pages_numbers_for_the_moved_vector(page: str) -> None:
     at = opened(page)
     data = bars_of(at)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import variance_expected
-from apptest_support import APP, FULL, HOME, MEAN, SS, STD, VAR, ok
+from apptest_support import APP, FULL, HOME, MEAN, SS, STD, STEP_FILES, VAR, ok
 from chart_specs import charts
 from live_support import live_readouts, page_metric_elements, page_metrics, page_tex
 from streamlit.runtime.pages_manager import PagesManager
@@ -27,7 +27,7 @@ from layernorm.variants import variance_one_pass
 from ui.settings import AFFINE_MODES
 from ui.text import digits_to_separate, fmt, rounding_noise, tex_num, zero_metric
 
-PAGES = [HOME, MEAN, VAR, STD, SS, FULL]
+PAGES = [HOME, *STEP_FILES.values()]
 EPS = 1e-5
 DEFAULT_X = ln.make_preset("standard normal", 8, 0)  # the sidebar's defaults
 
@@ -302,14 +302,14 @@ BAD_TYPED = [
     ("nan", "'nan' (item 1, line 1) is not a finite number"),
     (", ".join(["1"] * 5000), "The typed vector has 5000 values; the lab handles at most 4096"),
 ]
-STEP_PAGES = [MEAN, VAR, STD, SS, FULL]
+STEP_PAGES = list(STEP_FILES.values())
 
 
 # Each bad text on two of the five step pages, in turn, so every page meets at least one
 # (the sidebar that reads them is the same on every page).
 @pytest.mark.parametrize(
     ("page", "text", "error_part"),
-    [(STEP_PAGES[(k + j) % 5], *bad) for k, bad in enumerate(BAD_TYPED) for j in (0, 2)],
+    [(STEP_PAGES[(k + j) % len(STEP_PAGES)], *bad) for k, bad in enumerate(BAD_TYPED) for j in (0, 2)],
 )
 def test_bad_typed_input_keeps_the_last_valid_vector(
     open_app: Callable[..., AppTest], page: str, text: str, error_part: str

@@ -14,6 +14,7 @@ from live_support import live_metric_elements
 from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
+from ui.navigation import OWN_DATA_SECTIONS, SECTIONS
 from ui.text import MESSAGE_LIMIT, plain
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -114,7 +115,7 @@ def test_sidebar_says_when_a_page_makes_its_own_data() -> None:
     assert not any(own in c.value for c in at.sidebar.caption)
     at.select_slider(key="d").set_value(16).run()
     at.select_slider(key="eps").set_value(1e-3).run()
-    for page in ("pages/8_depth_and_drift.py", "pages/6_which_axis.py", "pages/16_quiz.py"):
+    for page in [e.path for section in OWN_DATA_SECTIONS for e in SECTIONS[section]]:
         at.switch_page(page).run()
         assert not at.exception
         assert any(own in c.value for c in at.sidebar.caption)
