@@ -20,17 +20,17 @@ import pytest
 from playwright.sync_api import Locator, Playwright, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from e2e.support import PAGES, VIEWPORT, WAIT_MS, AppPage, Lab, TabPool, page_by_url
+from e2e.support import PAGES, VECTOR_PAGES, VIEWPORT, WAIT_MS, AppPage, Lab, TabPool, page_by_url
 from scripts.browser import CHROMIUM, CHROMIUM_ARGS
 from ui.keys import PAGE_KEYS
 
 pytestmark = pytest.mark.browser
 
 HOME = page_by_url("/")
-# Pages with their own controls; the step pages without any (Scale & shift, Full formula) are
-# covered through the sidebar's ε, which is theirs too.
+# Pages with their own controls; the pages that read the sidebar's vector and have none (Home, Full
+# formula) are covered through the sidebar's ε, which is theirs too.
 VIEW_PAGES = [p for p in PAGES if p.url.strip("/") in PAGE_KEYS]
-SIDEBAR_ONLY = [page_by_url("/scale_shift"), page_by_url("/full_formula")]
+SIDEBAR_ONLY = [p for p in VECTOR_PAGES if p.url.strip("/") not in PAGE_KEYS]
 CHANGES_PER_PAGE = 4  # controls changed on each page (all of them would take minutes per page)
 
 
@@ -214,7 +214,7 @@ def test_a_pages_view_survives_a_page_switch_and_round_trips_through_its_link(
 
 
 @pytest.mark.parametrize("app_page", SIDEBAR_ONLY, ids=[p.url for p in SIDEBAR_ONLY])
-def test_step_pages_without_own_controls_keep_the_sidebars_view(
+def test_pages_without_own_controls_keep_the_sidebars_view(
     lab: Lab, elsewhere: TabPool, app_page: AppPage
 ) -> None:
     lab.open(app_page)
