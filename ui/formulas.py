@@ -7,89 +7,27 @@ sidebar open, the main column is 564 pixels wide, and eight lines ran past it: P
 show, Invariances' y(c·x + b) and the Full formula's x̂ lost their last numbers (measured by a
 sweep of every page).
 
-The script below (a hidden ``st.components.v2`` component, drawn by ``app.py`` on every page) sets
-such a line's font size so that it fits: its width over the column's gives the factor, down to 60%
-of KaTeX's size (below that, a line would be too small to read from the back of a room, and it
-scrolls as before). It runs after every change of the page's formulas (a ``MutationObserver``, at
-the next animation frame) and of a column's width (a ``ResizeObserver``), and it only reads and
-writes ``.katex-display`` elements: text the user controls never reaches it.
+The script ``ui/formulas.js`` (a hidden ``st.components.v2`` component, drawn by ``app.py`` on every
+page) sets such a line's font size so that it fits: its width over the column's gives the factor,
+down to 60% of KaTeX's size (below that, a line would be too small to read from the back of a room,
+and it scrolls as before). It runs after every change of the page's formulas (a
+``MutationObserver``, at the next animation frame) and of a column's width (a ``ResizeObserver``),
+and it only reads and writes ``.katex-display`` elements: text the user controls never reaches it.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import streamlit as st
 
 KEY = "lab_fit_formulas"
 SMALLEST = 0.6  # of KaTeX's own display size (1.21em)
-_FIT = f"""
-export default function () {{
-  if (globalThis.labFitFormulas) return;
-  const SIZE = 1.21, SMALLEST = {SMALLEST};
-  const fit = (display) => {{
-    const katex = display.querySelector(":scope > .katex");
-    if (!katex || !display.isConnected) return;
-    katex.style.fontSize = "";
-    const width = display.clientWidth;
-    let factor = 1;
-    // Not every part of a line scales with the font (rules, rounding to pixels): measure again.
-    // (A line's box overhangs by a pixel or two at any size: that cuts nothing.)
-    const over = () => width && display.scrollWidth > width + 4 && factor > SMALLEST;
-    for (let tries = 0; tries < 4 && over(); tries++) {{
-      factor = Math.max(SMALLEST, factor * (width - 2) / display.scrollWidth);
-      katex.style.fontSize = (SIZE * factor).toFixed(4) + "em";
-    }}
-  }};
-  const waiting = new Set();
-  let framed = false;
-  const later = (display) => {{
-    waiting.add(display);
-    if (framed) return;
-    framed = true;
-    requestAnimationFrame(() => {{
-      framed = false;
-      const now = [...waiting];
-      waiting.clear();
-      for (const display of now) fit(display);
-    }});
-  }};
-  // A column that changes width, and a formula whose width changes without a change of the page
-  // (KaTeX's fonts arriving after the first layout make every line wider).
-  const sizes = new ResizeObserver((entries) => {{
-    for (const entry of entries) later(entry.target.closest(".katex-display") ?? entry.target);
-  }});
-  const watch = (root) => {{
-    const found = root.matches(".katex-display") ? [root] : [...root.querySelectorAll(".katex-display")];
-    for (const display of found) {{
-      if (!display.labFit) {{
-        display.labFit = true;
-        sizes.observe(display);
-        const katex = display.querySelector(":scope > .katex");
-        if (katex) sizes.observe(katex);
-      }}
-      later(display);
-    }}
-  }};
-  const changes = new MutationObserver((records) => {{
-    for (const record of records) {{
-      const node = record.target.nodeType === 1 ? record.target : record.target.parentElement;
-      if (!node || node.closest(".js-plotly-plot")) continue;  // a chart's redraw holds no formula
-      const display = node.closest(".katex-display");
-      if (display) later(display);
-      for (const added of record.addedNodes) if (added.nodeType === 1) watch(added);
-    }}
-  }});
-  const main = document.querySelector('[data-testid="stMain"]') ?? document.body;
-  changes.observe(main, {{childList: true, subtree: true, characterData: true}});
-  watch(main);
-  document.fonts?.addEventListener("loadingdone", () => watch(main));
-  globalThis.labFitFormulas = {{fit, SMALLEST}};
-}}
-"""
 
 _fit_formulas = st.components.v2.component(
     KEY,
     html=f"<style>.st-key-{KEY} {{display: none;}}</style>",  # draws nothing, takes no space
-    js=_FIT,
+    js=Path(__file__).with_name("formulas.js").read_text(encoding="utf-8"),
     isolate_styles=False,  # the style must reach the element's own container
 )
 
@@ -104,4 +42,4 @@ def fit_formulas() -> None:
     Source: KaTeX's display size (``.katex-display > .katex``, 1.21em) as Streamlit 1.67 ships it,
     measured in Chromium by ``tests/e2e/test_presentation_browser.py``.
     """
-    _fit_formulas(key=KEY)
+    _fit_formulas(key=KEY, data={"smallest": SMALLEST})

@@ -9,8 +9,8 @@ browser is still on. On a page switch that message comes about 50 ms before the 
 Chromium). Back then lands on ``/mean`` without its parameter, and since a link without a parameter
 means that control's default, the student's value was lost.
 
-The script below (a hidden ``st.components.v2`` component, drawn by ``app.py`` on every page) wraps
-the two calls once per tab:
+The script ``ui/history.js`` (a hidden ``st.components.v2`` component, drawn by ``app.py`` on every
+page) wraps the two calls once per tab:
 
 - a ``pushState`` on the same path as the page shown becomes a ``replaceState``: the server
   changed this page's query, which is no new place to go back to. A second such change before
@@ -47,71 +47,17 @@ Streamlit's reading of the entry.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from ui.keys import LINK_SPELLINGS
 
 KEY = "lab_history"
-_KEEP_PAGES = """
-export default function ({data}) {
-  history.labSpellings = data || {};  // {key: [[values as typed, the lab's text or null]]}
-  if (history.labKeepsPages) return;  // once per tab: the wrappers outlive every rerun
-  history.labKeepsPages = true;
-  const push = history.pushState.bind(history);
-  const replace = history.replaceState.bind(history);
-  // A Back or Forward changes the current entry before "popstate", where Streamlit reads the address.
-  window.navigation?.addEventListener("currententrychange", (event) => {
-    if (event.navigationType !== "traverse") return;
-    const given = new URLSearchParams(location.search);
-    const kept = new URLSearchParams();
-    const respelled = new Set();
-    for (const [k, v] of given) {
-      if (respelled.has(k)) continue;
-      const typed = JSON.stringify(given.getAll(k));
-      const rule = (history.labSpellings[k] || []).find(([t]) => JSON.stringify(t) === typed);
-      if (!rule) { kept.append(k, v); continue; }
-      respelled.add(k);
-      if (rule[1] !== null) kept.append(k, rule[1]);
-    }
-    if (respelled.size) {
-      const q = kept.toString();
-      replace(history.state, "", location.pathname + (q ? "?" + q : "") + location.hash);
-    }
-  });
-  let before = null;  // {href, at}: this page's address before the server changed its query
-  let popped = -1e9;  // when Back or Forward last moved through the history
-  window.addEventListener("popstate", () => { popped = performance.now(); before = null; });
-  history.pushState = function (state, unused, url) {
-    const next = new URL(url ?? location.href, location.href);
-    const now = performance.now();
-    if (next.pathname === location.pathname) {
-      // the server changed this page's query: no new place to go back to. A second change before
-      // the next page's push (the new page writes a control of its own) keeps the first address.
-      if (!(before && now - before.at < 2000 && new URL(before.href).pathname === next.pathname)) {
-        before = {href: location.href, at: now};
-      }
-      return replace(state, unused, url);
-    }
-    if (now - popped < 1000) {  // the answer to a Back/Forward: no new place to go back to
-      before = null;
-      return replace(state, unused, url);
-    }
-    if (before && performance.now() - before.at < 2000) {
-      replace(history.state, "", before.href);  // the old page keeps its whole address for Back
-    }
-    before = null;
-    return push(state, unused, url);
-  };
-  history.replaceState = function (state, unused, url) {
-    before = null;
-    return replace(state, unused, url);
-  };
-}
-"""
 _keep_pages = st.components.v2.component(
     "lab_history",
     html=f"<style>.st-key-{KEY} {{display: none;}}</style>",  # draws nothing, takes no space
-    js=_KEEP_PAGES,
+    js=Path(__file__).with_name("history.js").read_text(encoding="utf-8"),
     isolate_styles=False,  # the style must reach the element's own container
 )
 

@@ -124,38 +124,28 @@ def _katex_url() -> str:
     return plot.served_at("/static/js/" + _katex_file())
 
 
-# The component's code is static/live.js, served by the app (``/app/static/``) and imported once per
-# tab by this loader: code given inline goes with every live element of every run (38 kB each, six on
-# Mean: 260 kB a run, hashed, sent and parsed for nothing).
-_LOADER = """
-let module = null, loading = null;
-export default function (component) {
-  let cleanup = null, gone = false;
-  const run = (m) => { if (!gone) cleanup = m.default(component); };
-  if (module) run(module);
-  else (loading ??= import(new URL(component.data.code, location.href).href).then((m) => (module = m)))
-    .then(run, (error) => {
-      loading = null;  // the next draw tries again
-      console.error("static/live.js did not load", error);
-      if (!gone) component.parentElement.querySelector(".lab-live").textContent =
-        "This control could not be drawn (live.js did not load). Reload the page to try again.";
-    });
-  return () => { gone = true; if (typeof cleanup === "function") cleanup(); };
-}
-"""
+# The component's code is static/live.js and the modules it imports from static/live/, served by the
+# app (``/app/static/``) and imported once per tab by the loader ui/live/loader.js, the component's
+# own script: code given inline goes with every live element of every run (38 kB each, six on Mean:
+# 260 kB a run, hashed, sent and parsed for nothing).
 _LIVE_JS = plot.STATIC / "live.js"
+_LIVE_MODULES = plot.STATIC / "live"
 
 
 @functools.cache
 def _code_version() -> str:
-    """Changes with static/live.js, so that a browser never runs a cached older copy."""
-    return hashlib.sha256(_LIVE_JS.read_bytes()).hexdigest()[:16]
+    """Changes with static/live.js or any module of static/live/ (each import carries it), so that a
+    browser never runs a cached older copy of one, nor a mix of two versions."""
+    digest = hashlib.sha256(_LIVE_JS.read_bytes())
+    for module in sorted(_LIVE_MODULES.glob("*.js")):
+        digest.update(module.name.encode() + b"\0" + module.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 _live_component = st.components.v2.component(
     "lab_live_slider",
     html='<div class="lab-live" data-testid="labLive"></div>',
-    js=_LOADER,
+    js=(_HERE / "loader.js").read_text(encoding="utf-8"),
     css=(_HERE / "live.css").read_text(encoding="utf-8"),
     isolate_styles=False,  # KaTeX's styles are the document's; the charts it redraws are in the document
 )

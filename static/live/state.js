@@ -1,0 +1,49 @@
+// What every live element of a tab shares (globalThis.labLive, made once per tab), the page-link
+// click that holds back asks and values, and the rule for when an ask may leave.
+
+// Imports carry this module's own ?v= (ui/live/__init__.py): a tab never runs two versions' files.
+const v = new URL(import.meta.url).search;
+const {mayAsk} = await import(`./asks.js${v}`);
+
+// served: how many times a readout has shown new numbers from the server (a page's rerun)
+export const live = (globalThis.labLive ??= (() => {
+  const state = {payloads: new Map(), readouts: new Map(), sliders: new Map(), leaving: 0, unsent: false,
+                 served: 0};
+  // A click on a link (a page of the app) starts a page switch: an ask sent in the next moments would
+  // carry this page and could reach the server after the switch, which then drew this page again
+  // under the new address. Asks wait (askNow), and a control the new page no longer has sends none.
+  // A value sent in the same moment has not left yet (queued(), below): the click waits for it, so
+  // that the switch comes after it and not the other way round.
+  addEventListener("click", (e) => {
+    const link = e.target instanceof Element ? e.target.closest("a[href]") : null;
+    if (!link) return;
+    state.leaving = performance.now();
+    const here = link.origin === location.origin && !link.target;  // this tab's page switches
+    if (state.unsent && here && !(e.ctrlKey || e.metaKey || e.shiftKey || e.altKey || e.button)) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      setTimeout(() => link.click(), 0);  // after Streamlit's own timer, set when the value was sent
+    }
+  }, true);
+  return state;
+})());
+
+// Whether an ask for frames may leave now (asks.js, mayAsk): `app` is Streamlit's stApp element.
+export function askNow(app) {
+  let releasing = false;
+  for (const s of live.sliders.values()) if (s.sent && s.root.isConnected) releasing = true;
+  return mayAsk({running: app?.dataset.testScriptState === "running", leaving: live.leaving,
+                 now: performance.now(), releasing, barsSent: live.barsSent});
+}
+
+// Streamlit sends a component's value on a timer (setTimeout 0), with the page the browser is on when
+// the timer fires: a page link clicked before that sent the switch first, and the value then came
+// with the old page, which Streamlit drew again under the new address. Until the timer has fired,
+// live.unsent says a value waits (the click listener above).
+export function queued(setTriggerValue) {
+  return (event, value) => {
+    setTriggerValue(event, value);
+    live.unsent = true;
+    setTimeout(() => { live.unsent = false; }, 0);
+  };
+}

@@ -1,0 +1,136 @@
+// A chart drawn by ui/plot.py's component: Plotly.react on the plot the element already has, in the
+// page's theme, and put off while the chart is far from the screen (ui/plot.py says why).
+// Runs in the browser on every rerun that draws the chart, and again when the theme changes.
+// component.data: {spec: the figure as JSON text, height, url: where static files are served,
+// version: of plotly and Streamlit, so that a browser never keeps an older copy from its cache}.
+// One per tab: the charts whose newest figure waits until they come near the screen (ui/plot.py).
+globalThis.labOffscreen ??= (() => {
+  const waiting = new Set();  // plot divs whose plot.labDraw() has not run yet
+  const drawable = (plot) => plot.isConnected && plot.getBoundingClientRect().width > 0;
+  const near = (plot) => {  // within half a screen of the window (a hidden tab's chart is not)
+    const box = plot.getBoundingClientRect();
+    const margin = 0.5 * innerHeight;
+    return box.width > 0 && box.bottom > -margin && box.top < innerHeight + margin;
+  };
+  const draw = (plot) => { waiting.delete(plot); plot.labDraw(); };
+  const drawWhere = (test) => { for (const plot of [...waiting]) if (test(plot)) draw(plot); };
+  let framed = false;
+  const check = () => {
+    if (framed || !waiting.size) return;
+    framed = true;
+    requestAnimationFrame(() => { framed = false; drawWhere(near); });
+  };
+  // When the page has been quiet for two seconds, the rest are drawn too, one chart per idle moment,
+  // so that a printout, a screenshot or a fast scroll never meets an old figure.
+  let quiet = null;
+  const drainOne = () => {
+    for (const plot of waiting) if (!plot.isConnected) waiting.delete(plot);
+    const next = [...waiting].find(drawable);
+    if (!next) return;
+    draw(next);
+    requestIdleCallback(drainOne, {timeout: 2000});
+  };
+  document.addEventListener("scroll", check, {capture: true, passive: true});
+  addEventListener("resize", check);
+  addEventListener("beforeprint", () => drawWhere(drawable));
+  matchMedia("print").addEventListener("change", (query) => { if (query.matches) drawWhere(drawable); });
+  return {
+    quietMs: 2000,
+    wait(plot) {
+      waiting.add(plot);
+      clearTimeout(quiet);
+      quiet = setTimeout(() => requestIdleCallback(drainOne, {timeout: 2000}), this.quietMs);
+    },
+    near, check, drawn: (plot) => waiting.delete(plot), waiting: () => waiting.size,
+  };
+})();
+
+// During a drag a live chart's markers are drawn as one path, Plotly's own hidden (static/live/chart.js):
+// before Plotly draws the chart again, its own markers come back and the stand-in goes, and the
+// frame the drag drew last is no longer what the chart shows.
+function ownMarkers(plot) {
+  plot.labDrawn = null;
+  for (const dots of plot.querySelectorAll("path.lab-dots")) dots.remove();
+  for (const group of plot.querySelectorAll("g.points")) group.style.display = "";
+}
+
+export default function (component) {
+  const {spec, height, url, version} = component.data;
+  const host = component.parentElement;
+  const plot = host.querySelector(".lab-chart");
+  const note = plot.querySelector(".lab-chart-note");
+  plot.style.height = height + "px";
+  globalThis.labChartReady ??= Promise.all([
+    globalThis.Plotly ? null : new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = url + "plotly.min.js?v=" + version;
+      script.onload = resolve;
+      script.onerror = () => reject(new Error("plotly.js did not load"));
+      document.head.appendChild(script);
+    }),
+    fetch(url + "chart_themes.json?v=" + version).then((answer) => {
+      if (!answer.ok) throw new Error("the chart theme did not load (" + answer.status + ")");
+      return answer.json();
+    }),
+  ]).then(([, themes]) => themes);
+  return globalThis.labChartReady.then((themes) => {
+    plot.labDraw = () => drawFigure(themes);
+    if (plot._fullLayout && !globalThis.labOffscreen.near(plot)) {
+      globalThis.labOffscreen.wait(plot);  // drawn when it comes near the screen, or when all is quiet
+      return;
+    }
+    globalThis.labOffscreen.drawn(plot);
+    return plot.labDraw();
+  }, (error) => {
+    globalThis.labChartReady = undefined;  // the next rerun tries again
+    const why = "This chart could not be drawn (" + error.message + "). Reload the page to try again.";
+    console.error(why);
+    for (const left of document.querySelectorAll(".lab-chart-note")) left.textContent = why;
+  });
+
+  function drawFigure(themes) {
+    const background = getComputedStyle(host).getPropertyValue("--st-background-color").trim();
+    const rgb = (background.match(/[0-9a-f]{2}/gi) || ["ff", "ff", "ff"]).slice(0, 3);
+    const dark = rgb.reduce((sum, c) => sum + parseInt(c, 16), 0) < 3 * 128;
+    const theme = Object.values(themes).find(
+      (t) => t.background.toUpperCase() === background.toUpperCase()
+    ) ?? (dark ? themes.dark : themes.light);
+    const figure = JSON.parse(spec.replace(/#0000[0-4][0-9]/g, (c) => theme.colors[c] ?? c));
+    const layout = figure.layout ?? {};
+    layout.template = theme.template;
+    if (plot.labSpec === spec && plot.layout) {
+      // The same figure in a new theme keeps the student's zoom or rotation (new data resets it).
+      // Copied by hand: a uirevision that changes with the data made every update a full replot.
+      for (const [name, was] of Object.entries(plot.layout)) {
+        if (/^[xy]axis[0-9]*$/.test(name) && was) {
+          layout[name] = {...(layout[name] ?? {}), range: was.range, autorange: was.autorange};
+        } else if (/^scene[0-9]*$/.test(name) && was?.camera) {
+          layout[name] = {...(layout[name] ?? {}), camera: was.camera};
+        }
+      }
+    }
+    plot.labSpec = spec;
+    const title = typeof layout.title === "string" ? {text: layout.title} : layout.title;
+    if (title && typeof title.text === "string" && !title.text.startsWith("<b>")) {
+      layout.title = {...title, text: "<b>" + title.text + "</b>"};  // as st.plotly_chart shows it
+    }
+    if (note) note.remove();
+    plot.dataset.theme = theme === themes.dark ? "dark" : "light";
+    const config = {displaylogo: false, responsive: true};
+    ownMarkers(plot);
+    return globalThis.Plotly.react(plot, figure.data ?? [], layout, config).then(() => {
+      if (plot.labResize) return;
+      // The plot follows its column's width (the sidebar opening or closing, not only the window).
+      // Only a new width redraws: a rerun that moves the page around must not replot every chart.
+      plot.labResize = new ResizeObserver((entries) => {
+        const width = Math.round(entries[0].contentRect.width);
+        if (width > 0 && plot._fullLayout && width !== plot._fullLayout.width) {
+          ownMarkers(plot);
+          globalThis.Plotly.Plots.resize(plot).catch(() => null);
+        }
+        globalThis.labOffscreen.check();  // a tab or expander just opened: its charts may be waiting
+      });
+      plot.labResize.observe(host);
+    });
+  }
+}
