@@ -79,7 +79,9 @@ def test_back_keeps_a_radio_and_a_select_slider(lab: Lab) -> None:
     lab.wait_for(precision)
     expect(lab.page).to_have_url(re.compile(r"prec_dtype=bfloat16"))
     expect(lab.slider("Offset added to every feature")).to_have_attribute("aria-valuetext", shown or "")
-    expect(main.locator('[data-testid="stRadio"] label:has(input:checked)')).to_have_text("bfloat16")
+    # the dtype's radio, not the fused section's mode
+    dtype = main.locator('[data-testid="stRadio"]').filter(has=lab.page.get_by_text("bfloat16", exact=True))
+    expect(dtype.locator("label:has(input:checked)")).to_have_text("bfloat16")
     expect(main.get_by_text("In bfloat16 at this offset", exact=False)).to_be_visible()
     lab.assert_clean()
 
