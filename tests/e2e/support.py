@@ -147,7 +147,7 @@ def serve(log_path: Path) -> Iterator[tuple[str, ServerLog]]:
 
 def live_ready(scope: Page | Locator, key: str) -> Locator:
     """Point at live slider ``key`` as a student reaching for it does, and wait until it holds a frame
-    for every value: ``static/live.js`` asks for new frames only then (a large input's, or after
+    for every value: ``static/live/`` asks for new frames only then (a large input's, or after
     another control moved the page). Returns the slider's thumb."""
     root = scope.locator(f".st-key-{key}_live .lab-live")
     root.hover()  # scrolls it into view first
@@ -439,7 +439,7 @@ class Lab:
         self.page.wait_for_function("(n) => window.__wsTap.started > n", arg=started)
 
     def wait_idle(self) -> None:
-        """Until no live slider's release is unanswered (``static/live.js``: the app is idle for a
+        """Until no live slider's release is unanswered (``static/live/slider.js``: the app is idle for a
         moment between a release and its run) and the script is idle."""
         expect(self.page.locator(UNANSWERED)).to_have_count(0)
         self.page.locator(IDLE).wait_for()

@@ -213,7 +213,7 @@ def test_a_large_input_asks_for_its_frames_and_then_answers_during_a_drag(lab: L
     lab.assert_clean()
 
 
-# Where a line-and-marker chart's markers are: during a drag one path of circles (static/live.js), at
+# Where a line-and-marker chart's markers are: during a drag one path of circles (static/live/chart.js), at
 # rest Plotly's own markers; each as [x, y] px in the plot area, and the line's vertices.
 MARKERS_JS = """(key) => {
   const plot = document.querySelector(`.st-key-${key} .lab-chart`);

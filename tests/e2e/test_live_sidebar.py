@@ -156,7 +156,7 @@ def test_a_page_left_within_the_release_leaves_the_slider_the_address_and_the_nu
     lab: Lab, key: str, how: str
 ) -> None:
     """A page link clicked inside the slider's own release (the same moment, faster than a hand)
-    goes to the other page with the released value: the value is sent first (static/live.js,
+    goes to the other page with the released value: the value is sent first (static/live/,
     queued). Forward at once after a key press may land either way; the thumb, the address and the
     numbers must agree once the slider stops waiting."""
     here, other = (SS, FULL) if how == "link" else (FULL, SS)
@@ -172,7 +172,7 @@ def test_a_page_left_within_the_release_leaves_the_slider_the_address_and_the_nu
     )
     box.focus()
     box.press("ArrowRight")
-    lab.wait_idle()  # the release answered or given up (static/live.js, giveUpWaiting)
+    lab.wait_idle()  # the release answered or given up (static/live/slider.js, giveUpWaiting)
     if how == "link":  # the other page, with the released value
         lab.wait_for(other)
         released = eps_text(EPS_CHOICES[EPS_CHOICES.index(1e-5) + 1]) if key == "eps" else "1.05"
