@@ -75,7 +75,7 @@ def _press(lab: Lab, label_start: str, key: str) -> Locator:
     thumb = lab.slider(label_start, in_sidebar=True)
     before = thumb.get_attribute("aria-valuetext")
     thumb.focus()
-    # Focus may ask for the slider's frames (static/live/slider.js, `want`): the press comes once that is answered.
+    # Focus may ask for the slider's frames (static/live/slider.js, `want`): the press waits for the answer.
     expect(lab.page.locator('[data-frames="asked"]')).to_have_count(0)
     lab.wait_idle()
     thumb.press(key)
