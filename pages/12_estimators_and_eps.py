@@ -327,14 +327,14 @@ page.notice(
     [
         f"Load the tutorial case: the standard recipe gives x̂₁ = {fmt(TUTORIAL_X1[0], TUTORIAL_DIGITS)} "
         f"(√3 but for ε), the tutorial recipe {fmt(TUTORIAL_X1[1], TUTORIAL_DIGITS)} (1.5 but for ε). "
-        "While ε ≪ σ², ÷(d−1) alone shrinks x̂ by √((d−1)/d): 0.866 for d = 4.",
-        "Load the Keras case: ε = 1e-3 is about as large as σ² (0.0012), so the outputs are ±0.74 instead "
-        "of ±1. Switch ε to PyTorch's 1e-5 and they return to ±0.996.",
-        "With ε outside the root the same ε hurts much less on that vector: it is compared with σ (0.035), "
-        "not with σ² (0.0012).",
-        "RMSNorm variants, example 0.05, −0.05, 0.05, −0.05 with bfloat16: PyTorch's RMSNorm gives 0.99998, "
-        "the same formula with bfloat16's own ε 0.49. Switch the dtype to float32: the two rows agree.",
-        "With d = 768 in the sidebar (and ε ≪ σ²), ÷(d−1) shrinks x̂ only by √(767/768) = 0.99935: "
+        "While ε ≪ σ², ÷(d−1) alone shrinks x̂ by √((d−1)/d): ≈ 0.866 for d = 4.",
+        "Load the Keras case: ε = 1e-3 is about as large as σ² (≈ 0.0012), so the outputs are ≈ ±0.74 instead "
+        "of ±1. Switch ε to PyTorch's 1e-5 and they return to ≈ ±0.996.",
+        "With ε outside the root the same ε hurts much less on that vector: it is compared with σ (≈ 0.035), "
+        "not with σ² (≈ 0.0012).",
+        "RMSNorm variants, example 0.05, −0.05, 0.05, −0.05 with bfloat16: PyTorch's RMSNorm gives ≈ 0.99998, "
+        "the same formula with bfloat16's own ε ≈ 0.49. Switch the dtype to float32: the two rows agree.",
+        "With d = 768 in the sidebar (and ε ≪ σ²), ÷(d−1) shrinks x̂ only by √(767/768) ≈ 0.99935: "
         "the choice matters for short vectors.",
     ]
 )

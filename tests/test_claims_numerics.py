@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 import layernorm as ln
 from layernorm.labs import geometry as geo
-from ui.text import fmt, tex_num
+from ui.text import digits_to_separate, fmt, tex_num
 
 MUCH_SMALLER = 0.01  # the pages' "ε ≪ σ²": ε/(σ² + ε) at most this
 
@@ -104,7 +104,8 @@ def test_the_d2_note_is_the_core_s_at_the_extremes(params: dict[str, str]) -> No
     )
     facts = ln.layer_norm_jacobian_facts(vec, gamma, eps=eps)
     note = next(line for line in said.splitlines() if line.startswith("- d = 2:"))
-    assert f"x̂ = ({fmt(facts.x_hat[0])}, {fmt(facts.x_hat[1])})" in note
+    k = digits_to_separate(facts.x_hat, 4, against=[-1.0, 1.0])  # 0.99999999997, never a look-alike of 1
+    assert f"x̂ = ({fmt(facts.x_hat[0], k)}, {fmt(facts.x_hat[1], k)})" in note
     assert f"ε/σ̂³ = {fmt(facts.eps_over_std3)}" in note
     assert f"ε/(σ² + ε) = {fmt(facts.eps_share)}" in note
     assert f"|γ|·ε/σ̂³ = {fmt(facts.spectral_norm)}." in note
@@ -205,11 +206,18 @@ def test_estimators_notices_are_the_core_s_numbers() -> None:
     said = page_text(open_link("12_estimators_and_eps"))
     one_hot = np.array([1.0, 0.0, 0.0, 0.0])
     tut = ln.compare_recipe(one_hot, ddof=1, eps_inside=False, eps=1e-5, standard_eps=1e-5)
-    assert f"x̂₁ = {fmt(tut.standard[0])} (√3), the tutorial recipe {fmt(tut.variant[0], 2)}" in said
+    k = digits_to_separate([tut.standard[0], tut.variant[0]], 4, against=[3**0.5, 1.5])  # 1.49997, not 1.5
+    assert (
+        f"x̂₁ = {fmt(tut.standard[0], k)} (√3 but for ε), the tutorial recipe {fmt(tut.variant[0], k)} (1.5"
+        in said
+    )
     pair = np.array([0.09484422, 0.16441762])
     keras = ln.compare_recipe(pair, ddof=0, eps_inside=True, eps=1e-3, standard_eps=1e-5)
     assert f"±{fmt(abs(keras.variant[0]), 2)} instead of ±1" in said
-    assert f"PyTorch's 1e-5 and they return to ±{fmt(abs(keras.standard[0]), 3)}" in said
-    assert f"σ ({fmt(np.sqrt(ln.variance(pair)), 2)})" in said and f"σ² ({fmt(ln.variance(pair), 2)})" in said
-    assert f"√(767/768) = {fmt(np.sqrt(767 / 768), 5)}" in said
+    assert f"PyTorch's 1e-5 and they return to ≈ ±{fmt(abs(keras.standard[0]), 3)}" in said
+    assert (
+        f"σ (≈ {fmt(np.sqrt(ln.variance(pair)), 2)})" in said
+        and f"σ² (≈ {fmt(ln.variance(pair), 2)})" in said
+    )
+    assert f"√(767/768) ≈ {fmt(np.sqrt(767 / 768), 5)}" in said
     assert "On the sidebar's d = 768 vectors" not in said
