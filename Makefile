@@ -15,7 +15,7 @@
 #                     ruff, mypy (strict, layernorm/ and classroom/), ESLint, the browser code's unit
 #                     tests (node --test) and the whole pytest suite, the
 #                     real-browser tests in tests/e2e and class mode on SQLite and PostgreSQL included
-#                     (what CI runs; about 20 minutes on 2 cores)
+#                     (what CI runs; about 16 minutes on 2 cores)
 #   make lint         ruff check ., mypy, the import contracts (lint-imports) and ESLint on the
 #                     browser code (static/, ui/*.js; installed by `npm ci` into node_modules/)
 #   make bench        run every benchmarks/bench_*.py (prints ratios; never part of `make test`)
