@@ -233,10 +233,8 @@ CASES = {
     "row": "A float32 row near 2·10⁸",
     "sidebar": "The sidebar's vector, γ, β and ε",
 }
-MODES = {
-    "train": "training (batch statistics)",
-    "eval": "eval (running mean = the value, running variance 0)",
-}
+MODES = {"train": "training", "eval": "eval"}  # the link carries these words: fused_mode=eval
+MODE_CAPTIONS = ["the batch's own μ and σ²", "running mean = the value, running variance 0"]
 
 
 @lab_section("prec_fused")
@@ -254,7 +252,9 @@ def fused_section(lab: LabInput) -> None:
             key="fused_v",
             where=c1,
         )
-        mode = controls.choice("radio", "BatchNorm mode", MODES, key="fused_mode", name="mode", where=c2)
+        mode = controls.choice(
+            "radio", "BatchNorm mode", MODES, key="fused_mode", name="mode", where=c2, captions=MODE_CAPTIONS
+        )
         x, gamma, beta, eps = np.full(5, v), 1.0, 0.0, 1e-5
         if mode == "eval":
             rstd_in = "float32"  # PyTorch's eval kernel: 1 / std::sqrt(running_var + eps) in float

@@ -511,6 +511,7 @@ LAB_NOT_NUMERIC = {
     # a quiz question's text: it formats numbers the question drew itself
     "quiz_kit.g",
     "quiz_kit.full",
+    "quiz_kit.vec_exact",
     "quiz_kit.link_number",
     "quiz_kit.vec",
     "quiz_kit.ask",

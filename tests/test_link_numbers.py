@@ -193,3 +193,18 @@ def test_every_bound_choice_shows_its_numbers_as_the_link_carries_them(page: str
                 el.proto.query_param_key,
                 el.proto.options,
             )
+
+
+def test_a_hand_typed_plus_in_an_exponent_reads_as_typed(numeric_specs: dict[str, Spec]) -> None:
+    """A "+" typed into an address reaches the app as a space (``var_offset=1e+08`` arrives as
+    ``"1e 08"``): it was "not a number", and the note quoted "1e 08", which nobody typed."""
+    failures = []
+    for key, (spec, name) in sorted(numeric_specs.items()):
+        for value in _offered(spec):
+            typed = f"{value:e}"  # 1.000000e+08
+            if "+" in typed and float(typed) == value:
+                text = typed.replace("+", " ")
+                got = links.resolve(key, [text], links.LinkKey(name, spec))
+                if float(got.value) != value or got.note is not None:
+                    failures.append((key, text, got.value, got.note))
+    assert failures == []

@@ -14,6 +14,7 @@ Everything here is pure: the URL's values in, a :class:`Resolved` out. Notes are
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -103,6 +104,9 @@ def url_number(value: float) -> str:
     return str(int(v)) if v == int(v) else repr(v)
 
 
+_EXPONENT_SPACE = re.compile(r"(?<=[0-9.][eE]) (?=[0-9])")
+
+
 def number(text: str) -> float | None:
     """The link's text as a number (``"007"``, ``"1E-07"``, ``" 16.0 "``, ``"−3"``), else None (NaN too).
 
@@ -111,7 +115,11 @@ def number(text: str) -> float | None:
 
     A number beyond float64's range (``1e999``) or an infinity (``inf``, ``-inf``) is kept as ±inf:
     it is a number above (below) every value a control offers, so the readers clamp it and say so.
+
+    A "+" typed into an address reaches the app as a space (a query string's "+" is one), so an
+    exponent's space is read as its "+": a hand-typed ``1e+08`` arrives as ``"1e 08"`` and is 1e8.
     """
+    text = _EXPONENT_SPACE.sub("+", text)
     try:
         x = float(text.strip().replace("\u2212", "-"))
     except ValueError:

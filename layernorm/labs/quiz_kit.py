@@ -63,6 +63,12 @@ def vec(values: np.ndarray) -> str:
     return "[" + ", ".join(g(v) for v in values) + "]"
 
 
+def vec_exact(values: np.ndarray) -> str:
+    """A question's input vector, every digit of which is its value (6543.21, never "6543.2"): the
+    numbers a student would type in to check the answer."""
+    return "[" + ", ".join(full(v) for v in values) + "]"
+
+
 @dataclass(frozen=True)
 class Question:
     """One multiple-choice question.
@@ -140,7 +146,7 @@ def link_number(shown: str) -> str:
 
 def typed(x: np.ndarray) -> dict[str, str]:
     """Link settings that put the vector ``x`` into the sidebar as typed numbers."""
-    return {"src": "Type numbers", "typed": ", ".join(repr(float(v)) for v in x)}
+    return {"src": "Type numbers", "typed": ", ".join(link_number(repr(float(v))) for v in x)}
 
 
 def not_constant(rng: np.random.Generator, lo: int, hi: int, size: int = 4) -> np.ndarray:

@@ -18,7 +18,18 @@ import numpy as np
 from layernorm.core import DEFAULT_EPS, layer_norm, mean, variance
 from layernorm.family import rms_norm
 from layernorm.labs.precision import STATUS_WORDS, DtypeRun, layer_norm_in_dtype, numpy_dtype
-from layernorm.labs.quiz_kit import Question, RepeatedOptions, ask, full, g, link, not_constant, typed, vec
+from layernorm.labs.quiz_kit import (
+    Question,
+    RepeatedOptions,
+    ask,
+    full,
+    g,
+    link,
+    not_constant,
+    typed,
+    vec,
+    vec_exact,
+)
 from layernorm.variants import compare_rms_placement
 
 # Constant rows whose one-pass float32 variance is not 0 (either sign): three copies of each.
@@ -63,7 +74,7 @@ def _one_pass_float32(rng: np.random.Generator) -> Question:
     return ask(
         rng, "one-pass-float32", "the one-pass variance in float32",
         f"A float32 kernel computes σ² in one pass, as mean(x²) − μ², then x̂ = (x − μ)/√(σ² + ε) with "
-        f"ε = 1e−5. For x = {vec(x)} its σ² is…",
+        f"ε = 1e−5. For x = {vec_exact(x)} its σ² is…",
         right, [f"{g(exact)}, the exact σ²", *wrong][:3],
         f"In float32, mean(x²) = {full(float(run.mean_sq[0]))} and μ² = {full(float(run.mu_sq[0]))}: float32 "
         f"numbers near {g(NEAR_4E4**2)} are {full(float(np.spacing(np.float32(NEAR_4E4**2))))} apart, "
@@ -88,7 +99,7 @@ def _one_pass_constant(rng: np.random.Generator) -> Question:
     return ask(
         rng, "one-pass-constant", "a fast one-pass variance on a constant row",
         f"A fast kernel computes σ² in one pass, as mean(x²) − μ², in float32, then x̂ = (x − μ)/√(σ² + ε) "
-        f"with ε = 1e−5. The row x = {vec(x)} is constant, so its exact σ² is 0. The kernel's σ² is…",
+        f"with ε = 1e−5. The row x = {vec_exact(x)} is constant, so its exact σ² is 0. The kernel's σ² is…",
         right, ["0, the exact σ²: every output is 0", *wrong],
         f"In float32, mean(x²) = {full(float(run.mean_sq[0]))} and μ² = {full(float(run.mu_sq[0]))} are each "
         f"rounded on their own, so their difference is {g(float(run.var[0]))} instead of 0"
@@ -116,7 +127,7 @@ def _square_overflow(dtype: str, x: np.ndarray, rng: np.random.Generator) -> Que
     return ask(
         rng, f"square-overflow-{dtype}", f"(x − μ)² in {dtype}",
         f"A kernel computes LayerNorm's two-pass variance mean((x − μ)²) entirely in {dtype}, then x̂ = "
-        f"(x − μ)/√(σ² + ε) with ε = 1e−5. For x = {vec(x)}…",
+        f"(x − μ)/√(σ² + ε) with ε = 1e−5. For x = {vec_exact(x)}…",
         right, wrong[:2],
         f"The largest {dtype} number is {g(largest)}. Here the deviations x − μ reach "
         f"{g(float(np.max(np.abs(x - mean(x)))))}, whose square is {g(float(np.max((x - mean(x)) ** 2)))}"
@@ -175,7 +186,7 @@ def _rms_eps_placement(rng: np.random.Generator) -> Question:
     mean_sq = float(mean(x * x))
     return ask(
         rng, "rms-eps-placement", "ε inside or outside RMSNorm's root",
-        f"RMSNorm of x = {vec(x)} with ε = {g(eps)}. PyTorch adds ε inside the root, x/√(mean(x²) + ε); the "
+        f"RMSNorm of x = {vec_exact(x)} with ε = {g(eps)}. PyTorch adds ε inside the root, x/√(mean(x²) + ε); the "
         "RMSNorm authors' code adds it outside, x/(RMS(x) + ε). Their first outputs are…",
         f"inside: {g(inside)}; outside: {g(outside)}",
         [f"inside: {g(outside)}; outside: {g(inside)}", f"both {g(bare)}: ε is too small to matter"],

@@ -224,3 +224,21 @@ def test_how_many_stats_never_offers_batchnorms_count_as_the_per_token_one() -> 
         q = quiz["how-many-stats"]
         counts = [o.split(" ")[0] for o in q.options]
         assert len(set(counts)) == len(counts), q.options
+
+
+def test_every_typed_input_is_in_its_prompt_with_every_digit() -> None:
+    """A question whose link types its x in gives that x in the prompt exactly as typed: the prompt
+    said "x = [6543.2, 6543.2, 6543.2]" for 6543.21, the number its link and its answer were for."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from layernorm.labs.quiz_kit import full
+
+    missing = []
+    for seed in range(60):
+        for q in make_quiz(seed):
+            typed = parse_qs(urlsplit(q.link).query).get("typed")
+            if typed and q.key != "eps-near-constant":  # that one writes x exactly as [c − δ, c + δ]
+                for text in typed[0].split(","):
+                    if full(float(text)) not in q.prompt:
+                        missing.append((seed, q.key, text))
+    assert missing == []
