@@ -8,7 +8,7 @@
 #                     (node --test tests/js/), then every test that drives no
 #                     Chromium (pytest -m "not browser": the unit, property and AppTest tests, the
 #                     bounded fuzz run, class mode on SQLite and PostgreSQL, HAProxy, the protocol-level
-#                     server tests); needs PostgreSQL and HAProxy, never Chromium. About 5 minutes
+#                     server tests); needs PostgreSQL and HAProxy, never Chromium. About 6 minutes
 #                     on 2 cores (its limit: 6)
 #   make test         create/update .venv with requirements-dev.txt, make sure Debian's Chromium,
 #                     PostgreSQL and HAProxy are installed (scripts/ensure_debian.sh), then

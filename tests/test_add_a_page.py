@@ -125,7 +125,7 @@ def _follow_the_readme(app: Path) -> tuple[str, list[str]]:
     section = re.match(r'"([^"]+)": \[', nav)
     entry = re.search(r"^\s*(Entry\(.*?\)),?\s*$", nav, re.DOTALL | re.MULTILINE)
     assert section and entry, f"step 2's block names no section and Entry: {nav}"
-    assert f'Entry("{path}",' in entry.group(1), "step 2's Entry is not the example's file"
+    assert re.match(rf'Entry\(\s*"{path}",', entry.group(1)), "step 2's Entry is not the example's file"
     navigation = app / "ui" / "navigation.py"
     text = navigation.read_text(encoding="utf-8")
     navigation.write_text(_insert_before_end(text, "SECTIONS", entry.group(1) + ",", section.group(1)))
