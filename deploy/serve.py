@@ -46,6 +46,7 @@ import jinja2
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from scripts.browser import lost_its_port  # noqa: E402
 from scripts.postgres import _free_port, persistent_postgres, temporary_postgres  # noqa: E402
 
 DATA = ROOT / "data"
@@ -100,14 +101,8 @@ class Lab:
 
     def lost_its_port(self) -> bool:
         """It exited because another process had bound its port first."""
-        said = self.log.read_text(errors="replace")
-        return (
-            self.proc is not None
-            and self.proc.poll() is not None
-            and (
-                f"Port {self.port} is not available" in said or f"Port {self.port} is already in use" in said
-            )
-        )
+        exited = self.proc is not None and self.proc.poll() is not None
+        return exited and lost_its_port(self.log.read_text(errors="replace"), self.port)
 
     def stop(self) -> None:
         _stop(self.proc)

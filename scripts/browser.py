@@ -123,6 +123,11 @@ class PortTaken(RuntimeError):
     """The server could not have the port it was given: another process bound it first."""
 
 
+def lost_its_port(log_text: str, port: int) -> bool:
+    """Whether a Streamlit server's log says it exited because ``port`` was taken."""
+    return f"Port {port} is not available" in log_text or f"Port {port} is already in use" in log_text
+
+
 @contextlib.contextmanager
 def _one_server(log: Path, *, timeout: float, script: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     port = free_port()
@@ -148,7 +153,7 @@ def _one_server(log: Path, *, timeout: float, script: Path) -> Iterator[tuple[su
         while True:
             if proc.poll() is not None:
                 said = log.read_text()
-                if f"Port {port} is already in use" in said or f"Port {port} is not available" in said:
+                if lost_its_port(said, port):
                     raise PortTaken(said[-3000:])
                 raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{said[-3000:]}")
             # healthy, and it is this server that answers (its log names the port), not a neighbour's

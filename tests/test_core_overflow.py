@@ -512,7 +512,6 @@ LAB_NOT_NUMERIC = {
     "quiz_kit.g",
     "quiz_kit.full",
     "quiz_kit.vec_exact",
-    "quiz_kit.link_number",
     "quiz_kit.vec",
     "quiz_kit.ask",
     "quiz_kit.link",

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from layernorm.data.numbers import link_text as link_text
 from ui.text import plain
 
 REL_TOL = 1e-9  # "the same number within rounding": 1e-7 and 1e-07, 16 and 16.0, 0.5 and 0.5000000001
@@ -89,13 +90,6 @@ class Resolved:
     value: float | str  # the value the widget gets
     text: str | None  # its URL text, or None for the default (no parameter: Streamlit drops defaults)
     note: str | None  # what to tell the user (Markdown-safe), or None: the link said exactly this
-
-
-def link_text(shown: str) -> str:
-    """A number's shown text as a link carries it: ASCII, with no "+" (a query string reads "+" as a
-    space, so the browser writes it "%2B"): ``"−10"`` -> ``"-10"``, ``"1.00e−06"`` -> ``"1.00e-06"``,
-    ``"1e+05"`` -> ``"1e5"``. :func:`number` reads it back to the same value."""
-    return shown.replace("\u2212", "-").replace("e+0", "e").replace("e+", "e")
 
 
 def url_number(value: float) -> str:

@@ -162,6 +162,28 @@ def number_text(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+def link_text(shown: str) -> str:
+    """A number's shown text as a link carries it: ASCII, with no "+" (a query string reads "+" as a
+    space, so a browser writes it "%2B").
+
+    Parameters
+    ----------
+    shown : str
+        A number as a page shows it: ``"−10"``, ``"1.00e−06"``, ``"1e+05"``.
+
+    Returns
+    -------
+    text : str
+        ``"-10"``, ``"1.00e-06"``, ``"1e5"``: :func:`parse_number` reads it back to the same value.
+
+    Notes
+    -----
+    The one spelling for every number the lab writes into an address (the pages' bound controls and
+    the quiz's links). Source: this project.
+    """
+    return shown.replace("\u2212", "-").replace("e+0", "e").replace("e+", "e")
+
+
 def decimal_comma_hint(cell: str) -> str:
     """`` For a decimal, write a point: 1.5.`` when a cell is a decimal written with a comma, else ``""``."""
     found = _DECIMAL_COMMA.fullmatch(cell.translate(_NUMBER_SPELLINGS))

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from layernorm.data.numbers import link_text, number_text
+
 SHORT_DIGITS = 4  # the significant digits a question's number starts with
 ROUNDING_ULPS = 64  # float64 roundings a computed value may carry and still read as its short text
 
@@ -55,8 +57,8 @@ def g(v: float) -> str:
 def full(v: float) -> str:
     """A number every digit of which is its value: the shortest text that reads back as ``v``
     (1600240128, not 1.6e+09, for a float32 square whose last digits are the lesson)."""
-    text = repr(float(v)).removesuffix(".0")
-    return "0" if text in ("0", "-0") else text.replace("-", "−")
+    text = number_text(v)
+    return "0" if text == "-0" else text.replace("-", "−")
 
 
 def vec(values: np.ndarray) -> str:
@@ -138,15 +140,9 @@ def link(path: str, **params: str) -> str:
     return f"{path}?{urllib.parse.urlencode(params)}" if params else path
 
 
-def link_number(shown: str) -> str:
-    """A number's shown text as the lab's links carry it: ASCII, no "+" ("1e−5" -> "1e-5", "1e+09" ->
-    "1e9"), the spelling the pages write into the address (ui.links.link_text)."""
-    return shown.replace("\u2212", "-").replace("e+0", "e").replace("e+", "e")
-
-
 def typed(x: np.ndarray) -> dict[str, str]:
     """Link settings that put the vector ``x`` into the sidebar as typed numbers."""
-    return {"src": "Type numbers", "typed": ", ".join(link_number(repr(float(v))) for v in x)}
+    return {"src": "Type numbers", "typed": ", ".join(link_text(repr(float(v))) for v in x)}
 
 
 def not_constant(rng: np.random.Generator, lo: int, hi: int, size: int = 4) -> np.ndarray:

@@ -16,6 +16,7 @@ import numpy as np
 from layernorm.backward import layer_norm_backward
 from layernorm.core import mean, variance
 from layernorm.data.activations import MiniLMRecording, load_minilm_recording
+from layernorm.data.numbers import link_text
 from layernorm.gradient_check import CHECK_STEPS, finite_difference_check
 from layernorm.labs import bn_frameworks as bf
 from layernorm.labs.fused import fused_affine
@@ -26,7 +27,6 @@ from layernorm.labs.quiz_kit import (
     ask,
     g,
     link,
-    link_number,
     not_constant,
     typed,
     vec,
@@ -79,7 +79,7 @@ def _fused_constant_channel(rng: np.random.Generator) -> Question:
         "mode (the batch's own μ and σ²) gives the same number on a processor with fused multiply-add (AVX2 or "
         "AVX-512); its build without them rounds x·s first and returns 0. In eval mode it uses its running "
         "statistics instead, which this question does not set.",
-        link("/precision", fused_case="BatchNorm: a channel of equal values", fused_v=link_number(f"{v:.0e}")),
+        link("/precision", fused_case="BatchNorm: a channel of equal values", fused_v=link_text(f"{v:.0e}")),
     )  # fmt: skip
 
 
@@ -246,7 +246,7 @@ _SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 def _step_text(h: float) -> str:
     """A step as the Gradients page's URL writes it: 1e-5."""
-    return link_number(f"{h:.0e}".replace("e-0", "e-"))
+    return link_text(f"{h:.0e}".replace("e-0", "e-"))
 
 
 DRIFT_RUNS = {"lr": (0.001, 0.003, 0.01), "depth": (4, 6, 8), "seed": (0, 1)}  # Training, step by step's
