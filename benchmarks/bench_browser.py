@@ -638,13 +638,51 @@ def parse_args() -> argparse.Namespace:
         help="also time the trivial app with its chart updated in place (trivial_in_place_app.py)",
     )
     ap.add_argument("--list", action="store_true", help="only list each page's controls; time nothing")
+    ap.add_argument(
+        "--first-visit",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only the cold/warm first loads, N rounds of fresh servers and Chromium; print their medians",
+    )
     ap.add_argument("--json", type=Path, help="write all numbers to this file")
     return ap.parse_args()
+
+
+def first_visits(rounds: int, page_url: str) -> dict[str, list[float]]:
+    """``rounds`` rounds, each on two fresh servers and a fresh Chromium: the four loads of
+    ``cold_loads`` (the app at ``page_url``)."""
+    runs: dict[str, list[float]] = {}
+    for n in range(rounds):
+        with contextlib.ExitStack() as stack:
+            _, triv_url, app_url, ctx = servers_and_chromium(stack, "bench_first_visit_", 1400, 1000)
+            for name, ms in cold_loads(ctx, triv_url, app_url + page_url).items():
+                runs.setdefault(name, []).append(ms)
+        print(f"round {n + 1}: " + ", ".join(f"{k} {v[-1]:.0f} ms" for k, v in runs.items()), file=sys.stderr)
+    return runs
+
+
+def print_first_visits(runs: dict[str, list[float]], page_url: str) -> None:
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    print(
+        f"first visit, median of {len(runs['app_cold'])} rounds (navigation -> first chart drawn), app {page_url}: "
+        f"cold {med['app_cold']:.0f} ms vs trivial {med['trivial_cold']:.0f} ms = "
+        f"{med['app_cold'] / med['trivial_cold']:.2f}× (target ≤ 1.5×); warm (second tab) {med['app_warm']:.0f} ms "
+        f"vs {med['trivial_warm']:.0f} ms = {med['app_warm'] / med['trivial_warm']:.2f}× (target ≤ 1.25×); "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
 
 
 def main() -> None:
     args = parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks on kill
+    if args.first_visit:
+        page_url = args.pages.split(",")[0].strip() if args.pages else next(p.url for p in default_pages() if p.charts)
+        runs = first_visits(args.first_visit, page_url)
+        print_first_visits(runs, page_url)
+        if args.json:
+            args.json.write_text(json.dumps({"first_visit_ms": runs, "app_page": page_url}, indent=1))
+        return
     if args.pages:
         wanted = [u.strip() if u.strip().startswith("/") else "/" + u.strip() for u in args.pages.split(",")]
         by_url = {p.url: p for p in PAGES if p.section}
