@@ -23,12 +23,11 @@ import streamlit as st
 
 from classroom import database_url
 from classroom.store import ClassError, Room, Store, normal_code, open_engine
+from ui import session
 from ui.keys import CLASS_LINK_KEYS
 
 LINK_KEYS = CLASS_LINK_KEYS  # not settings of the lab: ui.linking leaves them alone
 CLASS, SEAT, TEACH = LINK_KEYS  # the URL's keys
-MEMBER = "class_member"  # Session State: the Member this browser is
-NOTICE = "class_notice"  # Session State: a message for the class panel (a link that did not work)
 COOKIE = "lab_teacher"  # "<code>:<key>" in the teacher's browser
 _COOKIE_HOURS = 12
 _KEEP_KEY = f"""
@@ -80,12 +79,12 @@ def room_changed() -> None:
 
 
 def member() -> Member | None:
-    found = st.session_state.get(MEMBER)
+    found = session.klass.member.get()
     return found if isinstance(found, Member) else None
 
 
 def _leave_quietly() -> None:
-    st.session_state.pop(MEMBER, None)
+    session.klass.member.clear()
     for key in (CLASS, SEAT, TEACH):
         if key in st.query_params:
             del st.query_params[key]
@@ -95,13 +94,13 @@ def leave(notice: str | None = None) -> None:
     """This browser leaves its class (a student) or stops leading it here (the teacher)."""
     _leave_quietly()
     if notice:
-        st.session_state[NOTICE] = notice
+        session.klass.notice.set(notice)
 
 
 def start_class() -> None:
     """Button callback: a new class, led from this browser."""
     started = store().start()
-    st.session_state[MEMBER] = Member(started.code, key=started.teacher_key)
+    session.klass.member.set(Member(started.code, key=started.teacher_key))
 
 
 def end_class() -> None:
@@ -127,7 +126,7 @@ def join(typed_code: str, nickname: str | None) -> str | None:
         seat = store().join(code, nickname)
     except ClassError as exc:
         return str(exc)
-    st.session_state[MEMBER] = Member(code, seat=seat)
+    session.klass.member.set(Member(code, seat=seat))
     return None
 
 
@@ -146,26 +145,26 @@ def read_class_link() -> None:
         key = given.get(TEACH, "")
         del st.query_params[TEACH]
         if code is not None and store().is_teacher(code, key):
-            st.session_state[MEMBER] = Member(code, key=key)
+            session.klass.member.set(Member(code, key=key))
         elif code is not None and store().room(code) is not None:
-            st.session_state[NOTICE] = f"That teacher link's key is not class {code}'s: check the link."
+            session.klass.notice.set(f"That teacher link's key is not class {code}'s: check the link.")
         elif code is None:
-            st.session_state[NOTICE] = "That teacher link has no class code: open the whole link."
+            session.klass.notice.set("That teacher link has no class code: open the whole link.")
         else:
-            st.session_state[NOTICE] = "That teacher link is not valid any more: the class has ended."
+            session.klass.notice.set("That teacher link is not valid any more: the class has ended.")
     m = member()
     if m is None and code is not None and given.get(SEAT):
         if store().has_seat(code, given[SEAT]):
             m = Member(code, seat=given[SEAT])
-            st.session_state[MEMBER] = m
+            session.klass.member.set(m)
         else:
             del st.query_params[SEAT]
-            st.session_state[NOTICE] = f"That address's seat is not in class {code} (any more): join again."
+            session.klass.notice.set(f"That address's seat is not in class {code} (any more): join again.")
     kept = st.context.cookies.get(COOKIE)  # not a str where no browser connected (AppTest)
     kept_code, _, kept_key = urllib.parse.unquote(kept if isinstance(kept, str) else "").partition(":")
     if m is None and code is not None and kept_code == code and store().is_teacher(code, kept_key):
         m = Member(code, key=kept_key)
-        st.session_state[MEMBER] = m
+        session.klass.member.set(m)
     if m is not None and m.key is not None:
         _keep_key(key="lab_teacher_key", data=f"{m.code}:{m.key}")
     elif kept_code and not store().is_teacher(kept_code, kept_key):

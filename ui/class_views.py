@@ -21,6 +21,7 @@ import streamlit as st
 
 from classroom.store import ClassError, summarize
 from ui import class_session as cs
+from ui import session
 from ui.fragments import page_fragment
 from ui.navigation import page_file
 from ui.text import plain
@@ -33,20 +34,16 @@ JOIN_CODE_CHARS = 12  # six letters and digits, with a space or hyphen between e
 ENDED_ELSEWHERE = "The class has ended (nobody used it for three hours, or it was ended elsewhere)."
 TEACHER_POLL_S = 1.0
 FOLLOW = "class_follow"  # the student's "Follow the teacher" toggle
-JOIN_PROBLEM = "class_join_problem"  # why the last try to join did not work, for Home's join form
-LEAD_SEEN = "class_lead_seen"  # the teacher's last lead this browser followed (or saw on joining)
-ON_PAGE = "class_on_page"  # the questions of the page shown (its last full run), whose reveal reruns it
-REVEALED_SEEN = "class_revealed_seen"  # the reveals this browser's page has drawn
 
 
 # --- Home: join or start --------------------------------------------------------------------------
 
 
 def _join() -> None:
-    problem = cs.join(st.session_state.get("class_join_code", ""), st.session_state.get("class_join_name"))
-    st.session_state[JOIN_PROBLEM] = problem
+    problem = cs.join(session.widgets.get("class_join_code", ""), session.widgets.get("class_join_name"))
+    session.klass.join_problem.set(problem)
     if problem is None:
-        st.session_state[LEAD_SEEN] = 0  # go where the class is now
+        session.klass.lead_seen.set(0)  # go where the class is now
 
 
 def home_section() -> None:
@@ -72,7 +69,7 @@ def home_section() -> None:
             )  # fmt: skip
             st.text_input("Nickname (optional)", key="class_join_name", max_chars=24)
             st.form_submit_button("Join the class", on_click=_join, icon=":material/login:")
-        if problem := st.session_state.get(JOIN_PROBLEM):
+        if problem := session.klass.join_problem.get():
             st.text(problem)  # plain text: it may quote what the student typed
     with start_col:
         st.button(
@@ -112,9 +109,9 @@ def _send_here(page: str) -> None:
         try:
             cs.store().lead(m.code, m.key, page, cs.view_query())
             cs.room_changed()
-            st.session_state[cs.NOTICE] = None
+            session.klass.notice.set(None)
         except ClassError as exc:
-            st.session_state[cs.NOTICE] = str(exc)
+            session.klass.notice.set(str(exc))
 
 
 @page_fragment(by_user=False, run_every=STUDENT_POLL_S)
@@ -161,16 +158,16 @@ def _follow(code: str, page: str) -> None:
         cs.leave("Your class has ended.")
         st.rerun(scope="app")
     st.caption(f"Class {code} · {room.students} joined")
-    new = room.revealed - st.session_state.get(REVEALED_SEEN, frozenset())
-    st.session_state[REVEALED_SEEN] = room.revealed
-    if new & st.session_state.get(ON_PAGE, set()) and not exploring_alone():
+    new = room.revealed - session.klass.revealed_seen.get()
+    session.klass.revealed_seen.set(room.revealed)
+    if new & session.klass.on_page.get() and not exploring_alone():
         st.rerun(scope="app")  # a question on this page was revealed: the page shows the answer
-    seen = st.session_state.get(LEAD_SEEN)
+    seen = session.klass.lead_seen.get()
     if seen is None:
-        st.session_state[LEAD_SEEN] = room.lead_version
-    elif room.lead_version > seen and st.session_state.get(FOLLOW, True):
+        session.klass.lead_seen.set(room.lead_version)
+    elif room.lead_version > seen and session.widgets.get(FOLLOW, True):
         # also a lead sent while the student explored alone: following again goes where the class is
-        st.session_state[LEAD_SEEN] = room.lead_version
+        session.klass.lead_seen.set(room.lead_version)
         m = cs.member()
         if room.lead_page is not None and m is not None and m.seat is not None:
             query = dict(urllib.parse.parse_qsl(room.lead_query or ""))
@@ -181,11 +178,11 @@ def sidebar_panel(page: str) -> None:
     """The class panel in the sidebar (below the menu, above the vector), on every page, for a browser in a
     class; else what ended, once, or nothing. ``page``: the address of the page shown ("/variance")."""
     m = cs.member()
-    notice = st.session_state.get(cs.NOTICE)
+    notice = session.klass.notice.get()
     if m is None:
         if notice:
             st.sidebar.info(notice, icon=":material/groups:")
-            st.session_state[cs.NOTICE] = None
+            session.klass.notice.set(None)
         return
     with st.sidebar.container(border=True, key="class_panel"):
         if m.teacher:
@@ -201,19 +198,14 @@ def sidebar_panel(page: str) -> None:
             st.button("Leave the class", key="class_leave", on_click=cs.leave, icon=":material/logout:")
         if notice:
             st.text(notice)  # plain text, once
-            st.session_state[cs.NOTICE] = None
+            session.klass.notice.set(None)
 
 
 # --- a question answered by the room --------------------------------------------------------------
 
 
 def exploring_alone() -> bool:
-    return not st.session_state.get(FOLLOW, True)
-
-
-def _refused(question: str) -> str:
-    """Session State's entry for why the class refused this browser's answer to ``question``."""
-    return f"class_refused_{question}"
+    return not session.widgets.get(FOLLOW, True)
 
 
 def record(question: str, choice: int, options: int, *, final: bool = False) -> None:
@@ -226,9 +218,9 @@ def record(question: str, choice: int, options: int, *, final: bool = False) -> 
         return
     try:
         cs.store().answer(m.code, m.seat, question, choice, options, final=final)
-        st.session_state.pop(_refused(question), None)
+        session.klass.refused(question).clear()
     except ClassError as exc:
-        st.session_state[_refused(question)] = str(exc)
+        session.klass.refused(question).set(str(exc))
 
 
 def tally_bars(options: Sequence[str], counts: dict[int, int], answer: int | None) -> None:
@@ -258,11 +250,11 @@ def room_view(
     m = cs.member()
     if m is None:
         return True
-    st.session_state.setdefault(ON_PAGE, set()).add(question)
+    session.klass.on_page.kept().add(question)
     if m.teacher:
         _teacher_tallies(m, question, options, answer, show_answer, live)
         return False
-    if refused := st.session_state.get(_refused(question)):
+    if refused := session.klass.refused(question).get():
         st.text(refused)
     if exploring_alone():
         return True
@@ -320,7 +312,7 @@ def _reveal(question: str) -> None:
             cs.store().reveal(m.code, m.key, question)
             cs.room_changed()
         except ClassError as exc:
-            st.session_state[cs.NOTICE] = str(exc)
+            session.klass.notice.set(str(exc))
 
 
 def poll_every() -> float | None:
@@ -332,7 +324,7 @@ def poll_every() -> float | None:
 
 def new_page_run() -> None:
     """A full run starts: the page's questions are counted again as its boxes draw."""
-    st.session_state[ON_PAGE] = set()
+    session.klass.on_page.set(set())
 
 
 def quiz_summary(questions: Sequence[tuple[str, str, Sequence[str], int]]) -> None:

@@ -230,10 +230,12 @@ pages = _Pages()
 
 # --- widget values --------------------------------------------------------------------------------
 # Widgets outside the links' keys (ui.keys.PAGE_KEYS, ui.settings' URL and token keys)
-WIDGET_KEYS = frozenset({"table", "upload", "reseed", "axes_preset", "class_join_code", "class_join_name"})
+WIDGET_KEYS = frozenset(
+    {"table", "upload", "reseed", "axes_preset", "class_join_code", "class_join_name", "class_follow"}
+)
 # Widget keys made from a name: "{}_live" a live slider's component, "{}_guess" a prediction box,
-# "quiz_{}" a quiz question's radio
-WIDGET_FAMILIES = ("{}_live", "{}_guess", "quiz_{}")
+# "quiz_{}" a quiz question's radio, "{}_bars" a chart's draggable bars (ui.live.vector)
+WIDGET_FAMILIES = ("{}_live", "{}_guess", "quiz_{}", "{}_bars")
 
 
 _SIDEBAR_KEYS = frozenset(URL_KEYS) | frozenset(TOKEN_KEYS)

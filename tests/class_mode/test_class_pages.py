@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from layernorm.labs.quiz import BUILDERS
 from ui import class_session as cs
+from ui import session
 from ui.text import plain
 
 QUIZ = "pages/16_quiz.py"
@@ -23,7 +24,8 @@ def _store() -> cs.Store:
 
 
 def _member(at: AppTest) -> cs.Member | None:
-    found = at.session_state[cs.MEMBER] if cs.MEMBER in at.session_state else None
+    key = session.klass.member.key
+    found = at.session_state[key] if key in at.session_state else None
     return found if isinstance(found, cs.Member) else None
 
 

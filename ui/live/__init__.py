@@ -36,8 +36,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui import controls, links, plot
-from ui.keys import LIVE_RELEASED, NOT_THE_USER
+from ui import controls, links, plot, session
 from ui.live.frames import Chart as Chart
 from ui.live.frames import Frame as Frame
 from ui.live.frames import Line as Line
@@ -51,8 +50,6 @@ from ui.sidebar import kept_moved
 
 _HERE = Path(__file__).resolve().parent
 _STREAMLIT_JS = Path(st.__file__).resolve().parent / "static" / "static" / "js"
-_SENT = "_live_sent"  # session state: the payload id each live slider's browser has (or will ask for)
-_ASKED = "_live_asked"  # session state: the live sliders whose browser asked for their frames
 _SEND_AT_ONCE = 256_000  # characters of base64 arrays: more waits for the browser to ask
 
 
@@ -197,8 +194,8 @@ def before_its_slider(key: str, values: Sequence[float], texts: Sequence[str], d
     the slider shows them, which the URL carries as their :func:`ui.links.link_text`); anything else is
     ``default``. Once the slider is drawn, a page whose guess was
     wrong runs again (``st.rerun``), so that no frame shows another value than the page."""
-    if key in st.session_state:
-        return float(st.session_state[key])
+    if session.widgets.has(key):
+        return float(session.widgets.get(key))
     carried = (links.link_text(t) for t in texts)
     return dict(zip(carried, values, strict=True)).get(str(st.query_params.get(key, "")), default)
 
@@ -223,21 +220,21 @@ def _mount(
     help: str | None = None,  # st.slider's name for a tooltip
 ) -> dict[str, object]:
     live_key = f"{key}_live"
-    sent: dict[str, str] = st.session_state.setdefault(_SENT, {})
+    sent = session.live.sent.kept()
 
     def released() -> None:
         # A value the browser sent for a slider of the page it just left (Back or Forward) finds
         # none here: nothing to take.
-        picked = _nearest(values, (st.session_state.get(live_key) or {}).get("value"))
+        picked = _nearest(values, (session.widgets.get(live_key) or {}).get("value"))
         if picked is not None:
-            st.session_state.setdefault(LIVE_RELEASED, {})[key] = (st.session_state.get(key), picked)
-            st.session_state[key] = picked
+            session.live.released.kept()[key] = (session.widgets.get(key), picked)
+            session.widgets.set(key, picked)
 
-    asked: set[str] = st.session_state.setdefault(_ASKED, set())
+    asked = session.live.asked.kept()
 
     def missing() -> None:  # the browser does not have the frames of the id it was sent (or they are old)
         asked.add(key)
-        st.session_state[NOT_THE_USER] = True  # the browser asked, not the student: a link's notes stay
+        session.live.not_the_user.set(True)  # the browser asked, not the student: a link's notes stay
 
     body = frames()
     # A large payload waits until the browser asks for it (when the student reaches for the slider):

@@ -2,7 +2,7 @@
 
 The sidebar is drawn before the page, but its sliders' frames are the page's: each page that shows
 numbers the sidebar changes says how, once per run, with :func:`view` (its frame as a function of the
-input, the function it draws itself with). ``ui.state`` keeps a place under each hidden kept slider;
+input, the function it draws itself with). ``ui.sidebar`` keeps a place under each hidden kept slider;
 :func:`draw` (``app.py``, after the page) fills it with a live slider whose frames are the page's view
 at each value, the other controls as they are.
 
@@ -18,10 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import streamlit as st
-
-from ui import live
-from ui.keys import LAB_INPUT, LIVE_PAGE, LIVE_PLACES, LIVE_VIEW
+from ui import live, session
 from ui.live import Frame
 from ui.settings import (
     EPS_CHOICES,
@@ -35,7 +32,6 @@ from ui.settings import (
     noting,
 )
 
-_DRAWN = "_live_sidebar_drawn"  # the sidebar's live sliders of the last full run
 LABELS = {
     "eps": "ε (inside the square root)",
     "gamma": "γ (scale, every feature)",
@@ -58,13 +54,15 @@ def view(
     sliders rerun with every move of theirs, so a section must not count γ as read because of them
     (``ui.state.lab_section`` notes what its ``lab`` is asked for).
     """
-    parts = dict(st.session_state.get(LIVE_VIEW) or {})
+    parts = dict(session.live.view.get() or {})
     parts[part] = (frame, token)
-    st.session_state[LIVE_VIEW] = parts
-    sidebar = st.session_state.get(LAB_INPUT)
+    session.live.view.set(parts)
+    sidebar = session.lab.lab.get()
     untracked = sidebar if isinstance(sidebar, LabInput) else lab
-    places = st.session_state.get(LIVE_PLACES)
-    keys = list(places) if places else list(st.session_state.get(_DRAWN, ()))  # a section's own rerun
+    places = session.live.places.get()
+    # The places exist during a full run only (draw() takes them): a section's own rerun finds the
+    # sliders the last full run drew
+    keys = list(places) if places else list(session.live.sidebar_drawn.get())
     return [_frames(key, untracked) for key in keys]
 
 
@@ -84,7 +82,7 @@ def _values(key: str) -> tuple[list[float], list[str], list[str], float]:
 
 def _frames(key: str, lab: LabInput) -> dict[str, object]:
     values, labels, _, default = _values(key)
-    parts: dict[str, tuple[Callable[[LabInput], Frame], object]] = st.session_state.get(LIVE_VIEW) or {}
+    parts: dict[str, tuple[Callable[[LabInput], Frame], object]] = session.live.view.get() or {}
     if not parts:  # the page shows nothing the sidebar changes: frames without readouts or charts
         return live.payload(values, lambda v: Frame(()), labels)
     token = tuple((part, t) for part, (_, t) in parts.items())
@@ -109,7 +107,7 @@ def _frames(key: str, lab: LabInput) -> dict[str, object]:
 
     # A slider's frames replace its own value, so they do not depend on it: the input's fingerprint at
     # the default is the key, and a release of γ finds γ's frames made (only ε's and β's depend on γ).
-    where = (st.session_state.get(LIVE_PAGE, ""), key, token, moved(default).fingerprint())
+    where = (session.live.page.get(), key, token, moved(default).fingerprint())
     return _shared_payload(where, make)
 
 
@@ -124,11 +122,11 @@ def _shared_payload(where: tuple[object, ...], _make: Callable[[], dict[str, obj
 
 
 def _slider(key: str) -> None:
-    lab = st.session_state.get("lab_input")
+    lab = session.lab.lab.get()
     if not isinstance(lab, LabInput):
         return
     values, labels, urls, default = _values(key)
-    current = float(st.session_state.get(key, default))
+    current = float(session.widgets.get(key, default))
     live._mount(
         LABELS[key],
         values,
@@ -143,9 +141,9 @@ def _slider(key: str) -> None:
 
 
 def draw() -> None:
-    """Fill the places the sidebar kept (``ui.state``) with live sliders (``app.py``, after the page)."""
-    places = st.session_state.pop(LIVE_PLACES, None) or {}
+    """Fill the places the sidebar kept (``ui.sidebar``) with live sliders (``app.py``, after the page)."""
+    places = session.live.places.pop() or {}
     for key, place in places.items():
         with place:
             _slider(key)
-    st.session_state[_DRAWN] = tuple(places)
+    session.live.sidebar_drawn.set(tuple(places))

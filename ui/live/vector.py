@@ -24,18 +24,14 @@ import numpy as np
 import streamlit as st
 
 import layernorm as ln
-from ui import charts, live
+from ui import charts, live, session
 from ui.inputs import use_typed
-from ui.keys import NOT_THE_USER
 from ui.live import Chart, Frame
 from ui.settings import LabInput, lab_typed
 from ui.text import LABEL_LIMIT, plain_chart
 
 LIMIT = 64  # features: past this a bar is a few pixels wide, too thin to grab
 STEPS = 80  # at most this many grid steps between the axis' ends (a few pixels each on a projector)
-_ASKED = "_live_bars_asked"  # {component key: feature index} the browser asked frames for
-_SET = "_live_bars_set"  # a release set a new vector: the whole app reruns to show it in the sidebar
-_CACHE = "_live_bars_frames"  # {(key, base, i): payload}, the last few
 
 
 @dataclass(frozen=True)
@@ -127,7 +123,7 @@ def bars(
     chart's axis (the grid spans it). Nothing is drawn for an input of more than :data:`LIMIT`
     features. ``caption``: the line above the chart that tells a student the bars move (None when
     the chart's title says it)."""
-    if st.session_state.pop(_SET, False):
+    if session.live.bars_set.pop():  # a release set a new vector
         st.rerun(scope="app")  # the sidebar shows the typed numbers: a section's own rerun would not
     ranges = [r for p in axis_of if (r := p["ranges"].get(chart))]
     axis = (min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None
@@ -138,11 +134,11 @@ def bars(
     if caption:
         st.caption(caption)
     base = hashlib.sha1(repr((key, token, lab.fingerprint(), grid, offset)).encode()).hexdigest()
-    asked: dict[str, int] = st.session_state.setdefault(_ASKED, {})
+    asked = session.live.bars_asked.kept()  # {component key: feature index} the browser asked frames for
     i = asked.pop(key, None)
     body: dict[str, object] | None = None
     if i is not None and 0 <= i < lab.d:
-        cache: dict[tuple[str, str, int], dict[str, object]] = st.session_state.setdefault(_CACHE, {})
+        cache = session.live.bars_frames.kept()
         if (key, base, i) not in cache:
             cache[(key, base, i)] = feature_frames(lab, view, grid, i, offset)
             while len(cache) > 8:
@@ -150,13 +146,13 @@ def bars(
         body = cache[(key, base, i)] | {"feature": i, "base": base}
 
     def ask() -> None:
-        want = (st.session_state.get(key) or {}).get("feature") or {}
+        want = (session.widgets.get(key) or {}).get("feature") or {}
         if want.get("base") == base and isinstance(want.get("i"), int):
             asked[key] = int(want["i"])
-        st.session_state[NOT_THE_USER] = True  # the browser asked, not the student: a link's notes stay
+        session.live.not_the_user.set(True)  # the browser asked, not the student: a link's notes stay
 
     def released() -> None:
-        got = (st.session_state.get(key) or {}).get("set") or {}
+        got = (session.widgets.get(key) or {}).get("set") or {}
         k, j, v = got.get("k"), got.get("i"), got.get("v")
         if not isinstance(j, int) or not 0 <= j < lab.d:
             return
@@ -170,7 +166,7 @@ def bars(
             return
         x = moved(lab.x, j, value, offset)
         use_typed(", ".join(ln.number_text(float(e)) for e in x))
-        st.session_state[_SET] = True
+        session.live.bars_set.set(True)
 
     at = [min(max(round((float(v) - grid.value(0)) / grid.step), 0), grid.count - 1) for v in shown]
     texts = [f"x{n + 1} = {ln.number_text(float(v))}" for n, v in enumerate(lab.x)]
