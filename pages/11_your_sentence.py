@@ -15,7 +15,7 @@ from layernorm.data.weights import (
     tokenize,
 )
 from layernorm.labs import bert, readouts
-from ui import charts_live, controls, page, plot
+from ui import charts_live, controls, page, plot, session
 from ui.fragments import page_fragment
 from ui.minilm import recording
 from ui.text import digits_not_to_look_exact, digits_to_separate, fmt, plain
@@ -143,8 +143,9 @@ else:
 
 def _pick(label: str, names: list[str], key: str, where: DeltaGenerator) -> int:
     """A selectbox over positions shown by ``names``; a remembered position past the end moves to the last."""
-    if isinstance(st.session_state.get(key), int) and st.session_state[key] >= len(names):
-        st.session_state[key] = len(names) - 1
+    kept = session.widgets.get(key)
+    if isinstance(kept, int) and kept >= len(names):
+        session.widgets.set(key, len(names) - 1)
     picked = controls.choice(
         "selectbox", label, list(range(len(names))), format_func=names.__getitem__, key=key, where=where
     )

@@ -9,7 +9,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.variants import layer_norm_std_plus_eps, layer_norm_unbiased
 from ui import charts_numerics as cn
-from ui import controls, live, page, plot
+from ui import controls, live, page, plot, session
 from ui.live import estimators
 from ui.live import sidebar as live_sidebar
 from ui.settings import LabInput
@@ -32,7 +32,7 @@ def eps_str(e: float) -> str:
 
 def load(vector: str, divisor: str, place: str, eps: str) -> None:
     """Button callback: set this page's controls to a built-in case (the sidebar is left alone)."""
-    st.session_state.update(est_vector=vector, est_divisor=divisor, est_place=place, est_eps=eps)
+    session.widgets.update(est_vector=vector, est_divisor=divisor, est_place=place, est_eps=eps)
 
 
 lab_input()  # the page draws the input in its lab section below
@@ -52,15 +52,21 @@ page.header(
 def body(lab: LabInput) -> None:
     # Two ready-made cases, a button each: the vector, the divisor, where ε goes, the framework's ε.
     cases = (
-        ("Load the tutorial case: [1, 0, 0, 0], ÷(d−1), ε outside", "est_load_tutorial", ("one_hot", "d-1", "outside", TORCH)),
-        ("Load the Keras case: a tiny spread, ε = 1e-3", "est_load_keras", ("tiny_pair", "d", "inside", KERAS)),
+        (
+            "Load the tutorial case: [1, 0, 0, 0], ÷(d−1), ε outside",
+            "est_load_tutorial",
+            ("one_hot", "d-1", "outside", TORCH),
+        ),
+        (
+            "Load the Keras case: a tiny spread, ε = 1e-3",
+            "est_load_keras",
+            ("tiny_pair", "d", "inside", KERAS),
+        ),
     )
     for column, (label, key, case) in zip(st.columns(2), cases, strict=True):
         column.button(label, key=key, on_click=load, args=case, width="stretch")
     c1, c2, c3, c4 = st.columns([1.3, 1, 1.2, 1.5])
-    vector = controls.choice(
-        "radio", "Vector", VECTORS, key="est_vector", where=c1
-    )
+    vector = controls.choice("radio", "Vector", VECTORS, key="est_vector", where=c1)
     divisor = controls.choice(
         "radio",
         "Variance divides by",
@@ -68,9 +74,7 @@ def body(lab: LabInput) -> None:
         key="est_divisor",
         where=c2,
     )
-    place = controls.choice(
-        "radio", "ε goes", PLACES, key="est_place", where=c3
-    )
+    place = controls.choice("radio", "ε goes", PLACES, key="est_place", where=c3)
     eps_choice = controls.choice(
         "selectbox",
         "ε",
@@ -111,7 +115,7 @@ def body(lab: LabInput) -> None:
     # One function for the released view and every frame of the sidebar's live ε, γ and β. Its frames
     # are made from the sidebar's input itself, not from this section's lab: the section reads ε only
     # when ε is the sidebar's, and must not count what the sidebar's sliders read as its own.
-    sidebar = st.session_state.get("lab_input")
+    sidebar = session.lab.lab.get()
     live_sidebar.view(
         view, (vector, ddof, place, str(eps_choice)), sidebar if isinstance(sidebar, LabInput) else lab
     )
@@ -221,7 +225,11 @@ SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 def rms_eps_str(e: float) -> str:
     """A machine ε as the power of two it is (2⁻⁷ = 0.0078125), any other ε as the frameworks write it."""
-    return f"2{str(-POWERS[e]).translate(SUPERSCRIPT)} = {e:.8g}".replace("-", "−") if e in POWERS else eps_str(e)
+    return (
+        f"2{str(-POWERS[e]).translate(SUPERSCRIPT)} = {e:.8g}".replace("-", "−")
+        if e in POWERS
+        else eps_str(e)
+    )
 
 
 def rms_sentence(rows: tuple[ln.RmsVariantRow, ...], dtype: str, x_mean: float) -> str:
@@ -294,7 +302,9 @@ def rms_variants_section(lab: LabInput) -> None:
                 "divisor": f"√({fmt(r.under_root, ku)} + ε) = {fmt(r.divisor, kd)}",
                 "scale factor": fmt(r.scale, ks),
                 "output": ", ".join(fmt(v, ko) for v in r.output[:head]) + (", …" if x.size > head else ""),
-                "× RMSNorm's": fmt(r.ratio, digits_to_separate([r.ratio, 1.0], 4, same_within=rounding_noise(1.0))),
+                "× RMSNorm's": fmt(
+                    r.ratio, digits_to_separate([r.ratio, 1.0], 4, same_within=rounding_noise(1.0))
+                ),
             }
             for r in rows
         ]

@@ -11,7 +11,7 @@ import layernorm as ln
 from layernorm.labs import geometry as geo
 from layernorm.labs import shapes
 from ui import charts_geometry as cg
-from ui import controls, live, page, plot, theme
+from ui import controls, live, page, plot, session, theme
 from ui import invariances_view as iv
 from ui.fragments import page_fragment, rerun_fragments
 from ui.live import invariances as inv
@@ -189,7 +189,7 @@ PICTURES = ("inv_geometry", "inv_y")
 def camera() -> dict[str, float]:
     """Where the eye sits for the 3-D views: the view radio's choice (its first one in 2-D, where it is
     not drawn)."""
-    return cg.CAMERAS.get(str(st.session_state.get("geo_view", VIEW_START)), cg.CAMERAS[VIEW_START])
+    return cg.CAMERAS.get(str(session.widgets.get("geo_view", VIEW_START)), cg.CAMERAS[VIEW_START])
 
 
 @lab_section("inv_norm")

@@ -7,7 +7,7 @@ import layernorm as ln
 from layernorm import formula
 from layernorm.backward import layer_norm_backward_from_steps
 from layernorm.gradient_check import CHECK_STEPS
-from ui import charts_gradients, controls, live, page, plot
+from ui import charts_gradients, controls, live, page, plot, session
 from ui import gradients_view as gv
 from ui.fragments import page_fragment, rerun_fragments
 from ui.live import gradients as lg
@@ -65,7 +65,7 @@ SEED_START, K_START = 0, 1  # the controls' starting values
 
 def upstream() -> tuple[str, int, int]:
     """The upstream gradient's kind, seed and one-hot position k as its controls hold them."""
-    get = st.session_state.get
+    get = session.widgets.get
     return str(get("grad_kind", UPSTREAM[0])), int(get("grad_seed", SEED_START)), int(get("grad_k", K_START))
 
 
@@ -160,7 +160,7 @@ def register_view(lab: LabInput, dy: np.ndarray) -> None:
     """Say what the sidebar's ε, γ, β change on this page: the backward pass of ``dy`` and the ε
     section's metrics, at the spread the slider holds (both sections that draw them call it).
     """
-    spread_now = float(st.session_state.get("grad_spread", lg.SPREAD_START))
+    spread_now = float(session.widgets.get("grad_spread", lg.SPREAD_START))
     token = (*upstream(), spread_now, dy.tobytes())
     live_sidebar.view(lambda at: lg.page_frame(at, dy, spread_now), token, lab)
 

@@ -7,7 +7,7 @@ import streamlit as st
 
 from layernorm.labs.quiz import Question, make_quiz
 from ui import class_session as cs
-from ui import class_views, page
+from ui import class_views, page, session
 from ui.fragments import page_fragment, rerun_fragments
 from ui.navigation import page_file
 
@@ -16,17 +16,17 @@ SCORE, END = "quiz_score", "quiz_end"  # the fragments every Check reruns
 
 def _new_quiz() -> None:
     """Fresh numbers, a fresh order, no answers (the answers stay on the server)."""
-    st.session_state["quiz_seed"] = secrets.randbelow(2**31)
-    st.session_state["quiz_answers"] = {}  # question key -> chosen option index
-    st.session_state["quiz_round"] = st.session_state.get("quiz_round", 0) + 1
+    session.pages.quiz_seed.set(secrets.randbelow(2**31))
+    session.pages.quiz_answers.set({})
+    session.pages.quiz_round.set(session.pages.quiz_round.get() + 1)
 
 
 def _answer(q: Question, radio_key: str, box: str) -> None:
     """Check: record the answer (in a class, into the class too), then rerun the question's box, the score
     and the closing line only."""
-    choice = st.session_state.get(radio_key)
+    choice = session.widgets.get(radio_key)
     if choice is not None:
-        st.session_state["quiz_answers"][q.key] = q.options.index(choice)
+        session.pages.quiz_answers.kept()[q.key] = q.options.index(choice)
         # exploring alone, the student sees the answer now: that answer is final in the class too
         final = member is not None and class_views.exploring_alone()
         class_views.record(f"quiz_{q.key}", q.options.index(choice), len(q.options), final=final)
@@ -38,16 +38,16 @@ def _try_again() -> None:
     st.rerun()  # a new quiz: every box changes (the button sits in the score's fragment)
 
 
-if "quiz_seed" not in st.session_state:
+if not session.pages.quiz_seed.present():
     _new_quiz()
 member = cs.member()
 if member is not None:  # a class answers one quiz: the same numbers and order on every screen
     seed = cs.quiz_seed(member.code)
-    if st.session_state["quiz_seed"] != seed:
-        st.session_state["quiz_seed"] = seed
-        st.session_state["quiz_answers"] = {}
-questions = make_quiz(int(st.session_state["quiz_seed"]))
-round_no = int(st.session_state["quiz_round"])
+    if session.pages.quiz_seed.get() != seed:
+        session.pages.quiz_seed.set(seed)
+        session.pages.quiz_answers.set({})
+questions = make_quiz(int(session.pages.quiz_seed.get()))
+round_no = session.pages.quiz_round.get()
 following = member is not None and not member.teacher and not class_views.exploring_alone()
 
 page.header(
@@ -64,7 +64,7 @@ page.header(
 # elements, on every click).
 def _right() -> int:
     """Right answers so far; in a class, of the questions the teacher has revealed."""
-    answers = st.session_state["quiz_answers"]
+    answers = session.pages.quiz_answers.get()
     room = cs.store().room(member.code) if following and member is not None else None
     revealed = room.revealed if room is not None else frozenset()
     shown = [q for q in questions if q.key in answers and (not following or f"quiz_{q.key}" in revealed)]
@@ -73,7 +73,7 @@ def _right() -> int:
 
 @page_fragment(key=SCORE)
 def score_section() -> None:
-    answers = st.session_state["quiz_answers"]
+    answers = session.pages.quiz_answers.get()
     c1, c2, c3 = st.columns([1, 1, 2], vertical_alignment="bottom")
     c1.metric("score", f"{_right()} / {len(questions)}")
     c2.metric("answered", f"{len(answers)} / {len(questions)}")
@@ -92,7 +92,7 @@ def question_box(n: int, q: Question) -> None:
 
     @page_fragment(key=box)
     def draw() -> None:
-        answers = st.session_state["quiz_answers"]
+        answers = session.pages.quiz_answers.get()
         with st.container(border=True, key=f"quiz_box_{n}"):
             st.markdown(f"**{n}. {q.topic}**")
             st.text(q.prompt)  # plain text: the numbers and symbols exactly as computed
@@ -132,7 +132,7 @@ def question_box(n: int, q: Question) -> None:
 
 @page_fragment(key=END)
 def end_section() -> None:
-    answers = st.session_state["quiz_answers"]
+    answers = session.pages.quiz_answers.get()
     if len(answers) == len(questions):
         right = _right()
         if right == len(questions):

@@ -4,7 +4,7 @@ import streamlit as st
 
 from layernorm.labs.stepping import MAX_STEPS, NORMALIZATIONS, SteppedRun, output_drift, train_stepped
 from layernorm.labs.training import D_IN
-from ui import charts_depth, charts_training, controls, page, plot
+from ui import charts_depth, charts_training, controls, page, plot, session
 from ui.fragments import page_fragment
 from ui.text import fmt, fmt_bound
 from ui.theme import COLORS
@@ -48,12 +48,12 @@ def runs(lr: float, depth: int, seed: int) -> dict[str, SteppedRun]:
 
 def _move(by: int | None) -> None:
     """A step button: forward by ``by`` steps (to the end of the run at most), or back to 0."""
-    now = int(st.session_state.get("steps_at", 0))
-    st.session_state["steps_at"] = 0 if by is None else min(now + by, MAX_STEPS)
+    now = int(session.widgets.get("steps_at", 0))
+    session.widgets.set("steps_at", 0 if by is None else min(now + by, MAX_STEPS))
 
 
 def _toggle_play() -> None:
-    st.session_state["steps_playing"] = not st.session_state.get("steps_playing", False)
+    session.pages.steps_playing.set(not session.pages.steps_playing.get())
 
 
 def _since_start(change: float) -> str:
@@ -69,7 +69,7 @@ def body(ticking: bool) -> None:
     seed = controls.number_input("Seed (starting weights)", 0, 999, 0, key="steps_seed", where=c3)
     result = runs(lr, depth, seed)
     t = int(controls.slider("Step reached", 0, MAX_STEPS, 0, 1, key="steps_at"))
-    playing = bool(st.session_state.get("steps_playing"))
+    playing = session.pages.steps_playing.get()
     if playing != ticking:  # Play or Pause was pressed: the section with a timer, or without
         st.rerun(scope="app")
     b1, b2, b3, b4 = st.columns(4)
@@ -156,14 +156,14 @@ def still() -> None:
 
 @page_fragment(run_every=PLAY_EVERY)
 def playing() -> None:
-    if int(st.session_state.get("steps_at", 0)) >= MAX_STEPS:
-        st.session_state["steps_playing"] = False
+    if int(session.widgets.get("steps_at", 0)) >= MAX_STEPS:
+        session.pages.steps_playing.set(False)
         st.rerun(scope="app")
     _move(PLAY_STEPS)
     body(ticking=True)
 
 
-(playing if st.session_state.get("steps_playing") else still)()
+(playing if session.pages.steps_playing.get() else still)()
 
 page.notice(
     [

@@ -6,7 +6,7 @@ import streamlit as st
 import layernorm as ln
 import ui.worksheet
 from layernorm import formula
-from ui import charts, live, page, plot
+from ui import charts, live, page, plot, session
 from ui.live import sidebar as live_sidebar
 from ui.live import standardize, vector
 from ui.settings import LabInput
@@ -32,9 +32,9 @@ def body(lab: LabInput) -> None:
         # To Streamlit a slider whose range changed is a new widget, which starts again at 1: on the
         # run where d changed, the feature is written back, as the number box this was kept it
         # (controls.slider moves one beyond the new d to d).
-        if st.session_state.get("_std_feature_d") not in (None, lab.d) and "std_feature" in st.session_state:
-            st.session_state["std_feature"] = st.session_state["std_feature"]
-        st.session_state["_std_feature_d"] = lab.d
+        if session.pages.std_feature_d.get() not in (None, lab.d):
+            session.widgets.touch("std_feature")
+        session.pages.std_feature_d.set(lab.d)
         feature, _ = live.slider(
             "Show the arithmetic for feature i =",
             1.0,
@@ -60,7 +60,9 @@ def body(lab: LabInput) -> None:
 
     eps_grid = np.logspace(-12, 0, 61)
     xhat_var = steps.x_hat_var_at(eps_grid)
-    eps_curve = charts.eps_curve(eps_grid, xhat_var, lab.eps, float(steps.x_hat_var_expected), float(steps.var))
+    eps_curve = charts.eps_curve(
+        eps_grid, xhat_var, lab.eps, float(steps.x_hat_var_expected), float(steps.var)
+    )
     with live.at_rest("std_eps"):  # its marker stands at the released ε
         plot.show(eps_curve, key="std_chart_eps")
 

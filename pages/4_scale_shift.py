@@ -7,7 +7,7 @@ import layernorm as ln
 import ui.worksheet
 from layernorm import formula
 from layernorm.labs.shared_affine import SharedUndo, undo_for_token
-from ui import charts_transformer, controls, live, page, plot
+from ui import charts_transformer, controls, live, page, plot, session
 from ui.fragments import page_fragment
 from ui.live import scale_shift, vector
 from ui.live import sidebar as live_sidebar
@@ -32,18 +32,12 @@ st.latex(
 )
 
 
-def _set_mode(mode: str) -> None:
-    st.session_state["affine_mode"] = mode
-
-
 c1, c2, c3 = st.columns(3)
-c1.button(
-    "Reset: γ = 1, β = 0",
-    key="ss_reset",
-    on_click=lambda: (_set_mode(AFFINE_MODES[0]), st.session_state.update(gamma=1.0, beta=0.0)),
-)
-c2.button("Undo for this vector: γ = σ, β = μ", key="ss_undo", on_click=_set_mode, args=(AFFINE_MODES[2],))
-c3.button("Edit γ, β per feature", key="ss_table", on_click=_set_mode, args=(AFFINE_MODES[1],))
+# The sidebar's own setters: a page never writes the sidebar's γ, β or their mode itself.
+set_mode = session.sidebar.set_affine_mode
+c1.button("Reset: γ = 1, β = 0", key="ss_reset", on_click=session.sidebar.reset_affine)
+c2.button("Undo for this vector: γ = σ, β = μ", key="ss_undo", on_click=set_mode, args=(AFFINE_MODES[2],))
+c3.button("Edit γ, β per feature", key="ss_table", on_click=set_mode, args=(AFFINE_MODES[1],))
 
 
 # The sidebar's ε, γ, β, d and seed, and the per-feature table, rerun only this part (ui.state.lab_section).

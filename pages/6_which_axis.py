@@ -11,7 +11,7 @@ import streamlit as st
 import layernorm as ln
 from layernorm.labs import blocks, lens_counts, padding
 from layernorm.labs import lenses as L
-from ui import charts_axes, controls, page, plot
+from ui import charts_axes, controls, page, plot, session
 from ui.fragments import page_fragment
 from ui.minilm import recording
 from ui.text import digits_to_separate, fmt, fmt_zero, is_rounding_zero, rounding_noise
@@ -48,8 +48,8 @@ st.caption(
 
 
 def _apply_preset() -> None:
-    b, t, d = PRESETS[st.session_state["axes_preset"]]
-    st.session_state.update(axes_B=b, axes_T=t, axes_d=d)
+    b, t, d = PRESETS[session.widgets.get("axes_preset")]
+    session.widgets.update(axes_B=b, axes_T=t, axes_d=d)
 
 
 @st.cache_resource(max_entries=3, show_spinner="Building the batch…")

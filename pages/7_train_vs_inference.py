@@ -14,7 +14,7 @@ from layernorm.labs import bn_frameworks as BF
 from layernorm.labs import running as R
 from ui import batch_effects_view as ev
 from ui import bn_frameworks_view as bv
-from ui import charts_axes, controls, page, plot
+from ui import charts_axes, controls, page, plot, session
 from ui import running_view as rv
 from ui.fragments import page_fragment, rerun_fragments
 from ui.text import (
@@ -74,12 +74,12 @@ WITH_STATE = (TRAIN, SWITCH, SHIFT)  # the sections that show the running statis
 
 def settings() -> rv.Settings:
     """The top settings from Session State (the training section, which draws them, runs first)."""
-    return rv.Settings.read(st.session_state.get)
+    return rv.Settings.read(session.widgets.get)
 
 
 def running_state(d: int) -> R.RunningState:
     """The running statistics after the batches trained so far (the training section keeps them)."""
-    history: list[R.TrainStep] = st.session_state.get("tvi_history", [])
+    history: list[R.TrainStep] = session.pages.tvi_history.get()
     return history[-1].after if history else R.initial_state(d)
 
 
@@ -121,14 +121,14 @@ def train_section() -> None:
 
     pop = R.make_population(d, seed=seed)
     # The running state belongs to one population: a new d or seed starts training afresh.
-    if st.session_state.get("tvi_config") != (d, seed) or "tvi_history" not in st.session_state:
-        if st.session_state.get("tvi_history"):
+    if session.pages.tvi_config.get() != (d, seed) or not session.pages.tvi_history.present():
+        if session.pages.tvi_history.get():
             st.toast(
                 "New d or seed: a new population, so training starts again from μ̂ = 0, σ̂² = 1.", icon="🔄"
             )
-        st.session_state["tvi_config"] = (d, seed)
-        st.session_state["tvi_history"] = []  # list of TrainStep, oldest first
-    history: list[R.TrainStep] = st.session_state["tvi_history"]
+        session.pages.tvi_config.set((d, seed))
+        session.pages.tvi_history.set([])
+    history: list[R.TrainStep] = session.pages.tvi_history.kept()
     state = history[-1].after if history else R.initial_state(d)
 
     # --- training ---------------------------------------------------------------------------------
@@ -142,7 +142,7 @@ def train_section() -> None:
 
     def _request(what: str) -> None:
         """Button callbacks record the request; the section acts on it, then the others show the result."""
-        st.session_state["tvi_request"] = what
+        session.pages.tvi_request.set(what)
         rerun_fragments(*WITH_STATE)
 
     b1.button(
@@ -156,7 +156,7 @@ def train_section() -> None:
     st.caption(
         "The page's link carries these settings, not the batches trained: opened elsewhere, it starts at batch 0."
     )
-    request = st.session_state.pop("tvi_request", None)
+    request = session.pages.tvi_request.pop()
     next_clicked, auto_clicked = request == "next", request == "auto"
     if request == "reset":
         history.clear()
@@ -211,7 +211,7 @@ def switch_section() -> None:
     state = running_state(s.d)
     st.subheader("2 · Switch to inference")
     mode = controls.choice("segmented_control", "Mode", ["Training", "Inference"], key="tvi_mode")
-    mates_draw = int(st.session_state.get("tvi_mates_draw", 0))
+    mates_draw = session.pages.tvi_mates_draw.get()
     if n == 1 and mode == "Training":
         first = ln.layer_norm(R.draw_batch(pop, 1, seed=(seed, 0)))[0][:4]
         st.warning(ev.alone_warning(first), icon="⚠️")
@@ -250,7 +250,7 @@ def noise_section() -> None:
 
 def _redraw_mates() -> None:
     """The batch-mates button: a new draw, shown in section 2 (its example's batch) and section 4."""
-    st.session_state["tvi_mates_draw"] = int(st.session_state.get("tvi_mates_draw", 0)) + 1
+    session.pages.tvi_mates_draw.set(session.pages.tvi_mates_draw.get() + 1)
     rerun_fragments(SWITCH, MATES)
 
 
@@ -259,12 +259,12 @@ def mates_section() -> None:
     s = settings()
     n, k, seed = s.n, s.k, s.seed
     pop = s.pop
-    mates_draw = int(st.session_state.get("tvi_mates_draw", 0))
+    mates_draw = session.pages.tvi_mates_draw.get()
     st.subheader("4 · Batch-mates")
     st.button(
         "Redraw the other examples in the batch", key="tvi_mates", disabled=n == 1, on_click=_redraw_mates
     )
-    st.caption(ev.mates_caption(int(st.session_state.get("tvi_mates_draw", 0))))
+    st.caption(ev.mates_caption(session.pages.tvi_mates_draw.get()))
     if n == 1:
         st.info(ev.NO_MATES, icon="ℹ️")
     else:

@@ -7,7 +7,7 @@ from layernorm.backward import layer_norm_input_grad
 from layernorm.labs.training import DEFAULT_LRS, Sweep, run_sweep
 from layernorm.steps import layer_norm_x_hat
 from ui import charts_depth as cd
-from ui import controls, page, plot
+from ui import controls, page, plot, session
 from ui.fragments import page_fragment, rerun_fragments
 
 
@@ -55,7 +55,7 @@ BOTH = (MAP, CURVES)
 
 def settings() -> tuple[int, int, int, int, float]:
     """(depth, width, steps, seeds, init scale) as the map's section drew them (it runs first)."""
-    get = st.session_state.get
+    get = session.widgets.get
     depth, n_seeds = int(np.clip(int(get("lr_depth", 6)), 4, 8)), int(np.clip(int(get("lr_seeds", 3)), 1, 5))
     return depth, int(get("lr_width", 32)), int(get("lr_steps", 100)), n_seeds, float(get("lr_gain", 1.5))
 
