@@ -20,7 +20,7 @@ from chart_specs import charts
 from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest, local_script_runner
 
-from ui.keys import LAB_RERUN
+from ui import session
 from ui.navigation import SECTIONS, address
 from ui.settings import EPS_CHOICES
 
@@ -63,7 +63,7 @@ def run_then_whole_page(self: AppTest, *args: object, **kwargs: object) -> AppTe
     every other test, and the fuzzer, then reads the whole page, as a full run draws it.
     """
     at = _APPTEST_RUN(self, *args, **kwargs)  # type: ignore[arg-type]
-    if at.session_state.get(LAB_RERUN):
+    if at.session_state.get(session.sections.rerun.key):
         at = _APPTEST_RUN(self, None, kwargs.get("timeout"))  # type: ignore[arg-type]
     return at
 

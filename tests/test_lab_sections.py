@@ -29,7 +29,8 @@ from apptest_support import ok
 from live_support import live_metrics
 from streamlit.testing.v1 import AppTest
 
-from ui.keys import LAB_QUIET, LAB_READS, LAB_RERUN, LAB_SECTIONS
+from ui import session
+from ui.keys import LAB_QUIET
 from ui.settings import AFFINE_MODES, SOURCES
 
 pytestmark = pytest.mark.keyed_reruns
@@ -150,12 +151,12 @@ NO_INPUT_BY_DEFAULT = ("prec_fused",)
 
 def check_sections_rerun(page: str, kind: str, key: str, value: Any, **state: Any) -> None:
     at = open_page(page, **state)
-    sections = at.session_state[LAB_SECTIONS]
+    sections = at.session_state[session.sections.drawn.key]
     assert sections, f"{page} drew no lab section"
     before = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
-    reads = dict(at.session_state[LAB_READS])
+    reads = dict(at.session_state[session.sections.reads.key])
     move(at, kind, key, value)
-    fragments = at.session_state[LAB_RERUN]
+    fragments = at.session_state[session.sections.rerun.key]
     assert fragments, "the move reran the whole page"
     reran = tuple(k for k in fragments if k != LAB_QUIET)  # LAB_QUIET draws nothing, an empty block
     assert set(reran) <= set(sections), reran
@@ -169,7 +170,7 @@ def check_sections_rerun(page: str, kind: str, key: str, value: Any, **state: An
     # a later full run, where d did not change, has no reason to push.
     rerun = {p: v for p, v in leaves(at, NEW_EVERY_RUN + PUSHED_VALUE).items() if p.startswith("/0/")}
     ok(at.run())  # a full run at the new value: what a fresh page shows
-    assert at.session_state[LAB_RERUN] == ()
+    assert at.session_state[session.sections.rerun.key] == ()
     full = full_outside = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
     roots = _blocks(set(rerun), set(full))
     assert len(roots) == len(fragments), roots  # one block each: no section drew outside its own
@@ -233,14 +234,14 @@ def test_no_file_yet_reruns_whole() -> None:
 def test_the_sections_are_the_pages_own_after_a_page_switch() -> None:
     at = open_page("pages/14_invariances.py")
     ok(at.switch_page("pages/1_mean.py").run())
-    assert at.session_state[LAB_SECTIONS] == ("mean_body",)
+    assert at.session_state[session.sections.drawn.key] == ("mean_body",)
     move(at, "select_slider", "eps", 0.2)
-    assert at.session_state[LAB_RERUN] == ("mean_body",)
+    assert at.session_state[session.sections.rerun.key] == ("mean_body",)
 
 
 def whole_page_rerun(at: AppTest, kind: str, key: str, value: Any) -> None:
     move(at, kind, key, value)
-    assert at.session_state[LAB_RERUN] == ()
+    assert at.session_state[session.sections.rerun.key] == ()
     assert at.sidebar and at.title, "a full run draws the sidebar and the page's title"
 
 
@@ -250,7 +251,7 @@ def test_another_d_with_per_feature_tables_reruns_whole() -> None:
     whole_page_rerun(at, "select_slider", "d", 16)
     assert any("d = 16" in c.value for c in at.sidebar.caption)
     move(at, "select_slider", "eps", 0.01)  # the same d: the sections alone
-    assert at.session_state[LAB_RERUN] == ("mean_body",)
+    assert at.session_state[session.sections.rerun.key] == ("mean_body",)
 
 
 def test_an_input_with_a_problem_reruns_whole() -> None:
@@ -274,7 +275,7 @@ def test_a_links_message_on_screen_reruns_whole() -> None:
 
 
 # What a sidebar move reruns when a section does not read what the move changed: each section's run
-# records which of the input's fields it read (ui.keys.LAB_READS), and a move reruns only the
+# records which of the input's fields it read (ui.session.sections.reads), and a move reruns only the
 # sections that read a changed field. The test above checks, for every page and move, that what
 # stayed is what a full run draws; these pin down that the sections that need not run do not.
 @pytest.mark.parametrize(
@@ -308,7 +309,7 @@ def test_a_move_reruns_only_the_sections_that_read_what_it_changed(
 ) -> None:
     at = open_page(page)
     move(at, kind, key, value)
-    assert at.session_state[LAB_RERUN] == (expected or (LAB_QUIET,))
+    assert at.session_state[session.sections.rerun.key] == (expected or (LAB_QUIET,))
 
 
 def test_a_section_that_stopped_reading_eps_stays_when_eps_moves() -> None:
@@ -316,10 +317,10 @@ def test_a_section_that_stopped_reading_eps_stays_when_eps_moves() -> None:
     at = open_page("pages/12_estimators_and_eps.py")
     ok(at.selectbox(key="est_eps").set_value("Keras 3 LayerNormalization").run())
     move(at, "select_slider", "eps", 0.01)
-    assert at.session_state[LAB_RERUN] == (LAB_QUIET,)
+    assert at.session_state[session.sections.rerun.key] == (LAB_QUIET,)
     ok(at.run())
     shown = live_metrics(at)  # Estimators' metrics are live readouts (ui.live.estimators)
     ok(at.selectbox(key="est_eps").set_value("sidebar").run())  # now the sidebar's ε = 0.01 counts
     assert live_metrics(at) != shown
     move(at, "select_slider", "eps", 0.02)
-    assert at.session_state[LAB_RERUN] == ("est_body",)
+    assert at.session_state[session.sections.rerun.key] == ("est_body",)

@@ -19,9 +19,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_lab_sections import NEW_EVERY_RUN, PUSHED_VALUE, _blocks, _inside, _root, leaves, ok, open_page
 
-from ui.keys import LAB_RERUN
+from ui import session
 
 pytestmark = pytest.mark.keyed_reruns
+RERUN = session.sections.rerun.key  # the fragments the last run reran alone
 
 PAGE, LR, INV = "pages/7_train_vs_inference.py", "pages/9_learning_rate.py", "pages/14_invariances.py"
 ALL = ("tvi_train", "tvi_switch", "tvi_noise", "tvi_mates_section", "tvi_shift_section")
@@ -96,7 +97,7 @@ def test_a_control_reruns_the_sections_that_read_it_and_shows_what_a_full_run_sh
         ok(at.run())
     before = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
     ok(act(at).run())
-    assert at.session_state[LAB_RERUN] == expected
+    assert at.session_state[RERUN] == expected
     rerun = {p: v for p, v in leaves(at).items() if p.startswith("/0/")}
     ok(at.run())  # a full run: what a fresh page shows
     full, full_outside = leaves(at), leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
@@ -125,7 +126,7 @@ def test_auto_run_reruns_the_sections_with_the_running_statistics() -> None:
     """Its progress bar leaves an empty slot in the training section, so no element-by-element check."""
     at = open_page(PAGE)
     ok(at.button(key="tvi_auto").click().run())
-    assert at.session_state[LAB_RERUN] == WITH_STATE
+    assert at.session_state[RERUN] == WITH_STATE
     ok(at.run())
     assert at.metric[0].value == "50"  # batches seen
 
@@ -137,7 +138,7 @@ def test_momentum_changes_only_the_training_section() -> None:
     ok(at.run())
     before = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
     ok(at.slider(key="tvi_momentum").set_value(0.5).run())
-    assert at.session_state[LAB_RERUN] == ()  # no keyed rerun: the browser reruns the slider's fragment
+    assert at.session_state[RERUN] == ()  # no keyed rerun: the browser reruns the slider's fragment
     after = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
     changed = {_root(p) for p in set(before) | set(after) if before.get(p) != after.get(p)}
     assert len(changed) == 1, changed  # the training section, where the slider and its caption are
@@ -158,7 +159,7 @@ def test_sections_6_and_7_controls_change_only_their_own_section(act: Callable[[
     at = open_page(PAGE)
     before = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
     ok(act(at).run())
-    assert at.session_state[LAB_RERUN] == ()  # no keyed rerun: the browser reruns the control's fragment
+    assert at.session_state[RERUN] == ()  # no keyed rerun: the browser reruns the control's fragment
     after = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
     changed = {_root(p) for p in set(before) | set(after) if before.get(p) != after.get(p)}
     assert len(changed) == 1, changed
@@ -168,7 +169,7 @@ def test_the_loss_curves_learning_rate_changes_only_its_section() -> None:
     at = open_page(LR, lr_steps=50, lr_seeds=1)
     before = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
     ok(at.select_slider(key="lr_pick").set_value(0.1).run())
-    assert at.session_state[LAB_RERUN] == ()  # no keyed rerun: the browser reruns the slider's fragment
+    assert at.session_state[RERUN] == ()  # no keyed rerun: the browser reruns the slider's fragment
     after = leaves(at, NEW_EVERY_RUN + PUSHED_VALUE)
     changed = {_root(p) for p in set(before) | set(after) if before.get(p) != after.get(p)}
     assert len(changed) == 1, changed  # the curves' section

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from ui import links
+from ui import links, session
 from ui.keys import ALL_PAGE_KEYS
 from ui.linking import link_control, redraw_when_relabelled
 
@@ -36,15 +36,15 @@ def _check(key: str) -> None:
 
 def _keep_in(key: str, lo: float, hi: float) -> None:
     """A remembered value outside a range that just changed (d got smaller) moves to the nearest end."""
-    v = st.session_state.get(key)
+    v = session.widgets.get(key)
     if isinstance(v, (int, float)) and not isinstance(v, bool) and not lo <= v <= hi:
-        st.session_state[key] = type(v)(min(max(v, lo), hi))
+        session.widgets.set(key, type(v)(min(max(v, lo), hi)))
 
 
 def _keep_option(key: str, options: Sequence[Any]) -> None:
     """A remembered option that the widget no longer offers (a shorter sentence) gives way to the first."""
-    if key in st.session_state and st.session_state[key] not in options and options:
-        st.session_state[key] = options[0]
+    if session.widgets.has(key) and session.widgets.get(key) not in options and options:
+        session.widgets.set(key, options[0])
 
 
 def _link_range(key: str, lo: float, hi: float, step: float, value: float, what: str, where: Any) -> None:

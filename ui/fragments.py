@@ -13,7 +13,7 @@ from typing import Any, TypeVar, cast, overload
 
 import streamlit as st
 
-from ui.keys import LAB_RERUN, LINK_NEWS, NOT_THE_USER
+from ui import session
 
 
 def fragment_only_run() -> bool:
@@ -41,12 +41,11 @@ def end_link_news() -> None:
     actions rerun their fragment alone. Every fragment of the app calls this first on each run
     (:func:`page_fragment`, which ``ui.state.lab_section`` uses too). A full run: nothing.
     """
-    state = st.session_state
-    if state.pop(NOT_THE_USER, False) or not fragment_only_run():
+    if session.live.not_the_user.pop() or not fragment_only_run():
         return
-    state.get("link_notes", {}).clear()
-    if state.pop(LINK_NEWS, False):
-        state.pop("link_report", None)
+    session.links.notes.get().clear()
+    if session.links.news.pop():
+        session.links.report.clear()
         st.rerun(scope="app")
 
 
@@ -125,8 +124,8 @@ def rerun_fragments(*keys: str) -> None:
 
     For a control whose value several of a page's fragments read (``on_change=rerun_fragments,
     args=(...)``): Streamlit 1.67's keyed rerun from a callback, which replaces the interaction's
-    default rerun of the widget's own fragment. Session State's ``LAB_RERUN`` records the keys, as
+    default rerun of the widget's own fragment. ``ui.session.sections.rerun`` records the keys, as
     for the sidebar's moves (``tests/conftest.py`` reads it).
     """
-    st.session_state[LAB_RERUN] = keys
+    session.sections.rerun.set(keys)
     st.rerun(list(keys))

@@ -1,5 +1,5 @@
 // Browser history that Back can trust (ui/history.py says what and why). component.data: the
-// lab's spellings of a link's values (ui.keys.LINK_SPELLINGS).
+// lab's spellings of a link's values (ui.session.links.spellings).
 export default function ({data}) {
   history.labSpellings = data || {};  // {key: [[values as typed, the lab's text or null]]}
   if (history.labKeepsPages) return;  // once per tab: the wrappers outlive every rerun

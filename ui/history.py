@@ -40,7 +40,7 @@ the lab's link rules or a word. So when a Back or Forward makes such an entry cu
 Navigation API's ``currententrychange``, which comes before the ``popstate`` where Streamlit reads
 the address; a listener on ``popstate`` itself runs after Streamlit's, measured in Chromium), the
 script writes each value the lab rewrote in the lab's spelling (``data``:
-``ui.keys.LINK_SPELLINGS``, kept as the lab reads a link) into that entry: Back onto the typed
+``ui.session.links.spellings``, kept as the lab reads a link) into that entry: Back onto the typed
 link shows and uses the values the lab said it uses. A browser without the Navigation API keeps
 Streamlit's reading of the entry.
 """
@@ -51,7 +51,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.keys import LINK_SPELLINGS
+from ui import session
 
 KEY = "lab_history"
 _keep_pages = st.components.v2.component(
@@ -71,4 +71,4 @@ def keep_pages_in_history() -> None:
     server's query change on the current path before the page switch pushes the new path), as
     described in the module's docstring.
     """
-    _keep_pages(key=KEY, data=st.session_state.get(LINK_SPELLINGS, {}))
+    _keep_pages(key=KEY, data=session.links.spellings.get())

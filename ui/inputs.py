@@ -11,7 +11,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import layernorm as ln
-from ui.keys import SET_BY_APP
+from ui import session
 from ui.linking import redraw_when_relabelled
 from ui.minilm import recording
 from ui.settings import D_CHOICES, DEFAULT_TEXT, SHARE_LABEL, SOURCES, Token
@@ -20,7 +20,7 @@ from ui.text import MESSAGE_LIMIT, plain
 
 def _fallback(problem: str) -> tuple[np.ndarray, str, str]:
     """The last good vector (or [1, 2, 3, 4]) when the current input has a problem."""
-    last = st.session_state.get("last_good")
+    last = session.lab.last_good.get()
     if last is not None:
         return last[0], last[1] + " (last valid input)", problem
     return np.array([1.0, 2.0, 3.0, 4.0]), "[1, 2, 3, 4] (default)", problem
@@ -54,10 +54,15 @@ def _preset_input(on_move: Callable[[], None]) -> tuple[np.ndarray, str]:
         "New draw",
         key="reseed",
         help="New random numbers for the random presets (seed + 1; after 9999 comes 0)",
-        on_click=lambda: st.session_state.update(seed=(int(st.session_state["seed"]) + 1) % 10000),
+        on_click=_next_seed,
     )
     st.caption(ln.PRESETS[name])
     return preset(name, int(d), int(seed))
+
+
+def _next_seed() -> None:
+    """``on_click`` of New draw: the seed's next value (after 9999 comes 0)."""
+    session.widgets.set("seed", (int(session.widgets.get("seed")) + 1) % 10000)
 
 
 def preset(name: str, d: int, seed: int) -> tuple[np.ndarray, str]:
@@ -90,18 +95,18 @@ def _table_input() -> tuple[np.ndarray, str]:
     # 3) before the app sees it, so the grid keeps the user's text and ln.parse_number reads every cell.
     import pandas as pd  # here, not at the top: a first page that shows no table never imports pandas
 
-    seed = st.session_state.get("table_seed")
+    seed = session.lab.table_seed.get()
     cells = ["1", "2", "3", "4"] if seed is None else ln.table_text(seed["x"])
     if seed is None or list(seed["x"]) != cells or not seed.index.equals(pd.RangeIndex(len(cells))):
         # Text cells in rows 0..n-1: a kept table with numbers (older sessions) or with deleted rows
         # (its index would show up as an extra column) starts again from its cells.
-        st.session_state["table_seed"] = pd.DataFrame({"x": pd.Series(cells, dtype=object)})
+        session.lab.table_seed.set(pd.DataFrame({"x": pd.Series(cells, dtype=object)}))
     # Room between the Input box and the grid: the grid's hover toolbar (add row, search, …) floats
     # 44 px above it and covered the Input box's arrow, so a click there added a row. A space, not
     # text: the toolbar would cover the end of a line of help (it did in presentation mode).
     st.space("medium")
     edited = st.data_editor(
-        st.session_state["table_seed"],
+        session.lab.table_seed.get(),
         key="table",
         num_rows="dynamic",
         width="stretch",
@@ -114,7 +119,7 @@ def _table_input() -> tuple[np.ndarray, str]:
         },
     )
     st.caption("One feature per row; double-click a cell to edit it.")
-    st.session_state["table_last"] = edited  # becomes the starting table if the user comes back
+    session.lab.table_last.set(edited)  # becomes the starting table if the user comes back
     x = ln.vector_from_table(edited["x"].tolist())
     _share_as_typed(x, "table")
     return x, "table"
@@ -135,10 +140,11 @@ def _share_as_typed(x: np.ndarray, what: str) -> None:
 
 def use_typed(text: str) -> None:
     """Make ``text`` the lab's input, as typed numbers (a callback: the next run draws it)."""
-    state = st.session_state
-    state[SET_BY_APP] = {"typed": (state.get("typed"), text), "src": (state.get("src"), SOURCES[1])}
-    state["typed"] = text
-    state["src"] = SOURCES[1]
+    widgets = session.widgets
+    session.live.set_by_app.set(
+        {"typed": (widgets.get("typed"), text), "src": (widgets.get("src"), SOURCES[1])}
+    )
+    widgets.update(typed=text, src=SOURCES[1])
     try:  # a text box not drawn yet this session writes its value into the URL only on a later run
         st.query_params["typed"] = text
     except StreamlitAPIException:  # drawn before: bound, and Streamlit writes the new value itself
@@ -154,13 +160,14 @@ def browser_caught_up(key: str) -> None:
     box showed the new one (7 of 7 scripted switches 0.03-0.15 s after a release). That value is put
     back; any other value is the student's, and ends the watch.
     """
-    before, after = st.session_state.get(SET_BY_APP, {}).get(key, (None, None))
+    set_by_app = session.live.set_by_app.get()
+    before, after = set_by_app.get(key, (None, None))
     if after is None:
         return
-    if st.session_state.get(key) == before:
-        st.session_state[key] = after
+    if session.widgets.get(key) == before:
+        session.widgets.set(key, after)
     else:
-        st.session_state[SET_BY_APP].pop(key, None)
+        set_by_app.pop(key, None)
 
 
 def _upload_input() -> tuple[np.ndarray, str]:
@@ -168,17 +175,17 @@ def _upload_input() -> tuple[np.ndarray, str]:
         "A .csv (one row or column) or .npy vector", type=["csv", "txt", "npy"], key="upload"
     )
     if up is None:
-        kept = st.session_state.get("upload_last")
+        kept = session.lab.upload_last.get()
         if kept is not None:  # the uploader forgets its file when hidden; the lab does not
             st.caption(f"Using **{plain(kept[1])}**, uploaded earlier; upload another file to replace it.")
-            for note in st.session_state.get("upload_notes", ()):
+            for note in session.lab.upload_notes.get():
                 st.caption(plain(note, MESSAGE_LIMIT))  # quotes the file's own text
             _share_as_typed(kept[0], "file")
             return kept[0], f"file {kept[1]}"
         raise ln.InputError("Choose a file: a .csv with one row or one column of numbers, or a .npy vector.")
     read = ln.read_uploaded_file(up.name, up.getvalue())
-    st.session_state["upload_last"] = (read.x, up.name)
-    st.session_state["upload_notes"] = read.notes
+    session.lab.upload_last.set((read.x, up.name))
+    session.lab.upload_notes.set(read.notes)
     for note in read.notes:
         st.caption(plain(note, MESSAGE_LIMIT))  # quotes the file's own text (a skipped header)
     _share_as_typed(read.x, "file")
@@ -196,8 +203,8 @@ def _token_input() -> tuple[np.ndarray, str, Token]:
         persist_state="session",
     )
     real = rec.real_token_indices(int(s)).tolist()
-    if st.session_state.get("tok_index") not in real:  # a stale choice from another sentence
-        st.session_state["tok_index"] = real[0]
+    if session.widgets.get("tok_index") not in real:  # a stale choice from another sentence
+        session.widgets.set("tok_index", real[0])
     redraw_when_relabelled("tok_index", [f"{i}: {rec.tokens[s, i]}" for i in real])
     t = st.selectbox(
         "Token",
@@ -238,16 +245,15 @@ def keep_table_edits() -> None:
     The grid's pending edits (row numbers into the old table) are dropped with it, so they can
     never be applied a second time to the table that already holds them.
     """
-    st.session_state["table_seed"] = st.session_state.pop("table_last")
-    if "table" in st.session_state:
-        del st.session_state["table"]
+    session.lab.table_seed.set(session.lab.table_last.pop())
+    session.widgets.clear("table")
 
 
 def read_input(source: str, on_move: Callable[[], None]) -> tuple[np.ndarray, str, str | None, Token | None]:
     """The chosen input's vector and label, its problem (then the vector is the last valid one), and a
     real token's learned values; ``on_move`` is the callback of the preset's size and seed."""
     token: Token | None = None
-    if source != "Edit a table" and "table_last" in st.session_state:
+    if source != "Edit a table" and session.lab.table_last.present():
         keep_table_edits()
     try:
         if source == "Preset":
@@ -264,5 +270,5 @@ def read_input(source: str, on_move: Callable[[], None]) -> tuple[np.ndarray, st
         st.error(plain(exc, MESSAGE_LIMIT), icon="⚠️")  # messages quote what the user typed
         x, label, problem = _fallback(str(exc))
         return x, label, problem, None
-    st.session_state["last_good"] = (x, label)
+    session.lab.last_good.set((x, label))
     return x, label, None, token

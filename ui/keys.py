@@ -1,6 +1,7 @@
-"""Names the lab's modules share: every page control's URL key, by page, and the Session State
-entries the sidebar, the fragments and the live controls keep. A leaf module (it imports nothing of
-the lab), so each of them reads it without importing the others.
+"""Names the lab's modules share: every page control's URL key, by page, a class's link keys, and the
+fragment a sidebar move reruns when no lab section read what moved. A leaf module (it imports nothing
+of the lab), so each of them reads it without importing the others. Session State's entries are
+declared in ``ui.session``.
 
 A page's own controls are made by ``ui.controls``, which refuses a key that is not listed here. The
 sidebar's keys are ``ui.settings.URL_KEYS``.
@@ -115,29 +116,6 @@ ALL_PAGE_KEYS: frozenset[str] = frozenset(k for keys in PAGE_KEYS.values() for k
 # A class's keys in an address (ui.class_session): no setting of the lab, never reported as unknown
 CLASS_LINK_KEYS = ("class", "seat", "teach")
 
-# --- Session State entries ---------------------------------------------------------------------
-# The lab sections (ui.state.lab_section) of the page's last finished full run, and of the run in progress
-LAB_SECTIONS, LAB_SECTIONS_NOW = "lab_sections", "_lab_sections_now"
-# Whether the last full run drew any of a link's messages (they stay until the user's next action)
-LINK_NEWS = "link_news_on_screen"
-# The fragments the last run reran alone: lab sections, or LAB_QUIET (() after a full run)
-LAB_RERUN = "lab_rerun"
-# What each lab section read of the input on its last run ({key: frozenset of field names}, or None
-# when that run did not finish), and the fragment a sidebar move reruns when no section read what it
-# changed: it draws nothing.
-LAB_READS, LAB_QUIET = "lab_reads", "lab_quiet"
-# A rerun the browser asked for without the user acting (a live slider fetching its frames): it keeps
-# a link's messages (ui.fragments.end_link_news).
-NOT_THE_USER = "_not_the_user"
-# This full run's sidebar places for the live γ, β and ε (ui/live/sidebar.py draws them after the page)
-LIVE_PLACES = "_live_places"
-# {part: (frame, token)}: the page's frames as functions of the sidebar's input (ui.live.sidebar.view)
-LIVE_VIEW = "_live_view"
-LIVE_PAGE = "_live_page"  # the url path of the page the last full run drew (ui.live.sidebar's cache key)
-LIVE_RELEASED = "_live_released"  # {key: (value before, value after)} of each live release
-SET_BY_APP = "_set_by_app"  # {widget key: (value before, value set)}: ui.sidebar.browser_caught_up
-# How the lab spells each link value it rewrote ({key: [(values as typed, text or None)]}): ui.history
-LINK_SPELLINGS = "link_spellings"
-LAB_INPUT = "lab_input"  # the LabInput the sidebar resolved on the last full run (or a keyed move)
-# This session's runs go through app.py (ui.shell): set by app.py on every full run
-IN_APP = "_in_app"
+# The fragment a sidebar move reruns when no lab section read what it changed (ui.sidebar.rerun_lab_sections):
+# it draws nothing (ui.state)
+LAB_QUIET = "lab_quiet"

@@ -17,8 +17,8 @@ from typing import Any
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from ui import links
-from ui.keys import ALL_PAGE_KEYS, CLASS_LINK_KEYS, LINK_NEWS, LINK_SPELLINGS, PAGE_KEYS
+from ui import links, session
+from ui.keys import ALL_PAGE_KEYS, CLASS_LINK_KEYS, PAGE_KEYS
 from ui.minilm import recording
 from ui.settings import AFFINE_MODES, LINK_KEYS, NOT_CARRIED, SOURCES, TOKEN_KEYS
 
@@ -91,7 +91,7 @@ def read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkRe
         for k, v in given.items()
         if k not in keys and k in ALL_PAGE_KEYS and k not in PAGE_KEYS.get(page, ()) + PAGE_KEYS["app"]
     }
-    st.session_state["link_elsewhere"] = elsewhere  # read by link_control on the page that has them
+    session.links.elsewhere.set(elsewhere)  # read by link_control on the page that has them
     report = LinkReport(
         # Every changed value is said, used now or not: one not used yet (γ under per-feature γ, β)
         # would otherwise be clamped in silence when the student switches to what uses it.
@@ -118,7 +118,7 @@ def read_link(page: str = "", titles: Mapping[str, str] | None = None) -> LinkRe
         for k, v in given.items()
         if k not in resolved or resolved[k].text is not None
     }
-    st.session_state["link_report"] = report
+    session.links.report.set(report)
     for k, r in resolved.items():
         remember_spelling(k, given[k], r.text)
     if canonical != given:
@@ -137,21 +137,21 @@ def remember_spelling(key: str, typed: list[str], text: str | None) -> None:
     """
     if typed == ([text] if text is not None else []):
         return
-    rules: dict[str, list[tuple[list[str], str | None]]] = st.session_state.setdefault(LINK_SPELLINGS, {})
+    rules = session.links.spellings.kept()
     if (typed, text) not in rules.setdefault(key, []):
         rules[key].append((typed, text))
 
 
 def rerun_for_link() -> None:
     """Rerun so bound widgets seed from the canonical URL; the link's messages survive this rerun."""
-    st.session_state["link_rerun"] = True
+    session.links.rerun.set(True)
     st.rerun()
 
 
 def report_link(report: LinkReport) -> None:
     """Say which link values the lab changed (and to what), which it ignored, which it does not know."""
     if report.notes or report.unused or report.not_carried or report.elsewhere or report.unknown:
-        st.session_state[LINK_NEWS] = True
+        session.links.news.set(True)
     if report.notes:
         st.warning("\n\n".join(report.notes), icon=":material/link:")
     if report.unused:
@@ -179,13 +179,13 @@ def redraw_when_relabelled(key: str, labels: list[str]) -> None:
     matches no option any more, so the widget falls back to its default: the page showed token
     3's old text, then silently jumped to token 0 (found in the browser; Streamlit pull request
     13788). Setting the widget's value through Session State makes the browser redraw it. The
-    texts shown last are kept per key under ``_shown_<key>``.
+    texts shown last are kept per key (``ui.session.links.shown``).
     """
-    seen = f"_shown_{key}"
-    before = st.session_state.get(seen)
-    st.session_state[seen] = labels
-    if before is not None and before != labels and key in st.session_state:
-        st.session_state[key] = st.session_state[key]
+    seen = session.links.shown(key)
+    before = seen.get()
+    seen.set(labels)
+    if before is not None and before != labels:
+        session.widgets.touch(key)
 
 
 def link_control(
@@ -206,11 +206,11 @@ def link_control(
     seeds itself from it; a warning above the widget says which value is used until the
     user's next action. Needs ``ui.sidebar.sidebar`` to run first (``app.py`` does).
     """
-    notes: dict[str, str] = st.session_state.setdefault("link_notes", {})
-    checked: set[str] = st.session_state.setdefault("link_checked", set())
+    notes = session.links.notes.kept()
+    checked = session.links.checked.kept()
     values = st.query_params.get_all(key) if key not in checked else []
     # The session's link was opened on another page: its value for this control counts here, once.
-    carried = st.session_state.get("link_elsewhere", {}).pop(key, []) if key not in checked else []
+    carried = session.links.elsewhere.get().pop(key, []) if key not in checked else []
     checked.add(key)
     in_address, values = bool(values), values or carried
     if values:
@@ -231,7 +231,7 @@ def link_control(
             rerun_for_link()  # before the widget exists: it seeds itself from the canonical text
     if key in notes:  # shown until the user's next action, like the sidebar's link messages
         where.warning(notes[key], icon=":material/link:")  # right above the control (its column)
-        st.session_state[LINK_NEWS] = True
+        session.links.news.set(True)
 
 
 def say_unread_link_keys(page: str, where: Any = st) -> None:
@@ -242,11 +242,11 @@ def say_unread_link_keys(page: str, where: Any = st) -> None:
     value unread and unsaid. Said with the link's other news, until the user's next action.
     """
 
-    if not isinstance(st.session_state.get("link_report"), LinkReport):  # no fresh link: nothing to say
+    if not isinstance(session.links.report.get(), LinkReport):  # no fresh link: nothing to say
         return
-    checked: set[str] = st.session_state.get("link_checked", set())
+    checked = session.links.checked.get()
     given = {k: st.query_params.get_all(k) for k in PAGE_KEYS.get(page, ()) if k not in checked}
     note = links.unread_keys_note({k: v for k, v in given.items() if v})
     if note:
         where.info(note, icon=":material/link:")
-        st.session_state[LINK_NEWS] = True
+        session.links.news.set(True)

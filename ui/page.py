@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from ui import class_session as cs
-from ui import class_views
+from ui import class_views, session
 from ui.fragments import page_fragment
 from ui.shell import ensure_app_shell
 
@@ -71,12 +71,12 @@ def predict_then_reveal(
             st.info(f"The answer: {options[answer]}. {explanation}")
 
     def commit(*, final: bool = False) -> None:
-        chosen = st.session_state.get(f"{key}_guess")
+        chosen = session.widgets.get(f"{key}_guess")
         if chosen is not None:
             class_views.record(key, list(options).index(chosen), len(options), final=final)
 
     def reveal_alone() -> None:
-        st.session_state[f"{key}_shown"] = True
+        session.pages.shown(key).set(True)
         commit(final=True)  # in a class: the answer seen with the answer in sight stays the one that counts
 
     # In a class the box also reruns on its own, polling the class (the teacher's tallies, the reveal).
@@ -98,10 +98,7 @@ def predict_then_reveal(
                 on_change=commit,
                 # in a class, once the answer is in sight (revealed to the class, or seen alone): final
                 disabled=member is not None
-                and (
-                    (show_now and not class_views.exploring_alone())
-                    or bool(st.session_state.get(f"{key}_shown"))
-                ),
+                and ((show_now and not class_views.exploring_alone()) or session.pages.shown(key).get()),
             )
             if member is None or class_views.exploring_alone():
                 st.button(
@@ -110,7 +107,7 @@ def predict_then_reveal(
                     disabled=choice is None,
                     on_click=reveal_alone,
                 )
-                if st.session_state.get(f"{key}_shown") and choice is not None:
+                if session.pages.shown(key).get() and choice is not None:
                     result(choice)
             elif show_now:  # revealed to the class
                 result(choice)
@@ -144,8 +141,8 @@ def show_source(*funcs: Callable[..., Any]) -> None:
 
     The code is sent only while the expander is open (``on_change="rerun"`` tells the server):
     highlighting it took the browser about 150 ms of every page load, for a box few students open.
-    The box is a fragment, so opening or closing it reruns the box only. ``st.session_state
-    ["show_code"]`` is its open state.
+    The box is a fragment, so opening or closing it reruns the box only. Its open state is the
+    expander's widget value (key ``show_code``).
     """
 
     @page_fragment  # in the box's own rerun the student acted: a link's messages elsewhere go

@@ -293,6 +293,18 @@ class _Widgets:
 widgets = _Widgets()
 
 
+def widget_in_run(key: str) -> Any:
+    """A widget's value in the session whose script run this thread serves, read from the run's context
+    (also from a thread that is not the script's: a chart built for a download). KeyError when unset
+    or outside any session, without Streamlit's warning."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        raise KeyError(key)
+    return ctx.session_state[_Widgets._checked(key)]
+
+
 # --- the sidebar's values, as pages set them ------------------------------------------------------
 class _Sidebar:
     """What a page may set of the sidebar's controls. Call from a button's ``on_click`` (the sidebar

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.keys import IN_APP
+from ui import session
 
 
 def entered_app() -> None:
     """``app.py``, first on every run: this session's pages now run inside the app."""
-    st.session_state[IN_APP] = True
+    session.sections.in_app.set(True)
 
 
 def ensure_app_shell() -> None:
@@ -27,7 +27,7 @@ def ensure_app_shell() -> None:
     """
     from streamlit.runtime.pages_manager import PagesManager
 
-    alone = PagesManager.uses_pages_directory or IN_APP not in st.session_state
+    alone = PagesManager.uses_pages_directory or not session.sections.in_app.present()
     PagesManager.uses_pages_directory = False
     if alone:
         st.rerun()

@@ -18,21 +18,9 @@ import numpy as np
 import streamlit as st
 
 import layernorm as ln
+from ui import session
 from ui.inputs import browser_caught_up, keep_table_edits, preset, read_input
-from ui.keys import (
-    LAB_INPUT,
-    LAB_QUIET,
-    LAB_READS,
-    LAB_RERUN,
-    LAB_SECTIONS,
-    LAB_SECTIONS_NOW,
-    LINK_NEWS,
-    LIVE_PAGE,
-    LIVE_PLACES,
-    LIVE_RELEASED,
-    LIVE_VIEW,
-    NOT_THE_USER,
-)
+from ui.keys import LAB_QUIET
 from ui.linking import LinkReport, read_link, report_link
 from ui.settings import (
     AFFINE_MODES,
@@ -61,7 +49,7 @@ def affine_table(d: int, *, as_text: bool = False) -> pd.DataFrame:
     """
     import pandas as pd
 
-    tables = st.session_state.setdefault("affine_tables", {})
+    tables = session.lab.affine_tables.kept()
     if d not in tables:
         tables[d] = pd.DataFrame({"γ": ["1"] * d, "β": ["0"] * d}, dtype=object)
     table: pd.DataFrame = tables[d]
@@ -87,10 +75,10 @@ def set_affine_table(d: int, table: pd.DataFrame) -> None:
     must start from these values, not from those of the last full run.
     """
     gamma, beta = (ln.vector_from_table(table[c], f"{c} column") for c in ("γ", "β"))
-    st.session_state.setdefault("affine_tables", {})[d] = table[["γ", "β"]].copy()
-    lab = st.session_state.get(LAB_INPUT)
+    session.lab.affine_tables.kept()[d] = table[["γ", "β"]].copy()
+    lab = session.lab.lab.get()
     if isinstance(lab, LabInput) and lab.affine_mode == PER_FEATURE and lab.d == d:
-        st.session_state[LAB_INPUT] = lab_from(replace(lab.settings, per_feature=(gamma, beta)))
+        session.lab.lab.set(lab_from(replace(lab.settings, per_feature=(gamma, beta))))
 
 
 def kept_moved(key: str, on_change: Callable[..., None] | None = None, args: tuple[Any, ...] = ()) -> None:
@@ -104,11 +92,11 @@ def kept_moved(key: str, on_change: Callable[..., None] | None = None, args: tup
     ``tests/e2e/test_live_sidebar.py``). Such a value is put back. A release in this same run sets the
     value itself; any other move of the kept slider (Back onto an address) goes on to ``on_change``.
     """
-    if (st.session_state.get(f"{key}_live") or {}).get("value") is not None:
+    if (session.widgets.get(f"{key}_live") or {}).get("value") is not None:
         return
-    before, after = st.session_state.get(LIVE_RELEASED, {}).get(key, (None, None))
-    if after is not None and st.session_state.get(key) == before:
-        st.session_state[key] = after
+    before, after = session.live.released.get().get(key, (None, None))
+    if after is not None and session.widgets.get(key) == before:
+        session.widgets.set(key, after)
         return
     if on_change is not None:
         on_change(*args)
@@ -119,7 +107,7 @@ def _live_place(key: str) -> None:
     its frames: ui/live/sidebar.py)."""
     # A container, not st.empty: an empty element replaced by a block later in the run made the
     # browser mount the slider anew on every run (a drag under way lost its element).
-    st.session_state.setdefault(LIVE_PLACES, {})[key] = st.container()
+    session.live.places.kept()[key] = st.container()
 
 
 def _kept_slider(label: str, value: float, *, key: str, bind: Literal["query-params"]) -> float:
@@ -163,24 +151,24 @@ def sidebar(
     returns None. Every vector control keeps its value meanwhile (``persist_state="session"``, and
     the table's last edits are kept), so the step pages find the vector as the student left it.
     """
-    st.session_state[LAB_SECTIONS] = ()  # until this run finishes: a sidebar move reruns the whole page
-    st.session_state[LAB_RERUN] = ()  # this run is a full one
-    st.session_state[LINK_NEWS] = False  # this run draws the link's messages, if it still has any
-    st.session_state[LAB_SECTIONS_NOW] = []
-    st.session_state[LIVE_PLACES] = {}
-    st.session_state[LIVE_VIEW] = None  # until the page says what the sidebar's sliders change
-    st.session_state[LIVE_PAGE] = page
-    if "url_checked" not in st.session_state:
-        st.session_state["url_checked"] = True
+    session.sections.drawn.set(())  # until this run finishes: a sidebar move reruns the whole page
+    session.sections.rerun.set(())  # this run is a full one
+    session.links.news.set(False)  # this run draws the link's messages, if it still has any
+    session.sections.drawing.set([])
+    session.live.places.set({})
+    session.live.view.set(None)  # until the page says what the sidebar's sliders change
+    session.live.page.set(page)
+    if not session.links.checked_url.present():
+        session.links.checked_url.set(True)
         read_link(page, titles)
-    elif not (st.session_state.pop("link_rerun", False) | st.session_state.pop(NOT_THE_USER, False)):
+    elif not (session.links.rerun.pop() | session.live.not_the_user.pop()):
         # the user acted (not a link's own rerun, nor the browser asking for a live slider's frames):
         # the link's news is old
-        st.session_state.pop("link_report", None)
-        st.session_state.pop("link_notes", None)
-    report = st.session_state.get("link_report")
+        session.links.report.clear()
+        session.links.notes.clear()
+    report = session.links.report.get()
     if own_data:
-        if "table_last" in st.session_state:  # the grid is not drawn here: keep the user's edits
+        if session.lab.table_last.present():  # the grid is not drawn here: keep the user's edits
             keep_table_edits()
         with st.sidebar:
             st.caption(
@@ -245,7 +233,7 @@ def vector_controls() -> LabInput:
         lab = lab_from(settings)
         for note in lab.notes:
             st.caption(note)
-    st.session_state[LAB_INPUT] = lab
+    session.lab.lab.set(lab)
     return lab
 
 
@@ -256,7 +244,7 @@ def moved_lab(lab: LabInput) -> LabInput | None:
     shows it), the input is a MiniLM token, the notes under γ and β change (a per-feature table
     for another d), or the preset cannot be made.
     """
-    state = st.session_state
+    state = session.sidebar.values()  # the controls as they stand; an unset one is missing (KeyError)
     if lab.problem is not None or lab.source not in SOURCES[:4] or state.get("src", lab.source) != lab.source:
         return None
     x, label = lab.x, lab.label
@@ -279,7 +267,7 @@ def moved_lab(lab: LabInput) -> LabInput | None:
     if moved.notes != lab.notes:
         return None
     if lab.source == SOURCES[0]:
-        state["last_good"] = (x, label)
+        session.lab.last_good.set((x, label))
     return moved
 
 
@@ -293,23 +281,22 @@ def rerun_lab_sections() -> None:
     (``ui.state.lab_sections_drawn``), no link message is on screen (a full run clears them), and the
     sidebar shows nothing new (:func:`moved_lab`). Otherwise the callback returns and the whole
     page reruns. ``st.rerun(keys)`` from a callback is Streamlit 1.67's keyed fragment
-    rerun; Session State's ``LAB_RERUN`` entry records which sections it reran.
+    rerun; ``ui.session.sections.rerun`` records which sections it reran.
     """
-    state = st.session_state
-    keys = state.get(LAB_SECTIONS)
-    lab = state.get(LAB_INPUT)
-    state[LAB_RERUN] = ()
-    if not keys or not isinstance(lab, LabInput) or state.get("link_report") or state.get("link_notes"):
+    keys = session.sections.drawn.get()
+    lab = session.lab.lab.get()
+    session.sections.rerun.set(())
+    if not keys or not isinstance(lab, LabInput) or session.links.report.get() or session.links.notes.get():
         return
     moved = moved_lab(lab)
     if moved is None:
         return
-    state[LAB_INPUT] = moved
+    session.lab.lab.set(moved)
     changed = changed_fields(lab, moved)
-    reads = state.get(LAB_READS, {})
+    reads = session.sections.reads.get()
     # A section whose last run read none of what changed would draw exactly what it shows: it stays.
     # (A section's own controls rerun it, and every run records what it read, so this holds for the
     # view it shows; a run that did not finish recorded None.)
     keys = tuple(k for k in keys if reads.get(k) is None or reads[k] & changed) or (LAB_QUIET,)
-    state[LAB_RERUN] = keys
+    session.sections.rerun.set(keys)
     st.rerun(list(keys))

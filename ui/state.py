@@ -12,8 +12,9 @@ from typing import Any, Concatenate, ParamSpec
 
 import streamlit as st
 
+from ui import session
 from ui.fragments import page_fragment
-from ui.keys import LAB_INPUT, LAB_QUIET, LAB_READS, LAB_SECTIONS, LAB_SECTIONS_NOW
+from ui.keys import LAB_QUIET
 from ui.settings import LabInput, noted, noting
 from ui.shell import ensure_app_shell
 from ui.sidebar import vector_controls
@@ -27,7 +28,7 @@ def _run_reading(key: str, body: Callable[..., None], lab: LabInput, *args: Any,
 
     What it read is None when the body stopped (an exception, ``st.stop``, a rerun).
     """
-    reads: dict[str, frozenset[str] | None] = st.session_state.setdefault(LAB_READS, {})
+    reads = session.sections.reads.kept()
     reads[key] = None
     with noting() as reading:
         body(noted(lab), *args, **kwargs)
@@ -60,11 +61,11 @@ def lab_section(key: str) -> Callable[[Callable[Concatenate[LabInput, P], None]]
     def wrap(body: Callable[Concatenate[LabInput, P], None]) -> Callable[P, None]:
         @page_fragment(key=key)
         def section(*args: P.args, **kwargs: P.kwargs) -> None:
-            lab = st.session_state.get(LAB_INPUT)
+            lab = session.lab.lab.get()
             _run_reading(key, body, lab if isinstance(lab, LabInput) else lab_input(), *args, **kwargs)
 
         def call(*args: P.args, **kwargs: P.kwargs) -> None:
-            drawn = st.session_state.get(LAB_SECTIONS_NOW)
+            drawn = session.sections.drawing.get()
             if isinstance(drawn, list):
                 drawn.append(key)
             section(*args, **kwargs)
@@ -76,8 +77,8 @@ def lab_section(key: str) -> Callable[[Callable[Concatenate[LabInput, P], None]]
 
 def lab_sections_drawn() -> None:
     """End of a full run (``app.py``, after the page): the lab sections it drew can now be rerun alone."""
-    drawn = st.session_state.pop(LAB_SECTIONS_NOW, None)
-    st.session_state[LAB_SECTIONS] = tuple(drawn) if drawn else ()
+    drawn = session.sections.drawing.pop()
+    session.sections.drawn.set(tuple(drawn) if drawn else ())
     if drawn:
         _quiet()
 
@@ -90,7 +91,7 @@ def _quiet() -> None:
 def lab_input() -> LabInput:
     """The input the sidebar resolved on this run (pages call this)."""
     ensure_app_shell()
-    lab = st.session_state.get(LAB_INPUT)
+    lab = session.lab.lab.get()
     if not isinstance(lab, LabInput):
         lab = vector_controls()
     if lab.problem:

@@ -37,6 +37,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from streamlit.elements.lib import streamlit_plotly_theme as _st_plotly
 
+from ui import session
+
 OKABE_ITO: dict[str, str] = {  # the published hues, for the record and the tests
     "blue": "#0072B2",
     "orange": "#E69F00",
@@ -153,13 +155,8 @@ def presenting() -> bool:
     forced = getattr(_forced, "on", None)
     if forced is not None:
         return bool(forced)
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None:
-        return False
     with contextlib.suppress(KeyError, AttributeError):
-        return bool(ctx.session_state[PRESENT_KEY])
+        return bool(session.widget_in_run(PRESENT_KEY))
     return False
 
 

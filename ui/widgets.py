@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui import controls
+from ui import controls, session
 from ui.minilm import recording
 
 PLACEMENT_NAMES = {
@@ -19,7 +19,6 @@ PLACEMENT_NAMES = {
 
 
 DEFAULT_PLACEMENT = "post"  # the radio's first option, which Streamlit leaves out of the URL
-SHARED_PLACEMENT = "placement_shared"  # plain Session State (no widget): the placement last shown
 
 
 def placement_control(label: str, *, key: str, disabled: bool = False, help: str | None = None) -> str:
@@ -29,7 +28,7 @@ def placement_control(label: str, *, key: str, disabled: bool = False, help: str
     bound to the URL on two pages was lost on Back (the browser's entry for one page held the other
     page's parameters and Streamlit rewrote the address without the placement).
 
-    The choice is shared through :data:`SHARED_PLACEMENT`, the placement the student last saw:
+    The choice is shared through ``ui.session.pages.placement``, the placement the student last saw:
 
     - a click writes it in the widget's ``on_change`` (before the run);
     - a page reached from the sidebar takes it before its widget is drawn, and writes it into the
@@ -41,9 +40,9 @@ def placement_control(label: str, *, key: str, disabled: bool = False, help: str
     """
     from ui import controls
 
-    shared = st.session_state.get(SHARED_PLACEMENT)
-    if shared in PLACEMENT_NAMES and st.session_state.get(key) != shared and not _url_decides(key):
-        st.session_state[key] = shared
+    shared = session.pages.placement.get()
+    if shared in PLACEMENT_NAMES and session.widgets.get(key) != shared and not _url_decides(key):
+        session.widgets.set(key, shared)
         if shared != DEFAULT_PLACEMENT:
             with contextlib.suppress(StreamlitAPIException):  # bound already: Session State counts
                 st.query_params[key] = PLACEMENT_NAMES[shared]
@@ -62,7 +61,7 @@ def placement_control(label: str, *, key: str, disabled: bool = False, help: str
         )
         or DEFAULT_PLACEMENT
     )
-    st.session_state[SHARED_PLACEMENT] = choice
+    session.pages.placement.set(choice)
     return choice
 
 
@@ -88,12 +87,12 @@ def _url_decides(key: str) -> bool:
     ctx = get_script_run_ctx()
     if ctx is not None and getattr(ctx, "is_history_navigation", False):
         return True
-    return key in st.query_params or key in st.session_state.get("link_elsewhere", {})
+    return key in st.query_params or key in session.links.elsewhere.get()
 
 
 def _share_placement(key: str) -> None:
     """``on_change``: a click is the shared choice before the run, so the sync never undoes it."""
-    st.session_state[SHARED_PLACEMENT] = st.session_state[key]
+    session.pages.placement.set(session.widgets.get(key))
 
 
 # The nearly constant vector's spreads, 1e-8 … 1 (``ui.live.standardize.spread_slider``, on Standardize
