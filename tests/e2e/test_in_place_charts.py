@@ -260,3 +260,32 @@ def test_printing_draws_the_waiting_charts_first(lab: Lab, tabs: Tabs) -> None:
         f"() => {{ dispatchEvent(new Event('beforeprint')); return ({DRAWN_SPECS})(); }}"
     )
     assert printed == _fresh_specs(tabs, lab.page.url)
+
+
+# Which Plotly drew each chart of the page: "flat" (the tab's globalThis.Plotly), "solid" (another
+# one: the gl3d bundle's) and whether its layout has a 3-D scene.
+WHO_DREW = """() => [...document.querySelectorAll('[data-testid="labChart"]')].filter((p) => p._fullLayout)
+  .map((p) => [p.labPlotly === globalThis.Plotly ? "flat" : "solid", Boolean(p._fullLayout.scene)])"""
+
+
+@pytest.mark.parametrize(("d", "solid"), [(3, True), (2, False)])
+def test_3d_charts_load_their_own_plotly_js(lab: Lab, d: int, solid: bool) -> None:
+    """Flat charts are drawn by plotly's cartesian bundle, 3-D ones by the gl3d bundle, loaded only
+    when a 3-D chart is on the page (ui/plot.py); neither breaks the other."""
+    lab.open(page_by_url("/invariances"), f"?geo_d={d}")
+    lab.page.locator(f"{CHART} .main-svg").first.wait_for()
+    lab.page.evaluate("() => { for (const p of document.querySelectorAll('[data-testid=labChart]')) "
+                      "p.scrollIntoView(); }")  # fmt: skip
+    lab.page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=labChart]')].every((p) => p._fullLayout)"
+    )
+    drawn = lab.page.evaluate(WHO_DREW)
+    assert ["flat", False] in drawn
+    assert (["solid", True] in drawn) is solid
+    assert all((who == "solid") == scene for who, scene in drawn), drawn
+    scripts = lab.page.evaluate(
+        "() => [...document.scripts].map((s) => s.src.split('?')[0].split('/').pop())"
+    )
+    assert ("plotly-gl3d.min.js" in scripts) is solid
+    assert "plotly-cartesian.min.js" in scripts and "plotly.min.js" not in scripts
+    lab.assert_clean()
