@@ -17,14 +17,18 @@ import hashlib
 import os
 import urllib.parse
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import limits
 import streamlit as st
 
 from classroom import database_url
-from classroom.store import ClassError, Room, Store, normal_code, open_engine
+from classroom.model import ClassError, Room, normal_code
 from ui import session
 from ui.keys import CLASS_LINK_KEYS
+
+if TYPE_CHECKING:
+    from classroom.store import Store
 
 LINK_KEYS = CLASS_LINK_KEYS  # not settings of the lab: ui.linking leaves them alone
 CLASS, SEAT, TEACH = LINK_KEYS  # the URL's keys
@@ -61,7 +65,12 @@ class Member:
 
 @st.cache_resource(show_spinner=False)
 def store() -> Store:
-    """The class store of this lab process (one engine, shared by every session's thread)."""
+    """The class store of this lab process (one engine, shared by every session's thread).
+
+    ``classroom.store`` (SQLAlchemy, about 0.23 s to import) is imported here, when a class is first
+    used, not with the app: a fresh server's first visit does not wait for it."""
+    from classroom.store import Store, open_engine
+
     return Store(open_engine(database_url()))
 
 

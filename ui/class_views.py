@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 import segno
 import streamlit as st
 
-from classroom.store import ClassError, summarize
+from classroom.model import ClassError, summarize
 from ui import class_session as cs
 from ui import session
 from ui.fragments import page_fragment
