@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from ui.plot import PARTIAL
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "ARCHITECTURE.md"
 PYTHON = ("app.py", "pages", "ui", "layernorm", "classroom", "deploy", "scripts")
@@ -75,7 +77,8 @@ def _python_files(root: Path) -> list[Path]:
 def _js_files(root: Path) -> list[Path]:
     """The lab's own JavaScript, in ``static/`` or beside the Python that mounts it (not plotly.js)."""
     found = [p for part in JS for p in sorted((root / part).rglob("*.js"))]
-    return [p for p in found if p.name != "plotly.min.js" and "node_modules" not in p.parts]
+    copies = {"plotly.min.js", *(name for _, name in PARTIAL.values())}  # plotly.js's builds (ui/plot.py)
+    return [p for p in found if p.name not in copies and "node_modules" not in p.parts]
 
 
 def _own_names(trees: Iterable[ast.AST], files: Iterable[Path], scripts: Iterable[str]) -> set[str]:
