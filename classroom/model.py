@@ -12,7 +12,16 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 NICKNAME_MAX = 24
 QUESTION_MAX = 64
-IDLE_SECONDS = 3 * 60 * 60  # a class nobody touched for three hours ends, and its answers go
+PROMPT_MAX = 300
+IDLE_SECONDS = 3 * 60 * 60  # a class nobody touched for three hours stops taking answers (kept)
+KEEP_DAYS = 30  # a class's answers are deleted this many days after it stopped, unless the teacher says
+KEEP_DAYS_MAX = 365
+# A question's states: open (answers taken), closed (none taken, nothing shown), revealed (answer shown)
+OPEN, CLOSED, REVEALED = "open", "closed", "revealed"
+QUESTION_STATES = (OPEN, CLOSED, REVEALED)
+# Format characters a nickname may hold: zero-width joiner and non-joiner (emoji sequences such as
+# 🏳️‍🌈, and Persian or Indic words) and the tag characters of subdivision flags (🏴󠁧󠁢󠁳󠁣󠁴󠁿).
+_JOINERS = {"\u200c", "\u200d"} | {chr(c) for c in range(0xE0020, 0xE0080)}
 
 
 class ClassError(ValueError):
@@ -28,6 +37,14 @@ class Started:
 
 
 @dataclass(frozen=True)
+class Question:
+    """Where one question of a class stands: its round (1, then 2 after "vote again", ...) and state."""
+
+    round: int
+    state: str  # OPEN, CLOSED or REVEALED
+
+
+@dataclass(frozen=True)
 class Room:
     """What every member of a class may know of it."""
 
@@ -36,7 +53,46 @@ class Room:
     lead_page: str | None  # where the teacher last sent the room (a page's url path), if anywhere
     lead_query: str | None
     lead_version: int  # grows each time the teacher sends the room somewhere
-    revealed: frozenset[str]  # questions the teacher has revealed
+    revealed: frozenset[str]  # questions whose answer is shown
+    questions: dict[str, Question]  # every question the class has met, by its id
+    paced: bool = False  # the teacher keeps every student on the teacher's page
+    closed: bool = False  # the class takes no more answers (ended, or idle); its results are kept
+    current: str | None = None  # the question the teacher last acted on (the projector shows it)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One student of a class as the teacher's roster shows it."""
+
+    seat: str
+    nickname: str | None
+    hidden: bool  # the teacher hid the nickname: shown to no one but the teacher, marked hidden
+    answers: int  # answers given (every round)
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    """One question's answers after class: {round: {choice: how many}}, and what the lab knows of it."""
+
+    question: str
+    prompt: str | None
+    options: int | None
+    right: int | None  # the right choice's index, when the question has one
+    state: str
+    rounds: dict[int, dict[int, int]]
+
+
+@dataclass(frozen=True)
+class AnswerRow:
+    """One student's answer to one question in one round, as the CSV export writes it."""
+
+    nickname: str  # "(no nickname)" when the student gave none; the teacher sees hidden ones
+    question: str
+    prompt: str | None
+    round: int
+    choice: int
+    right: bool | None  # None when the question has no right answer recorded
+    at: float  # seconds since the epoch
 
 
 def normal_code(text: str) -> str | None:
@@ -56,11 +112,29 @@ def clean_nickname(text: str | None) -> str | None:
     if text is None or not text.strip():
         return None
     name = " ".join(text.split())
-    if any(unicodedata.category(ch).startswith("C") for ch in name):
-        raise ClassError("A nickname is plain text: letters, digits, spaces and punctuation.")
+    for ch in name:
+        if unicodedata.category(ch).startswith("C") and ch not in _JOINERS:
+            raise ClassError(
+                f"A nickname is plain text: it cannot hold U+{ord(ch):04X} ({_char_name(ch)}), "
+                "an invisible control or format character."
+            )
     if len(name) > NICKNAME_MAX:
         raise ClassError(f"A nickname has at most {NICKNAME_MAX} characters (this one has {len(name)}).")
     return name
+
+
+def _char_name(ch: str) -> str:
+    return unicodedata.name(ch, "").lower() or "a control character"
+
+
+def clean_prompt(text: str | None) -> str | None:
+    """A question's prompt as stored for the results: one line of plain text, at most :data:`PROMPT_MAX`
+    characters (longer ones are cut with "…")."""
+    if not text:
+        return None
+    visible = "".join(" " if unicodedata.category(ch).startswith("C") else ch for ch in text)
+    line = " ".join(visible.split())
+    return line if len(line) <= PROMPT_MAX else line[: PROMPT_MAX - 1] + "…"
 
 
 @dataclass(frozen=True)

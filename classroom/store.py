@@ -1,13 +1,18 @@
-"""A class's shared state in one database: rooms, seats, answers, reveals, and where the teacher leads.
+"""A class's shared state in one database: rooms, seats, questions, answers, and where the teacher leads.
 
 One code path for both databases (SQLAlchemy Core): an embedded SQLite file by default, PostgreSQL
-when several lab processes serve one class (``LAB_DATABASE_URL``, see ``classroom.config``). Every
-write is its own committed transaction, so an answer a student saw accepted survives the process
-that accepted it. Nothing here knows Streamlit: the interface (``ui.classmode``) calls these methods.
+when several lab processes serve one class (``LAB_DATABASE_URL``, see ``classroom``). Every write is
+its own committed transaction, so an answer a student saw accepted survives the process that accepted
+it, and every process reads a question's state (open, closed, revealed, its round) from here. Nothing
+here knows Streamlit: the interface (``ui.class_session``, ``ui.class_views``) calls these methods.
 
 Trust: a room's code is public (it is projected); the teacher key is not. Only a hash of the key is
-stored, and it is compared in constant time. Student input is validated here, whoever calls:
-a choice must be one of the question's options, a nickname is short plain text.
+stored, and it is compared in constant time. Student input is validated here, whoever calls: a
+choice must be one of the question's options, a nickname is short plain text.
+
+What is kept: a class stops taking answers when its teacher ends it or after three idle hours, and
+its answers stay for the teacher's results until :data:`KEEP_DAYS` (or the teacher's number of days)
+after that; the teacher may delete it at any time.
 """
 
 from __future__ import annotations
@@ -24,16 +29,27 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from classroom.model import (
+    CLOSED,
     CODE_ALPHABET,
     CODE_LENGTH,
     IDLE_SECONDS,
+    KEEP_DAYS,
+    KEEP_DAYS_MAX,
     NICKNAME_MAX,
+    OPEN,
+    PROMPT_MAX,
     QUESTION_MAX,
+    REVEALED,
+    AnswerRow,
     ClassError,
+    Question,
+    QuestionResult,
     Room,
+    Seat,
     Started,
     Summary,
     clean_nickname,
+    clean_prompt,
     normal_code,
     summarize,
 )
@@ -42,6 +58,7 @@ __all__ = [  # the model's names, for callers that know only the store
     "CODE_ALPHABET",
     "CODE_LENGTH",
     "IDLE_SECONDS",
+    "KEEP_DAYS",
     "NICKNAME_MAX",
     "QUESTION_MAX",
     "ClassError",
@@ -55,7 +72,9 @@ __all__ = [  # the model's names, for callers that know only the store
     "summarize",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+DAY = 24 * 60 * 60
+SEAT_MAX = 32
 
 metadata = sa.MetaData()
 lab_meta = sa.Table(
@@ -65,43 +84,56 @@ lab_meta = sa.Table(
     sa.Column("value", sa.String(64), nullable=False),
 )
 rooms = sa.Table(
-    "class_rooms",
+    "class_room",
     metadata,
     sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
     sa.Column("teacher_hash", sa.String(64), nullable=False),
     sa.Column("created", sa.Float, nullable=False),
     sa.Column("active", sa.Float, nullable=False),
+    sa.Column("closed", sa.Float),  # when it stopped taking answers (ended or idle); None while open
+    sa.Column("keep_days", sa.Integer, nullable=False, server_default=str(KEEP_DAYS)),
+    sa.Column("paced", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("lead_page", sa.String(64)),
     sa.Column("lead_query", sa.String(2000)),
     sa.Column("lead_version", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("current", sa.String(QUESTION_MAX)),  # the question the teacher last acted on
 )
 seats = sa.Table(
-    "class_seats",
+    "class_seat",
     metadata,
     sa.Column("room", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("seat", sa.String(32), primary_key=True),
+    sa.Column("seat", sa.String(SEAT_MAX), primary_key=True),
     sa.Column("nickname", sa.String(NICKNAME_MAX)),
     sa.Column("joined", sa.Float, nullable=False),
+    sa.Column("hidden", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("removed", sa.Float),  # the teacher removed this student (their answers went with it)
 )
-answers = sa.Table(
-    "class_answers",
+questions = sa.Table(
+    "class_question",
     metadata,
     sa.Column("room", sa.String(CODE_LENGTH), primary_key=True),
     sa.Column("question", sa.String(QUESTION_MAX), primary_key=True),
-    sa.Column("seat", sa.String(32), primary_key=True),
+    sa.Column("round", sa.Integer, nullable=False, server_default="1"),
+    sa.Column("state", sa.String(8), nullable=False, server_default=OPEN),
+    sa.Column("prompt", sa.String(PROMPT_MAX)),
+    sa.Column("options", sa.Integer),
+    sa.Column("right", sa.Integer),
+    sa.Column("changed", sa.Float, nullable=False),
+)
+answers = sa.Table(
+    "class_answer",
+    metadata,
+    sa.Column("room", sa.String(CODE_LENGTH), primary_key=True),
+    sa.Column("question", sa.String(QUESTION_MAX), primary_key=True),
+    sa.Column("round", sa.Integer, primary_key=True),
+    sa.Column("seat", sa.String(SEAT_MAX), primary_key=True),
     sa.Column("choice", sa.Integer, nullable=False),
     sa.Column("at", sa.Float, nullable=False),
     # The student saw the answer (exploring alone, or the quiz's own check): the answer cannot change.
     sa.Column("final", sa.Boolean, nullable=False, server_default=sa.false()),
 )
-reveals = sa.Table(
-    "class_reveals",
-    metadata,
-    sa.Column("room", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("question", sa.String(QUESTION_MAX), primary_key=True),
-    sa.Column("at", sa.Float, nullable=False),
-)
-_ROOM_TABLES = (answers, reveals, seats, rooms)
+_ROOM_TABLES = (answers, questions, seats, rooms)
+_V1_TABLES = ("class_answers", "class_reveals", "class_seats", "class_rooms")
 
 
 def _hash(key: str) -> str:
@@ -124,7 +156,8 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def open_engine(url: str) -> Engine:
-    """An engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``), tables created."""
+    """An engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``), tables created; a
+    database of schema version 1 is moved to version 2 with its classes."""
     engine = sa.create_engine(url, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
         sa.event.listen(engine, "connect", _sqlite_pragmas)
@@ -134,18 +167,68 @@ def open_engine(url: str) -> Engine:
             found = conn.execute(
                 sa.select(lab_meta.c.value).where(lab_meta.c.name == "schema_version")
             ).scalar()
-            if found is None:
-                _upsert(
-                    conn, lab_meta, {"name": "schema_version", "value": str(SCHEMA_VERSION)}, ["name"], []
-                )
-            elif found != str(SCHEMA_VERSION):
+            if found == "1":
+                _from_version_1(conn)
+            elif found not in (None, str(SCHEMA_VERSION)):
                 raise RuntimeError(
                     f"the class database has schema version {found}; this lab reads version {SCHEMA_VERSION}"
                 )
+            _upsert(
+                conn, lab_meta, {"name": "schema_version", "value": str(SCHEMA_VERSION)}, ["name"], ["value"]
+            )
     except BaseException:
         engine.dispose()
         raise
     return engine
+
+
+def _from_version_1(conn: Connection) -> None:
+    """Copy version 1's classes into version 2's tables (every answer in round 1; a reveal becomes a
+    revealed question) and drop the old tables."""
+    old = sa.MetaData()
+    old.reflect(conn, only=[t for t in _V1_TABLES if sa.inspect(conn).has_table(t)])
+    if "class_rooms" in old.tables:
+        r = old.tables["class_rooms"]
+        conn.execute(
+            rooms.insert().from_select(
+                ["code", "teacher_hash", "created", "active", "lead_page", "lead_query", "lead_version"],
+                sa.select(
+                    r.c.code,
+                    r.c.teacher_hash,
+                    r.c.created,
+                    r.c.active,
+                    r.c.lead_page,
+                    r.c.lead_query,
+                    r.c.lead_version,
+                ),
+            )
+        )
+    if "class_seats" in old.tables:
+        s = old.tables["class_seats"]
+        conn.execute(
+            seats.insert().from_select(
+                ["room", "seat", "nickname", "joined"],
+                sa.select(s.c.room, s.c.seat, s.c.nickname, s.c.joined),
+            )
+        )
+    if "class_answers" in old.tables:
+        a = old.tables["class_answers"]
+        conn.execute(
+            answers.insert().from_select(
+                ["room", "question", "round", "seat", "choice", "at", "final"],
+                sa.select(a.c.room, a.c.question, sa.literal(1), a.c.seat, a.c.choice, a.c.at, a.c.final),
+            )
+        )
+        first = sa.select(a.c.room, a.c.question, sa.func.min(a.c.at)).group_by(a.c.room, a.c.question)
+        conn.execute(questions.insert().from_select(["room", "question", "changed"], first))
+    if "class_reveals" in old.tables:
+        v = old.tables["class_reveals"]
+        for room, question, at in conn.execute(sa.select(v.c.room, v.c.question, v.c.at)):
+            row = {"room": room, "question": question, "state": REVEALED, "changed": at}
+            _upsert(conn, questions, row, ["room", "question"], ["state", "changed"])
+    for name in _V1_TABLES:
+        if name in old.tables:
+            old.tables[name].drop(conn)
 
 
 def _upsert(
@@ -171,8 +254,9 @@ class Store:
 
     # --- the teacher's side -------------------------------------------------------------------
 
-    def start(self) -> Started:
+    def start(self, keep_days: int = KEEP_DAYS) -> Started:
         """Make a room with a fresh random code; the key returned is the only copy of the teacher key."""
+        _check_days(keep_days)
         self.expire()
         key = secrets.token_urlsafe(24)
         now = self.clock()
@@ -181,7 +265,9 @@ class Store:
             try:
                 with self.engine.begin() as conn:
                     conn.execute(
-                        rooms.insert().values(code=code, teacher_hash=_hash(key), created=now, active=now)
+                        rooms.insert().values(
+                            code=code, teacher_hash=_hash(key), created=now, active=now, keep_days=keep_days
+                        )
                     )
             except sa.exc.IntegrityError:
                 continue  # that code is taken: draw again
@@ -196,25 +282,64 @@ class Store:
             stored = conn.execute(sa.select(rooms.c.teacher_hash).where(rooms.c.code == code)).scalar()
         return stored is not None and _matches(stored, key)
 
-    def _as_teacher(self, conn: Connection, code: str, key: str) -> None:
-        stored = conn.execute(sa.select(rooms.c.teacher_hash).where(rooms.c.code == code)).scalar()
-        if stored is None:
-            raise ClassError("This class has ended.")
-        if not _matches(stored, key):
+    def _as_teacher(self, conn: Connection, code: str, key: str, *, running: bool = True) -> None:
+        """Check the key; ``running``: the class must still take answers (a closed one only reports)."""
+        row = conn.execute(
+            sa.select(rooms.c.teacher_hash, rooms.c.closed).where(rooms.c.code == code)
+        ).first()
+        if row is None:
+            raise ClassError("This class has been deleted.")
+        if not _matches(row[0], key):
             raise ClassError("Only the class's teacher can do that.")
-        conn.execute(rooms.update().where(rooms.c.code == code).values(active=self.clock()))
+        if running and row[1] is not None:
+            raise ClassError("This class has ended: its results can be read and exported, nothing more.")
+        if running:
+            conn.execute(rooms.update().where(rooms.c.code == code).values(active=self.clock()))
 
-    def reveal(self, code: str, key: str, question: str) -> None:
-        """Show ``question``'s answer on every student's screen."""
+    def _question_state(
+        self, code: str, key: str, question: str, state: str, *, new_round: bool = False
+    ) -> int:
+        _check_question(question)
+        now = self.clock()
         with self.engine.begin() as conn:
             self._as_teacher(conn, code, key)
             _upsert(
                 conn,
-                reveals,
-                {"room": code, "question": question, "at": self.clock()},
+                questions,
+                {"room": code, "question": question, "changed": now},
                 ["room", "question"],
                 [],
             )
+            this = (questions.c.room == code, questions.c.question == question)
+            values: dict[str, Any] = {"state": state, "changed": now}
+            if new_round:
+                values["round"] = questions.c.round + 1
+            conn.execute(questions.update().where(*this).values(**values))
+            conn.execute(rooms.update().where(rooms.c.code == code).values(current=question))
+            return int(conn.execute(sa.select(questions.c.round).where(*this)).scalar_one())
+
+    def reveal(self, code: str, key: str, question: str) -> None:
+        """Show ``question``'s answer on every student's screen; it takes no more answers."""
+        self._question_state(code, key, question, REVEALED)
+
+    def close_question(self, code: str, key: str, question: str) -> None:
+        """Stop taking answers to ``question`` without showing its answer."""
+        self._question_state(code, key, question, CLOSED)
+
+    def open_question(self, code: str, key: str, question: str) -> None:
+        """Take answers to ``question`` again, in the same round (a closed one is reopened)."""
+        self._question_state(code, key, question, OPEN)
+
+    def vote_again(self, code: str, key: str, question: str) -> int:
+        """A new round of ``question``: open, nobody's answer in it yet; the earlier rounds are kept.
+        Returns the new round's number."""
+        return self._question_state(code, key, question, OPEN, new_round=True)
+
+    def set_paced(self, code: str, key: str, paced: bool) -> None:
+        """Teacher-paced: every student's browser follows the teacher's lead and cannot wander."""
+        with self.engine.begin() as conn:
+            self._as_teacher(conn, code, key)
+            conn.execute(rooms.update().where(rooms.c.code == code).values(paced=bool(paced)))
 
     def lead(self, code: str, key: str, page: str, query: str) -> int:
         """Send the room to ``page`` with the link ``query``; returns the new lead version."""
@@ -230,16 +355,43 @@ class Store:
             return int(conn.execute(sa.select(rooms.c.lead_version).where(rooms.c.code == code)).scalar_one())
 
     def end(self, code: str, key: str) -> None:
-        """End the class: its seats, answers and reveals are deleted with it."""
+        """End the class: it takes no more answers or students; its results are kept until deleted."""
         with self.engine.begin() as conn:
             self._as_teacher(conn, code, key)
+            conn.execute(rooms.update().where(rooms.c.code == code).values(closed=self.clock()))
+
+    def delete(self, code: str, key: str) -> None:
+        """Delete the class now, with every seat and answer."""
+        with self.engine.begin() as conn:
+            self._as_teacher(conn, code, key, running=False)
             self._delete(conn, [code])
 
+    def keep_for(self, code: str, key: str, days: int) -> None:
+        """Keep the class's results ``days`` days after it ends (then they are deleted)."""
+        _check_days(days)
+        with self.engine.begin() as conn:
+            self._as_teacher(conn, code, key, running=False)
+            conn.execute(rooms.update().where(rooms.c.code == code).values(keep_days=days))
+
+    def deleted_after(self, code: str) -> tuple[float | None, int] | None:
+        """(when the class ended or None, days kept after that), or None for no such class."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                sa.select(rooms.c.closed, rooms.c.keep_days).where(rooms.c.code == code)
+            ).first()
+        return None if row is None else (row[0], int(row[1]))
+
     def tallies(self, code: str) -> dict[str, dict[int, int]]:
-        """Every question's answers so far: {question: {choice: how many}} (counts only, never who)."""
+        """Every question's answers in its current round: {question: {choice: how many}} (never who)."""
         query = (
             sa.select(answers.c.question, answers.c.choice, sa.func.count())
-            .where(answers.c.room == code)
+            .select_from(
+                answers.join(
+                    questions,
+                    (questions.c.room == answers.c.room) & (questions.c.question == answers.c.question),
+                )
+            )
+            .where(answers.c.room == code, answers.c.round == questions.c.round)
             .group_by(answers.c.question, answers.c.choice)
         )
         out: dict[str, dict[int, int]] = {}
@@ -248,11 +400,127 @@ class Store:
                 out.setdefault(question, {})[int(choice)] = int(n)
         return out
 
+    def rounds(self, code: str, question: str) -> dict[int, dict[int, int]]:
+        """One question's answers in every round: {round: {choice: how many}} (never who)."""
+        query = (
+            sa.select(answers.c.round, answers.c.choice, sa.func.count())
+            .where(answers.c.room == code, answers.c.question == question)
+            .group_by(answers.c.round, answers.c.choice)
+        )
+        out: dict[int, dict[int, int]] = {}
+        with self.engine.connect() as conn:
+            for rnd, choice, n in conn.execute(query):
+                out.setdefault(int(rnd), {})[int(choice)] = int(n)
+        return out
+
     def nicknames(self, code: str) -> list[str]:
-        """The nicknames students gave, in alphabetical order (for the teacher's screen only)."""
-        query = sa.select(seats.c.nickname).where(seats.c.room == code, seats.c.nickname.is_not(None))
+        """The nicknames students gave, not hidden, in alphabetical order (for the teacher's screen only)."""
+        query = sa.select(seats.c.nickname).where(
+            seats.c.room == code, seats.c.nickname.is_not(None), ~seats.c.hidden, seats.c.removed.is_(None)
+        )
         with self.engine.connect() as conn:
             return [str(n) for n in conn.execute(query.order_by(seats.c.nickname)).scalars()]
+
+    def roster(self, code: str, key: str) -> list[Seat]:
+        """Every student still in the class, in the order they joined, with how many answers each gave."""
+        counted = (
+            sa.select(answers.c.seat, sa.func.count().label("n"))
+            .where(answers.c.room == code)
+            .group_by(answers.c.seat)
+            .subquery()
+        )
+        query = (
+            sa.select(seats.c.seat, seats.c.nickname, seats.c.hidden, sa.func.coalesce(counted.c.n, 0))
+            .select_from(seats.outerjoin(counted, counted.c.seat == seats.c.seat))
+            .where(seats.c.room == code, seats.c.removed.is_(None))
+            .order_by(seats.c.joined, seats.c.seat)
+        )
+        with self.engine.begin() as conn:
+            self._as_teacher(conn, code, key, running=False)
+            return [Seat(s, n, bool(h), int(c)) for s, n, h, c in conn.execute(query)]
+
+    def remove(self, code: str, key: str, seat: str) -> None:
+        """Take a student out of the class: their answers go, and their browser is told so."""
+        with self.engine.begin() as conn:
+            self._as_teacher(conn, code, key, running=False)
+            found = conn.execute(
+                seats.update()
+                .where(seats.c.room == code, seats.c.seat == seat, seats.c.removed.is_(None))
+                .values(removed=self.clock(), nickname=None)
+            )
+            if found.rowcount == 0:
+                raise ClassError("That student is not in the class (any more).")
+            conn.execute(answers.delete().where(answers.c.room == code, answers.c.seat == seat))
+
+    def rename(self, code: str, key: str, seat: str, nickname: str | None) -> None:
+        """Give a student another nickname (None: none); it is checked as a student's own would be."""
+        name = clean_nickname(nickname)
+        self._set_seat(code, key, seat, nickname=name)
+
+    def hide(self, code: str, key: str, seat: str, hidden: bool) -> None:
+        """Hide a nickname from every screen but the teacher's roster (or show it again)."""
+        self._set_seat(code, key, seat, hidden=bool(hidden))
+
+    def _set_seat(self, code: str, key: str, seat: str, **values: Any) -> None:
+        with self.engine.begin() as conn:
+            self._as_teacher(conn, code, key, running=False)
+            found = conn.execute(
+                seats.update()
+                .where(seats.c.room == code, seats.c.seat == seat, seats.c.removed.is_(None))
+                .values(**values)
+            )
+            if found.rowcount == 0:
+                raise ClassError("That student is not in the class (any more).")
+
+    def results(self, code: str, key: str) -> list[QuestionResult]:
+        """Every question the class met, in the order the class first met them, with its rounds."""
+        with self.engine.begin() as conn:
+            self._as_teacher(conn, code, key, running=False)
+            met = list(
+                conn.execute(
+                    sa.select(
+                        questions.c.question,
+                        questions.c.prompt,
+                        questions.c.options,
+                        questions.c.right,
+                        questions.c.state,
+                    )
+                    .where(questions.c.room == code)
+                    .order_by(questions.c.changed, questions.c.question)
+                )
+            )
+        return [QuestionResult(q, p, o, r, s, self.rounds(code, q)) for q, p, o, r, s in met]
+
+    def answer_rows(self, code: str, key: str) -> list[AnswerRow]:
+        """One row per student × question × round (the CSV export), by question, round, then time."""
+        query = (
+            sa.select(
+                seats.c.nickname,
+                answers.c.question,
+                questions.c.prompt,
+                answers.c.round,
+                answers.c.choice,
+                questions.c.right,
+                answers.c.at,
+            )
+            .select_from(
+                answers.join(seats, (seats.c.room == answers.c.room) & (seats.c.seat == answers.c.seat)).join(
+                    questions,
+                    (questions.c.room == answers.c.room) & (questions.c.question == answers.c.question),
+                )
+            )
+            .where(answers.c.room == code)
+            .order_by(questions.c.changed, answers.c.question, answers.c.round, answers.c.at, answers.c.seat)
+        )
+        with self.engine.begin() as conn:
+            self._as_teacher(conn, code, key, running=False)
+            rows = list(conn.execute(query))
+        return [
+            AnswerRow(
+                n or "(no nickname)", q, p, int(r), int(c), None if right is None else int(c) == right, at
+            )
+            for n, q, p, r, c, right, at in rows
+        ]
 
     # --- everyone's side ----------------------------------------------------------------------
 
@@ -260,15 +528,41 @@ class Store:
         """The room ``code`` as its members see it, or None if there is no such class (any more)."""
         with self.engine.connect() as conn:
             row = conn.execute(
-                sa.select(rooms.c.lead_page, rooms.c.lead_query, rooms.c.lead_version).where(
-                    rooms.c.code == code
-                )
+                sa.select(
+                    rooms.c.lead_page,
+                    rooms.c.lead_query,
+                    rooms.c.lead_version,
+                    rooms.c.paced,
+                    rooms.c.closed,
+                    rooms.c.current,
+                ).where(rooms.c.code == code)
             ).first()
             if row is None:
                 return None
-            students = conn.execute(sa.select(sa.func.count()).where(seats.c.room == code)).scalar_one()
-            shown = conn.execute(sa.select(reveals.c.question).where(reveals.c.room == code)).scalars()
-            return Room(code, int(students), row[0], row[1], int(row[2]), frozenset(shown))
+            students = conn.execute(
+                sa.select(sa.func.count()).where(seats.c.room == code, seats.c.removed.is_(None))
+            ).scalar_one()
+            met = {
+                q: Question(int(r), s)
+                for q, r, s in conn.execute(
+                    sa.select(questions.c.question, questions.c.round, questions.c.state).where(
+                        questions.c.room == code
+                    )
+                )
+            }
+        shown = frozenset(q for q, state in met.items() if state.state == REVEALED)
+        return Room(
+            code,
+            int(students),
+            row[0],
+            row[1],
+            int(row[2]),
+            shown,
+            met,
+            bool(row[3]),
+            row[4] is not None,
+            row[5],
+        )
 
     def join(self, code: str, nickname: str | None = None) -> str:
         """A new seat in ``code``'s class; returns the seat's id, which the student's browser keeps."""
@@ -277,57 +571,114 @@ class Store:
         seat = secrets.token_urlsafe(12)
         now = self.clock()
         with self.engine.begin() as conn:
-            if conn.execute(sa.select(rooms.c.code).where(rooms.c.code == code)).first() is None:
-                raise ClassError(f"There is no class {code} (a class ends when its teacher ends it).")
+            found = conn.execute(sa.select(rooms.c.closed).where(rooms.c.code == code)).first()
+            if found is None:
+                raise ClassError(f"There is no class {code}: check the code with your teacher.")
+            if found[0] is not None:
+                raise ClassError(f"Class {code} has ended: it takes no new students.")
             conn.execute(seats.insert().values(room=code, seat=seat, nickname=name, joined=now))
             conn.execute(rooms.update().where(rooms.c.code == code).values(active=now))
         return seat
 
-    def has_seat(self, code: str, seat: str) -> bool:
+    def seat_state(self, code: str, seat: str) -> str:
+        """ "in" (a student of the class), "removed" (the teacher removed them) or "gone" (no such seat)."""
         with self.engine.connect() as conn:
-            found = conn.execute(sa.select(seats.c.seat).where(seats.c.room == code, seats.c.seat == seat))
-            return found.first() is not None
+            found = conn.execute(
+                sa.select(seats.c.removed).where(seats.c.room == code, seats.c.seat == seat)
+            ).first()
+        return "gone" if found is None else "removed" if found[0] is not None else "in"
+
+    def has_seat(self, code: str, seat: str) -> bool:
+        return self.seat_state(code, seat) == "in"
 
     def answer(
-        self, code: str, seat: str, question: str, choice: int, options: int, *, final: bool = False
+        self,
+        code: str,
+        seat: str,
+        question: str,
+        choice: int,
+        options: int,
+        *,
+        final: bool = False,
+        right: int | None = None,
+        prompt: str | None = None,
     ) -> None:
-        """Record (or change) a seat's answer until the question is revealed; returns once it is committed.
+        """Record (or change) a seat's answer in the question's current round; returns once committed.
 
-        ``options`` is how many options the question offers (the lab's own count, not the student's).
-        ``final``: the student sees the answer now, so this answer is the last this seat gives (an answer
-        changed after seeing the right one would count a copy as a prediction).
+        ``options`` is how many options the question offers and ``right`` its right option, if any
+        (the lab's own, never the student's); ``prompt`` the question's text for the results.
+        ``final``: the student sees the answer now, so this answer is the last this seat gives in this
+        round (an answer changed after seeing the right one would count a copy as a prediction).
+        Refused when the class has ended, the question is closed or revealed, or the seat was removed.
         """
-        if not 0 < len(question) <= QUESTION_MAX:
-            raise ClassError("That is not a question of this lab.")
+        _check_question(question)
         if isinstance(choice, bool) or not isinstance(choice, int) or not 0 <= choice < options:
             raise ClassError("That answer is not one of the question's options.")
         now = self.clock()
         with self.engine.begin() as conn:
-            if not conn.execute(
-                sa.select(seats.c.seat).where(seats.c.room == code, seats.c.seat == seat)
-            ).first():
-                raise ClassError("This class has ended, or this browser is not in it.")
-            shown = sa.select(reveals.c.room).where(reveals.c.room == code, reveals.c.question == question)
-            if conn.execute(shown).first():
+            where = conn.execute(
+                sa.select(rooms.c.closed, seats.c.removed)
+                .select_from(rooms.join(seats, seats.c.room == rooms.c.code))
+                .where(rooms.c.code == code, seats.c.seat == seat)
+            ).first()
+            if where is None:
+                raise ClassError("This class has been deleted, or this browser is not in it.")
+            if where[1] is not None:
+                raise ClassError("Your teacher took you out of this class: this answer was not recorded.")
+            if where[0] is not None:
+                raise ClassError("The class has ended: it takes no more answers.")
+            about = {"options": options, "right": right, "prompt": clean_prompt(prompt)}
+            _upsert(
+                conn,
+                questions,
+                {"room": code, "question": question, "changed": now, **about},
+                ["room", "question"],
+                [],
+            )
+            this_q = (questions.c.room == code, questions.c.question == question)
+            if right is not None:
+                conn.execute(questions.update().where(*this_q, questions.c.right.is_(None)).values(**about))
+            rnd, state = conn.execute(sa.select(questions.c.round, questions.c.state).where(*this_q)).one()
+            if state == REVEALED:
                 raise ClassError("The answer is revealed: this question takes no more answers.")
-            this = (answers.c.room == code, answers.c.question == question, answers.c.seat == seat)
+            if state == CLOSED:
+                raise ClassError("Your teacher has closed this question: answers are not taken now.")
+            this = (
+                answers.c.room == code,
+                answers.c.question == question,
+                answers.c.round == rnd,
+                answers.c.seat == seat,
+            )
             if conn.execute(sa.select(answers.c.final).where(*this)).scalar():
                 raise ClassError("You have seen the answer: your first answer is the one that counts.")
             row = {
                 "room": code,
                 "question": question,
+                "round": rnd,
                 "seat": seat,
                 "choice": choice,
                 "at": now,
                 "final": final,
             }
-            _upsert(conn, answers, row, ["room", "question", "seat"], ["choice", "at", "final"])
+            _upsert(conn, answers, row, ["room", "question", "round", "seat"], ["choice", "at", "final"])
             conn.execute(rooms.update().where(rooms.c.code == code).values(active=now))
 
     def answer_of(self, code: str, seat: str, question: str) -> int | None:
-        """The answer this seat gave to ``question``, if any."""
-        query = sa.select(answers.c.choice).where(
-            answers.c.room == code, answers.c.seat == seat, answers.c.question == question
+        """The answer this seat gave to ``question`` in its current round, if any."""
+        query = (
+            sa.select(answers.c.choice)
+            .select_from(
+                answers.join(
+                    questions,
+                    (questions.c.room == answers.c.room) & (questions.c.question == answers.c.question),
+                )
+            )
+            .where(
+                answers.c.room == code,
+                answers.c.seat == seat,
+                answers.c.question == question,
+                answers.c.round == questions.c.round,
+            )
         )
         with self.engine.connect() as conn:
             found = conn.execute(query).scalar()
@@ -335,14 +686,23 @@ class Store:
 
     # --- housekeeping -------------------------------------------------------------------------
 
-    def expire(self, idle: float = IDLE_SECONDS) -> int:
-        """End every class nobody has touched for ``idle`` seconds; returns how many ended."""
+    def expire(self, idle: float = IDLE_SECONDS) -> tuple[int, int]:
+        """End every class nobody has touched for ``idle`` seconds, and delete every class whose kept
+        days are over; returns (how many ended, how many deleted)."""
+        now = self.clock()
         with self.engine.begin() as conn:
+            ended = conn.execute(
+                rooms.update().where(rooms.c.closed.is_(None), rooms.c.active < now - idle).values(closed=now)
+            ).rowcount
             old = list(
-                conn.execute(sa.select(rooms.c.code).where(rooms.c.active < self.clock() - idle)).scalars()
+                conn.execute(
+                    sa.select(rooms.c.code).where(
+                        rooms.c.closed.is_not(None), rooms.c.closed + rooms.c.keep_days * DAY < now
+                    )
+                ).scalars()
             )
             self._delete(conn, old)
-        return len(old)
+        return int(ended), len(old)
 
     @staticmethod
     def _delete(conn: Connection, codes: list[str]) -> None:
@@ -350,3 +710,13 @@ class Store:
             for table in _ROOM_TABLES:
                 key = table.c.code if table is rooms else table.c.room
                 conn.execute(table.delete().where(key.in_(codes)))
+
+
+def _check_question(question: str) -> None:
+    if not isinstance(question, str) or not 0 < len(question) <= QUESTION_MAX:
+        raise ClassError("That is not a question of this lab.")
+
+
+def _check_days(days: int) -> None:
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= KEEP_DAYS_MAX:
+        raise ClassError(f"Results are kept between 1 and {KEEP_DAYS_MAX} days after the class.")

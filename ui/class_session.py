@@ -113,7 +113,7 @@ def start_class() -> None:
 
 
 def end_class() -> None:
-    """Button callback: the teacher ends the class; every answer is deleted."""
+    """Button callback: the teacher ends the class; it takes no more answers (they are kept)."""
     m = member()
     if m is not None and m.key is not None:
         try:
@@ -121,7 +121,7 @@ def end_class() -> None:
         except ClassError:
             pass  # already ended (by another of the teacher's tabs, or it expired): nothing left to do
         room_changed()
-    leave("The class has ended and its answers are deleted.")
+    leave("The class has ended: it takes no more answers.")
 
 
 def join(typed_code: str, nickname: str | None) -> str | None:
@@ -153,8 +153,10 @@ def read_class_link() -> None:
     if TEACH in given:
         key = given.get(TEACH, "")
         del st.query_params[TEACH]
-        if code is not None and store().is_teacher(code, key):
+        if code is not None and store().is_teacher(code, key) and _running(code):
             session.klass.member.set(Member(code, key=key))
+        elif code is not None and store().is_teacher(code, key):
+            session.klass.notice.set(f"Class {code} has ended: it takes no more answers.")
         elif code is not None and store().room(code) is not None:
             session.klass.notice.set(f"That teacher link's key is not class {code}'s: check the link.")
         elif code is None:
@@ -171,7 +173,13 @@ def read_class_link() -> None:
             session.klass.notice.set(f"That address's seat is not in class {code} (any more): join again.")
     kept = st.context.cookies.get(COOKIE)  # not a str where no browser connected (AppTest)
     kept_code, _, kept_key = urllib.parse.unquote(kept if isinstance(kept, str) else "").partition(":")
-    if m is None and code is not None and kept_code == code and store().is_teacher(code, kept_key):
+    if (
+        m is None
+        and code is not None
+        and kept_code == code
+        and store().is_teacher(code, kept_key)
+        and _running(code)
+    ):
         m = Member(code, key=kept_key)
         session.klass.member.set(m)
     if m is not None and m.key is not None:
@@ -185,6 +193,11 @@ def read_class_link() -> None:
             st.query_params[CLASS] = m.code
         if m.seat is not None and given.get(SEAT) != m.seat:
             st.query_params[SEAT] = m.seat
+
+
+def _running(code: str) -> bool:
+    room = store().room(code)
+    return room is not None and not room.closed
 
 
 def public_base() -> str:

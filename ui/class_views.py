@@ -32,6 +32,7 @@ from ui.text import plain
 STUDENT_POLL_S = 4.0
 JOIN_CODE_CHARS = 12  # six letters and digits, with a space or hyphen between each
 ENDED_ELSEWHERE = "The class has ended (nobody used it for three hours, or it was ended elsewhere)."
+ENDED = "Your class has ended."
 TEACHER_POLL_S = 1.0
 FOLLOW = "class_follow"  # the student's "Follow the teacher" toggle
 
@@ -118,7 +119,7 @@ def _send_here(page: str) -> None:
 def _roster(code: str) -> None:
     """Who has joined, on the teacher's screen only (nicknames are never shown beside an answer)."""
     room = cs.store().room(code)
-    if room is None:  # ended from another of the teacher's browsers, or expired: say so at once
+    if room is None or room.closed:  # ended from another of the teacher's browsers, or idle: say so at once
         cs.leave(ENDED_ELSEWHERE)
         st.rerun(scope="app")
     names = cs.store().nicknames(code)
@@ -127,7 +128,7 @@ def _roster(code: str) -> None:
 
 def _teacher_panel(m: cs.Member, page: str) -> None:
     room = cs.store().room(m.code)
-    if room is None:
+    if room is None or room.closed:
         cs.leave(ENDED_ELSEWHERE)
         st.rerun()  # the sidebar then says so, with no class panel left behind
     st.markdown(f"**Class {m.code}** · you lead it")
@@ -146,7 +147,7 @@ def _teacher_panel(m: cs.Member, page: str) -> None:
         st.caption("Lead the class from another browser with it. Do not project it or share it.")
         st.code(cs.teacher_address(m), language=None)
     with st.popover("End the class", icon=":material/logout:"):  # one step away from a mis-click
-        st.caption("Every student leaves the class, and its answers are deleted.")
+        st.caption("Every student leaves the class, and it takes no more answers.")
         st.button("End it now", key="class_end", on_click=cs.end_class, type="primary")
 
 
@@ -154,8 +155,8 @@ def _teacher_panel(m: cs.Member, page: str) -> None:
 def _follow(code: str, page: str) -> None:
     """Every few seconds: the class still there, and the teacher's lead followed if it is new."""
     room = cs.room_now(code)
-    if room is None:
-        cs.leave("Your class has ended.")
+    if room is None or room.closed:
+        cs.leave(ENDED)
         st.rerun(scope="app")
     st.caption(f"Class {code} · {room.students} joined")
     new = room.revealed - session.klass.revealed_seen.get()

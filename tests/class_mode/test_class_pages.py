@@ -53,7 +53,7 @@ def test_a_teacher_link_of_an_ended_class_says_it_ended() -> None:
     _store().end(started.code, started.teacher_key)
     at = open_page(HOME, **{"class": started.code, "teach": started.teacher_key})
     assert _member(at) is None
-    assert "That teacher link is not valid any more: the class has ended." in page_text(at)
+    assert f"Class {started.code} has ended: it takes no more answers." in page_text(at)
 
 
 def test_a_teacher_link_without_a_class_says_what_is_missing() -> None:
@@ -226,13 +226,14 @@ def test_the_teacher_sees_the_whole_quiz_in_one_live_table() -> None:
     assert sum(str(b.key).startswith("class_reveal_quiz_") for b in teacher.button) == len(BUILDERS)
 
 
-def test_ending_the_class_takes_a_second_click_and_deletes_it() -> None:
+def test_ending_the_class_takes_a_second_click_and_keeps_its_answers() -> None:
     started = _store().start()
     at = open_page(MEAN, **{"class": started.code, "teach": started.teacher_key})
     ok(at.button(key="class_end").click().run())
-    assert _store().room(started.code) is None
+    room = _store().room(started.code)
+    assert room is not None and room.closed
     assert _member(at) is None
-    assert "The class has ended and its answers are deleted." in page_text(at)
+    assert "The class has ended: it takes no more answers." in page_text(at)
 
 
 @pytest.mark.parametrize(

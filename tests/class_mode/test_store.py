@@ -7,9 +7,11 @@ import threading
 import pytest
 import sqlalchemy as sa
 
+from classroom.model import CLOSED, KEEP_DAYS, KEEP_DAYS_MAX, OPEN, REVEALED, Question
 from classroom.store import (
     CODE_ALPHABET,
     CODE_LENGTH,
+    DAY,
     IDLE_SECONDS,
     NICKNAME_MAX,
     ClassError,
@@ -135,36 +137,181 @@ def test_an_answer_given_with_the_answer_in_sight_is_final(store: Store) -> None
     assert store.tallies(code) == {"q1": {0: 1}, "q2": {1: 1}}
 
 
-def test_ending_a_class_deletes_its_answers_and_no_one_can_join_or_answer_after(store: Store) -> None:
+def test_an_ended_class_keeps_its_answers_for_the_teacher_and_takes_no_more(store: Store) -> None:
     ended, kept = store.start(), store.start()
     seat, other = store.join(ended.code), store.join(kept.code)
     store.answer(ended.code, seat, "q1", 1, options=2)
     store.answer(kept.code, other, "q1", 0, options=2)
     store.end(ended.code, ended.teacher_key)
+    room = store.room(ended.code)
+    assert room is not None and room.closed and store.tallies(ended.code) == {"q1": {1: 1}}
+    with pytest.raises(ClassError, match="has ended: it takes no new students"):
+        store.join(ended.code)
+    with pytest.raises(ClassError, match="has ended: it takes no more answers"):
+        store.answer(ended.code, seat, "q1", 0, options=2)
+    with pytest.raises(ClassError, match="its results can be read"):
+        store.reveal(ended.code, ended.teacher_key, "q1")
+    assert [r.rounds for r in store.results(ended.code, ended.teacher_key)] == [{1: {1: 1}}]
+    store.delete(ended.code, ended.teacher_key)
     assert store.room(ended.code) is None
     with store.engine.connect() as conn:
         assert conn.execute(sa.select(answers.c.room)).scalars().all() == [kept.code]
     with pytest.raises(ClassError, match="There is no class"):
         store.join(ended.code)
-    with pytest.raises(ClassError, match="has ended"):
+    with pytest.raises(ClassError, match="has been deleted"):
         store.answer(ended.code, seat, "q1", 0, options=2)
-    with pytest.raises(ClassError, match="has ended"):
-        store.reveal(ended.code, ended.teacher_key, "q1")
     assert store.tallies(kept.code) == {"q1": {0: 1}}
 
 
-def test_a_class_idle_for_the_set_time_expires_and_a_touched_one_does_not(store: Store, clock: Clock) -> None:
-    idle, busy = store.start(), store.start()
+def test_an_idle_class_ends_and_is_deleted_once_its_kept_days_are_over(store: Store, clock: Clock) -> None:
+    idle, busy, short = store.start(), store.start(), store.start(keep_days=1)
     seat = store.join(busy.code)
     clock.now += IDLE_SECONDS - 1
     store.answer(busy.code, seat, "q1", 0, options=2)  # an answer is activity
-    assert store.expire() == 0
+    assert store.expire() == (0, 0)
     clock.now += 2
-    assert store.expire() == 1
+    assert store.expire() == (2, 0)  # idle and short end; their answers stay
+    ended = store.room(idle.code)
+    assert ended is not None and ended.closed
+    assert store.deleted_after(idle.code) == (clock.now, KEEP_DAYS)
+    assert store.deleted_after(short.code) == (clock.now, 1)
+    busy_room = store.room(busy.code)
+    assert busy_room is not None and not busy_room.closed
+    clock.now += DAY + 1
+    assert store.expire() == (1, 1)  # busy is idle now; short's day is over
+    assert store.room(short.code) is None and store.room(idle.code) is not None
+    store.keep_for(idle.code, idle.teacher_key, 2)
+    clock.now += DAY
+    store.start()  # starting a class also housekeeps
     assert store.room(idle.code) is None and store.room(busy.code) is not None
-    clock.now += IDLE_SECONDS + 1
-    store.start()  # starting a class also ends the idle ones
-    assert store.room(busy.code) is None
+    for days in (0, KEEP_DAYS_MAX + 1, True, 1.5):
+        with pytest.raises(ClassError, match="between 1 and 365 days"):
+            store.keep_for(busy.code, busy.teacher_key, days)  # type: ignore[arg-type]
+
+
+def test_close_reopen_and_vote_again_keep_each_rounds_answers_apart(store: Store, clock: Clock) -> None:
+    started = store.start()
+    code, key = started.code, started.teacher_key
+    a, b, c = (store.join(code, n) for n in ("Ada", "Bo", None))
+    clock.now += 1  # the export lists answers by time
+    store.answer(code, a, "q1", 0, options=3, right=2, prompt="Which?")
+    clock.now += 1  # the export lists answers by time
+    store.answer(code, b, "q1", 2, options=3, right=2)
+    store.close_question(code, key, "q1")
+    with pytest.raises(ClassError, match="closed this question"):
+        clock.now += 1  # the export lists answers by time
+        store.answer(code, c, "q1", 2, options=3)
+    room = store.room(code)
+    assert room is not None and room.questions["q1"] == Question(1, CLOSED) and room.current == "q1"
+    assert room.revealed == frozenset()
+    store.open_question(code, key, "q1")
+    clock.now += 1  # the export lists answers by time
+    store.answer(code, c, "q1", 1, options=3)
+    assert store.vote_again(code, key, "q1") == 2
+    assert store.tallies(code) == {} and store.answer_of(code, a, "q1") is None
+    clock.now += 1  # the export lists answers by time
+    store.answer(code, a, "q1", 2, options=3)
+    clock.now += 1  # the export lists answers by time
+    store.answer(code, c, "q1", 2, options=3)
+    assert store.tallies(code) == {"q1": {2: 2}}
+    assert store.rounds(code, "q1") == {1: {0: 1, 2: 1, 1: 1}, 2: {2: 2}}
+    store.reveal(code, key, "q1")
+    room = store.room(code)
+    assert room is not None and room.questions["q1"] == Question(2, REVEALED) and room.revealed == {"q1"}
+    results = store.results(code, key)
+    assert [(r.question, r.prompt, r.options, r.right, r.state) for r in results] == [
+        ("q1", "Which?", 3, 2, REVEALED)
+    ]
+    rows = [(r.nickname, r.round, r.choice, r.right) for r in store.answer_rows(code, key)]
+    assert rows == [
+        ("Ada", 1, 0, False),
+        ("Bo", 1, 2, True),
+        ("(no nickname)", 1, 1, False),
+        ("Ada", 2, 2, True),
+        ("(no nickname)", 2, 2, True),
+    ]
+    for act in (store.close_question, store.open_question, store.vote_again, store.reveal):
+        with pytest.raises(ClassError, match="Only the class's teacher"):
+            act(code, key + "x", "q1")
+
+
+def test_the_teacher_removes_renames_and_hides_students(store: Store, clock: Clock) -> None:
+    started = store.start()
+    code, key = started.code, started.teacher_key
+    a = store.join(code, "<img src=x onerror=alert")
+    clock.now += 1  # the roster lists students in the order they joined
+    b = store.join(code, "Bo")
+    store.answer(code, a, "q1", 1, options=2)
+    store.answer(code, b, "q1", 0, options=2)
+    assert [(s.nickname, s.answers) for s in store.roster(code, key)] == [
+        ("<img src=x onerror=alert", 1),
+        ("Bo", 1),
+    ]
+    store.rename(code, key, a, "Ann")
+    store.hide(code, key, b, True)
+    assert store.nicknames(code) == ["Ann"]
+    assert [(s.nickname, s.hidden) for s in store.roster(code, key)] == [("Ann", False), ("Bo", True)]
+    store.remove(code, key, a)
+    assert store.seat_state(code, a) == "removed" and store.seat_state(code, b) == "in"
+    assert store.seat_state(code, "made-up") == "gone"
+    assert store.tallies(code) == {"q1": {0: 1}}
+    room = store.room(code)
+    assert room is not None and room.students == 1
+    with pytest.raises(ClassError, match="took you out of this class"):
+        store.answer(code, a, "q1", 1, options=2)
+    with pytest.raises(ClassError, match="not in the class"):
+        store.rename(code, key, a, "Back")
+    with pytest.raises(ClassError, match="plain text"):
+        store.rename(code, key, b, "a\x07")
+    for act in (lambda k: store.remove(code, k, b), lambda k: store.hide(code, k, b, False)):
+        with pytest.raises(ClassError, match="Only the class's teacher"):
+            act(key + "x")
+
+
+def test_a_version_1_database_moves_to_version_2_with_its_classes(database_url: str, clock: Clock) -> None:
+    """A lab upgraded during a class keeps it: every answer in round 1, a reveal a revealed question."""
+    engine = sa.create_engine(database_url)
+    with engine.begin() as conn:
+        for stmt in V1_SCHEMA:
+            conn.execute(sa.text(stmt))
+    engine.dispose()
+    store = Store(open_engine(database_url), clock)
+    try:
+        room = store.room("ABC234")
+        assert room is not None and room.students == 2 and room.lead_page == "mean"
+        assert room.questions == {"q1": Question(1, REVEALED), "q2": Question(1, OPEN)}
+        assert store.tallies("ABC234") == {"q1": {1: 1, 0: 1}, "q2": {2: 1}}
+        assert store.nicknames("ABC234") == ["Ada"]
+        with store.engine.connect() as conn:
+            assert not sa.inspect(conn).has_table("class_answers")
+            assert conn.execute(sa.text("SELECT value FROM lab_meta")).scalar() == "2"
+    finally:
+        store.engine.dispose()
+
+
+# Version 1's tables as the lab of 2026-12-05 made them, with one class in them
+V1_SCHEMA = [
+    stmt
+    for stmt in """
+CREATE TABLE lab_meta (name VARCHAR(32) PRIMARY KEY, value VARCHAR(64) NOT NULL);
+INSERT INTO lab_meta VALUES ('schema_version', '1');
+CREATE TABLE class_rooms (code VARCHAR(6) PRIMARY KEY, teacher_hash VARCHAR(64) NOT NULL,
+  created FLOAT NOT NULL, active FLOAT NOT NULL, lead_page VARCHAR(64), lead_query VARCHAR(2000),
+  lead_version INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE class_seats (room VARCHAR(6), seat VARCHAR(32), nickname VARCHAR(24),
+  joined FLOAT NOT NULL, PRIMARY KEY (room, seat));
+CREATE TABLE class_answers (room VARCHAR(6), question VARCHAR(64), seat VARCHAR(32),
+  choice INTEGER NOT NULL, at FLOAT NOT NULL, final BOOLEAN NOT NULL DEFAULT FALSE,
+  PRIMARY KEY (room, question, seat));
+CREATE TABLE class_reveals (room VARCHAR(6), question VARCHAR(64), at FLOAT NOT NULL,
+  PRIMARY KEY (room, question));
+INSERT INTO class_rooms VALUES ('ABC234', 'h', 1000000, 1000000, 'mean', 'd=4', 3);
+INSERT INTO class_seats VALUES ('ABC234', 's1', 'Ada', 1000000), ('ABC234', 's2', NULL, 1000000);
+INSERT INTO class_answers VALUES ('ABC234', 'q1', 's1', 1, 1000001, FALSE),
+  ('ABC234', 'q1', 's2', 0, 1000002, FALSE), ('ABC234', 'q2', 's1', 2, 1000003, FALSE);
+INSERT INTO class_reveals VALUES ('ABC234', 'q1', 1000004)
+""".split(";")
+]
 
 
 def test_answers_survive_the_engine_that_wrote_them(database_url: str, clock: Clock) -> None:
@@ -209,7 +356,7 @@ def test_a_database_of_another_schema_version_is_refused_with_a_message(database
     with engine.begin() as conn:
         conn.execute(sa.text("UPDATE lab_meta SET value = '99' WHERE name = 'schema_version'"))
     engine.dispose()
-    with pytest.raises(RuntimeError, match="schema version 99; this lab reads version 1"):
+    with pytest.raises(RuntimeError, match="schema version 99; this lab reads version 2"):
         open_engine(database_url)
 
 
@@ -237,8 +384,20 @@ def test_a_nickname_is_short_plain_text() -> None:
     assert clean_nickname("x" * NICKNAME_MAX) == "x" * NICKNAME_MAX
     with pytest.raises(ClassError, match="at most 24 characters"):
         clean_nickname("x" * (NICKNAME_MAX + 1))
-    with pytest.raises(ClassError, match="plain text"):
+    with pytest.raises(ClassError, match=r"U\+200B \(zero width space\)"):
         clean_nickname("a\u200bb")
+    with pytest.raises(ClassError, match=r"U\+0007 \(a control character\)"):
+        clean_nickname("a\x07b")
+    # emoji written with a zero-width joiner, a subdivision flag's tag characters, other scripts
+    for name in (
+        "🏳️\u200d🌈",
+        "👨\u200d👩\u200d👧",
+        "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+        "Zoë",
+        "ثلاثة",
+        "می\u200cخواهم",
+    ):
+        assert clean_nickname(name) == name
 
 
 @pytest.mark.parametrize(
