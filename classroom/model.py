@@ -58,6 +58,7 @@ class Room:
     paced: bool = False  # the teacher keeps every student on the teacher's page
     closed: bool = False  # the class takes no more answers (ended, or idle); its results are kept
     current: str | None = None  # the question the teacher last acted on (the projector shows it)
+    version: int = 0  # grows with every change a member's screen must follow
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,8 @@ class QuestionResult:
     right: int | None  # the right choice's index, when the question has one
     state: str
     rounds: dict[int, dict[int, int]]
+    labels: tuple[str, ...] = ()  # the options' texts, when the teacher's screen has described it
+    round: int = 1  # the current round
 
 
 @dataclass(frozen=True)

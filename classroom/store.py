@@ -73,6 +73,7 @@ __all__ = [  # the model's names, for callers that know only the store
 ]
 
 SCHEMA_VERSION = 2
+LABELS_MAX = 2000
 DAY = 24 * 60 * 60
 SEAT_MAX = 32
 
@@ -97,6 +98,9 @@ rooms = sa.Table(
     sa.Column("lead_query", sa.String(2000)),
     sa.Column("lead_version", sa.Integer, nullable=False, server_default="0"),
     sa.Column("current", sa.String(QUESTION_MAX)),  # the question the teacher last acted on
+    # Grows with every change a member's screen must follow (a lead, pacing, a question's state, the
+    # end, a student removed): a browser that sees it move reads the room again.
+    sa.Column("version", sa.Integer, nullable=False, server_default="0"),
 )
 seats = sa.Table(
     "class_seat",
@@ -116,6 +120,7 @@ questions = sa.Table(
     sa.Column("round", sa.Integer, nullable=False, server_default="1"),
     sa.Column("state", sa.String(8), nullable=False, server_default=OPEN),
     sa.Column("prompt", sa.String(PROMPT_MAX)),
+    sa.Column("labels", sa.String(LABELS_MAX)),  # the options' texts, "\n" between them
     sa.Column("options", sa.Integer),
     sa.Column("right", sa.Integer),
     sa.Column("changed", sa.Float, nullable=False),
@@ -133,6 +138,7 @@ answers = sa.Table(
     sa.Column("final", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 _ROOM_TABLES = (answers, questions, seats, rooms)
+_NEXT = rooms.c.version + 1
 _V1_TABLES = ("class_answers", "class_reveals", "class_seats", "class_rooms")
 
 
@@ -315,7 +321,7 @@ class Store:
             if new_round:
                 values["round"] = questions.c.round + 1
             conn.execute(questions.update().where(*this).values(**values))
-            conn.execute(rooms.update().where(rooms.c.code == code).values(current=question))
+            conn.execute(rooms.update().where(rooms.c.code == code).values(current=question, version=_NEXT))
             return int(conn.execute(sa.select(questions.c.round).where(*this)).scalar_one())
 
     def reveal(self, code: str, key: str, question: str) -> None:
@@ -335,11 +341,51 @@ class Store:
         Returns the new round's number."""
         return self._question_state(code, key, question, OPEN, new_round=True)
 
+    def describe(
+        self, code: str, key: str, question: str, prompt: str, labels: list[str], right: int | None
+    ) -> None:
+        """What the projector and the results show of ``question``: its prompt, its options' texts and its
+        right option (the lab's own, given when the teacher's screen draws the question)."""
+        _check_question(question)
+        if not labels or (right is not None and not 0 <= right < len(labels)):
+            raise ClassError("That is not a question of this lab.")
+        text = "\n".join(" ".join(label.split()) for label in labels)[:LABELS_MAX]
+        about = {"prompt": clean_prompt(prompt), "labels": text, "options": len(labels), "right": right}
+        with self.engine.begin() as conn:
+            self._as_teacher(conn, code, key, running=False)
+            _upsert(
+                conn,
+                questions,
+                {"room": code, "question": question, "changed": self.clock(), **about},
+                ["room", "question"],
+                list(about),
+            )
+
+    def question(self, code: str, question: str) -> QuestionResult | None:
+        """One question of the class with its rounds' counts (no names), or None if the class never met it."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                sa.select(
+                    questions.c.prompt,
+                    questions.c.labels,
+                    questions.c.options,
+                    questions.c.right,
+                    questions.c.state,
+                    questions.c.round,
+                ).where(questions.c.room == code, questions.c.question == question)
+            ).first()
+        if row is None:
+            return None
+        labels = tuple(row[1].split("\n")) if row[1] else ()
+        return QuestionResult(
+            question, row[0], row[2], row[3], row[4], self.rounds(code, question), labels, int(row[5])
+        )
+
     def set_paced(self, code: str, key: str, paced: bool) -> None:
         """Teacher-paced: every student's browser follows the teacher's lead and cannot wander."""
         with self.engine.begin() as conn:
             self._as_teacher(conn, code, key)
-            conn.execute(rooms.update().where(rooms.c.code == code).values(paced=bool(paced)))
+            conn.execute(rooms.update().where(rooms.c.code == code).values(paced=bool(paced), version=_NEXT))
 
     def lead(self, code: str, key: str, page: str, query: str) -> int:
         """Send the room to ``page`` with the link ``query``; returns the new lead version."""
@@ -350,7 +396,9 @@ class Store:
             conn.execute(
                 rooms.update()
                 .where(rooms.c.code == code)
-                .values(lead_page=page, lead_query=query, lead_version=rooms.c.lead_version + 1)
+                .values(
+                    lead_page=page, lead_query=query, lead_version=rooms.c.lead_version + 1, version=_NEXT
+                )
             )
             return int(conn.execute(sa.select(rooms.c.lead_version).where(rooms.c.code == code)).scalar_one())
 
@@ -358,7 +406,9 @@ class Store:
         """End the class: it takes no more answers or students; its results are kept until deleted."""
         with self.engine.begin() as conn:
             self._as_teacher(conn, code, key)
-            conn.execute(rooms.update().where(rooms.c.code == code).values(closed=self.clock()))
+            conn.execute(
+                rooms.update().where(rooms.c.code == code).values(closed=self.clock(), version=_NEXT)
+            )
 
     def delete(self, code: str, key: str) -> None:
         """Delete the class now, with every seat and answer."""
@@ -451,6 +501,7 @@ class Store:
             if found.rowcount == 0:
                 raise ClassError("That student is not in the class (any more).")
             conn.execute(answers.delete().where(answers.c.room == code, answers.c.seat == seat))
+            conn.execute(rooms.update().where(rooms.c.code == code).values(version=_NEXT))
 
     def rename(self, code: str, key: str, seat: str, nickname: str | None) -> None:
         """Give a student another nickname (None: none); it is checked as a student's own would be."""
@@ -484,12 +535,17 @@ class Store:
                         questions.c.options,
                         questions.c.right,
                         questions.c.state,
+                        questions.c.labels,
+                        questions.c.round,
                     )
                     .where(questions.c.room == code)
                     .order_by(questions.c.changed, questions.c.question)
                 )
             )
-        return [QuestionResult(q, p, o, r, s, self.rounds(code, q)) for q, p, o, r, s in met]
+        return [
+            QuestionResult(q, p, o, r, s, self.rounds(code, q), tuple(lb.split("\n")) if lb else (), int(n))
+            for q, p, o, r, s, lb, n in met
+        ]
 
     def answer_rows(self, code: str, key: str) -> list[AnswerRow]:
         """One row per student × question × round (the CSV export), by question, round, then time."""
@@ -535,6 +591,7 @@ class Store:
                     rooms.c.paced,
                     rooms.c.closed,
                     rooms.c.current,
+                    rooms.c.version,
                 ).where(rooms.c.code == code)
             ).first()
             if row is None:
@@ -562,6 +619,7 @@ class Store:
             bool(row[3]),
             row[4] is not None,
             row[5],
+            int(row[6]),
         )
 
     def join(self, code: str, nickname: str | None = None) -> str:

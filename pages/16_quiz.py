@@ -7,7 +7,7 @@ import streamlit as st
 
 from layernorm.labs.quiz import Question, make_quiz
 from ui import class_session as cs
-from ui import class_views, page, session
+from ui import class_teacher, class_views, page, session
 from ui.fragments import page_fragment, rerun_fragments
 from ui.navigation import page_file
 
@@ -144,7 +144,7 @@ def end_section() -> None:
 
 
 score_section()
-class_views.quiz_summary(
+class_teacher.quiz_summary(
     [(f"quiz_{q.key}", f"{n}. {q.topic}", q.options, q.answer) for n, q in enumerate(questions, 1)]
 )
 for n, q in enumerate(questions, start=1):

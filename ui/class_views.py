@@ -1,39 +1,34 @@
-"""Class mode on screen: join or start a class (Home), the class panel (sidebar), and a question's
-room view (the predict-then-check boxes and the quiz).
+"""Class mode on a student's screen (the teacher's is ``ui.class_teacher``): join or start a class
+(Home), the class panel (sidebar), and a question's room view (the predict-then-check boxes and the
+quiz).
 
 Everything a screen learns from the class arrives by polling the store, one timer per screen where
 it can be: a student's class panel reruns alone every :data:`STUDENT_POLL_S` (the class still there,
 the teacher's lead, a reveal of a question on this page, which reruns the page once); the teacher's
-question box every :data:`TEACHER_POLL_S` (an answer is on the teacher's screen within that time plus
-one run). Each timed run costs the server about as much as a slider move (``benchmarks/bench_class_mode.py``),
+question box every ``ui.class_teacher.TEACHER_POLL_S``. Each timed run costs the server about as much as a slider move (``benchmarks/bench_class_mode.py``),
 so a student's boxes do not poll: thirty students with a timer in every box doubled the server's load.
 A browser in no class polls nothing.
 """
 
 from __future__ import annotations
 
-import io
 import urllib.parse
 from collections.abc import Callable, Sequence
 
-import segno
 import streamlit as st
 
-from classroom.model import ClassError, summarize
+from classroom.model import ClassError
 from ui import class_session as cs
-from ui import session
+from ui import class_teacher, session
 from ui.fragments import page_fragment
 from ui.navigation import page_file
-from ui.text import plain
 
 # A student's timer: the reveal and the teacher's lead reach a student within this (plus a run). Each
 # timed run costs the server what a slider move costs; at 2 s, 150 students' timers were half of two
 # processes' work (benchmarks/README.md, "Class mode").
 STUDENT_POLL_S = 4.0
 JOIN_CODE_CHARS = 12  # six letters and digits, with a space or hyphen between each
-ENDED_ELSEWHERE = "The class has ended (nobody used it for three hours, or it was ended elsewhere)."
 ENDED = "Your class has ended."
-TEACHER_POLL_S = 1.0
 FOLLOW = "class_follow"  # the student's "Follow the teacher" toggle
 
 
@@ -82,75 +77,6 @@ def home_section() -> None:
 # --- the sidebar's class panel --------------------------------------------------------------------
 
 
-def _qr_png(text: str) -> bytes:
-    out = io.BytesIO()
-    segno.make(text, error="m").save(out, kind="png", scale=8, border=2)
-    return out.getvalue()
-
-
-@st.dialog("Join the class", width="large")
-def _show_code(code: str) -> None:
-    left, right = st.columns([3, 2], vertical_alignment="center")
-    left.markdown(f"# {code}")
-    left.text(cs.join_address(code))
-    left.caption("Open the link, or type the code on the lab's Home page.")
-    if cs.only_here(cs.join_address(code)):
-        left.warning(
-            "This address opens the lab only on this computer. Open the lab by this computer's network "
-            "address (`streamlit run` prints it as Network URL), or set LAB_PUBLIC_URL, then show the code "
-            "again.",
-            icon=":material/wifi_off:",
-        )
-    right.image(_qr_png(cs.join_address(code)), width=280)
-
-
-def _send_here(page: str) -> None:
-    m = cs.member()
-    if m is not None and m.key is not None:
-        try:
-            cs.store().lead(m.code, m.key, page, cs.view_query())
-            cs.room_changed()
-            session.klass.notice.set(None)
-        except ClassError as exc:
-            session.klass.notice.set(str(exc))
-
-
-@page_fragment(by_user=False, run_every=STUDENT_POLL_S)
-def _roster(code: str) -> None:
-    """Who has joined, on the teacher's screen only (nicknames are never shown beside an answer)."""
-    room = cs.store().room(code)
-    if room is None or room.closed:  # ended from another of the teacher's browsers, or idle: say so at once
-        cs.leave(ENDED_ELSEWHERE)
-        st.rerun(scope="app")
-    names = cs.store().nicknames(code)
-    st.caption(f"{room.students} joined" + (f": {plain(', '.join(names), limit=400)}" if names else ""))
-
-
-def _teacher_panel(m: cs.Member, page: str) -> None:
-    room = cs.store().room(m.code)
-    if room is None or room.closed:
-        cs.leave(ENDED_ELSEWHERE)
-        st.rerun()  # the sidebar then says so, with no class panel left behind
-    st.markdown(f"**Class {m.code}** · you lead it")
-    _roster(m.code)
-    if st.button("Show the join code", key="class_show", icon=":material/qr_code_2:"):
-        _show_code(m.code)
-    st.button(
-        "Send the class here",
-        key="class_lead",
-        on_click=_send_here,
-        args=(page,),
-        icon=":material/near_me:",
-        help="Every student who follows you opens this page, with this page's settings.",
-    )
-    with st.expander("Your private teacher link"):
-        st.caption("Lead the class from another browser with it. Do not project it or share it.")
-        st.code(cs.teacher_address(m), language=None)
-    with st.popover("End the class", icon=":material/logout:"):  # one step away from a mis-click
-        st.caption("Every student leaves the class, and it takes no more answers.")
-        st.button("End it now", key="class_end", on_click=cs.end_class, type="primary")
-
-
 @page_fragment(by_user=False, run_every=STUDENT_POLL_S)
 def _follow(code: str, page: str) -> None:
     """Every few seconds: the class still there, and the teacher's lead followed if it is new."""
@@ -187,7 +113,7 @@ def sidebar_panel(page: str) -> None:
         return
     with st.sidebar.container(border=True, key="class_panel"):
         if m.teacher:
-            _teacher_panel(m, page)
+            class_teacher.panel(m, page)
         else:
             st.toggle(
                 "Follow the teacher",
@@ -224,16 +150,6 @@ def record(question: str, choice: int, options: int, *, final: bool = False) -> 
         session.klass.refused(question).set(str(exc))
 
 
-def tally_bars(options: Sequence[str], counts: dict[int, int], answer: int | None) -> None:
-    """How the room answered: one bar per option (the right one marked once revealed)."""
-    total = sum(counts.values())
-    st.caption(f"{total} answer{'s' if total != 1 else ''} from the class")
-    for i, text in enumerate(options):
-        n = counts.get(i, 0)
-        mark = "  ✓ the answer" if answer == i else ""
-        st.progress(n / total if total else 0.0, text=f"{text} — {n}{mark}")
-
-
 def room_view(
     question: str,
     options: Sequence[str],
@@ -253,7 +169,7 @@ def room_view(
         return True
     session.klass.on_page.kept().add(question)
     if m.teacher:
-        _teacher_tallies(m, question, options, answer, show_answer, live)
+        class_teacher.tallies(m, question, options, answer, show_answer, live)
         return False
     if refused := session.klass.refused(question).get():
         st.text(refused)
@@ -261,7 +177,7 @@ def room_view(
         return True
     room = cs.room_now(m.code)  # at most a second old, as the timer that reruns the page on a reveal reads it
     if room is not None and question in room.revealed:
-        tally_bars(options, cs.store().tallies(m.code).get(question, {}), answer)
+        class_teacher.tally_bars(options, cs.store().tallies(m.code).get(question, {}), answer)
         return True
     if room is not None:
         given = cs.store().answer_of(m.code, m.seat or "", question)
@@ -273,81 +189,13 @@ def room_view(
     return False
 
 
-def _teacher_tallies(
-    m: cs.Member,
-    question: str,
-    options: Sequence[str],
-    answer: int,
-    show_answer: Callable[[int | None], None],
-    live: bool,
-) -> None:
-    room = cs.store().room(m.code)
-    revealed = room is not None and question in room.revealed
-    counts = cs.store().tallies(m.code).get(question, {})
-    if not live and not revealed:  # a box that does not poll would show counts that have moved on
-        st.caption("How the class answers, live: the table above.")
-    else:
-        tally_bars(options, counts, answer if revealed else None)
-    if revealed:
-        show_answer(None)
-        return
-    if counts and live:
-        told = summarize(counts, answer)
-        st.caption(
-            f"{told.right} of {told.answers} right"
-            + (
-                f"; most common wrong answer: {options[told.common_wrong]}"
-                if told.common_wrong is not None
-                else ""
-            )
-            + " (only you see this until you reveal)."
-        )
-    st.button("Reveal to the class", key=f"class_reveal_{question}", on_click=_reveal, args=(question,),
-              icon=":material/visibility:")  # fmt: skip
-
-
-def _reveal(question: str) -> None:
-    m = cs.member()
-    if m is not None and m.key is not None:
-        try:
-            cs.store().reveal(m.code, m.key, question)
-            cs.room_changed()
-        except ClassError as exc:
-            session.klass.notice.set(str(exc))
-
-
 def poll_every() -> float | None:
     """How often a question's box reruns on its own in this browser: the teacher's, for the live tallies;
     None otherwise (a student's reveal comes through the class panel's timer)."""
     m = cs.member()
-    return TEACHER_POLL_S if m is not None and m.teacher else None
+    return class_teacher.TEACHER_POLL_S if m is not None and m.teacher else None
 
 
 def new_page_run() -> None:
     """A full run starts: the page's questions are counted again as its boxes draw."""
     session.klass.on_page.set(set())
-
-
-def quiz_summary(questions: Sequence[tuple[str, str, Sequence[str], int]]) -> None:
-    """The teacher's live view of the quiz: per question (its id, title, options, right choice), how many
-    answered, how many are right and the most common wrong answer. One timer for the whole quiz."""
-
-    @page_fragment(by_user=False, run_every=TEACHER_POLL_S)
-    def table(code: str) -> None:
-        import pandas as pd  # only on the teacher's quiz: a first page load does not wait for pandas
-
-        tallies = cs.store().tallies(code)
-        rows = []
-        for qid, title, options, answer in questions:
-            told = summarize(tallies.get(qid, {}), answer)
-            wrong = options[told.common_wrong] if told.common_wrong is not None else ""
-            rows.append((title, told.answers, told.right, wrong))
-        st.dataframe(
-            pd.DataFrame(rows, columns=["question", "answers", "right", "most common wrong answer"]),
-            hide_index=True,
-        )
-
-    m = cs.member()
-    if m is not None and m.teacher:
-        st.markdown("**How the class answered** (live; reveal each question in its box)")
-        table(m.code)

@@ -413,3 +413,56 @@ def test_a_nickname_is_short_plain_text() -> None:
 def test_a_questions_summary(counts: dict[int, int], answer: int, want: tuple[int, int, int | None]) -> None:
     told = summarize(counts, answer)
     assert (told.answers, told.right, told.common_wrong) == want
+
+
+def test_every_change_a_screen_must_follow_moves_the_rooms_version(store: Store) -> None:
+    started = store.start()
+    code, key = started.code, started.teacher_key
+    seat = store.join(code)
+
+    def version() -> int:
+        room = store.room(code)
+        assert room is not None
+        return room.version
+
+    seen = [version()]
+    for act in (
+        lambda: store.lead(code, key, "mean", ""),
+        lambda: store.set_paced(code, key, True),
+        lambda: store.close_question(code, key, "q1"),
+        lambda: store.open_question(code, key, "q1"),
+        lambda: store.vote_again(code, key, "q1"),
+        lambda: store.reveal(code, key, "q1"),
+        lambda: store.remove(code, key, seat),
+        lambda: store.end(code, key),
+    ):
+        act()
+        seen.append(version())
+    assert seen == list(range(9))
+    room = store.room(code)
+    assert room is not None and room.paced and room.closed
+
+
+def test_a_described_question_gives_the_projector_its_texts_and_counts(store: Store) -> None:
+    started = store.start()
+    code, key = started.code, started.teacher_key
+    assert store.question(code, "q1") is None
+    store.describe(code, key, "q1", "Which is  the mean?", ["2.5", "1.25", "  4 "], right=0)
+    a = store.join(code)
+    store.answer(code, a, "q1", 2, options=3)
+    told = store.question(code, "q1")
+    assert told is not None
+    assert (told.prompt, told.labels, told.options, told.right, told.state, told.round, told.rounds) == (
+        "Which is the mean?",
+        ("2.5", "1.25", "4"),
+        3,
+        0,
+        OPEN,
+        1,
+        {1: {2: 1}},
+    )
+    for labels, right in (([], None), (["a", "b"], 2)):
+        with pytest.raises(ClassError, match="not a question of this lab"):
+            store.describe(code, key, "q1", "?", labels, right)
+    with pytest.raises(ClassError, match="Only the class's teacher"):
+        store.describe(code, key + "x", "q1", "?", ["a"], None)
