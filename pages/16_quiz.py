@@ -29,7 +29,14 @@ def _answer(q: Question, radio_key: str, box: str) -> None:
         session.pages.quiz_answers.kept()[q.key] = q.options.index(choice)
         # exploring alone, the student sees the answer now: that answer is final in the class too
         final = member is not None and class_views.exploring_alone()
-        class_views.record(f"quiz_{q.key}", q.options.index(choice), len(q.options), final=final)
+        class_views.record(
+            f"quiz_{q.key}",
+            q.options.index(choice),
+            len(q.options),
+            final=final,
+            right=q.answer,
+            prompt=q.topic,
+        )
     rerun_fragments(SCORE, box, END)  # in page order
 
 
@@ -96,7 +103,9 @@ def question_box(n: int, q: Question) -> None:
         with st.container(border=True, key=f"quiz_box_{n}"):
             st.markdown(f"**{n}. {q.topic}**")
             st.text(q.prompt)  # plain text: the numbers and symbols exactly as computed
-            show_now = class_views.room_view(f"quiz_{q.key}", q.options, q.answer, reveal_text, live=False)
+            show_now = class_views.room_view(
+                f"quiz_{q.key}", q.options, q.answer, reveal_text, live=False, prompt=q.topic
+            )
             if member is not None and member.teacher:
                 return
             radio_key = f"quiz_{q.key}_{round_no}"

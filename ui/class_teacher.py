@@ -110,6 +110,7 @@ def tallies(
     answer: int,
     show_answer: Callable[[int | None], None],
     live: bool,
+    prompt: str = "",
 ) -> None:
     room = cs.store().room(m.code)
     revealed = room is not None and question in room.revealed

@@ -135,16 +135,25 @@ def exploring_alone() -> bool:
     return not session.widgets.get(FOLLOW, True)
 
 
-def record(question: str, choice: int, options: int, *, final: bool = False) -> None:
+def record(
+    question: str,
+    choice: int,
+    options: int,
+    *,
+    final: bool = False,
+    right: int | None = None,
+    prompt: str = "",
+) -> None:
     """A student's answer into the class (called when the student commits); a refusal is said in the box.
 
     ``final``: the student is about to see the answer (exploring alone), so this answer cannot change.
+    ``right`` and ``prompt``: the question's right option and its text, for the teacher's results.
     """
     m = cs.member()
     if m is None or m.seat is None:
         return
     try:
-        cs.store().answer(m.code, m.seat, question, choice, options, final=final)
+        cs.store().answer(m.code, m.seat, question, choice, options, final=final, right=right, prompt=prompt)
         session.klass.refused(question).clear()
     except ClassError as exc:
         session.klass.refused(question).set(str(exc))
@@ -157,6 +166,7 @@ def room_view(
     show_answer: Callable[[int | None], None],
     *,
     live: bool = True,
+    prompt: str = "",
 ) -> bool:
     """A question's class part, inside the question's own box. Returns True when the box should show
     the student's own result now (no class, exploring alone, or revealed), False while it waits.
@@ -169,7 +179,7 @@ def room_view(
         return True
     session.klass.on_page.kept().add(question)
     if m.teacher:
-        class_teacher.tallies(m, question, options, answer, show_answer, live)
+        class_teacher.tallies(m, question, options, answer, show_answer, live, prompt)
         return False
     if refused := session.klass.refused(question).get():
         st.text(refused)

@@ -73,7 +73,8 @@ def predict_then_reveal(
     def commit(*, final: bool = False) -> None:
         chosen = session.widgets.get(f"{key}_guess")
         if chosen is not None:
-            class_views.record(key, list(options).index(chosen), len(options), final=final)
+            choice = list(options).index(chosen)
+            class_views.record(key, choice, len(options), final=final, right=answer, prompt=question)
 
     def reveal_alone() -> None:
         session.pages.shown(key).set(True)
@@ -84,7 +85,7 @@ def predict_then_reveal(
     def box() -> None:
         with st.container(border=True):
             st.markdown(f"**Predict, then check.** {question}")
-            show_now = class_views.room_view(key, options, answer, lambda _: result(None))
+            show_now = class_views.room_view(key, options, answer, lambda _: result(None), prompt=question)
             member = cs.member()
             if member is not None and member.teacher:
                 return
