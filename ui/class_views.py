@@ -5,8 +5,9 @@ quiz).
 Everything a screen learns from the class arrives by polling the store, one timer per screen where
 it can be: a student's class panel reruns alone every :data:`STUDENT_POLL_S` (the class still there,
 the teacher's lead, a reveal of a question on this page, which reruns the page once); the teacher's
-question box every ``ui.class_teacher.TEACHER_POLL_S``. Each timed run costs the server about as much as a slider move (``benchmarks/bench_class_mode.py``),
-so a student's boxes do not poll: thirty students with a timer in every box doubled the server's load.
+question box every ``ui.class_teacher.TEACHER_POLL_S``. Each timed run costs the server about as much
+as a slider move (``benchmarks/bench_class_mode.py``), so a student's boxes do not poll: thirty
+students with a timer in every box doubled the server's load.
 A browser in no class polls nothing.
 """
 
