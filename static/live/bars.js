@@ -129,7 +129,7 @@ function widenAxes(ranges, own) {  // not the bars' own chart: its axis holds th
     const [a, b] = ya.range;
     if (lo < a || hi > b) {
       plot.labDrawn = null;  // Plotly draws its own data again
-      globalThis.Plotly?.relayout(plot, {"yaxis.range": [Math.min(a, lo), Math.max(b, hi)]});
+      (plot.labPlotly ?? globalThis.Plotly)?.relayout(plot, {"yaxis.range": [Math.min(a, lo), Math.max(b, hi)]});
     }
   }
 }

@@ -145,5 +145,6 @@ function reactChart(plot, chart, arrays) {
   });
   layout.annotations = (layout.annotations ?? []).map((note, n) =>
     n < chart.lines.length ? {...note, y: chart.lines[n][0], text: chart.lines[n][1]} : note);
-  globalThis.Plotly?.react(plot, data, layout);
+  // The Plotly that drew this plot (ui/plot.js): a 3-D chart's is not the tab's globalThis.Plotly.
+  (plot.labPlotly ?? globalThis.Plotly)?.react(plot, data, layout);
 }

@@ -217,6 +217,8 @@ GEO_SEEN_JS = """
     yours: yours ? [yours.x[0], yours.y[0], ...(yours.z ? [yours.z[0]] : [])].map(Number) : null,
     dimmed: opacity < 0.99,
     dragging: document.documentElement.classList.contains("lab-live-dragging"),
+    // the trace types plotly.js drew: a 3-D picture redrawn by the flat bundle turns into "scatter"
+    types: [...new Set((plot?._fullData ?? []).map((t) => t.type))].sort().join(),
   };
 }
 """.replace("GEO_Y", inv.GEO_Y)
@@ -266,6 +268,9 @@ def test_a_drag_of_a_geometry_slider_shows_the_cores_y_in_its_readout_and_its_pi
         # the picture follows too: your point there is your y at the thumb's value (the core's)
         assert seen["yours"] == ln.layer_norm(x, g, b, eps=1e-5).tolist(), seen["label"]
     assert not any(f["dimmed"] for f in frames)  # a picture that moves is not dimmed
+    # drawn by the Plotly that drew it first (ui/plot.js): a 3-D picture stays 3-D during the drag
+    drawn = {f["types"] for f in frames}
+    assert drawn == {"scatter3d"} if d == 3 else drawn == {"scatter"}, drawn
     last = frames[-1]
     v = float(last["label"])
     assert GEO_VALUES[int(last["thumb"])] == v and v != start and (v < start) == (fraction < 0)
