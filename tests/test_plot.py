@@ -112,9 +112,10 @@ def test_partial_bundles_at_plotlys_version_are_used(static: Path) -> None:
     assert not (static / "plotly.min.js").exists()
 
 
-def test_partial_bundles_of_another_version_are_not(static: Path) -> None:
+def test_partial_bundles_of_another_version_are_not(static: Path, caplog: pytest.LogCaptureFixture) -> None:
     fake_partial(static, "3.0.0")
     assert plot.prepare_static() == {"flat": "plotly.min.js", "solid": "plotly.min.js"}
+    assert "run `npm ci`" in caplog.text  # the server's log says why the first visit is slower
 
 
 @pytest.mark.parametrize(
