@@ -17,15 +17,12 @@ after that; the teacher may delete it at any time.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 import time
 from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from classroom.model import (
@@ -37,15 +34,11 @@ from classroom.model import (
     KEEP_DAYS_MAX,
     NICKNAME_MAX,
     OPEN,
-    PROMPT_MAX,
     QUESTION_MAX,
     REVEALED,
-    AnswerRow,
     ClassError,
     Question,
-    QuestionResult,
     Room,
-    Seat,
     Started,
     Summary,
     clean_nickname,
@@ -53,205 +46,32 @@ from classroom.model import (
     normal_code,
     summarize,
 )
-
-__all__ = [  # the model's names, for callers that know only the store
-    "CODE_ALPHABET",
-    "CODE_LENGTH",
-    "IDLE_SECONDS",
-    "KEEP_DAYS",
-    "NICKNAME_MAX",
-    "QUESTION_MAX",
-    "ClassError",
-    "Room",
-    "Started",
-    "Store",
-    "Summary",
-    "clean_nickname",
-    "normal_code",
-    "open_engine",
-    "summarize",
-]
-
-SCHEMA_VERSION = 2
-LABELS_MAX = 2000
-DAY = 24 * 60 * 60
-SEAT_MAX = 32
-
-metadata = sa.MetaData()
-lab_meta = sa.Table(
-    "lab_meta",
+from classroom.reports import Reports
+from classroom.schema import (
+    _NEXT,
+    _ROOM_TABLES,
+    DAY,
+    LABELS_MAX,
+    _hash,
+    _matches,
+    _upsert,
+    answers,
+    lab_meta,
     metadata,
-    sa.Column("name", sa.String(32), primary_key=True),
-    sa.Column("value", sa.String(64), nullable=False),
+    open_engine,
+    questions,
+    rooms,
+    seats,
 )
-rooms = sa.Table(
-    "class_room",
-    metadata,
-    sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("teacher_hash", sa.String(64), nullable=False),
-    sa.Column("created", sa.Float, nullable=False),
-    sa.Column("active", sa.Float, nullable=False),
-    sa.Column("closed", sa.Float),  # when it stopped taking answers (ended or idle); None while open
-    sa.Column("keep_days", sa.Integer, nullable=False, server_default=str(KEEP_DAYS)),
-    sa.Column("paced", sa.Boolean, nullable=False, server_default=sa.false()),
-    sa.Column("lead_page", sa.String(64)),
-    sa.Column("lead_query", sa.String(2000)),
-    sa.Column("lead_version", sa.Integer, nullable=False, server_default="0"),
-    sa.Column("current", sa.String(QUESTION_MAX)),  # the question the teacher last acted on
-    # Grows with every change a member's screen must follow (a lead, pacing, a question's state, the
-    # end, a student removed): a browser that sees it move reads the room again.
-    sa.Column("version", sa.Integer, nullable=False, server_default="0"),
-)
-seats = sa.Table(
-    "class_seat",
-    metadata,
-    sa.Column("room", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("seat", sa.String(SEAT_MAX), primary_key=True),
-    sa.Column("nickname", sa.String(NICKNAME_MAX)),
-    sa.Column("joined", sa.Float, nullable=False),
-    sa.Column("hidden", sa.Boolean, nullable=False, server_default=sa.false()),
-    sa.Column("removed", sa.Float),  # the teacher removed this student (their answers went with it)
-)
-questions = sa.Table(
-    "class_question",
-    metadata,
-    sa.Column("room", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("question", sa.String(QUESTION_MAX), primary_key=True),
-    sa.Column("round", sa.Integer, nullable=False, server_default="1"),
-    sa.Column("state", sa.String(8), nullable=False, server_default=OPEN),
-    sa.Column("prompt", sa.String(PROMPT_MAX)),
-    sa.Column("labels", sa.String(LABELS_MAX)),  # the options' texts, "\n" between them
-    sa.Column("options", sa.Integer),
-    sa.Column("right", sa.Integer),
-    sa.Column("changed", sa.Float, nullable=False),
-)
-answers = sa.Table(
-    "class_answer",
-    metadata,
-    sa.Column("room", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("question", sa.String(QUESTION_MAX), primary_key=True),
-    sa.Column("round", sa.Integer, primary_key=True),
-    sa.Column("seat", sa.String(SEAT_MAX), primary_key=True),
-    sa.Column("choice", sa.Integer, nullable=False),
-    sa.Column("at", sa.Float, nullable=False),
-    # The student saw the answer (exploring alone, or the quiz's own check): the answer cannot change.
-    sa.Column("final", sa.Boolean, nullable=False, server_default=sa.false()),
-)
-_ROOM_TABLES = (answers, questions, seats, rooms)
-_NEXT = rooms.c.version + 1
-_V1_TABLES = ("class_answers", "class_reveals", "class_seats", "class_rooms")
+
+__all__ = [  # the model's and the schema's names, for callers that know only the store
+    "CODE_ALPHABET", "CODE_LENGTH", "DAY", "IDLE_SECONDS", "KEEP_DAYS", "NICKNAME_MAX", "QUESTION_MAX",
+    "ClassError", "Room", "Started", "Store", "Summary", "answers", "clean_nickname", "lab_meta", "metadata",
+    "normal_code", "open_engine", "questions", "rooms", "seats", "summarize",
+]  # fmt: skip
 
 
-def _hash(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
-def _matches(stored_hash: str, key: str) -> bool:
-    """Whether ``key`` is the key whose hash is stored, compared in constant time."""
-    return hmac.compare_digest(stored_hash, _hash(key))
-
-
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    # WAL lets the teacher's reads go on while a student's answer is written; busy_timeout makes a
-    # writer wait for another (sessions are threads of one process, or several processes) instead of failing.
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=10000")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.close()
-
-
-def open_engine(url: str) -> Engine:
-    """An engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``), tables created; a
-    database of schema version 1 is moved to version 2 with its classes."""
-    engine = sa.create_engine(url, pool_pre_ping=True)
-    if engine.dialect.name == "sqlite":
-        sa.event.listen(engine, "connect", _sqlite_pragmas)
-    try:
-        metadata.create_all(engine)
-        with engine.begin() as conn:
-            found = conn.execute(
-                sa.select(lab_meta.c.value).where(lab_meta.c.name == "schema_version")
-            ).scalar()
-            if found == "1":
-                _from_version_1(conn)
-            elif found not in (None, str(SCHEMA_VERSION)):
-                raise RuntimeError(
-                    f"the class database has schema version {found}; this lab reads version {SCHEMA_VERSION}"
-                )
-            _upsert(
-                conn, lab_meta, {"name": "schema_version", "value": str(SCHEMA_VERSION)}, ["name"], ["value"]
-            )
-    except BaseException:
-        engine.dispose()
-        raise
-    return engine
-
-
-def _from_version_1(conn: Connection) -> None:
-    """Copy version 1's classes into version 2's tables (every answer in round 1; a reveal becomes a
-    revealed question) and drop the old tables."""
-    old = sa.MetaData()
-    old.reflect(conn, only=[t for t in _V1_TABLES if sa.inspect(conn).has_table(t)])
-    if "class_rooms" in old.tables:
-        r = old.tables["class_rooms"]
-        conn.execute(
-            rooms.insert().from_select(
-                ["code", "teacher_hash", "created", "active", "lead_page", "lead_query", "lead_version"],
-                sa.select(
-                    r.c.code,
-                    r.c.teacher_hash,
-                    r.c.created,
-                    r.c.active,
-                    r.c.lead_page,
-                    r.c.lead_query,
-                    r.c.lead_version,
-                ),
-            )
-        )
-    if "class_seats" in old.tables:
-        s = old.tables["class_seats"]
-        conn.execute(
-            seats.insert().from_select(
-                ["room", "seat", "nickname", "joined"],
-                sa.select(s.c.room, s.c.seat, s.c.nickname, s.c.joined),
-            )
-        )
-    if "class_answers" in old.tables:
-        a = old.tables["class_answers"]
-        conn.execute(
-            answers.insert().from_select(
-                ["room", "question", "round", "seat", "choice", "at", "final"],
-                sa.select(a.c.room, a.c.question, sa.literal(1), a.c.seat, a.c.choice, a.c.at, a.c.final),
-            )
-        )
-        first = sa.select(a.c.room, a.c.question, sa.func.min(a.c.at)).group_by(a.c.room, a.c.question)
-        conn.execute(questions.insert().from_select(["room", "question", "changed"], first))
-    if "class_reveals" in old.tables:
-        v = old.tables["class_reveals"]
-        for room, question, at in conn.execute(sa.select(v.c.room, v.c.question, v.c.at)):
-            row = {"room": room, "question": question, "state": REVEALED, "changed": at}
-            _upsert(conn, questions, row, ["room", "question"], ["state", "changed"])
-    for name in _V1_TABLES:
-        if name in old.tables:
-            old.tables[name].drop(conn)
-
-
-def _upsert(
-    conn: Connection, table: sa.Table, row: dict[str, Any], keys: list[str], update: list[str]
-) -> None:
-    """Insert ``row``, or on a clash of ``keys`` update its ``update`` columns (none: keep the old row)."""
-    insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    stmt = insert(table).values(**row)
-    if update:
-        conn.execute(
-            stmt.on_conflict_do_update(index_elements=keys, set_={c: stmt.excluded[c] for c in update})
-        )
-    else:
-        conn.execute(stmt.on_conflict_do_nothing(index_elements=keys))
-
-
-class Store:
+class Store(Reports):
     """The classes of one database. Safe to share between threads (each call takes its own connection)."""
 
     def __init__(self, engine: Engine, clock: Callable[[], float] = time.time) -> None:
@@ -361,26 +181,6 @@ class Store:
                 list(about),
             )
 
-    def question(self, code: str, question: str) -> QuestionResult | None:
-        """One question of the class with its rounds' counts (no names), or None if the class never met it."""
-        with self.engine.connect() as conn:
-            row = conn.execute(
-                sa.select(
-                    questions.c.prompt,
-                    questions.c.labels,
-                    questions.c.options,
-                    questions.c.right,
-                    questions.c.state,
-                    questions.c.round,
-                ).where(questions.c.room == code, questions.c.question == question)
-            ).first()
-        if row is None:
-            return None
-        labels = tuple(row[1].split("\n")) if row[1] else ()
-        return QuestionResult(
-            question, row[0], row[2], row[3], row[4], self.rounds(code, question), labels, int(row[5])
-        )
-
     def set_paced(self, code: str, key: str, paced: bool) -> None:
         """Teacher-paced: every student's browser follows the teacher's lead and cannot wander."""
         with self.engine.begin() as conn:
@@ -449,134 +249,6 @@ class Store:
             for question, choice, n in conn.execute(query):
                 out.setdefault(question, {})[int(choice)] = int(n)
         return out
-
-    def rounds(self, code: str, question: str) -> dict[int, dict[int, int]]:
-        """One question's answers in every round: {round: {choice: how many}} (never who)."""
-        query = (
-            sa.select(answers.c.round, answers.c.choice, sa.func.count())
-            .where(answers.c.room == code, answers.c.question == question)
-            .group_by(answers.c.round, answers.c.choice)
-        )
-        out: dict[int, dict[int, int]] = {}
-        with self.engine.connect() as conn:
-            for rnd, choice, n in conn.execute(query):
-                out.setdefault(int(rnd), {})[int(choice)] = int(n)
-        return out
-
-    def nicknames(self, code: str) -> list[str]:
-        """The nicknames students gave, not hidden, in alphabetical order (for the teacher's screen only)."""
-        query = sa.select(seats.c.nickname).where(
-            seats.c.room == code, seats.c.nickname.is_not(None), ~seats.c.hidden, seats.c.removed.is_(None)
-        )
-        with self.engine.connect() as conn:
-            return [str(n) for n in conn.execute(query.order_by(seats.c.nickname)).scalars()]
-
-    def roster(self, code: str, key: str) -> list[Seat]:
-        """Every student still in the class, in the order they joined, with how many answers each gave."""
-        counted = (
-            sa.select(answers.c.seat, sa.func.count().label("n"))
-            .where(answers.c.room == code)
-            .group_by(answers.c.seat)
-            .subquery()
-        )
-        query = (
-            sa.select(seats.c.seat, seats.c.nickname, seats.c.hidden, sa.func.coalesce(counted.c.n, 0))
-            .select_from(seats.outerjoin(counted, counted.c.seat == seats.c.seat))
-            .where(seats.c.room == code, seats.c.removed.is_(None))
-            .order_by(seats.c.joined, seats.c.seat)
-        )
-        with self.engine.begin() as conn:
-            self._as_teacher(conn, code, key, running=False)
-            return [Seat(s, n, bool(h), int(c)) for s, n, h, c in conn.execute(query)]
-
-    def remove(self, code: str, key: str, seat: str) -> None:
-        """Take a student out of the class: their answers go, and their browser is told so."""
-        with self.engine.begin() as conn:
-            self._as_teacher(conn, code, key, running=False)
-            found = conn.execute(
-                seats.update()
-                .where(seats.c.room == code, seats.c.seat == seat, seats.c.removed.is_(None))
-                .values(removed=self.clock(), nickname=None)
-            )
-            if found.rowcount == 0:
-                raise ClassError("That student is not in the class (any more).")
-            conn.execute(answers.delete().where(answers.c.room == code, answers.c.seat == seat))
-            conn.execute(rooms.update().where(rooms.c.code == code).values(version=_NEXT))
-
-    def rename(self, code: str, key: str, seat: str, nickname: str | None) -> None:
-        """Give a student another nickname (None: none); it is checked as a student's own would be."""
-        name = clean_nickname(nickname)
-        self._set_seat(code, key, seat, nickname=name)
-
-    def hide(self, code: str, key: str, seat: str, hidden: bool) -> None:
-        """Hide a nickname from every screen but the teacher's roster (or show it again)."""
-        self._set_seat(code, key, seat, hidden=bool(hidden))
-
-    def _set_seat(self, code: str, key: str, seat: str, **values: Any) -> None:
-        with self.engine.begin() as conn:
-            self._as_teacher(conn, code, key, running=False)
-            found = conn.execute(
-                seats.update()
-                .where(seats.c.room == code, seats.c.seat == seat, seats.c.removed.is_(None))
-                .values(**values)
-            )
-            if found.rowcount == 0:
-                raise ClassError("That student is not in the class (any more).")
-
-    def results(self, code: str, key: str) -> list[QuestionResult]:
-        """Every question the class met, in the order the class first met them, with its rounds."""
-        with self.engine.begin() as conn:
-            self._as_teacher(conn, code, key, running=False)
-            met = list(
-                conn.execute(
-                    sa.select(
-                        questions.c.question,
-                        questions.c.prompt,
-                        questions.c.options,
-                        questions.c.right,
-                        questions.c.state,
-                        questions.c.labels,
-                        questions.c.round,
-                    )
-                    .where(questions.c.room == code)
-                    .order_by(questions.c.changed, questions.c.question)
-                )
-            )
-        return [
-            QuestionResult(q, p, o, r, s, self.rounds(code, q), tuple(lb.split("\n")) if lb else (), int(n))
-            for q, p, o, r, s, lb, n in met
-        ]
-
-    def answer_rows(self, code: str, key: str) -> list[AnswerRow]:
-        """One row per student × question × round (the CSV export), by question, round, then time."""
-        query = (
-            sa.select(
-                seats.c.nickname,
-                answers.c.question,
-                questions.c.prompt,
-                answers.c.round,
-                answers.c.choice,
-                questions.c.right,
-                answers.c.at,
-            )
-            .select_from(
-                answers.join(seats, (seats.c.room == answers.c.room) & (seats.c.seat == answers.c.seat)).join(
-                    questions,
-                    (questions.c.room == answers.c.room) & (questions.c.question == answers.c.question),
-                )
-            )
-            .where(answers.c.room == code)
-            .order_by(questions.c.changed, answers.c.question, answers.c.round, answers.c.at, answers.c.seat)
-        )
-        with self.engine.begin() as conn:
-            self._as_teacher(conn, code, key, running=False)
-            rows = list(conn.execute(query))
-        return [
-            AnswerRow(
-                n or "(no nickname)", q, p, int(r), int(c), None if right is None else int(c) == right, at
-            )
-            for n, q, p, r, c, right, at in rows
-        ]
 
     # --- everyone's side ----------------------------------------------------------------------
 
