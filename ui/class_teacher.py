@@ -1,8 +1,11 @@
-"""Class mode on the teacher's screen: the class panel (join code, lead, pacing, the roster), a
-question's live tallies with its controls, and the quiz's summary.
+"""Class mode on the teacher's screen: the class panel (join code, pacing, the lead, the students, the
+results, keeping and deleting), a question's live tallies with its controls, and the quiz's summary.
+The students' list is ``ui.class_roster``, the results and their CSV ``ui.class_results``.
 
-The teacher's screen polls the store: the roster every :data:`ROSTER_POLL_S`, a question's box every
-:data:`TEACHER_POLL_S` (an answer is on the teacher's screen within that time plus one run).
+The teacher's screen polls the store: the students every ``ui.class_roster.ROSTER_POLL_S``, a
+question's box every :data:`TEACHER_POLL_S` (an answer is on the teacher's screen within that time
+plus one run). Every teacher action goes through the store, which checks the teacher key; none is
+drawn for a student.
 """
 
 from __future__ import annotations
@@ -13,15 +16,29 @@ from collections.abc import Callable, Sequence
 import segno
 import streamlit as st
 
-from classroom.model import ClassError, summarize
+from classroom.model import (
+    CLOSED,
+    KEEP_DAYS,
+    KEEP_DAYS_MAX,
+    OPEN,
+    REVEALED,
+    ClassError,
+    Room,
+    summarize,
+)
+from ui import class_results, session
 from ui import class_session as cs
-from ui import session
+from ui.class_roster import ENDED_ELSEWHERE, as_teacher, roster, say_refusal
 from ui.fragments import page_fragment
-from ui.text import plain
 
-ENDED_ELSEWHERE = "The class has ended (nobody used it for three hours, or it was ended elsewhere)."
-ROSTER_POLL_S = 4.0
 TEACHER_POLL_S = 1.0
+PACED = "class_paced"  # the pacing toggle's key
+KEEP = "class_keep_days"  # the days-kept input's key
+_STATE_WORDS = {
+    OPEN: ("Open", "students can answer"),
+    CLOSED: ("Closed", "no answers taken, the answer not shown"),
+    REVEALED: ("Revealed", "the answer is on every screen"),
+}
 
 
 def _qr_png(text: str) -> bytes:
@@ -57,26 +74,50 @@ def _send_here(page: str) -> None:
             session.klass.notice.set(str(exc))
 
 
-@page_fragment(by_user=False, run_every=ROSTER_POLL_S)
-def _roster(code: str) -> None:
-    """Who has joined, on the teacher's screen only (nicknames are never shown beside an answer)."""
-    room = cs.store().room(code)
-    if room is None or room.closed:  # ended from another of the teacher's browsers, or idle: say so at once
-        cs.leave(ENDED_ELSEWHERE)
-        st.rerun(scope="app")
-    names = cs.store().nicknames(code)
-    st.caption(f"{room.students} joined" + (f": {plain(', '.join(names), limit=400)}" if names else ""))
+def _keep_with_me(m: cs.Member, room: Room, page: str) -> None:
+    """Teacher-paced: each full run of the teacher's page leads the class to it, with its view."""
+    query = cs.view_query()
+    if (page, query) != (room.lead_page, room.lead_query or ""):
+        try:
+            cs.store().lead(m.code, m.key or "", page, query)
+            cs.room_changed()
+        except ClassError as exc:
+            session.klass.notice.set(str(exc))
 
 
-def panel(m: cs.Member, page: str) -> None:
-    room = cs.store().room(m.code)
-    if room is None or room.closed:
-        cs.leave(ENDED_ELSEWHERE)
-        st.rerun()  # the sidebar then says so, with no class panel left behind
-    st.markdown(f"**Class {m.code}** · you lead it")
-    _roster(m.code)
-    if st.button("Show the join code", key="class_show", icon=":material/qr_code_2:"):
-        _show_code(m.code)
+def _set_paced() -> None:
+    on = bool(session.widgets.get(PACED, False))
+    as_teacher("paced", lambda s, code, key: s.set_paced(code, key, on))
+
+
+def _keep_for() -> None:
+    days = int(session.widgets.get(KEEP, KEEP_DAYS))
+    as_teacher("keep", lambda s, code, key: s.keep_for(code, key, days), changes_room=False)
+
+
+def _delete() -> None:
+    m = cs.member()
+    if m is None:
+        return
+    if as_teacher("delete", lambda s, code, key: s.delete(code, key)) or cs.store().room(m.code) is None:
+        session.klass.results_open.set(False)
+        cs.leave(f"Class {m.code} is deleted, with every answer.")
+
+
+# --- the panel ------------------------------------------------------------------------------------
+
+
+def _pacing(room: Room, page: str) -> None:
+    # The store is the truth: another of the teacher's tabs may have changed it
+    session.widgets.set(PACED, room.paced)
+    st.toggle("Keep the class with me (teacher-paced)", key=PACED, on_change=_set_paced)
+    st.caption(
+        "On: students cannot wander; they land on each page you open within a few seconds. A setting you "
+        "change on a page reaches them with *Send the class here*."
+        if room.paced
+        else "Off: students explore on their own and follow you when you send the class somewhere."
+    )
+    say_refusal("paced")
     st.button(
         "Send the class here",
         key="class_lead",
@@ -85,22 +126,114 @@ def panel(m: cs.Member, page: str) -> None:
         icon=":material/near_me:",
         help="Every student who follows you opens this page, with this page's settings.",
     )
+
+
+def _days(n: int) -> str:
+    return f"{n} day{'s' if n != 1 else ''}"
+
+
+def _keeping(m: cs.Member) -> int:
+    """Keeping and deleting the answers; returns the days they are kept after the class."""
+    kept = cs.store().deleted_after(m.code)
+    days = kept[1] if kept is not None else KEEP_DAYS
+    with st.expander("Keep or delete the answers", icon=":material/database:"):
+        st.caption(f"Answers are kept after the class for {_days(days)}, then deleted.")
+        session.widgets.set(KEEP, days)
+        st.number_input(
+            "Days to keep them", min_value=1, max_value=KEEP_DAYS_MAX, step=1, key=KEEP, on_change=_keep_for
+        )
+        say_refusal("keep")
+        with st.popover("Delete the class now", icon=":material/delete_forever:"):
+            st.caption("Every student leaves, and every answer is deleted now. This cannot be undone.")
+            st.button("Delete it now", key="class_delete", on_click=_delete, type="primary")
+        say_refusal("delete")
+    return days
+
+
+def panel(m: cs.Member, page: str) -> None:
+    room = cs.store().room(m.code)
+    if room is None or room.closed:
+        session.klass.results_open.set(False)
+        cs.leave(ENDED_ELSEWHERE)
+        st.rerun()  # the sidebar then says so, with no class panel left behind
+    if room.paced:
+        _keep_with_me(m, room, page)
+    st.markdown(f"**Class {m.code}** · you lead it")
+    roster(m.code)
+    if st.button("Show the join code", key="class_show", icon=":material/qr_code_2:"):
+        _show_code(m.code)
+    _pacing(room, page)
+    st.button(
+        "Results", key="class_results", icon=":material/table_view:", on_click=class_results.open_results
+    )
+    if session.klass.results_open.get():  # drawn on each full run until the teacher closes it
+        class_results.show_results(m.code, m.key or "")
     with st.expander("Your private teacher link"):
         st.caption("Lead the class from another browser with it. Do not project it or share it.")
         st.code(cs.teacher_address(m), language=None)
+    days = _keeping(m)
     with st.popover("End the class", icon=":material/logout:"):  # one step away from a mis-click
-        st.caption("Every student leaves the class, and it takes no more answers.")
+        st.caption(
+            "The class takes no more answers or students, and every student leaves it. Its answers are "
+            f"kept for {_days(days)}, then deleted; this panel goes, so download them from *Results* first."
+        )
         st.button("End it now", key="class_end", on_click=cs.end_class, type="primary")
 
 
-def tally_bars(options: Sequence[str], counts: dict[int, int], answer: int | None) -> None:
+# --- a question's box -----------------------------------------------------------------------------
+
+
+def tally_bars(options: Sequence[str], counts: dict[int, int], answer: int | None, round_no: int = 1) -> None:
     """How the room answered: one bar per option (the right one marked once revealed)."""
     total = sum(counts.values())
-    st.caption(f"{total} answer{'s' if total != 1 else ''} from the class")
+    st.caption(
+        f"{total} answer{'s' if total != 1 else ''} from the class"
+        + (f" in round {round_no}" if round_no > 1 else "")
+    )
     for i, text in enumerate(options):
         n = counts.get(i, 0)
         mark = "  ✓ the answer" if answer == i else ""
         st.progress(n / total if total else 0.0, text=f"{text} — {n}{mark}")
+
+
+def _describe(m: cs.Member, question: str, prompt: str, options: Sequence[str], answer: int) -> None:
+    """Tell the store the question's text and options once a session, so the projector and the results
+    know them before anyone answers."""
+    done = session.klass.described.kept()
+    if (m.code, question) in done:
+        return
+    try:
+        cs.store().describe(m.code, m.key or "", question, prompt, list(options), answer)
+    except ClassError:
+        return  # the class is gone: the panel says so on the next full run
+    done.add((m.code, question))
+
+
+# The question's controls: (store method, label, key's word, icon, what it does, the states it fits)
+_CONTROLS = (
+    ("close_question", "Close answers", "close", ":material/lock:",
+     "Students cannot answer or change an answer; nothing is shown to them.", (OPEN,)),
+    ("open_question", "Reopen", "open", ":material/lock_open:",
+     "Students can answer again, in the same round.", (CLOSED,)),
+    ("reveal", "Reveal to the class", "reveal", ":material/visibility:",
+     "Shows the answer on every screen; the question takes no more answers.", (OPEN, CLOSED)),
+    ("vote_again", "Vote again", "again", ":material/replay:",
+     "A new round: everyone answers again (after talking it over); this round's answers are kept apart.",
+     (OPEN, CLOSED)),
+)  # fmt: skip
+
+
+def _control(question: str, state: str, answered: bool) -> None:
+    """The buttons that fit the question's state (Vote again once this round has answers)."""
+    with st.container(horizontal=True, gap="small"):
+        for action, label, word, icon, does, states in _CONTROLS:
+            if state in states and (answered or action != "vote_again"):
+                st.button(label, key=f"class_{word}_{question}", on_click=_question_act,
+                          args=(action, question), icon=icon, help=does)  # fmt: skip
+
+
+def _question_act(action: str, question: str) -> None:
+    as_teacher(f"q_{question}", lambda s, code, key: getattr(s, action)(code, key, question))
 
 
 def tallies(
@@ -112,39 +245,29 @@ def tallies(
     live: bool,
     prompt: str = "",
 ) -> None:
-    room = cs.store().room(m.code)
-    revealed = room is not None and question in room.revealed
-    counts = cs.store().tallies(m.code).get(question, {})
+    """The teacher's part of a question's box: its state and round, the class's answers (each round
+    side by side after *Vote again*), and the controls that fit the state."""
+    _describe(m, question, prompt, options, answer)
+    found = cs.store().question(m.code, question)
+    state, round_no = (found.state, found.round) if found is not None else (OPEN, 1)
+    rounds = found.rounds if found is not None else {}
+    counts = rounds.get(round_no, {})
+    revealed = state == REVEALED
+    word, meaning = _STATE_WORDS[state]
+    st.caption(
+        f"**{word}**" + (f" · round {round_no}" if state == OPEN or round_no > 1 else "") + f": {meaning}"
+    )
     if not live and not revealed:  # a box that does not poll would show counts that have moved on
         st.caption("How the class answers, live: the table above.")
     else:
-        tally_bars(options, counts, answer if revealed else None)
+        tally_bars(options, counts, answer if revealed else None, round_no)
+    if live:
+        class_results.how_right(options, rounds, round_no, answer, revealed)
     if revealed:
         show_answer(None)
-        return
-    if counts and live:
-        told = summarize(counts, answer)
-        st.caption(
-            f"{told.right} of {told.answers} right"
-            + (
-                f"; most common wrong answer: {options[told.common_wrong]}"
-                if told.common_wrong is not None
-                else ""
-            )
-            + " (only you see this until you reveal)."
-        )
-    st.button("Reveal to the class", key=f"class_reveal_{question}", on_click=_reveal, args=(question,),
-              icon=":material/visibility:")  # fmt: skip
-
-
-def _reveal(question: str) -> None:
-    m = cs.member()
-    if m is not None and m.key is not None:
-        try:
-            cs.store().reveal(m.code, m.key, question)
-            cs.room_changed()
-        except ClassError as exc:
-            session.klass.notice.set(str(exc))
+    else:
+        _control(question, state, bool(counts))
+    say_refusal(f"q_{question}")
 
 
 def quiz_summary(questions: Sequence[tuple[str, str, Sequence[str], int]]) -> None:

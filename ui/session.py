@@ -198,6 +198,13 @@ class _Class:
     on_page: Entry[set[str]] = Entry("class_on_page", set, concern)  # the questions of the page shown
     revealed_seen: Entry[frozenset[str]] = Entry("class_revealed_seen", frozenset, concern)
     refused: Family[str | None] = Family("class_refused_{}", _none, concern)  # why an answer was refused
+    # The teacher's screen: the questions described to the store, as (class, question), once a session
+    described: Entry[set[tuple[str, str]]] = Entry("class_described", set, concern)
+    # Why the teacher's last action was refused, and where to say it: (place, message)
+    refused_here: Entry[tuple[str, str] | None] = Entry("class_refused_here", _none, concern)
+    roster_open: Entry[bool] = Entry("class_roster_open", _false, concern)  # the students' list is open
+    results_open: Entry[bool] = Entry("class_results_open", _false, concern)  # the results' dialog is open
+    removing: Entry[str | None] = Entry("class_removing", _none, concern)  # the seat the teacher may remove
 
 
 # --- pages' own state -----------------------------------------------------------------------------
@@ -232,10 +239,12 @@ pages = _Pages()
 # Widgets outside the links' keys (ui.keys.PAGE_KEYS, ui.settings' URL and token keys)
 WIDGET_KEYS = frozenset(
     {"table", "upload", "reseed", "axes_preset", "class_join_code", "class_join_name", "class_follow"}
+    | {"class_paced", "class_keep_days"}  # the teacher's pacing toggle and days the answers are kept
 )
 # Widget keys made from a name: "{}_live" a live slider's component, "{}_guess" a prediction box,
-# "quiz_{}" a quiz question's radio, "{}_bars" a chart's draggable bars (ui.live.vector)
-WIDGET_FAMILIES = ("{}_live", "{}_guess", "quiz_{}", "{}_bars")
+# "quiz_{}" a quiz question's radio, "{}_bars" a chart's draggable bars (ui.live.vector), "class_name_{}"
+# the teacher's new nickname for the student at that place of the roster
+WIDGET_FAMILIES = ("{}_live", "{}_guess", "quiz_{}", "{}_bars", "class_name_{}")
 
 
 _SIDEBAR_KEYS = frozenset(URL_KEYS) | frozenset(TOKEN_KEYS)
