@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from classroom.model import AnswerRow, ClassError, QuestionResult, Seat, clean_nickname
+from classroom.model import OPEN, AnswerRow, ClassError, QuestionResult, Seat, clean_nickname
 from classroom.schema import _NEXT, answers, questions, rooms, seats
 
 if TYPE_CHECKING:
@@ -119,7 +119,9 @@ class Reports:
             return [Seat(s, n, bool(h), int(c)) for s, n, h, c in conn.execute(query)]
 
     def results(self, code: str, key: str) -> list[QuestionResult]:
-        """Every question the class met, in the order the class first met them, with its rounds."""
+        """Every question the class was asked (answered, or closed, revealed or voted again by the teacher),
+        in the order the class first met them, with its rounds. A question the teacher's screen only
+        described, with no answer and no action, is not one."""
         with self.engine.begin() as conn:
             self._as_teacher(conn, code, key, running=False)
             met = list(
@@ -134,13 +136,14 @@ class Reports:
                         questions.c.round,
                     )
                     .where(questions.c.room == code)
-                    .order_by(questions.c.changed, questions.c.question)
+                    .order_by(questions.c.met, questions.c.question)
                 )
             )
-        return [
+        found = [
             QuestionResult(q, p, o, r, s, self.rounds(code, q), tuple(lb.split("\n")) if lb else (), int(n))
             for q, p, o, r, s, lb, n in met
         ]
+        return [q for q in found if q.rounds or q.state != OPEN or q.round > 1]
 
     def answer_rows(self, code: str, key: str) -> list[AnswerRow]:
         """One row per student × question × round (the CSV export), by question, round, then time."""
@@ -161,7 +164,7 @@ class Reports:
                 )
             )
             .where(answers.c.room == code)
-            .order_by(questions.c.changed, answers.c.question, answers.c.round, answers.c.at, answers.c.seat)
+            .order_by(questions.c.met, answers.c.question, answers.c.round, answers.c.at, answers.c.seat)
         )
         with self.engine.begin() as conn:
             self._as_teacher(conn, code, key, running=False)

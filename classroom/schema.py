@@ -64,7 +64,7 @@ questions = sa.Table(
     sa.Column("labels", sa.String(LABELS_MAX)),  # the options' texts, "\n" between them
     sa.Column("options", sa.Integer),
     sa.Column("right", sa.Integer),
-    sa.Column("changed", sa.Float, nullable=False),
+    sa.Column("met", sa.Float, nullable=False),  # when the class first met it (the results' order)
 )
 answers = sa.Table(
     "class_answer",
@@ -167,12 +167,12 @@ def _from_version_1(conn: Connection) -> None:
             )
         )
         first = sa.select(a.c.room, a.c.question, sa.func.min(a.c.at)).group_by(a.c.room, a.c.question)
-        conn.execute(questions.insert().from_select(["room", "question", "changed"], first))
+        conn.execute(questions.insert().from_select(["room", "question", "met"], first))
     if "class_reveals" in old.tables:
         v = old.tables["class_reveals"]
         for room, question, at in conn.execute(sa.select(v.c.room, v.c.question, v.c.at)):
-            row = {"room": room, "question": question, "state": REVEALED, "changed": at}
-            _upsert(conn, questions, row, ["room", "question"], ["state", "changed"])
+            row = {"room": room, "question": question, "state": REVEALED, "met": at}
+            _upsert(conn, questions, row, ["room", "question"], ["state"])
     for name in _V1_TABLES:
         if name in old.tables:
             old.tables[name].drop(conn)

@@ -132,12 +132,12 @@ class Store(Reports):
             _upsert(
                 conn,
                 questions,
-                {"room": code, "question": question, "changed": now},
+                {"room": code, "question": question, "met": now},
                 ["room", "question"],
                 [],
             )
             this = (questions.c.room == code, questions.c.question == question)
-            values: dict[str, Any] = {"state": state, "changed": now}
+            values: dict[str, Any] = {"state": state}
             if new_round:
                 values["round"] = questions.c.round + 1
             conn.execute(questions.update().where(*this).values(**values))
@@ -176,7 +176,7 @@ class Store(Reports):
             _upsert(
                 conn,
                 questions,
-                {"room": code, "question": question, "changed": self.clock(), **about},
+                {"room": code, "question": question, "met": self.clock(), **about},
                 ["room", "question"],
                 list(about),
             )
@@ -361,7 +361,7 @@ class Store(Reports):
             _upsert(
                 conn,
                 questions,
-                {"room": code, "question": question, "changed": now, **about},
+                {"room": code, "question": question, "met": now, **about},
                 ["room", "question"],
                 [],
             )

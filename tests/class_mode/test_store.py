@@ -466,3 +466,17 @@ def test_a_described_question_gives_the_projector_its_texts_and_counts(store: St
             store.describe(code, key, "q1", "?", labels, right)
     with pytest.raises(ClassError, match="Only the class's teacher"):
         store.describe(code, key + "x", "q1", "?", ["a"], None)
+
+
+def test_results_list_the_questions_asked_in_the_order_the_class_met_them(store: Store, clock: Clock) -> None:
+    started = store.start()
+    code, key = started.code, started.teacher_key
+    seat = store.join(code)
+    for question in ("q1", "q2", "q3", "q4"):  # the teacher's screen describes every question it shows
+        clock.now += 1
+        store.describe(code, key, question, question.upper(), ["a", "b"], 0)
+    clock.now += 1
+    store.answer(code, seat, "q3", 1, options=2)
+    store.close_question(code, key, "q2")
+    store.reveal(code, key, "q1")  # a later action does not move a question in the results
+    assert [r.question for r in store.results(code, key)] == ["q1", "q2", "q3"]  # q4: never asked
