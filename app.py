@@ -15,7 +15,7 @@ from ui.heap import freeze_imports
 from ui.history import keep_pages_in_history
 from ui.linking import say_unread_link_keys
 from ui.live import sidebar as live_sidebar
-from ui.navigation import OWN_DATA_SECTIONS, SECTIONS
+from ui.navigation import HIDDEN, OWN_DATA_SECTIONS, SECTIONS, address
 from ui.nodelay import send_without_delay
 from ui.plot import prepare_static
 from ui.presentation import presentation_toggle
@@ -41,12 +41,20 @@ pages = {
     for section, entries in SECTIONS.items()
 }
 # Every lesson in sight: folded, the navigation hid seven pages (the quiz among them) behind "View more".
-nav = st.navigation({k: v for k, v in pages.items() if v}, expanded=True)
-own_data = {p.url_path for section in OWN_DATA_SECTIONS for p in pages[section]}
+# Pages the menu does not list, each opened by its link: views for the wall (a class's projector view)
+hidden = [
+    st.Page(path, title=title, icon=icon, url_path=address(path).strip("/"), visibility="hidden")
+    for path, title, icon, _ in HIDDEN
+]
+walls = {p.url_path for p in hidden}
+listed = pages | {"Start": pages["Start"] + hidden}  # hidden pages in no section header of their own
+nav = st.navigation({k: v for k, v in listed.items() if v}, expanded=True)
+own_data = {p.url_path for section in OWN_DATA_SECTIONS for p in pages[section]} | walls
 titles = {p.url_path: p.title for section in pages.values() for p in section}
 read_class_link()  # this browser's class, from the address (ui/class_session.py)
 class_page_run()
-class_panel("/" + nav.url_path)  # in a class: the class panel, above the sidebar's settings
+if nav.url_path not in walls:  # a view for the wall: no class panel (it holds names and the teacher's link)
+    class_panel("/" + nav.url_path)  # in a class: the class panel, above the sidebar's settings
 sidebar(own_data=nav.url_path in own_data, page=nav.url_path, titles=titles)
 presentation_toggle()
 keep_pages_in_history()  # Back returns to the previous page with its values (ui/history.py)

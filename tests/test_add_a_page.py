@@ -20,6 +20,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from ui.navigation import HIDDEN
+
 ROOT = Path(__file__).resolve().parents[1]
 # What the copy leaves out: version control, environments, caches, the JavaScript tooling, and at the
 # top, the class store's files and screenshots.
@@ -116,7 +118,9 @@ def _follow_the_readme(app: Path) -> tuple[str, list[str]]:
     file = re.search(r"`(pages/(\d+)_(\w+)\.py)`", steps[1])
     assert file, "step 1 names no example file pages/<N>_<name>.py"
     path, number, name = file.group(1), int(file.group(2)), file.group(3)
-    numbers = {int(p.stem.split("_")[0]): p.name for p in (ROOT / "pages").glob("*.py")}
+    hidden = {e.path for e in HIDDEN}  # pages no menu lists (the projector view) take no lesson's number
+    lessons = [p for p in (ROOT / "pages").glob("*.py") if f"pages/{p.name}" not in hidden]
+    numbers = {int(p.stem.split("_")[0]): p.name for p in lessons}
     assert number not in numbers, f"the README's {path} takes {number}, which pages/{numbers[number]} has"
     assert number == max(numbers) + 1, f"the README's {path}: the next free number is {max(numbers) + 1}"
     (app / path).write_text(page_code, encoding="utf-8")

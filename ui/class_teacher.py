@@ -10,10 +10,8 @@ drawn for a student.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Sequence
 
-import segno
 import streamlit as st
 
 from classroom.model import (
@@ -28,6 +26,7 @@ from classroom.model import (
 )
 from ui import class_results, session
 from ui import class_session as cs
+from ui.class_projector import qr_png
 from ui.class_roster import ENDED_ELSEWHERE, as_teacher, roster, say_refusal
 from ui.fragments import page_fragment
 
@@ -39,12 +38,6 @@ _STATE_WORDS = {
     CLOSED: ("Closed", "no answers taken, the answer not shown"),
     REVEALED: ("Revealed", "the answer is on every screen"),
 }
-
-
-def _qr_png(text: str) -> bytes:
-    out = io.BytesIO()
-    segno.make(text, error="m").save(out, kind="png", scale=8, border=2)
-    return out.getvalue()
 
 
 @st.dialog("Join the class", width="large")
@@ -60,7 +53,7 @@ def _show_code(code: str) -> None:
             "again.",
             icon=":material/wifi_off:",
         )
-    right.image(_qr_png(cs.join_address(code)), width=280)
+    right.image(qr_png(cs.join_address(code)), width=280)
 
 
 def _send_here(page: str) -> None:

@@ -126,6 +126,10 @@ SECTIONS: dict[str, list[Entry]] = {
     ],
 }
 
+# Pages the menu does not list, each opened by a link it is given: a class's projector view
+# (``/projector?class=CODE``, from the teacher's panel). The page tests that loop over pages/ skip them.
+HIDDEN: list[Entry] = [Entry("pages/19_projector.py", "Projector", ":material/co_present:", None)]
+
 # Sections whose pages make their own data: the sidebar shows only what acts on them (not the vector).
 OWN_DATA_SECTIONS = ("Layer versus batch", "Why normalize", "Test yourself")
 

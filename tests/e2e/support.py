@@ -22,7 +22,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from scripts.browser import IDLE, WS_TAP_JS, streamlit_server
 from ui.lessons import LESSONS
-from ui.navigation import OWN_DATA_SECTIONS, SECTIONS
+from ui.navigation import HIDDEN, OWN_DATA_SECTIONS, SECTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 CHART = '[data-testid="labChart"]'  # a chart drawn by ui.plot.show: the div plotly.js draws in
@@ -80,7 +80,9 @@ def _url_path(file: Path) -> str:
 
 def _app_pages() -> list[AppPage]:
     listed = {path: section for section, entries in _navigation().items() for path, _, _ in entries}
-    files = sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_")[0]))
+    hidden = {e.path for e in HIDDEN}  # pages no menu lists (the projector view): not lessons
+    found = [p for p in (ROOT / "pages").glob("*.py") if f"pages/{p.name}" not in hidden]
+    files = sorted(found, key=lambda p: int(p.stem.split("_")[0]))
     return [
         AppPage(
             file=f"pages/{f.name}",
