@@ -18,10 +18,11 @@ more cores. This starts:
    (``LABSERVER``) pins a browser to the process that holds its session; websockets pass through.
 
 A lab process that exits is started again on its port; meanwhile its students' browsers reconnect
-through HAProxy to another process and, their address carrying ``?class=..&seat=..``, sit in their
-seat again (their answers are in the database). Ctrl-C, SIGTERM or a closed terminal stops everything,
-the database last; if serve.py is killed outright, the lab processes and HAProxy go with it, and the
-next start stops the PostgreSQL left running on ``data/postgres/`` before starting it again.
+through HAProxy to another process and, their address carrying ``?class=..`` and their browser's
+cookie the seat, sit in their seat again (their answers are in the database). Ctrl-C, SIGTERM or a
+closed terminal stops everything, the database last; if serve.py is killed outright, the lab processes
+and HAProxy go with it, and the next start stops the PostgreSQL left running on ``data/postgres/``
+before starting it again.
 Logs: ``data/deploy/lab-<i>.log``; HAProxy's lines go to this terminal.
 """
 

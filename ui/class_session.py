@@ -1,14 +1,18 @@
 """Who this browser is in a class: a student's seat or the teacher's key, and the class in the link.
 
-A student's address carries ``class=<code>&seat=<seat>`` on every page, so a browser that loses its
-server (a lab process restarted, or another process behind the balancer) comes back in its class,
-in its seat, with its answers. The teacher's key never stays in an address: the private teacher link
-(``?class=<code>&teach=<key>``) is read once, kept in this session, and taken out of the address, so
-a projected screen never shows it. A reload, or a lost server, starts a new session: the teacher's
-browser keeps the key in a cookie of this site (``lab_teacher``, set by a hidden component, sent back
-with the next session's connection), so the teacher stays the teacher without the link.
+A class's pages carry ``class=<code>`` in their address, on every page, so a browser that loses its
+server (a lab process restarted, or another process behind the balancer) comes back in its class.
+Who the browser is in that class is kept in a cookie of this site, set by a hidden component
+(Streamlit reads cookies, ``st.context.cookies``, but cannot write them) and sent back with each new
+session's connection: a student's seat in ``lab_seat`` (``<code>:<seat>``), so that a copied
+address opened in another browser does not answer as that student (it opens Home's join form, the
+code filled in); the teacher's key in ``lab_teacher`` (``<code>:<key>``). The private teacher link
+(``?class=<code>&teach=<key>``) is read once, kept in this session and its cookie, and taken out of
+the address, so a projected screen never shows it. An older address with ``seat=<seat>`` still
+works: its seat moves into the cookie, once, and leaves the address.
 
-Storage is ``classroom.store``; this module is the Streamlit side of it.
+Storage is ``classroom.store``; this module is the Streamlit side of it. After every change of a
+room a screen must follow, :func:`room_changed` writes the room's public beacon (``ui.class_beacon``).
 """
 
 from __future__ import annotations
@@ -24,32 +28,39 @@ import streamlit as st
 
 from classroom import database_url
 from classroom.model import ClassError, Room, normal_code
-from ui import session
+from ui import class_beacon, session
 from ui.keys import CLASS_LINK_KEYS
 
 if TYPE_CHECKING:
     from classroom.store import Store
 
 LINK_KEYS = CLASS_LINK_KEYS  # not settings of the lab: ui.linking leaves them alone
-CLASS, SEAT, TEACH = LINK_KEYS  # the URL's keys
+CLASS, SEAT, TEACH = LINK_KEYS  # the URL's keys (a seat only in an older address, read once)
 COOKIE = "lab_teacher"  # "<code>:<key>" in the teacher's browser
+SEAT_COOKIE = "lab_seat"  # "<code>:<seat>" in a student's browser
 _COOKIE_HOURS = 12
-_KEEP_KEY = f"""
-export default function ({{data}}) {{
+_KEEP = """
+export default function ({data}) {
   const where = "path=/; samesite=strict";
-  document.cookie = data
-    ? `{COOKIE}=${{encodeURIComponent(data)}}; ${{where}}; max-age={_COOKIE_HOURS * 3600}`
-    : `{COOKIE}=; ${{where}}; max-age=0`;
-}}
+  document.cookie = data.value
+    ? `${data.name}=${encodeURIComponent(data.value)}; ${where}; max-age=${data.hours * 3600}`
+    : `${data.name}=; ${where}; max-age=0`;
+}
 """
-_keep_key = st.components.v2.component(
-    "lab_teacher_key",
-    html="<style>.st-key-lab_teacher_key {display: none;}</style>",  # draws nothing, takes no space
-    js=_KEEP_KEY,
+_keeper = st.components.v2.component(
+    "lab_keep_cookie",
+    html="<style>.st-key-lab_teacher_key, .st-key-lab_seat_key {display: none;}</style>",  # no space taken
+    js=_KEEP,
     isolate_styles=False,
 )
+REMOVED = "Your teacher took you out of this class."
+ENDED = "Your class has ended."
+DELETED = "Your class has ended, and its answers were deleted."
 _JOINS = limits.parse("10/minute")  # join attempts per client address (a code cannot be guessed by trying)
 _limiter = limits.strategies.MovingWindowRateLimiter(limits.storage.MemoryStorage())
+
+
+_SECRET_MAX = 64  # a seat or a teacher key in a cookie is at most this long
 
 
 @dataclass(frozen=True)
@@ -76,15 +87,42 @@ def store() -> Store:
 
 @st.cache_data(ttl=1.0, show_spinner=False, max_entries=1000)
 def room_now(code: str) -> Room | None:
-    """The room as the students' timers read it: one query a second per class and process, whatever the
-    number of students (their timers tick every few seconds; a second more or less does not matter)."""
+    """The room as its students' runs read it: one query a second per class and process, whatever the
+    number of students. A browser that read a newer version in the class's beacon has it read again
+    (:func:`room_at_least`)."""
     return store().room(code)
 
 
-def room_changed() -> None:
-    """After this browser changed its room (a lead, a reveal, the end): this process's students see
-    it on their next tick; the other processes' within :func:`room_now`'s second."""
+def room_at_least(code: str, seen: int | str | None) -> None:
+    """Before a student's run that the beacon asked for: the room is read again when this process's
+    copy is older than the version the browser read, or the browser found no beacon ("gone")."""
+    if seen is None or seen == "tick":
+        return
+    cached = room_now(code)
+    if seen == "gone" or cached is None or (isinstance(seen, int) and cached.version < seen):
+        room_now.clear()
+    if seen == "gone":
+        found = room_now(code)
+        if found is not None and not found.closed:
+            class_beacon.write_if_missing(code, found.version)  # emptied folder: its students read it again
+
+
+def room_changed(code: str | None = None) -> None:
+    """After a change of class ``code`` (this browser's class when None) that a screen must follow (a
+    lead, pacing, a question's state, the end, a removal, the deletion): this process reads the room
+    again, and the class's beacon says its new version, so every student's browser asks for a run
+    within about a second, on every process (``ui.class_beacon``)."""
     room_now.clear()
+    if code is None:
+        m = member()
+        code = m.code if m is not None else None
+    if code is None:
+        return
+    room = store().room(code)
+    if room is None:
+        class_beacon.remove(code)
+    else:
+        class_beacon.write(code, room.version)
 
 
 def member() -> Member | None:
@@ -92,24 +130,88 @@ def member() -> Member | None:
     return found if isinstance(found, Member) else None
 
 
-def _leave_quietly() -> None:
-    session.klass.member.clear()
+def cookie_value(code: str, secret: str) -> str:
+    """What a class cookie holds: ``<code>:<seat>`` (``lab_seat``) or ``<code>:<key>`` (``lab_teacher``)."""
+    return f"{code}:{secret}"
+
+
+def parse_cookie(text: str) -> tuple[str, str] | None:
+    """(code, seat or key) from a class cookie's text (percent-encoded or not), or None if it holds none."""
+    code, colon, secret = urllib.parse.unquote(text).partition(":")
+    if (
+        not colon
+        or normal_code(code) != code
+        or not 0 < len(secret) <= _SECRET_MAX
+        or not secret.isprintable()
+        or any(c.isspace() for c in secret)
+    ):
+        return None
+    return code, secret
+
+
+def _cookie(name: str) -> str:
+    """A cookie as this session's browser sent it when it connected ("" when it sent none)."""
+    kept = st.context.cookies.get(name)  # not a str where no browser connected (AppTest)
+    return kept if isinstance(kept, str) else ""
+
+
+def _kept_seat() -> tuple[str, str] | None:
+    """The seat this browser keeps: its cookie, unless this session has changed it since."""
+    written = session.klass.seat_kept.get()
+    return parse_cookie(written if written is not None else _cookie(SEAT_COOKIE))
+
+
+def _forget_seat(code: str) -> None:
+    """This browser's seat cookie, if it names class ``code``, is taken away."""
+    kept = _kept_seat()
+    if kept is not None and kept[0] == code:
+        session.klass.seat_kept.set("")
+
+
+def _drop_class_link() -> None:
     for key in (CLASS, SEAT, TEACH):
         if key in st.query_params:
             del st.query_params[key]
 
 
 def leave(notice: str | None = None) -> None:
-    """This browser leaves its class (a student) or stops leading it here (the teacher)."""
-    _leave_quietly()
+    """This browser leaves its class (a student, whose seat cookie goes) or stops leading it here (the
+    teacher)."""
+    m = member()
+    if m is not None and m.seat is not None:
+        _forget_seat(m.code)
+    session.klass.member.clear()
+    session.klass.version_seen.clear()
+    _drop_class_link()
     if notice:
         session.klass.notice.set(notice)
+
+
+def why_out(m: Member, room: Room | None) -> str | None:
+    """Why the student ``m`` is no longer in the class, or None while they are. The seat is looked up
+    only when the room's version moved since the last look (a removal moves it)."""
+    if room is None:
+        return DELETED
+    if room.closed:
+        return ENDED
+    if m.seat is None or session.klass.version_seen.get() == room.version:
+        return None
+    state = store().seat_state(m.code, m.seat)
+    if state == "removed":
+        return REMOVED
+    if state == "gone":
+        return f"This browser's seat is not in class {m.code} any more: join again."
+    session.klass.version_seen.set(room.version)
+    return None
 
 
 def start_class() -> None:
     """Button callback: a new class, led from this browser."""
     started = store().start()
     session.klass.member.set(Member(started.code, key=started.teacher_key))
+    class_beacon.prune()
+    room = store().room(started.code)
+    class_beacon.write(started.code, room.version if room is not None else 0, fresh=True)
 
 
 def end_class() -> None:
@@ -120,7 +222,7 @@ def end_class() -> None:
             store().end(m.code, m.key)
         except ClassError:
             pass  # already ended (by another of the teacher's tabs, or it expired): nothing left to do
-        room_changed()
+        room_changed(m.code)
     leave("The class has ended: it takes no more answers.")
 
 
@@ -135,18 +237,51 @@ def join(typed_code: str, nickname: str | None) -> str | None:
         seat = store().join(code, nickname)
     except ClassError as exc:
         return str(exc)
-    session.klass.member.set(Member(code, seat=seat))
+    _seated(Member(code, seat=seat))
+    return None
+
+
+def _seated(m: Member, *, write: bool = True) -> Member:
+    """``m`` is this browser's seat; ``write``: its cookie is set (it does not hold that seat yet)."""
+    session.klass.member.set(m)
+    if write:
+        session.klass.seat_kept.set(cookie_value(m.code, m.seat or ""))
+    session.klass.version_seen.clear()
+    return m
+
+
+def _sit(code: str, seat: str, unknown: str | None) -> Member | None:
+    """Seat ``seat`` of class ``code`` for this browser, if it is one; else say why and forget it.
+    ``unknown``: what to say of a seat the class never had, when it came from an address (None: it
+    came from the cookie, which then holds it already, and nothing is said)."""
+    state = store().seat_state(code, seat)
+    room = room_now(code)
+    if state == "in" and room is not None and not room.closed:
+        m = _seated(Member(code, seat=seat), write=unknown is not None)
+        session.klass.version_seen.set(room.version)  # its seat was looked up just now
+        return m
+    _forget_seat(code)
+    if state == "removed":
+        session.klass.notice.set(REMOVED)
+        _drop_class_link()
+    elif state == "in":
+        session.klass.notice.set(f"Class {code} has ended: it takes no more answers.")
+        _drop_class_link()
+    elif unknown is not None:
+        session.klass.notice.set(unknown)
     return None
 
 
 def read_class_link() -> None:
-    """Every run, before the page: the class the address names, and the address kept in the class.
+    """Every run, before the page: the class the address names, and who this browser is in it.
 
-    A teacher link makes this session the teacher's and loses its key from the address; an address
-    with a seat of a class that still exists puts a returning browser back in its seat. While this
-    browser is in a class, every page's address carries the class (and the seat): Streamlit drops
-    the keys no control is bound to on a page switch, and the browser writes the new page's address
-    back over the old one (``ui.history``), so this adds no Back step.
+    A teacher link makes this session the teacher's and loses its key from the address; the teacher's
+    cookie makes a new session of the teacher's browser the teacher again; a student's seat cookie, for
+    the class the address names, puts a returning student back in their seat; an older address's seat
+    moves into that cookie and leaves the address. While this browser is in a class, every page's
+    address carries the class: Streamlit drops the keys no control is bound to on a page switch, and
+    the browser writes the new page's address back over the old one (``ui.history``), so this adds no
+    Back step. A student no longer in the class (ended, deleted, removed) leaves it here, with a word.
     """
     given = st.query_params
     code = normal_code(given.get(CLASS, "")) if given.get(CLASS) else None
@@ -164,15 +299,12 @@ def read_class_link() -> None:
         else:
             session.klass.notice.set("That teacher link is not valid any more: the class has ended.")
     m = member()
-    if m is None and code is not None and given.get(SEAT):
-        if store().has_seat(code, given[SEAT]):
-            m = Member(code, seat=given[SEAT])
-            session.klass.member.set(m)
-        else:
-            del st.query_params[SEAT]
-            session.klass.notice.set(f"That address's seat is not in class {code} (any more): join again.")
-    kept = st.context.cookies.get(COOKIE)  # not a str where no browser connected (AppTest)
-    kept_code, _, kept_key = urllib.parse.unquote(kept if isinstance(kept, str) else "").partition(":")
+    if SEAT in given:  # an older address: its seat moves into this browser's cookie, once
+        seat = given.get(SEAT, "")
+        del st.query_params[SEAT]
+        if m is None and code is not None and seat:
+            m = _sit(code, seat, f"That address's seat is not in class {code} (any more): join again.")
+    kept_code, _, kept_key = urllib.parse.unquote(_cookie(COOKIE)).partition(":")
     if (
         m is None
         and code is not None
@@ -182,17 +314,32 @@ def read_class_link() -> None:
     ):
         m = Member(code, key=kept_key)
         session.klass.member.set(m)
+    if m is None and code is not None and (kept := _kept_seat()) is not None and kept[0] == code:
+        m = _sit(code, kept[1], None)
+    if m is not None and m.seat is not None and (why := why_out(m, room_now(m.code))) is not None:
+        leave(why)
+        m = None
     if m is not None and m.key is not None:
-        _keep_key(key="lab_teacher_key", data=f"{m.code}:{m.key}")
+        _keep(COOKIE, cookie_value(m.code, m.key), key="lab_teacher_key")
     elif kept_code and not store().is_teacher(kept_code, kept_key):
-        _keep_key(key="lab_teacher_key", data="")  # its class has ended: the key goes
+        _keep(COOKIE, "", key="lab_teacher_key")  # its class has ended: the key goes
     # (a class that goes on keeps its key: another tab of the teacher's, on a page of no class, must not
     # take the lead from the tab that has it, whose next reload reads the key from this cookie)
-    if m is not None:
-        if given.get(CLASS) != m.code:
-            st.query_params[CLASS] = m.code
-        if m.seat is not None and given.get(SEAT) != m.seat:
-            st.query_params[SEAT] = m.seat
+    if (written := session.klass.seat_kept.get()) is not None:
+        _keep(SEAT_COOKIE, written, key="lab_seat_key")  # on every run: a run cut short may not have set it
+    if m is not None and given.get(CLASS) != m.code:
+        st.query_params[CLASS] = m.code
+
+
+def _keep(name: str, value: str, *, key: str) -> None:
+    """Set this browser's cookie ``name`` to ``value`` ("": take it away), by the hidden component."""
+    _keeper(key=key, data={"name": name, "value": value, "hours": _COOKIE_HOURS})
+
+
+def link_class() -> str | None:
+    """The class code the address carries, if it is one."""
+    given = st.query_params.get(CLASS)
+    return normal_code(given) if given else None
 
 
 def _running(code: str) -> bool:

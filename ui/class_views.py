@@ -2,12 +2,16 @@
 (Home), the class panel (sidebar), and a question's room view (the predict-then-check boxes and the
 quiz).
 
-Everything a screen learns from the class arrives by polling the store, one timer per screen where
-it can be: a student's class panel reruns alone every :data:`STUDENT_POLL_S` (the class still there,
-the teacher's lead, a reveal of a question on this page, which reruns the page once); the teacher's
-question box every ``ui.class_teacher.TEACHER_POLL_S``. Each timed run costs the server about as much
-as a slider move (``benchmarks/bench_class_mode.py``), so a student's boxes do not poll: thirty
-students with a timer in every box doubled the server's load.
+What a student's screen learns from the class arrives through the class's beacon
+(``ui.class_beacon``): the browser reads a tiny public file about once a second and asks for a run
+of the class panel (a fragment) only when the room's version moved. That run reads the room and
+follows it: the teacher's new lead (a page switch), a question of this page revealed, closed,
+reopened or asked again (the page runs again once), pacing turned on or off, a removal or the end of
+the class (the student leaves, with a word). No server timer ticks for a student; where the beacon
+cannot be written, the panel falls back to one (:data:`STUDENT_POLL_S`). Each full run follows the
+room too: while the teacher paces the class, a student who opens another page is brought back to
+the teacher's.
+The teacher's own screen polls the store with timers (``ui.class_teacher``).
 A browser in no class polls nothing.
 """
 
@@ -18,19 +22,19 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from classroom.model import ClassError
+from classroom.model import CLOSED, OPEN, ClassError, Question, Room
+from ui import class_beacon, class_teacher, session
 from ui import class_session as cs
-from ui import class_teacher, session
 from ui.fragments import page_fragment
 from ui.navigation import page_file
 
-# A student's timer: the reveal and the teacher's lead reach a student within this (plus a run). Each
-# timed run costs the server what a slider move costs; at 2 s, 150 students' timers were half of two
-# processes' work (benchmarks/README.md, "Class mode").
+# The panel's timer where the beacon cannot be written (a read-only static/ folder): each timed run
+# costs the server what a slider move costs; at 2 s, 150 students' timers were half of two processes'
+# work (benchmarks/README.md, "Class mode").
 STUDENT_POLL_S = 4.0
 JOIN_CODE_CHARS = 12  # six letters and digits, with a space or hyphen between each
-ENDED = "Your class has ended."
 FOLLOW = "class_follow"  # the student's "Follow the teacher" toggle
+PACED_NOTE = "Your teacher keeps the class together."
 
 
 # --- Home: join or start --------------------------------------------------------------------------
@@ -78,34 +82,108 @@ def home_section() -> None:
 # --- the sidebar's class panel --------------------------------------------------------------------
 
 
-@page_fragment(by_user=False, run_every=STUDENT_POLL_S)
-def _follow(code: str, page: str) -> None:
-    """Every few seconds: the class still there, and the teacher's lead followed if it is new."""
-    room = cs.room_now(code)
-    if room is None or room.closed:
-        cs.leave(ENDED)
-        st.rerun(scope="app")
-    st.caption(f"Class {code} · {room.students} joined")
-    new = room.revealed - session.klass.revealed_seen.get()
-    session.klass.revealed_seen.set(room.revealed)
-    if new & session.klass.on_page.get() and not exploring_alone():
-        st.rerun(scope="app")  # a question on this page was revealed: the page shows the answer
+def _go_with_the_class(m: cs.Member, room: Room, page: str) -> None:
+    """Follow the teacher: to a new lead (while following), and back to the lead page while the
+    teacher paces the class. ``page``: the address of the page shown ("/variance")."""
     seen = session.klass.lead_seen.get()
-    if seen is None:
+    target = None
+    if seen is None:  # a session's first run stays where it opened (a reload, a lost server)
         session.klass.lead_seen.set(room.lead_version)
-    elif room.lead_version > seen and session.widgets.get(FOLLOW, True):
+    elif room.lead_version > seen and (room.paced or not exploring_alone()):
         # also a lead sent while the student explored alone: following again goes where the class is
         session.klass.lead_seen.set(room.lead_version)
-        m = cs.member()
-        if room.lead_page is not None and m is not None and m.seat is not None:
-            query = dict(urllib.parse.parse_qsl(room.lead_query or ""))
-            st.switch_page(page_file(room.lead_page), query_params=query | {cs.CLASS: code, cs.SEAT: m.seat})
+        target = room.lead_page
+    if target is None and room.paced and room.lead_page not in (None, page):
+        target = room.lead_page  # another page opened (the menu, a link): back with the class
+    if target is not None:
+        query = urllib.parse.parse_qsl(room.lead_query or "")
+        st.switch_page(page_file(target), query_params=[*query, (cs.CLASS, m.code)])
+
+
+def _moved_here(room: Room) -> bool:
+    """Whether a question of the page shown changed (its state or round) since the page was drawn."""
+    before = session.klass.questions_seen.get()
+    session.klass.questions_seen.set(dict(room.questions))
+    unmet = Question(1, OPEN)  # a question the class has not met yet is open, in round 1
+    return any(before.get(q, unmet) != room.questions.get(q, unmet) for q in session.klass.on_page.get())
+
+
+def _beacon_seen(code: str) -> Callable[[], None]:
+    def seen() -> None:  # first in the run the beacon asked for
+        cs.room_at_least(code, class_beacon.seen())
+
+    return seen
+
+
+def _follow_room(code: str, page: str) -> None:
+    """The class panel's own runs (the beacon asked, or the fallback timer): the class still there,
+    this student still in it, the pacing as drawn, the teacher's lead followed, a reveal shown."""
+    m = cs.member()
+    if m is None or m.seat is None or m.code != code:
+        st.rerun(scope="app")  # left meanwhile (another tab of the same session): the panel goes
+    room = cs.room_now(code)
+    why = cs.why_out(m, room)
+    if why is not None or room is None:
+        cs.leave(why)
+        st.rerun(scope="app")
+    if room.paced != session.klass.paced_seen.get():
+        st.rerun(scope="app")  # the toggle, and the page while paced, follow in a full run
+    _go_with_the_class(m, room, page)
+    if _moved_here(room) and not exploring_alone():
+        st.rerun(scope="app")  # a question of this page was revealed, closed, opened or asked again
+    st.caption(f"Class {code} · {room.students} joined")
+    class_beacon.draw(code, room.version, _beacon_seen(code))
+
+
+_follow = page_fragment(by_user=False)(_follow_room)
+_follow_timed = page_fragment(by_user=False, run_every=STUDENT_POLL_S)(_follow_room)
+
+
+def _student_panel(m: cs.Member, page: str) -> None:
+    room = cs.room_now(m.code)  # read_class_link has just found the class running and the seat in it
+    if room is None:
+        return
+    session.klass.paced_seen.set(room.paced)
+    session.klass.questions_seen.set(dict(room.questions))  # this full run draws the page's questions
+    _go_with_the_class(m, room, page)
+    if room.paced:
+        session.widgets.set(FOLLOW, True)  # set before the toggle is drawn: following is not a choice now
+    st.toggle(
+        "Follow the teacher",
+        key=FOLLOW,
+        value=True,
+        disabled=room.paced,
+        help="Off: explore alone; your answers still count, and you see each answer now.",
+    )
+    if room.paced:
+        st.caption(PACED_NOTE)
+    (_follow if class_beacon.usable() else _follow_timed)(m.code, page)
+    st.button("Leave the class", key="class_leave", on_click=cs.leave, icon=":material/logout:")
+
+
+def _class_link_without_a_seat(page: str) -> None:
+    """An address with a class this browser has no seat in (a copied link, another browser): Home's
+    join form, the code filled in; or a word when that class takes no students."""
+    code = cs.link_class()
+    if code is None or page == "/":
+        return
+    room = cs.room_now(code)
+    if room is not None and not room.closed:
+        st.switch_page(page_file("/"), query_params={cs.CLASS: code})
+    del st.query_params[cs.CLASS]
+    session.klass.notice.set(
+        f"There is no class {code} (any more)."
+        if room is None
+        else f"Class {code} has ended: it takes no more answers."
+    )
 
 
 def sidebar_panel(page: str) -> None:
     """The class panel in the sidebar (below the menu, above the vector), on every page, for a browser in a
     class; else what ended, once, or nothing. ``page``: the address of the page shown ("/variance")."""
     m = cs.member()
+    if m is None:
+        _class_link_without_a_seat(page)
     notice = session.klass.notice.get()
     if m is None:
         if notice:
@@ -116,14 +194,7 @@ def sidebar_panel(page: str) -> None:
         if m.teacher:
             class_teacher.panel(m, page)
         else:
-            st.toggle(
-                "Follow the teacher",
-                key=FOLLOW,
-                value=True,
-                help="Off: explore alone; your answers still count, and you see each answer now.",
-            )
-            _follow(m.code, page)
-            st.button("Leave the class", key="class_leave", on_click=cs.leave, icon=":material/logout:")
+            _student_panel(m, page)
         if notice:
             st.text(notice)  # plain text, once
             session.klass.notice.set(None)
@@ -186,23 +257,28 @@ def room_view(
         st.text(refused)
     if exploring_alone():
         return True
-    room = cs.room_now(m.code)  # at most a second old, as the timer that reruns the page on a reveal reads it
+    room = cs.room_now(m.code)  # the panel's run that reran the page on a reveal has read it
     if room is not None and question in room.revealed:
         class_teacher.tally_bars(options, cs.store().tallies(m.code).get(question, {}), answer)
         return True
     if room is not None:
-        given = cs.store().answer_of(m.code, m.seat or "", question)
-        st.caption(
-            "Your answer is in: you can change it until your teacher reveals the answer."
-            if given is not None
-            else "Answer, and your teacher reveals the answer to the whole class."
-        )
+        now = room.questions.get(question, Question(1, OPEN))
+        again = f"Round {now.round}: " if now.round > 1 else ""
+        if now.state == CLOSED:
+            st.caption("Your teacher has closed this question: answers are not taken now.")
+        elif cs.store().answer_of(m.code, m.seat or "", question) is not None:
+            st.caption(
+                f"{again}Your answer is in: you can change it until your teacher closes the question or "
+                "reveals the answer."
+            )
+        else:
+            st.caption(f"{again}Answer, and your teacher reveals the answer to the whole class.")
     return False
 
 
 def poll_every() -> float | None:
     """How often a question's box reruns on its own in this browser: the teacher's, for the live tallies;
-    None otherwise (a student's reveal comes through the class panel's timer)."""
+    None otherwise (a student's reveal comes through the class panel, which the beacon reruns)."""
     m = cs.member()
     return class_teacher.TEACHER_POLL_S if m is not None and m.teacher else None
 

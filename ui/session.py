@@ -195,8 +195,14 @@ class _Class:
     notice: Entry[str | None] = Entry("class_notice", _none, concern)  # a message for the class panel
     join_problem: Entry[str | None] = Entry("class_join_problem", _none, concern)  # why joining failed
     lead_seen: Entry[int | None] = Entry("class_lead_seen", _none, concern)  # the teacher's last lead seen
+    # The seat cookie as this session last set it ("<code>:<seat>", "" taken away); None: as sent
+    seat_kept: Entry[str | None] = Entry("class_seat_kept", _none, concern)
+    # The room's version when this student's seat was last found in it (a removal moves the version)
+    version_seen: Entry[int | None] = Entry("class_version_seen", _none, concern)
+    paced_seen: Entry[bool] = Entry("class_paced_seen", _false, concern)  # the panel was drawn teacher-paced
     on_page: Entry[set[str]] = Entry("class_on_page", set, concern)  # the questions of the page shown
-    revealed_seen: Entry[frozenset[str]] = Entry("class_revealed_seen", frozenset, concern)
+    # Each question's (round, state) as the page was last drawn with them (classroom.model.Question)
+    questions_seen: Entry[dict[str, Any]] = Entry("class_questions_seen", dict, concern)
     refused: Family[str | None] = Family("class_refused_{}", _none, concern)  # why an answer was refused
     # The teacher's screen: the questions described to the store, as (class, question), once a session
     described: Entry[set[tuple[str, str]]] = Entry("class_described", set, concern)
@@ -239,6 +245,7 @@ pages = _Pages()
 # Widgets outside the links' keys (ui.keys.PAGE_KEYS, ui.settings' URL and token keys)
 WIDGET_KEYS = frozenset(
     {"table", "upload", "reseed", "axes_preset", "class_join_code", "class_join_name", "class_follow"}
+    | {"class_beacon"}  # a student's class beacon (ui.class_beacon): its trigger says what the browser read
     | {"class_paced", "class_keep_days"}  # the teacher's pacing toggle and days the answers are kept
 )
 # Widget keys made from a name: "{}_live" a live slider's component, "{}_guess" a prediction box,

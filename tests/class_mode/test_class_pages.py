@@ -101,6 +101,7 @@ def test_a_returning_student_gets_their_seat_back_and_their_answer() -> None:
     _store().answer(code, seat, "mean_q", 1, options=3)
     at = open_page(MEAN, **{"class": code, "seat": seat})
     assert _member(at) == cs.Member(code, seat=seat)
+    assert at.query_params.get("seat") is None  # the seat moved into this browser's cookie
     text = page_text(at)
     assert "Your answer is in" in text
     assert not any(b.key == "mean_q_reveal" for b in at.button)  # the teacher reveals, not the student
@@ -112,7 +113,9 @@ def test_a_seat_of_another_class_is_no_seat() -> None:
     seat = _store().join(other)
     at = open_page(MEAN, **{"class": code, "seat": seat})
     assert _member(at) is None
-    assert any(b.key == "mean_q_reveal" for b in at.button)  # the box as it is outside a class
+    assert at.query_params.get("seat") is None
+    assert at.text_input(key="class_join_code").value == code  # Home's join form, the code filled in
+    assert f"That address's seat is not in class {code} (any more): join again." in page_text(at)
 
 
 def test_a_student_answer_is_recorded_and_waits_for_the_reveal() -> None:
@@ -198,7 +201,8 @@ def test_home_join_form_joins_with_a_nickname_and_refuses_a_bad_code() -> None:
     member = _member(at)
     assert member is not None and member.code == code and member.seat is not None
     assert _store().nicknames(code) == ["<b>Bo</b>"]
-    assert at.query_params["seat"] == member.seat
+    assert at.query_params.get("seat") is None  # the seat is this browser's cookie, never the address's
+    assert at.query_params["class"] == code
 
 
 def test_the_teachers_roster_shows_nicknames_as_plain_text() -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from class_mode.test_fresh_server import seat_cookie
 from classroom.store import Store, open_engine
 from deploy import serve
 from deploy.serve import COOKIE, Deployment, deployment, haproxy_binary
@@ -73,6 +74,9 @@ def test_sessions_spread_stay_on_their_process_and_move_when_it_dies(served: Dep
     async def scenario() -> tuple[list[str | None], list[bool], str | None, bool, bool]:
         first = Session(served.url, "/mean")
         first.query_string = f"class={started.code}&seat={seat}"
+        # The page's hidden component moves the seat into a cookie (ui/class_session.py); this client runs
+        # no script, so it keeps the cookie as the browser would
+        first.jar.set_cookie(seat_cookie(f"{started.code}:{seat}"))
         second = Session(served.url, "/mean")
         loaded = []
         for s in (first, second):

@@ -4,12 +4,17 @@ A fresh process starts in Streamlit's legacy "pages/ directory" mode and runs a 
 without ``app.py`` (no sidebar, no class), until ``ui.shell.ensure_app_shell`` switches the mode off and
 reruns. Every run that had started in that mode must rerun too, not only the first: in a 150-student
 benchmark, 3 students whose pages loaded while their process was fresh were never in the class.
+
+Half the students come back with their seat in the browser's cookie (``lab_seat``, which the page's
+hidden component sets; this client runs no script, so the test puts it in the jar), half with an
+older address that carries it (``seat=``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import http.cookiejar
 from pathlib import Path
 
 import pytest
@@ -19,6 +24,15 @@ from scripts.browser import streamlit_server
 from scripts.session_client import Session
 
 STUDENTS = 6
+
+
+def seat_cookie(value: str) -> http.cookiejar.Cookie:
+    """The ``lab_seat`` cookie as a browser keeps it for the lab's host."""
+    return http.cookiejar.Cookie(
+        version=0, name="lab_seat", value=value, port=None, port_specified=False, domain="127.0.0.1",
+        domain_specified=False, domain_initial_dot=False, path="/", path_specified=True, secure=False,
+        expires=None, discard=True, comment=None, comment_url=None, rest={},
+    )  # fmt: skip
 
 
 def test_students_opening_a_fresh_server_together_are_all_in_their_class(
@@ -34,9 +48,13 @@ def test_students_opening_a_fresh_server_together_are_all_in_their_class(
 
     async def open_all(base: str) -> list[list[str]]:
         sessions = []
-        for seat in seats:
+        for i, seat in enumerate(seats):
             s = Session(base, "/mean")
-            s.query_string = f"class={started.code}&seat={seat}"
+            if i % 2:
+                s.query_string = f"class={started.code}&seat={seat}"
+            else:
+                s.query_string = f"class={started.code}"
+                s.jar.set_cookie(seat_cookie(f"{started.code}:{seat}"))
             texts: list[str] = []
             s.on_message = lambda kind, msg, texts=texts: (
                 texts.append(msg.delta.new_element.markdown.body) if kind == "delta" else None

@@ -8,7 +8,9 @@ student's page or address, nor in the teacher's own address, and no student sees
 
 from __future__ import annotations
 
+import math
 import re
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -71,9 +73,9 @@ def test_a_teacher_and_three_students_answer_reveal_and_follow(chromium: Browser
         student.get_by_label("Nickname (optional)").fill(f"Student{i}")
         student.get_by_role("button", name="Join the class").click()
         expect(student.locator(PANEL)).to_contain_text(f"Class {code}")
-        expect(student).to_have_url(re.compile(rf"class={code}&seat=[\w-]+"))
+        expect(student).to_have_url(re.compile(rf"\?class={code}$"))  # the seat is in a cookie, not here
         students.append(student)
-    expect(panel).to_contain_text("3 joined: Student0, Student1, Student2")
+    expect(panel).to_contain_text("Students (3)")  # the roster (ui/class_teacher.py) counts them
 
     # Follow me: the teacher opens Mean and sends the class there
     teacher.locator('[data-testid="stSidebarNav"] a[href$="/mean"]').click()
@@ -131,3 +133,105 @@ def test_another_tab_of_the_teacher_leaves_the_lead_with_the_first(chromium: Bro
     teacher.reload()
     teacher.locator(IDLE).wait_for()
     expect(panel).to_contain_text("you lead it")
+
+
+PACED = "Keep the class with me (teacher-paced)"  # the teacher's toggle (ui/class_teacher.py)
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+# Records, in the tab, when its address first shows a page: Date.now() at that moment (polled every
+# 10 ms, so the time a student's page followed is measured in the student's own browser)
+WATCH = """(path) => {
+  window.labFollowed = null;
+  clearInterval(window.labWatch);
+  window.labWatch = setInterval(() => {
+    if (location.pathname === path) { window.labFollowed = Date.now(); clearInterval(window.labWatch); }
+  }, 10);
+}"""
+# Whether an element lies whole within the window's width, wider than half of it
+INSIDE = """(selector) => {
+  const box = document.querySelector(selector)?.getBoundingClientRect();
+  return Boolean(box) && box.left >= 0 && box.right <= innerWidth && box.width > innerWidth / 2;
+}"""
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+def test_a_paced_class_follows_the_teacher_on_a_desktop_and_a_phone(chromium: Browser, server: str) -> None:
+    """Teacher-paced, with the beacon: each student's browser goes where the teacher goes, a phone too.
+
+    A copied address (class only) opened in another browser is not that student: Home's join form, the
+    code filled in. A student who opens another page while paced is brought back. Prints how long each
+    student took to follow the teacher over ten page switches (teacher's click to the student's address)."""
+    teacher, panel = _start_class(chromium, server)
+    found = re.search(r"Class ([A-Z2-9]{6})", panel.inner_text())
+    assert found, panel.inner_text()
+    code = found.group(1)
+    desk = _tab(chromium)
+    desk.goto(f"{server}/?class={code}")
+    desk.get_by_role("button", name="Join the class").click()
+    expect(desk.locator(PANEL)).to_contain_text(f"Class {code}")
+    teacher.get_by_text(PACED).click()
+    expect(desk.locator(PANEL)).to_contain_text("Your teacher keeps the class together.")
+    expect(desk.locator(PANEL).get_by_role("switch", name="Follow the teacher")).to_be_disabled()
+
+    # The teacher opens Mean: the class goes there (paced: no "Send the class here")
+    teacher.locator('[data-testid="stSidebarNav"] a[href$="/mean"]').click()
+    expect(desk).to_have_url(re.compile(rf"/mean\?(.*&)?class={code}"))
+    desk.locator(IDLE).wait_for()
+
+    # The desktop student's address, copied to a phone: not that student; Home's join form instead
+    phone = chromium.new_context(**PHONE).new_page()  # type: ignore[arg-type]
+    phone.set_default_timeout(WAIT_MS)
+    phone.goto(desk.url)
+    expect(phone.get_by_label("Class code")).to_have_value(code)
+    expect(phone.locator(PANEL)).to_have_count(0)
+    phone.get_by_role("button", name="Join the class").tap()
+    expect(phone).to_have_url(re.compile(rf"/mean\?(.*&)?class={code}"))  # a late joiner lands on the lead
+    phone.locator(IDLE).wait_for()
+    phone.get_by_text(MEAN_OPTIONS[1]).tap()  # a Predict-then-check box, by touch
+    expect(phone.get_by_text("Your answer is in")).to_be_visible()
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
+    phone.get_by_test_id("stExpandSidebarButton").tap()  # the class panel, in the phone's sidebar
+    expect(phone.locator(PANEL)).to_be_visible()
+    expect(phone.locator(PANEL)).to_contain_text("Your teacher keeps the class together.")
+    phone.wait_for_function(INSIDE, arg=PANEL)  # the sidebar slid in: whole, within the phone's width
+
+    # Paced: a student who opens another page is brought back to the teacher's
+    phone.locator('[data-testid="stSidebarNav"] a[href$="/variance"]').tap()
+    expect(phone).to_have_url(re.compile(rf"/mean\?(.*&)?class={code}"))
+    phone.locator(IDLE).wait_for()
+    expect(phone.get_by_text("Your answer is in")).to_be_visible()
+
+    followed: dict[str, list[float]] = {"desktop": [], "phone": []}
+    for move in range(10):
+        path = "/variance" if move % 2 == 0 else "/mean"
+        for student in (desk, phone):
+            student.evaluate(WATCH, path)
+        teacher.locator(IDLE).wait_for()
+        clicked = time.time() * 1000
+        teacher.locator(f'[data-testid="stSidebarNav"] a[href$="{path}"]').click()
+        for name, student in (("desktop", desk), ("phone", phone)):
+            student.wait_for_function("() => window.labFollowed !== null")
+            followed[name].append(student.evaluate("window.labFollowed") - clicked)
+            expect(student).to_have_url(re.compile(rf"{path}\?(.*&)?class={code}"))
+            student.locator(IDLE).wait_for()
+    every = followed["desktop"] + followed["phone"]
+    for name, times in {**followed, "all": every}.items():
+        print(
+            f"{name}: teacher's click to the student's page, {len(times)} moves: "
+            f"p50 {_percentile(times, 0.5):.0f} ms, p95 {_percentile(times, 0.95):.0f} ms, "
+            f"max {max(times):.0f} ms"
+        )
+    for student in (desk, phone):
+        assert "seat" not in student.url
+
+    # The teacher ends the class: each student's browser leaves it, and says so
+    teacher.locator(PANEL).get_by_role("button", name="End the class", exact=True).click()
+    teacher.get_by_role("button", name="End it now").click()
+    for student in (desk, phone):
+        expect(student.locator('[data-testid="stSidebar"]')).to_contain_text("Your class has ended.")
+        expect(student.locator(PANEL)).to_have_count(0)
+        assert f"class={code}" not in student.url
+    phone.context.close()
