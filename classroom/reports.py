@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from classroom.model import OPEN, AnswerRow, ClassError, QuestionResult, Seat, clean_nickname
+from classroom.runs import RUN_PREFIX
 from classroom.schema import _NEXT, answers, questions, rooms, seats
 
 if TYPE_CHECKING:
@@ -143,7 +144,8 @@ class Reports:
             QuestionResult(q, p, o, r, s, self.rounds(code, q), tuple(lb.split("\n")) if lb else (), int(n))
             for q, p, o, r, s, lb, n in met
         ]
-        return [q for q in found if q.rounds or q.state != OPEN or q.round > 1]
+        asked = [q for q in found if q.rounds or q.state != OPEN or q.round > 1]
+        return [q for q in asked if not q.question.startswith(RUN_PREFIX)]  # a run is no question
 
     def answer_rows(self, code: str, key: str) -> list[AnswerRow]:
         """One row per student × question × round (the CSV export), by question, round, then time."""

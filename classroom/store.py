@@ -47,6 +47,7 @@ from classroom.model import (
     summarize,
 )
 from classroom.reports import Reports
+from classroom.runs import Runs
 from classroom.schema import (
     _NEXT,
     _ROOM_TABLES,
@@ -71,7 +72,7 @@ __all__ = [  # the model's and the schema's names, for callers that know only th
 ]  # fmt: skip
 
 
-class Store(Reports):
+class Store(Reports, Runs):
     """The classes of one database. Safe to share between threads (each call takes its own connection)."""
 
     def __init__(self, engine: Engine, clock: Callable[[], float] = time.time) -> None:

@@ -6,8 +6,8 @@ import urllib.parse
 import streamlit as st
 
 from layernorm.labs.quiz import Question, make_quiz
+from ui import class_quiz, class_teacher, class_views, page, session
 from ui import class_session as cs
-from ui import class_teacher, class_views, page, session
 from ui.fragments import page_fragment, rerun_fragments
 from ui.navigation import page_file
 
@@ -35,9 +35,12 @@ def _answer(q: Question, radio_key: str, box: str) -> None:
             len(q.options),
             final=final,
             right=q.answer,
-            prompt=q.topic,
+            prompt=class_quiz.about(q),
         )
-    rerun_fragments(SCORE, box, END)  # in page order
+    if run is not None:  # the run's page has only the box
+        rerun_fragments(box)
+    else:
+        rerun_fragments(SCORE, box, END)  # in page order
 
 
 def _try_again() -> None:
@@ -56,6 +59,7 @@ if member is not None:  # a class answers one quiz: the same numbers and order o
 questions = make_quiz(int(session.pages.quiz_seed.get()))
 round_no = session.pages.quiz_round.get()
 following = member is not None and not member.teacher and not class_views.exploring_alone()
+run = class_quiz.place(member, questions)  # the teacher runs the quiz question by question (None: not now)
 
 page.header(
     f"Test yourself · {len(questions)} misconceptions",
@@ -91,20 +95,22 @@ def score_section() -> None:
     st.progress(len(answers) / len(questions))
 
 
-def question_box(n: int, q: Question) -> None:
+def question_box(n: int, q: Question, *, live: bool = False) -> None:
+    """Question ``n``'s box; ``live``: the only box drawn (a run), so the teacher's box polls the class."""
     box = f"quiz_q{n}"
+    poll = class_views.poll_every() if live else None
 
     def reveal_text(_: int | None) -> None:
         st.info(f"The answer: {q.options[q.answer]}. {q.explanation}", icon=":material/visibility:")
 
-    @page_fragment(key=box)
+    @page_fragment(key=box, run_every=poll, by_user=poll is None)
     def draw() -> None:
         answers = session.pages.quiz_answers.get()
         with st.container(border=True, key=f"quiz_box_{n}"):
             st.markdown(f"**{n}. {q.topic}**")
             st.text(q.prompt)  # plain text: the numbers and symbols exactly as computed
             show_now = class_views.room_view(
-                f"quiz_{q.key}", q.options, q.answer, reveal_text, live=False, prompt=q.topic
+                f"quiz_{q.key}", q.options, q.answer, reveal_text, live=live, prompt=class_quiz.about(q)
             )
             if member is not None and member.teacher:
                 return
@@ -152,10 +158,20 @@ def end_section() -> None:
         )
 
 
-score_section()
-class_teacher.quiz_summary(
-    [(f"quiz_{q.key}", f"{n}. {q.topic}", q.options, q.answer) for n, q in enumerate(questions, 1)]
-)
-for n, q in enumerate(questions, start=1):
-    question_box(n, q)
-end_section()
+if member is not None and run is not None and run.summary:
+    class_quiz.summary(member, questions, run.at)
+elif member is not None and run is not None:  # only the question the class is on
+    class_quiz.run_bar(member, questions, run.at)
+    if not member.teacher:
+        class_quiz.sync_answer(member, questions[run.at])
+    question_box(run.at + 1, questions[run.at], live=True)
+else:
+    if member is not None and member.teacher:
+        class_quiz.start_bar(questions)
+    score_section()
+    class_teacher.quiz_summary(
+        [(f"quiz_{q.key}", f"{n}. {q.topic}", q.options, q.answer) for n, q in enumerate(questions, 1)]
+    )
+    for n, q in enumerate(questions, start=1):
+        question_box(n, q)
+    end_section()
