@@ -223,7 +223,7 @@ def end_class() -> None:
         except ClassError:
             pass  # already ended (by another of the teacher's tabs, or it expired): nothing left to do
         room_changed(m.code)
-    leave("The class has ended: it takes no more answers.")
+    session.klass.notice.set("The class has ended: it takes no more answers. Its results stay in this panel.")
 
 
 def join(typed_code: str, nickname: str | None) -> str | None:
@@ -288,10 +288,8 @@ def read_class_link() -> None:
     if TEACH in given:
         key = given.get(TEACH, "")
         del st.query_params[TEACH]
-        if code is not None and store().is_teacher(code, key) and _running(code):
+        if code is not None and store().is_teacher(code, key):  # an ended class too: its results
             session.klass.member.set(Member(code, key=key))
-        elif code is not None and store().is_teacher(code, key):
-            session.klass.notice.set(f"Class {code} has ended: it takes no more answers.")
         elif code is not None and store().room(code) is not None:
             session.klass.notice.set(f"That teacher link's key is not class {code}'s: check the link.")
         elif code is None:
@@ -305,13 +303,7 @@ def read_class_link() -> None:
         if m is None and code is not None and seat:
             m = _sit(code, seat, f"That address's seat is not in class {code} (any more): join again.")
     kept_code, _, kept_key = urllib.parse.unquote(_cookie(COOKIE)).partition(":")
-    if (
-        m is None
-        and code is not None
-        and kept_code == code
-        and store().is_teacher(code, kept_key)
-        and _running(code)
-    ):
+    if m is None and code is not None and kept_code == code and store().is_teacher(code, kept_key):
         m = Member(code, key=kept_key)
         session.klass.member.set(m)
     if m is None and code is not None and (kept := _kept_seat()) is not None and kept[0] == code:
@@ -340,11 +332,6 @@ def link_class() -> str | None:
     """The class code the address carries, if it is one."""
     given = st.query_params.get(CLASS)
     return normal_code(given) if given else None
-
-
-def _running(code: str) -> bool:
-    room = store().room(code)
-    return room is not None and not room.closed
 
 
 def public_base() -> str:

@@ -24,7 +24,7 @@ from classroom.model import (
     Room,
     summarize,
 )
-from ui import class_results, session
+from ui import class_projector, class_results, session
 from ui import class_session as cs
 from ui.class_projector import qr_png
 from ui.class_roster import ENDED_ELSEWHERE, as_teacher, roster, say_refusal
@@ -145,22 +145,28 @@ def _keeping(m: cs.Member) -> int:
 
 def panel(m: cs.Member, page: str) -> None:
     room = cs.store().room(m.code)
-    if room is None or room.closed:
+    if room is None:
         session.klass.results_open.set(False)
         cs.leave(ENDED_ELSEWHERE)
         st.rerun()  # the sidebar then says so, with no class panel left behind
+    if room.closed:
+        _ended_panel(m)
+        return
     if room.paced:
         _keep_with_me(m, room, page)
     st.markdown(f"**Class {m.code}** · you lead it")
     roster(m.code)
     if st.button("Show the join code", key="class_show", icon=":material/qr_code_2:"):
         _show_code(m.code)
-    _pacing(room, page)
-    st.button(
-        "Results", key="class_results", icon=":material/table_view:", on_click=class_results.open_results
+    st.link_button(
+        "Open the projector view",
+        class_projector.address(m.code),
+        icon=":material/co_present:",
+        help="For the wall: the join code, then the question you act on and the room's answers. "
+        "No names and no key: safe to project.",
     )
-    if session.klass.results_open.get():  # drawn on each full run until the teacher closes it
-        class_results.show_results(m.code, m.key or "")
+    _pacing(room, page)
+    _results_button(m)
     with st.expander("Your private teacher link"):
         st.caption("Lead the class from another browser with it. Do not project it or share it.")
         st.code(cs.teacher_address(m), language=None)
@@ -168,9 +174,32 @@ def panel(m: cs.Member, page: str) -> None:
     with st.popover("End the class", icon=":material/logout:"):  # one step away from a mis-click
         st.caption(
             "The class takes no more answers or students, and every student leaves it. Its answers are "
-            f"kept for {_days(days)}, then deleted; this panel goes, so download them from *Results* first."
+            f"kept for {_days(days)}, then deleted: this panel and your teacher link keep its *Results*."
         )
         st.button("End it now", key="class_end", on_click=cs.end_class, type="primary")
+
+
+def _results_button(m: cs.Member) -> None:
+    st.button(
+        "Results", key="class_results", icon=":material/table_view:", on_click=class_results.open_results
+    )
+    if session.klass.results_open.get():  # drawn on each full run until the teacher closes it
+        class_results.show_results(m.code, m.key or "")
+
+
+def _ended_panel(m: cs.Member) -> None:
+    """An ended class on its teacher's screen: its results, how long they are kept, and deleting it."""
+    st.markdown(f"**Class {m.code}** · ended")
+    st.caption("It takes no more answers or students. Its results stay here until you delete them.")
+    _results_button(m)
+    _keeping(m)
+    st.button(
+        "Stop showing this class here",
+        key="class_forget",
+        on_click=cs.leave,
+        icon=":material/logout:",
+        help="Only this browser stops showing it; your teacher link opens its results again.",
+    )
 
 
 # --- a question's box -----------------------------------------------------------------------------
@@ -258,9 +287,14 @@ def tallies(
         class_results.how_right(options, rounds, round_no, answer, revealed)
     if revealed:
         show_answer(None)
-    else:
+    elif not _ended(m):
         _control(question, state, bool(counts))
     say_refusal(f"q_{question}")
+
+
+def _ended(m: cs.Member) -> bool:
+    room = cs.store().room(m.code)  # the teacher's own read (one browser), not the students' cached one
+    return room is None or room.closed
 
 
 def quiz_summary(questions: Sequence[tuple[str, str, Sequence[str], int]]) -> None:

@@ -47,12 +47,15 @@ def test_a_teacher_link_with_a_wrong_key_leads_nothing_and_says_so(bad: str) -> 
     assert not any(b.key == "class_reveal_mean_q" for b in at.button)
 
 
-def test_a_teacher_link_of_an_ended_class_says_it_ended() -> None:
+def test_a_teacher_link_of_an_ended_class_opens_its_results() -> None:
     started = _store().start()
     _store().end(started.code, started.teacher_key)
     at = open_page(HOME, **{"class": started.code, "teach": started.teacher_key})
-    assert _member(at) is None
-    assert f"Class {started.code} has ended: it takes no more answers." in page_text(at)
+    assert _member(at) is not None
+    text = page_text(at)
+    assert f"**Class {started.code}** · ended" in text and "you lead it" not in text
+    assert {"class_results", "class_delete", "class_forget"} <= {b.key for b in at.button}
+    assert not {"class_lead", "class_end", "class_show"} & {b.key for b in at.button}
 
 
 def test_a_teacher_link_without_a_class_says_what_is_missing() -> None:
@@ -67,10 +70,13 @@ def test_a_class_ended_in_another_browser_is_said_on_the_teachers_next_run() -> 
     assert "you lead it" in page_text(at)
     _store().end(started.code, started.teacher_key)  # the teacher's other browser ends it
     ok(at.run())
-    assert _member(at) is None
     text = page_text(at)
-    assert "The class has ended (nobody used it for three hours, or it was ended elsewhere)." in text
-    assert "you lead it" not in text
+    assert f"**Class {started.code}** · ended" in text and "you lead it" not in text
+    assert not any(str(b.key).startswith(("class_close_", "class_again_")) for b in at.button)
+    _store().delete(started.code, started.teacher_key)  # and then deletes it
+    ok(at.run())
+    assert _member(at) is None
+    assert "The class has ended (nobody used it for three hours, or it was ended elsewhere)." in page_text(at)
 
 
 def test_a_join_link_with_a_long_code_fills_the_box_only_as_far_as_typing_could() -> None:
@@ -237,8 +243,12 @@ def test_ending_the_class_takes_a_second_click_and_keeps_its_answers() -> None:
     ok(at.button(key="class_end").click().run())
     room = _store().room(started.code)
     assert room is not None and room.closed
+    assert _member(at) is not None  # the teacher keeps the class's results
+    told = [str(t.value) for t in at.text]  # the class panel's notice is plain text
+    assert "The class has ended: it takes no more answers. Its results stay in this panel." in told
+    assert f"**Class {started.code}** · ended" in page_text(at)
+    ok(at.button(key="class_forget").click().run())
     assert _member(at) is None
-    assert "The class has ended: it takes no more answers." in page_text(at)
 
 
 @pytest.mark.parametrize(

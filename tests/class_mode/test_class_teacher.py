@@ -341,7 +341,7 @@ def test_the_teacher_sets_how_long_answers_are_kept() -> None:
     assert "Answers are kept after the class for 1 day, then deleted." in captions
     assert (
         "The class takes no more answers or students, and every student leaves it. Its answers are kept for "
-        "1 day, then deleted; this panel goes, so download them from *Results* first."
+        "1 day, then deleted: this panel and your teacher link keep its *Results*."
     ) in captions
     _store().keep_for(started.code, started.teacher_key, 90)  # from the teacher's other tab
     ok(at.run())
@@ -370,3 +370,13 @@ def test_a_student_is_drawn_no_teacher_action() -> None:
     at = _student(started.code, seat)
     assert not {k for k in _keys(at) if k.startswith(TEACHER_WIDGETS)}
     assert not [e.label for e in at.expander if e.label.startswith("Students")]
+
+
+def test_the_panel_opens_the_projector_view_of_this_class_only() -> None:
+    started = _store().start()
+    at = _teacher(started)
+    links = [el.proto for el in at.get("link_button")]
+    projector = [b for b in links if b.label == "Open the projector view"]
+    assert len(projector) == 1
+    assert projector[0].url.endswith(f"/projector?class={started.code}")
+    assert started.teacher_key not in projector[0].url  # safe to project: no key in it
