@@ -203,6 +203,14 @@ def sidebar_panel(page: str) -> None:
 # --- a question answered by the room --------------------------------------------------------------
 
 
+def round_of(question: str) -> int:
+    """The question's round in this browser's class (1 outside a class, or before *Vote again*)."""
+    m = cs.member()
+    room = cs.room_now(m.code) if m is not None else None
+    found = room.questions.get(question) if room is not None else None
+    return found.round if found is not None else 1
+
+
 def exploring_alone() -> bool:
     return not session.widgets.get(FOLLOW, True)
 

@@ -70,8 +70,14 @@ def predict_then_reveal(
         else:  # the teacher's screen, once revealed to the class
             st.info(f"The answer: {options[answer]}. {explanation}")
 
+    def guess_key() -> str:
+        """The prediction's widget: a new one for each round of the question in a class (after *Vote
+        again* a student answers afresh; the old round's choice would look like an answer given)."""
+        round_no = class_views.round_of(key)
+        return f"{key}_guess" if round_no <= 1 else f"{key}_r{round_no}_guess"
+
     def commit(*, final: bool = False) -> None:
-        chosen = session.widgets.get(f"{key}_guess")
+        chosen = session.widgets.get(guess_key())
         if chosen is not None:
             choice = list(options).index(chosen)
             class_views.record(key, choice, len(options), final=final, right=answer, prompt=question)
@@ -93,7 +99,7 @@ def predict_then_reveal(
                 "Your prediction",
                 list(options),
                 index=None,
-                key=f"{key}_guess",
+                key=guess_key(),
                 label_visibility="collapsed",
                 persist_state="session",  # a student's answer is theirs: kept across pages, never in the link
                 on_change=commit,

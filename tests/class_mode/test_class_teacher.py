@@ -380,3 +380,17 @@ def test_the_panel_opens_the_projector_view_of_this_class_only() -> None:
     assert len(projector) == 1
     assert projector[0].url.endswith(f"/projector?class={started.code}")
     assert started.teacher_key not in projector[0].url  # safe to project: no key in it
+
+
+def test_after_vote_again_a_students_box_asks_afresh_and_records_round_2() -> None:
+    started = _store().start()
+    seat = _store().join(started.code, "Ada")
+    student = _student(started.code, seat)
+    ok(student.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[1]).run())
+    assert _store().vote_again(started.code, started.teacher_key, "mean_q") == 2
+    cs.room_now.clear()  # as the teacher's button does (cs.room_changed)
+    ok(student.run())  # the beacon's run: the question of this page is in a new round
+    fresh = student.radio(key="mean_q_r2_guess")
+    assert fresh.value is None  # round 1's choice is not shown as if given again
+    ok(fresh.set_value(MEAN_OPTIONS[1]).run())  # the same option again is a round-2 answer
+    assert _store().rounds(started.code, "mean_q") == {1: {1: 1}, 2: {1: 1}}
