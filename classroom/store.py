@@ -181,6 +181,7 @@ class Store(Reports, Runs):
                 ["room", "question"],
                 list(about),
             )
+            _show_if_free(conn, code, question)
 
     def set_paced(self, code: str, key: str, paced: bool) -> None:
         """Teacher-paced: every student's browser follows the teacher's lead and cannot wander."""
@@ -372,6 +373,8 @@ class Store(Reports, Runs):
             rnd, state = conn.execute(sa.select(questions.c.round, questions.c.state).where(*this_q)).one()
             if state == REVEALED:
                 raise ClassError("The answer is revealed: this question takes no more answers.")
+            if state == OPEN:
+                _show_if_free(conn, code, question)
             if state == CLOSED:
                 raise ClassError("Your teacher has closed this question: answers are not taken now.")
             this = (
@@ -441,6 +444,22 @@ class Store(Reports, Runs):
             for table in _ROOM_TABLES:
                 key = table.c.code if table is rooms else table.c.room
                 conn.execute(table.delete().where(key.in_(codes)))
+
+
+def _show_if_free(conn: Connection, code: str, question: str) -> None:
+    """Make ``question`` the room's current one (the projector's) unless the current one still takes
+    answers: the teacher's screen drawing a question, or an answer to it, puts it up once the last one
+    was closed or revealed, so the wall follows the class without a click."""
+    still_open = sa.exists(
+        sa.select(questions.c.question).where(
+            questions.c.room == code, questions.c.question == rooms.c.current, questions.c.state == OPEN
+        )
+    )
+    conn.execute(
+        rooms.update()
+        .where(rooms.c.code == code, sa.or_(rooms.c.current.is_(None), ~still_open))
+        .values(current=question)
+    )
 
 
 def _check_question(question: str) -> None:

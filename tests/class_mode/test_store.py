@@ -480,3 +480,31 @@ def test_results_list_the_questions_asked_in_the_order_the_class_met_them(store:
     store.close_question(code, key, "q2")
     store.reveal(code, key, "q1")  # a later action does not move a question in the results
     assert [r.question for r in store.results(code, key)] == ["q1", "q2", "q3"]  # q4: never asked
+
+
+def test_the_projectors_question_follows_the_class_while_none_is_open(store: Store) -> None:
+    """The current question moves with the teacher's actions, and without them to a question drawn on
+    the teacher's screen or answered, as long as the current one no longer takes answers."""
+    started = store.start()
+    code, key = started.code, started.teacher_key
+    seat = store.join(code)
+
+    def current() -> str | None:
+        room = store.room(code)
+        assert room is not None
+        return room.current
+
+    assert current() is None
+    store.describe(code, key, "q1", "One?", ["a", "b"], 0)  # the teacher's screen draws q1
+    assert current() == "q1"
+    store.describe(code, key, "q2", "Two?", ["a", "b"], 0)  # q1 still takes answers: it stays up
+    store.answer(code, seat, "q2", 1, options=2)
+    assert current() == "q1"
+    store.reveal(code, key, "q1")
+    store.answer(code, seat, "q2", 0, options=2)  # q1 is done: the question the class answers goes up
+    assert current() == "q2"
+    store.close_question(code, key, "q2")
+    store.describe(code, key, "q3", "Three?", ["a", "b"], 1)
+    assert current() == "q3"
+    store.vote_again(code, key, "q2")  # a teacher's action always puts its question up
+    assert current() == "q2"
