@@ -83,9 +83,7 @@ def layer_norm_backward(
     Returns
     -------
     dx : (..., d) ndarray of float64
-        ``dL/dx``; each row sums to 0 (to rounding). An entry beyond float64's range (about
-        1.8e308) is ±inf, as IEEE rounding and PyTorch give it; with eps = 0 that happens once a
-        row's spread falls below about 1e-308.
+        ``dL/dx``; each row sums to 0 (to rounding).
     dgamma : (d,) ndarray of float64
         ``sum over rows of dy * x_hat``.
     dbeta : (d,) ndarray of float64
@@ -97,6 +95,10 @@ def layer_norm_backward(
         Shapes that do not match, NaN/inf, ``eps`` negative.
     ZeroVarianceError
         A constant row with ``eps == 0`` (the forward pass is 0/0 there).
+    ResultRangeError
+        An entry of ``dx`` beyond float64's range (about 1.8e308), where IEEE rounding and PyTorch
+        give ±inf. With ``eps == 0`` that happens once a row's spread falls below about 1e-308,
+        where its deviations from the mean are subnormal numbers with few digits left.
 
     Notes
     -----
