@@ -1,8 +1,8 @@
 """A Streamlit session without a browser: it speaks the browser's websocket protocol.
 
 Used by the class benchmarks (``benchmarks/bench_classroom.py``, ``bench_class_mode.py``,
-``bench_nodelay.py``) and by the tests that need many sessions, or a session before any browser
-(``tests/class_mode``, ``tests/e2e/test_fragment_reruns.py``).
+``bench_follow.py``, ``bench_nodelay.py``) and by the tests that need many sessions, or a session
+before any browser (``tests/class_mode``, ``tests/e2e/test_fragment_reruns.py``).
 
 Each session does what the browser's own code does (Streamlit 1.67's frontend bundle and
 ``streamlit/web/server/starlette/starlette_websocket.py`` were read for this):
@@ -30,26 +30,36 @@ Each session does what the browser's own code does (Streamlit 1.67's frontend bu
    (its delta carries ``fragment_id``) is moved with that ``fragment_id`` in the ``ClientState``, as the
    browser does: the server reruns only that fragment.
 
+A student in a class also does what ``ui/class_beacon.js`` does in the browser (:class:`Beacon`,
+:func:`read_beacon`, :func:`beacon_trigger`): it reads the class's public file about once a second and,
+when the version moved past the one its page drew, sends the hidden component's trigger ``"seen"`` as a
+fragment rerun of the class panel. Its seat is the ``lab_seat`` cookie (:meth:`Session.set_cookie`),
+as a browser that joined keeps it; the address carries the class only.
+
 Unlike the browser, a session sends only the moved widget's state, not every mounted widget's
-(the server keeps the others' previous values: same script work), and downloads no static assets.
+(the server keeps the others' previous values: same script work), and downloads no static assets
+(the beacon's file apart).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import time
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
-from http.cookiejar import CookieJar
+from http.cookiejar import Cookie, CookieJar
 from pathlib import Path
 from typing import Any
 
 FINISHED_EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus
 WS_MAX_SIZE = 64 * 2**20
+SEAT_COOKIE = "lab_seat"  # ui.class_session.SEAT_COOKIE: "<code>:<seat>"
+BEACON_COMPONENT = "lab_class_beacon"  # ui.class_beacon's component
 
 
 # --- servers -------------------------------------------------------------------------------------
@@ -274,6 +284,18 @@ class Session:
         self.on_message: Any = None  # called with each ForwardMsg (ref_hash resolved): bench_class_mode.py
         self.jar = CookieJar()  # kept across reconnects, as a browser keeps its cookies (a balancer's too)
 
+    def set_cookie(self, name: str, value: str) -> None:
+        """A cookie of the lab's site, as a page's script writes it (``document.cookie``, the value
+        percent-encoded as ``encodeURIComponent`` does): e.g. a student's seat, :data:`SEAT_COOKIE`."""
+        host = urllib.parse.urlsplit(self.base).hostname or ""
+        cookie = Cookie(
+            version=0, name=name, value=urllib.parse.quote(value, safe=""), port=None,
+            port_specified=False, domain=host, domain_specified=False, domain_initial_dot=False,
+            path="/", path_specified=True, secure=False, expires=None, discard=True, comment=None,
+            comment_url=None, rest={},
+        )  # fmt: skip
+        self.jar.set_cookie(cookie)
+
     async def connect(self) -> None:
         jar = self.jar
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
@@ -423,3 +445,96 @@ class Session:
         if self.ws is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.ws.close(), 10)
+
+
+# --- a class's beacon (ui/class_beacon.py, ui/class_beacon.js) -----------------------------------
+
+
+def beacon_drawn(msg: Any) -> tuple[str, str, int] | None:
+    """The class beacon a ForwardMsg draws: (component id, fragment id, the room's version it drew)."""
+    if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
+        return None
+    el_kind = msg.delta.new_element.WhichOneof("type")
+    if el_kind != "bidi_component":
+        return None
+    el = msg.delta.new_element.bidi_component
+    if el.component_name != BEACON_COMPONENT:
+        return None
+    return el.id, msg.delta.fragment_id, int(json.loads(el.json)["version"])
+
+
+def beacon_trigger(component_id: str, seen: int | str) -> Any:
+    """The widget state the hidden component sends: its trigger ``"seen"`` with what the browser read."""
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    trigger = WidgetState(id=_make_trigger_id(component_id, "events"))
+    trigger.json_trigger_value = json.dumps([{"event": "seen", "value": seen}])
+    return trigger
+
+
+async def read_beacon(base: str, code: str, cookies: str = "") -> int | str | None:
+    """Class ``code``'s beacon as the browser's ``fetch`` reads it: its version, ``"gone"`` (404), or
+    None (no answer, or not a version). A new connection each time, with the site's cookies (through a
+    balancer, its own pins the read to the browser's process)."""
+    where = urllib.parse.urlsplit(base)
+    host, port = where.hostname or "127.0.0.1", where.port or 80
+    try:
+        r, w = await asyncio.open_connection(host, port)
+        w.write(
+            f"GET /app/static/class/{code}.json?t={time.time_ns()} HTTP/1.1\r\nHost: {where.netloc}\r\n"
+            f"Cookie: {cookies}\r\nConnection: close\r\n\r\n".encode()
+        )
+        data = await asyncio.wait_for(r.read(), 30)
+        w.close()
+    except (OSError, TimeoutError):
+        return None
+    head, _, body = data.partition(b"\r\n\r\n")
+    status = head.split(b"\r\n", 1)[0]
+    if b" 404 " in status:
+        return "gone"
+    if b" 200 " not in status:
+        return None
+    try:
+        version = json.loads(body)["version"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return version if isinstance(version, int) and not isinstance(version, bool) else None
+
+
+@dataclass
+class Beacon:
+    """One tab's beacon reader, deciding as ``ui/class_beacon.js`` does (``decide``): what to send, if
+    anything, for what a read found. Times are ``time.perf_counter()`` seconds."""
+
+    component_id: str = ""
+    fragment_id: str = ""
+    version: int = -1  # the version the page drew last
+    drawn_at: float = 0.0
+    asked: int | str | None = None
+    asked_at: float = float("-inf")
+    fallback: float = 30.0  # class_beacon.FALLBACK_MS
+    again: float = 5.0  # a version asked for and not drawn is asked for again after this long
+
+    def drawn(self, found: tuple[str, str, int], now: float) -> None:
+        self.component_id, self.fragment_id, self.version = found
+        self.drawn_at = now
+
+    def decide(self, seen: int | str | None, now: float) -> int | str | None:
+        """What to send for ``seen`` (a version, "gone", "tick"), or None; noted as asked."""
+        if isinstance(seen, int) and seen <= self.version:
+            self.asked = None  # the server has drawn it
+        want: int | str | None = None
+        if (
+            isinstance(seen, int)
+            and seen > self.version
+            and (seen != self.asked or now - self.asked_at > self.again)
+        ):
+            want = seen
+        elif seen == "gone" and self.asked != "gone":
+            want = "gone"
+        elif now - max(self.drawn_at, self.asked_at) > self.fallback:
+            want = "tick"
+        if want is not None:
+            self.asked, self.asked_at = want, now
+        return want
