@@ -114,6 +114,20 @@ def page_text(at: AppTest) -> str:
     return "\n".join(str(e.value) for e in parts)
 
 
+def every_message(at: AppTest) -> str:
+    """Every element's message as the browser gets it (ids, labels, texts, values, charts' and
+    components' data): what a page sends, to check that something is sent nowhere."""
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        out.append(str(getattr(node, "proto", "")))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return "\n".join(out)
+
+
 def ok(at: AppTest) -> AppTest:
     """``at``, after checking that its last run raised no exception."""
     assert not at.exception, [e.value for e in at.exception]

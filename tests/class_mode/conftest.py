@@ -59,3 +59,16 @@ def store(database_url: str, clock: Clock) -> Iterator[Store]:
     engine = open_engine(database_url)
     yield Store(engine, clock)
     engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def beacons(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The class beacons a test's teacher actions write (ui.class_beacon), in a folder of the test's
+    own, not the app's static/class/."""
+    from ui import class_beacon
+
+    folder = tmp_path / "class"
+    monkeypatch.setattr(class_beacon, "FOLDER", folder)
+    class_beacon.usable.cache_clear()
+    yield folder
+    class_beacon.usable.cache_clear()

@@ -7,10 +7,6 @@ page runs again as the class panel would make it (the beacon asks): here, a plai
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from apptest_support import ok, open_page, page_text
 from streamlit.testing.v1 import AppTest
 
@@ -19,21 +15,11 @@ from classroom.model import Question as Step
 from classroom.runs import Run
 from layernorm.labs.quiz import make_quiz
 from layernorm.labs.quiz_kit import Question
-from ui import class_beacon, session
 from ui import class_quiz as cq
 from ui import class_session as cs
+from ui import session
 
 QUIZ = "pages/16_quiz.py"
-
-
-@pytest.fixture(autouse=True)
-def beacons(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The beacons the teacher's steps write, in a folder of this test's own."""
-    folder = tmp_path / "class"
-    monkeypatch.setattr(class_beacon, "FOLDER", folder)
-    class_beacon.usable.cache_clear()
-    yield folder
-    class_beacon.usable.cache_clear()
 
 
 class Class:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +20,6 @@ from streamlit.testing.v1 import AppTest
 from ui import class_beacon, session
 from ui import class_session as cs
 from ui import class_views as views
-
-
-@pytest.fixture(autouse=True)
-def beacons(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The beacons of this test, in a folder of its own."""
-    folder = tmp_path / "class"
-    monkeypatch.setattr(class_beacon, "FOLDER", folder)
-    class_beacon.usable.cache_clear()
-    yield folder
-    class_beacon.usable.cache_clear()
 
 
 def _member(at: AppTest) -> cs.Member | None:

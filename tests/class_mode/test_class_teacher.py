@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
-from apptest_support import MEAN, VAR, ok, open_page, page_text
+from apptest_support import MEAN, VAR, every_message, ok, open_page, page_text
 from streamlit.testing.v1 import AppTest
 
 from classroom.model import CLOSED, OPEN, REVEALED, Started
@@ -71,19 +71,6 @@ def _captions(at: AppTest) -> list[str]:
 def _keys(at: AppTest) -> set[str]:
     widgets = [*at.button, *at.toggle, *at.number_input, *at.text_input, *at.expander]
     return {str(w.key) for w in widgets if getattr(w, "key", None)}
-
-
-def _everything(at: AppTest) -> str:
-    """Every element's message as the browser would get it (its widget id, label, text, value)."""
-    out: list[str] = []
-
-    def walk(node: Any) -> None:
-        out.append(str(getattr(node, "proto", "")))
-        for child in getattr(node, "children", {}).values():
-            walk(child)
-
-    walk(at._tree)
-    return "\n".join(out)
 
 
 def _open_students(at: AppTest) -> AppTest:
@@ -222,7 +209,7 @@ def test_the_students_list_shows_nicknames_as_typed_and_never_a_seat() -> None:
         "0 answers",
     ]
     assert {f"class_{w}_{i}" for w in ("rename", "hide", "ask_remove", "name") for i in range(3)} <= _keys(at)
-    page = _everything(at)
+    page = every_message(at)
     assert not any(seat in page for seat in seats)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from apptest_support import ok, open_page, page_text, plotly_array
+from apptest_support import every_message, ok, open_page, page_text, plotly_array
 from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
@@ -66,19 +66,6 @@ def _bars(at: AppTest) -> list[list[int]]:
 
 def _notes(at: AppTest) -> list[str]:
     return [a["text"] for a in _figure(at)["layout"]["annotations"]]
-
-
-def _everything(at: AppTest) -> str:
-    """Every element's message as the browser gets it (texts, values, charts' data, components' data)."""
-    out: list[str] = []
-
-    def walk(node: Any) -> None:
-        out.append(str(getattr(node, "proto", "")))
-        for child in getattr(node, "children", {}).values():
-            walk(child)
-
-    walk(at._tree)
-    return "\n".join(out)
 
 
 # --- the join screen ------------------------------------------------------------------------------
@@ -199,7 +186,7 @@ def test_no_nickname_seat_or_teacher_key_reaches_the_projector() -> None:
     _answer(started, seats, (2, 1, 0))
     cs.store().reveal(started.code, started.teacher_key, "mean_q")
     for at in (_open(started.code), _open(started.code.lower())):
-        everything = _everything(at)
+        everything = every_message(at)
         assert "3 of 3 students answered" in everything  # the walk does read what is drawn
         for secret in (*names, *seats, started.teacher_key):
             assert secret not in everything

@@ -517,3 +517,19 @@ def page_by_url(url: str) -> AppPage:
 # Your sentence's change as its link carries it (a radio's shown text): RMSNorm, everywhere or at one site
 YS_RMS = "ys_kind=" + urllib.parse.quote("RMSNorm with the same γ (no centring, no β)")
 YS_RMS_ONE_SITE = YS_RMS + "&ys_where=" + urllib.parse.quote("one site")
+
+
+def follow_system_theme(page: Page, scheme: str) -> None:
+    """Set the system's colour scheme ("light" or "dark"), and wait until the app has drawn it
+    (Streamlit follows the system's setting) and, if the page has a chart, the chart too."""
+    page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+    page.wait_for_function(
+        """dark => {
+          const [r, g, b] = getComputedStyle(document.querySelector('[data-testid="stApp"]'))
+            .backgroundColor.match(/\\d+/g).map(Number);
+          return (r + g + b < 200) === dark;
+        }""",
+        arg=scheme == "dark",
+    )
+    if page.locator(CHART).count():
+        expect(page.locator(CHART).first).to_have_attribute("data-theme", scheme)

@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from classroom.store import Store, open_engine
-from e2e.support import CHART, RENDERED_CHART, Tabs
+from e2e.support import CHART, RENDERED_CHART, Tabs, follow_system_theme
 from scripts.browser import IDLE
 from ui.class_projector import PROJECTOR_POLL_S
 
@@ -41,21 +41,6 @@ def store(server: str) -> Iterator[Store]:
     engine.dispose()
 
 
-def _theme(page: Page, scheme: str) -> None:
-    """The system's theme, once the app has drawn it (Streamlit follows the system's setting)."""
-    page.emulate_media(color_scheme=scheme)
-    page.wait_for_function(
-        """dark => {
-          const [r, g, b] = getComputedStyle(document.querySelector('[data-testid="stApp"]'))
-            .backgroundColor.match(/\\d+/g).map(Number);
-          return (r + g + b < 200) === dark;
-        }""",
-        arg=scheme == "dark",
-    )
-    if page.locator(CHART).count():
-        expect(page.locator(CHART).first).to_have_attribute("data-theme", scheme)
-
-
 CUT_JS = """width => [...document.querySelectorAll(
     '[data-testid="labChart"] .annotation-text, [data-testid="stMain"] p, [data-testid="stText"]')]
   .map(e => [e.textContent, e.getBoundingClientRect().right])
@@ -76,11 +61,11 @@ def _shots(page: Page, name: str) -> None:
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         for scheme in ("light", "dark"):
-            _theme(page, scheme)
+            follow_system_theme(page, scheme)
             _nothing_cut(page, width)
             page.screenshot(path=str(SHOTS / f"{name}-{width}x{height}-{scheme}.png"))
     page.set_viewport_size({"width": 1280, "height": 720})
-    _theme(page, "light")
+    follow_system_theme(page, "light")
 
 
 def _read(page: Page, part: str) -> str:

@@ -30,7 +30,7 @@ from playwright.sync_api import Browser, Locator, Page, Playwright, expect
 
 from classroom.model import clean_prompt
 from classroom.store import Store, open_engine
-from e2e.support import CHART, EXCEPTION, WAIT_MS
+from e2e.support import CHART, EXCEPTION, WAIT_MS, follow_system_theme
 from layernorm.labs.quiz import make_quiz
 from scripts.browser import CHROMIUM, CHROMIUM_ARGS, IDLE
 from ui.class_projector import PROJECTOR_POLL_S
@@ -139,27 +139,12 @@ def _bars(page: Page, texts: dict[str, int]) -> None:
         expect(page.locator(NOTE).filter(has_text=text)).to_have_count(times, timeout=ON_THE_WALL_MS)
 
 
-def _theme(page: Page, scheme: str) -> None:
-    """The system's theme, once the app has drawn it (Streamlit follows the system's setting)."""
-    page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
-    page.wait_for_function(
-        """dark => {
-          const [r, g, b] = getComputedStyle(document.querySelector('[data-testid="stApp"]'))
-            .backgroundColor.match(/\\d+/g).map(Number);
-          return (r + g + b < 200) === dark;
-        }""",
-        arg=scheme == "dark",
-    )
-    if page.locator(CHART).count():
-        expect(page.locator(CHART).first).to_have_attribute("data-theme", scheme)
-
-
 def _shots(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     for scheme in ("light", "dark"):
-        _theme(page, scheme)
+        follow_system_theme(page, scheme)
         page.screenshot(path=str(SHOTS / f"{name}-1280x720-{scheme}.png"))
-    _theme(page, "light")
+    follow_system_theme(page, "light")
 
 
 def _teacher_key(t: Screen, code: str) -> str:
