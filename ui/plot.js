@@ -60,7 +60,7 @@ function loadScript(src) {
     const script = document.createElement("script");
     script.src = src;
     script.onload = resolve;
-    script.onerror = () => reject(new Error(src.split("?")[0].split("/").pop() + " did not load"));
+    script.onerror = () => reject(new Error("plotly.js did not load"));
     document.head.appendChild(script);
   });
 }
@@ -84,11 +84,21 @@ const SOLID = /"type": ?"(scatter3d|surface|mesh3d|cone|streamtube|isosurface|vo
 // The Plotly that draws this figure: the flat one, or for a 3-D figure the gl3d bundle's, loaded
 // once per tab after the flat one. Each bundle sets globalThis.Plotly as it runs; the flat one is put
 // back in the same task (a script's load event follows its run at once), so nothing else sees it.
+// The Plotly that draws this figure if it is loaded already, else null.
+function plotlyNow(spec, bundles) {
+  if (!SOLID.test(spec) || bundles.solid === bundles.flat) return globalThis.Plotly;
+  return globalThis.labSolid ?? null;
+}
+
 function plotlyFor(spec, url, version, bundles) {
-  if (!SOLID.test(spec) || bundles.solid === bundles.flat) return Promise.resolve(globalThis.Plotly);
   globalThis.labSolidPlotly ??= globalThis.labChartReady.then(() => {
     const flat = globalThis.Plotly;
-    const back = () => { const solid = globalThis.Plotly; globalThis.Plotly = flat; return solid; };
+    const back = () => {
+      const solid = globalThis.Plotly;
+      globalThis.Plotly = flat;
+      globalThis.labSolid = solid;
+      return solid;
+    };
     return loadScript(url + bundles.solid + "?v=" + version).then(back, (error) => {
       back();
       globalThis.labSolidPlotly = undefined;
@@ -120,12 +130,17 @@ export default function (component) {
     for (const left of document.querySelectorAll(".lab-chart-note")) left.textContent = why;
   });
 
+  // At once when its Plotly is loaded (a printout's "beforeprint" draws every waiting chart before
+  // the page is laid out); a 3-D chart's first draw waits for the gl3d bundle.
   function drawFigure(themes) {
-    return plotlyFor(spec, url, version, bundles).then((plotly) => {
+    const use = (plotly) => {
       if (plot.labPlotly && plot.labPlotly !== plotly) plot.labPlotly.purge(plot);  // 2-D <-> 3-D
       plot.labPlotly = plotly;
       return drawWith(plotly, themes);
-    }, (error) => {
+    };
+    const now = plotlyNow(spec, bundles);
+    if (now) return use(now);
+    return plotlyFor(spec, url, version, bundles).then(use, (error) => {
       const why = "This chart could not be drawn (" + error.message + "). Reload the page to try again.";
       console.error(why);
       if (note?.isConnected) note.textContent = why;

@@ -124,7 +124,7 @@ def test_in_place_charts_get_the_theme_st_plotly_chart_gives(
 def test_a_chart_whose_plotly_js_cannot_load_says_so(browser: BrowserContext, server: str) -> None:
     tab = browser.new_page()
     try:
-        tab.route("**/app/static/plotly.min.js*", lambda route: route.fulfill(status=404, body="gone"))
+        tab.route("**/app/static/plotly*.js*", lambda route: route.fulfill(status=404, body="gone"))
         tab.goto(server + "/mean")
         tab.locator(IDLE).wait_for()
         note = tab.locator(f"{CHART} .lab-chart-note").first
