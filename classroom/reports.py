@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from classroom.model import OPEN, AnswerRow, ClassError, QuestionResult, Seat, clean_nickname
 from classroom.runs import RUN_PREFIX
-from classroom.schema import _NEXT, answers, questions, rooms, seats
+from classroom.schema import _NEXT, ANSWERED, answers, questions, rooms, seats
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
@@ -160,10 +160,7 @@ class Reports:
                 answers.c.at,
             )
             .select_from(
-                answers.join(seats, (seats.c.room == answers.c.room) & (seats.c.seat == answers.c.seat)).join(
-                    questions,
-                    (questions.c.room == answers.c.room) & (questions.c.question == answers.c.question),
-                )
+                ANSWERED.join(seats, (seats.c.room == answers.c.room) & (seats.c.seat == answers.c.seat))
             )
             .where(answers.c.room == code)
             .order_by(questions.c.met, answers.c.question, answers.c.round, answers.c.at, answers.c.seat)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 
 from classroom.model import QUESTION_MAX, QUESTION_STATES, ClassError
-from classroom.schema import _NEXT, _upsert, answers, questions, rooms
+from classroom.schema import _NEXT, ANSWERED, IN_CURRENT_ROUND, _upsert, answers, questions, rooms
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
@@ -90,16 +90,11 @@ class Runs:
             return {}
         query = (
             sa.select(answers.c.seat, answers.c.question, answers.c.choice)
-            .select_from(
-                answers.join(
-                    questions,
-                    (questions.c.room == answers.c.room) & (questions.c.question == answers.c.question),
-                )
-            )
+            .select_from(ANSWERED)
             .where(
                 answers.c.room == code,
                 answers.c.question.in_(list(right)),
-                answers.c.round == questions.c.round,
+                IN_CURRENT_ROUND,
             )
         )
         out: dict[str, int] = {}

@@ -78,6 +78,12 @@ answers = sa.Table(
     # The student saw the answer (exploring alone, or the quiz's own check): the answer cannot change.
     sa.Column("final", sa.Boolean, nullable=False, server_default=sa.false()),
 )
+# Each answer beside its question; with IN_CURRENT_ROUND, only the answers of the question's current round
+# (what the class sees now: earlier rounds are kept for the results)
+ANSWERED = answers.join(
+    questions, (questions.c.room == answers.c.room) & (questions.c.question == answers.c.question)
+)
+IN_CURRENT_ROUND = answers.c.round == questions.c.round
 _ROOM_TABLES = (answers, questions, seats, rooms)
 _NEXT = rooms.c.version + 1
 _V1_TABLES = ("class_answers", "class_reveals", "class_seats", "class_rooms")

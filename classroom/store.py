@@ -51,7 +51,9 @@ from classroom.runs import Runs
 from classroom.schema import (
     _NEXT,
     _ROOM_TABLES,
+    ANSWERED,
     DAY,
+    IN_CURRENT_ROUND,
     LABELS_MAX,
     _hash,
     _matches,
@@ -237,13 +239,8 @@ class Store(Reports, Runs):
         """Every question's answers in its current round: {question: {choice: how many}} (never who)."""
         query = (
             sa.select(answers.c.question, answers.c.choice, sa.func.count())
-            .select_from(
-                answers.join(
-                    questions,
-                    (questions.c.room == answers.c.room) & (questions.c.question == answers.c.question),
-                )
-            )
-            .where(answers.c.room == code, answers.c.round == questions.c.round)
+            .select_from(ANSWERED)
+            .where(answers.c.room == code, IN_CURRENT_ROUND)
             .group_by(answers.c.question, answers.c.choice)
         )
         out: dict[str, dict[int, int]] = {}
@@ -401,17 +398,12 @@ class Store(Reports, Runs):
         """The answer this seat gave to ``question`` in its current round, if any."""
         query = (
             sa.select(answers.c.choice)
-            .select_from(
-                answers.join(
-                    questions,
-                    (questions.c.room == answers.c.room) & (questions.c.question == answers.c.question),
-                )
-            )
+            .select_from(ANSWERED)
             .where(
                 answers.c.room == code,
                 answers.c.seat == seat,
                 answers.c.question == question,
-                answers.c.round == questions.c.round,
+                IN_CURRENT_ROUND,
             )
         )
         with self.engine.connect() as conn:
