@@ -20,7 +20,7 @@ import os
 import re
 import time
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -160,6 +160,20 @@ def _utc(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _lead(t: Page, screens: Sequence[Screen], path: str, code: str) -> None:
+    """The teacher opens ``path``; every screen lands there (teacher-paced)."""
+    _nav(t, path)
+    for s in screens:
+        _on(s, path, code)
+
+
+def _answer(students: Sequence[Screen], options: Sequence[str], choices: Sequence[int]) -> None:
+    """Each student picks their option of the page's question, and the box says it is in."""
+    for s, choice in zip(students, choices, strict=True):
+        _choose(s, options[choice])
+        expect(s.page.get_by_text("Your answer is in")).to_be_visible()
+
+
 def test_a_whole_class_from_join_to_delete(chromium: Browser, server: str, store: Store) -> None:
     begun = time.monotonic()
     teacher = _screen(chromium, "the teacher", DESK)
@@ -211,15 +225,11 @@ def test_a_whole_class_from_join_to_delete(chromium: Browser, server: str, store
     t.get_by_text(PACED).click()
     for s in students:
         expect(s.page.locator(PANEL)).to_contain_text(PACED_NOTE)
-    _nav(t, "/mean")
-    for s in (teacher, *students):
-        _on(s, "/mean", code)
+    _lead(t, (teacher, *students), "/mean", code)
 
     # Round 1: one wrong, two right; the teacher's box counts them, the wall too
     prompt, options, right = MEAN
-    for s, choice in zip(students, (0, 1, 1), strict=True):
-        _choose(s, options[choice])
-        expect(s.page.get_by_text("Your answer is in")).to_be_visible()
+    _answer(students, options, (0, 1, 1))
     assert zoe.page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
     expect(t.get_by_text("3 answers from the class")).to_be_visible()
     expect(t.get_by_text(f"{options[1]} — 2")).to_be_visible()
@@ -279,13 +289,9 @@ def test_a_whole_class_from_join_to_delete(chromium: Browser, server: str, store
     _all_clean(screens)
 
     # A second page and its question: Pim is wrong this time
-    _nav(t, "/variance")
-    for s in (teacher, *students):
-        _on(s, "/variance", code)
+    _lead(t, (teacher, *students), "/variance", code)
     var_prompt, var_options, var_right = VARIANCE
-    for s, choice in zip(students, (1, 0, 1), strict=True):
-        _choose(s, var_options[choice])
-        expect(s.page.get_by_text("Your answer is in")).to_be_visible()
+    _answer(students, var_options, (1, 0, 1))
     expect(t.get_by_text("3 answers from the class")).to_be_visible()
     # Mean's question is revealed, so the wall moves on to the question the class answers now
     expect(_wall(w, "status")).to_have_text("Answers open · 3 of 3 students answered", timeout=ON_THE_WALL_MS)
