@@ -19,7 +19,7 @@ Pages set the sidebar's γ, β and their mode through :data:`sidebar` (its funct
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import streamlit as st
@@ -300,10 +300,6 @@ class _Widgets:
         or range change, instead of resetting it."""
         if self.has(key):
             st.session_state[key] = st.session_state[key]
-
-    def all_declared(self, keys: Iterable[str]) -> list[str]:
-        """The keys of ``keys`` that are not declared (for tests)."""
-        return [k for k in keys if not declared_widget(k)]
 
 
 widgets = _Widgets()
