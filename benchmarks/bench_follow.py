@@ -6,7 +6,8 @@ Run from the repository root::
 
 No browsers: the protocol-level sessions of ``scripts/session_client.py``, behind HAProxy
 (``deploy.serve.deployment``) on a temporary PostgreSQL. The class is made with the store (paced, led to
-``/mean``); each student opens ``/mean?class=CODE&seat=SEAT`` (spread over 20 s) and then does what
+``/mean``); each student opens ``/mean?class=CODE`` with its seat in the ``lab_seat`` cookie
+(``SEAT_COOKIE``, ``CODE:SEAT``, as a browser that joined keeps it; spread over 20 s) and then does what
 ``ui/class_beacon.js`` does in a browser: it reads ``/app/static/class/<CODE>.json`` every 1 s ± 25 % (a
 new connection each time, through the balancer with its cookie) and, when the version moved past the
 one its page drew, sends the beacon's trigger (``"seen": version``) as a fragment rerun of the class
@@ -39,7 +40,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 from classroom.store import Store, open_engine  # noqa: E402
 from deploy.serve import COOKIE, deployment  # noqa: E402
 from scripts.postgres import temporary_postgres  # noqa: E402
-from scripts.session_client import ServerStats, Session  # noqa: E402
+from scripts.session_client import SEAT_COOKIE, ServerStats, Session  # noqa: E402
 from ui import class_beacon  # noqa: E402
 
 
@@ -51,9 +52,10 @@ def pct(xs: list[float], q: float) -> float:
 class Student(Session):
     """A session that keeps its page's beacon (component id, fragment id, the version drawn)."""
 
-    def __init__(self, base: str, query: str) -> None:
+    def __init__(self, base: str, code: str, seat: str) -> None:
         super().__init__(base, "/mean")
-        self.query_string = query
+        self.query_string = f"class={code}"  # the class only: the seat is in the cookie
+        self.set_cookie(SEAT_COOKIE, f"{code}:{seat}")
         self.beacon: tuple[str, str] | None = None
         self.drawn = -1
         self.nav_at: float | None = None
@@ -99,7 +101,7 @@ async def measure(url: str, n: int, processes: int, moves: int, folder: Path) ->
             return time.perf_counter()
 
         write_beacon()
-        students = [Student(d.url, f"class={code}&seat={store.join(code)}") for _ in range(n)]
+        students = [Student(d.url, code, store.join(code)) for _ in range(n)]
         host, port = d.url.removeprefix("http://").rsplit(":", 1)
 
         async def open_one(s: Student, delay: float) -> None:
