@@ -37,12 +37,17 @@ def page_opener(page: str) -> Callable[..., AppTest]:
     return open_page
 
 
+def sent(proto: Any) -> dict[str, Any]:
+    """A live element's data as the browser reads it (JSON bytes: ``ui.live.frames.wire``)."""
+    return json.loads(proto.bytes)
+
+
 def _component_data(at: AppTest, mode: str) -> list[dict[str, Any]]:
     found = []
     for element in at.get("bidi_component"):
         proto = element.proto
         if proto.component_name == COMPONENT:
-            data = json.loads(proto.json)
+            data = sent(proto)
             if data["mode"] == mode:
                 found.append(data)
     return found
@@ -104,7 +109,7 @@ def page_metric_elements(at: AppTest, root: Any = None) -> list[SimpleNamespace]
                 SimpleNamespace(label=e.label, value=e.value, delta=e.delta or "", help=e.help or "")
             )
         elif e.type == "bidi_component" and e.proto.component_name == COMPONENT:
-            data = json.loads(e.proto.json)
+            data = sent(e.proto)
             if data["mode"] == "readout":
                 found += [
                     SimpleNamespace(
@@ -127,7 +132,7 @@ def page_tex(at: AppTest) -> list[str]:
         if e.type == "latex":
             found.append(e.value.strip().removeprefix("$$").removesuffix("$$").strip())
         elif e.type == "bidi_component" and e.proto.component_name == COMPONENT:
-            data = json.loads(e.proto.json)
+            data = sent(e.proto)
             if data["mode"] == "readout" and data["readout"]["tex"] is not None:
                 found.append(data["readout"]["tex"])
     return found

@@ -89,12 +89,12 @@ def leaves(at: AppTest, ignore: tuple[str, ...] = NEW_EVERY_RUN) -> Leaves:
             if getattr(proto, "component_name", None) == "lab_live_slider":
                 # A live slider sends its frames once, then their id alone: the id says what it shows.
                 # The vector's bars send a feature's frames only when asked: their base says the rest.
-                data = json.loads(proto.json)
+                data = json.loads(proto.bytes)
                 if data.get("payload") is not None:
                     data["payload"] = {"id": data["payload"]["id"]}
                 elif "payload" in data:
                     data["payload"] = {"base": data["base"]}
-                proto.json = json.dumps(data, sort_keys=True)
+                proto.bytes = json.dumps(data, sort_keys=True).encode()
             out[path] = (type(node).__name__, proto.SerializeToString())
 
     walk(at._tree, "")

@@ -54,7 +54,7 @@ def _shown(at: AppTest) -> tuple[dict[str, Any], dict[str, str], list[str]]:
         kind = getattr(node, "type", None)
         if not dimmed and kind == "bidi_component":
             if proto.component_name == COMPONENT:
-                data = json.loads(proto.json)
+                data = json.loads(proto.bytes)
                 if data["mode"] == "readout":
                     readouts[data["readout"]["key"]] = data["readout"]
             elif proto.component_name == "lab_chart":

@@ -46,6 +46,7 @@ from ui.live.frames import metric as metric
 from ui.live.frames import offered as offered
 from ui.live.frames import payload as payload
 from ui.live.frames import slider_text as slider_text
+from ui.live.frames import wire
 from ui.sidebar import kept_moved
 
 _HERE = Path(__file__).resolve().parent
@@ -149,9 +150,9 @@ _live_component = st.components.v2.component(
 
 
 def _component(*, data: dict[str, object], **kwargs: Any) -> Any:
-    """Mount a live element: ``data`` and where its code is."""
+    """Mount a live element: ``data`` and where its code is, as JSON bytes (:func:`ui.live.frames.wire`)."""
     code = f"{plot.static_url()}live.js?v={_code_version()}"
-    return _live_component(data={**data, "code": code}, **kwargs)
+    return _live_component(data=wire({**data, "code": code}), **kwargs)
 
 
 # What a live element keeps out of sight: the hidden controls.slider beside each live slider, which

@@ -179,4 +179,28 @@ def payload(
         "x_ranges": x_ranges,
     }
     text = json.dumps(body, sort_keys=True)
-    return body | {"id": hashlib.sha1(text.encode()).hexdigest()}
+    ident = hashlib.sha1(text.encode()).hexdigest()
+    made = Payload(body | {"id": ident})
+    made.text = f'{text[:-1]}, "id": "{ident}"}}'
+    return made
+
+
+class Payload(dict):  # type: ignore[type-arg]
+    """A payload and its JSON text, written once when it is made. The frames are cached per process
+    and sent by every session that opens the page (a whole class after its teacher moves): encoding
+    them again on each run was about a sixth of a class's server CPU (py-spy, --gil). A copy
+    (``payload | {...}``) is a plain dict, encoded when sent."""
+
+    __slots__ = ("text",)
+    text: str
+
+
+def wire(data: dict[str, object]) -> bytes:
+    """A live element's data as the JSON bytes the browser reads (``ui/live/loader.js``), each
+    :class:`Payload` 's text spliced in as it was written."""
+    plain = {k: v for k, v in data.items() if not isinstance(v, Payload)}
+    made = [f"{json.dumps(k)}: {v.text}" for k, v in data.items() if isinstance(v, Payload)]
+    text = json.dumps(plain)
+    if made:
+        text = text[:-1] + (", " if plain else "") + ", ".join(made) + "}"
+    return text.encode()

@@ -2,7 +2,10 @@
 // imports static/live.js once per tab from the address component.data.code gives (with its version),
 // and hands each element to it. Code given inline goes with every live element of every run.
 let module = null, loading = null;
-export default function (component) {
+// component.data comes as the bytes of its JSON (ui/live/frames.py, wire): the frames' text is written
+// once per process, not encoded again for every session that is sent them.
+export default function (sent) {
+  const component = {...sent, data: JSON.parse(new TextDecoder().decode(sent.data))};
   let cleanup = null, gone = false;
   const run = (m) => { if (!gone) cleanup = m.default(component); };
   if (module) run(module);
