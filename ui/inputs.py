@@ -4,6 +4,7 @@ draws its widgets and gives the vector it reads, or a clear message and the last
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -65,9 +66,13 @@ def _next_seed() -> None:
     session.widgets.set("seed", (int(session.widgets.get("seed")) + 1) % 10000)
 
 
+@functools.lru_cache(maxsize=64)
 def preset(name: str, d: int, seed: int) -> tuple[np.ndarray, str]:
-    """The preset vector and the label the pages show for it."""
-    return ln.make_preset(name, d, seed), f"{name}, d = {d}, seed {seed}"
+    """The preset vector (read-only: made once per process for every session that draws it, as a
+    whole class does) and the label the pages show for it."""
+    x = ln.make_preset(name, d, seed)
+    x.flags.writeable = False
+    return x, f"{name}, d = {d}, seed {seed}"
 
 
 def _typed_input() -> tuple[np.ndarray, str]:
