@@ -10,6 +10,7 @@ from ui import live
 from ui.class_session import read_class_link
 from ui.class_views import new_page_run as class_page_run
 from ui.class_views import sidebar_panel as class_panel
+from ui.class_views import turn as class_turn
 from ui.formulas import fit_formulas
 from ui.heap import freeze_imports
 from ui.history import keep_pages_in_history
@@ -32,34 +33,35 @@ live.hide_helpers()  # before any live slider's kept slider is drawn (ui/live)
 
 HERE = Path(__file__).parent
 
-pages = {
-    section: [
-        st.Page(path, title=title, icon=icon, default=path.endswith("0_home.py"))
-        for path, title, icon, _ in entries
-        if (HERE / path).exists()
+with class_turn():  # a run that follows the teacher waits its turn (ui/class_views.py)
+    pages = {
+        section: [
+            st.Page(path, title=title, icon=icon, default=path.endswith("0_home.py"))
+            for path, title, icon, _ in entries
+            if (HERE / path).exists()
+        ]
+        for section, entries in SECTIONS.items()
+    }
+    # Every lesson in sight: folded, the navigation hid seven pages (the quiz among them) behind "View more".
+    # Pages the menu does not list, each opened by its link: views for the wall (a class's projector view)
+    hidden = [
+        st.Page(path, title=title, icon=icon, url_path=address(path).strip("/"), visibility="hidden")
+        for path, title, icon, _ in HIDDEN
     ]
-    for section, entries in SECTIONS.items()
-}
-# Every lesson in sight: folded, the navigation hid seven pages (the quiz among them) behind "View more".
-# Pages the menu does not list, each opened by its link: views for the wall (a class's projector view)
-hidden = [
-    st.Page(path, title=title, icon=icon, url_path=address(path).strip("/"), visibility="hidden")
-    for path, title, icon, _ in HIDDEN
-]
-walls = {p.url_path for p in hidden}
-listed = pages | {"Start": pages["Start"] + hidden}  # hidden pages in no section header of their own
-nav = st.navigation({k: v for k, v in listed.items() if v}, expanded=True)
-own_data = {p.url_path for section in OWN_DATA_SECTIONS for p in pages[section]} | walls
-titles = {p.url_path: p.title for section in pages.values() for p in section}
-read_class_link()  # this browser's class, from the address (ui/class_session.py)
-class_page_run()
-if nav.url_path not in walls:  # a view for the wall: no class panel (it holds names and the teacher's link)
-    class_panel("/" + nav.url_path)  # in a class: the class panel, above the sidebar's settings
-sidebar(own_data=nav.url_path in own_data, page=nav.url_path, titles=titles)
-presentation_toggle()
-keep_pages_in_history()  # Back returns to the previous page with its values (ui/history.py)
-fit_formulas()  # a displayed formula wider than its column is drawn smaller (ui/formulas.py)
-nav.run()
-say_unread_link_keys(nav.url_path, where=st.sidebar)  # a link's keys for controls this view never drew
-live_sidebar.draw()  # the sidebar's live ε, γ, β: their frames are the page's, known now
-lab_sections_drawn()  # the page finished: the sidebar's ε, γ, β, d, seed may rerun its lab sections alone
+    walls = {p.url_path for p in hidden}
+    listed = pages | {"Start": pages["Start"] + hidden}  # hidden pages in no section header of their own
+    nav = st.navigation({k: v for k, v in listed.items() if v}, expanded=True)
+    own_data = {p.url_path for section in OWN_DATA_SECTIONS for p in pages[section]} | walls
+    titles = {p.url_path: p.title for section in pages.values() for p in section}
+    read_class_link()  # this browser's class, from the address (ui/class_session.py)
+    class_page_run()
+    if nav.url_path not in walls:  # a view for the wall: no class panel (names, the teacher's link)
+        class_panel("/" + nav.url_path)  # in a class: the class panel, above the sidebar's settings
+    sidebar(own_data=nav.url_path in own_data, page=nav.url_path, titles=titles)
+    presentation_toggle()
+    keep_pages_in_history()  # Back returns to the previous page with its values (ui/history.py)
+    fit_formulas()  # a displayed formula wider than its column is drawn smaller (ui/formulas.py)
+    nav.run()
+    say_unread_link_keys(nav.url_path, where=st.sidebar)  # a link's keys for controls this view never drew
+    live_sidebar.draw()  # the sidebar's live ε, γ, β: their frames are the page's, known now
+    lab_sections_drawn()  # the page finished: the sidebar's ε, γ, β, d, seed may rerun its lab sections alone

@@ -17,8 +17,10 @@ A browser in no class polls nothing.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import streamlit as st
 
@@ -79,6 +81,35 @@ def home_section() -> None:
         st.caption("You get a code and a QR code to project, and a private teacher link for yourself.")
 
 
+# --- following the teacher, in turns --------------------------------------------------------------
+
+# When the teacher moves the class, every following student's browser asks for the new page at once:
+# on a 2-core machine, 150 page runs started together on one process (each 25-35 ms of CPU) shared
+# the interpreter with each other and with the server's own websocket work, so all of them ended
+# together, seconds later, and a slider released meanwhile by anyone waited behind all of them
+# (benchmarks/bench_class_mode.py --paced). A follower's run waits its turn instead: a few at a time,
+# first come first served; other runs never wait.
+FOLLOW_TURNS = 2
+TURN_WAIT_S = 10.0  # a turn not free after this long (a run that never ends) is not waited for
+_turns = threading.Semaphore(FOLLOW_TURNS)
+
+
+def turn() -> contextlib.AbstractContextManager[None]:
+    """The whole app's run (``app.py``): a run that follows the teacher waits for one of
+    :data:`FOLLOW_TURNS` turns of this process, any other run goes at once."""
+    return waiting_turn(session.klass.following.pop())
+
+
+@contextlib.contextmanager
+def waiting_turn(following: bool) -> Iterator[None]:
+    got = following and _turns.acquire(timeout=TURN_WAIT_S)
+    try:
+        yield
+    finally:
+        if got:
+            _turns.release()
+
+
 # --- the sidebar's class panel --------------------------------------------------------------------
 
 
@@ -97,6 +128,7 @@ def _go_with_the_class(m: cs.Member, room: Room, page: str) -> None:
         target = room.lead_page  # another page opened (the menu, a link): back with the class
     if target is not None:
         query = urllib.parse.parse_qsl(room.lead_query or "")
+        session.klass.following.set(True)
         st.switch_page(page_file(target), query_params=[*query, (cs.CLASS, m.code)])
 
 

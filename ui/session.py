@@ -195,6 +195,7 @@ class _Class:
     notice: Entry[str | None] = Entry("class_notice", _none, concern)  # a message for the class panel
     join_problem: Entry[str | None] = Entry("class_join_problem", _none, concern)  # why joining failed
     lead_seen: Entry[int | None] = Entry("class_lead_seen", _none, concern)  # the teacher's last lead seen
+    following: Entry[bool] = Entry("class_following", _false, concern)  # this run follows: it waits its turn
     # The seat cookie as this session last set it ("<code>:<seat>", "" taken away); None: as sent
     seat_kept: Entry[str | None] = Entry("class_seat_kept", _none, concern)
     # The room's version when this student's seat was last found in it (a removal moves the version)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -337,3 +338,52 @@ def test_a_link_to_a_class_that_is_gone_says_so_on_its_page() -> None:
     assert at.radio(key="var_q_guess")  # the page opened, as outside a class
     assert [str(i.value) for i in at.sidebar.info] == [f"There is no class {started.code} (any more)."]
     assert at.query_params.get("class") is None
+
+
+# --- following in turns ---------------------------------------------------------------------------
+
+
+def test_followers_runs_take_turns_and_other_runs_never_wait() -> None:
+    holders = [views.waiting_turn(True) for _ in range(views.FOLLOW_TURNS)]
+    for h in holders:
+        h.__enter__()
+    try:
+        with views.waiting_turn(False):  # a run that does not follow: at once, turns all taken
+            pass
+        entered = threading.Event()
+
+        def follower() -> None:
+            with views.waiting_turn(True):
+                entered.set()
+
+        t = threading.Thread(target=follower)
+        t.start()
+        assert not entered.wait(0.2)  # waiting: every turn is taken
+        holders.pop().__exit__(None, None, None)  # a turn comes free: the waiting follower goes
+        assert entered.wait(5)
+        t.join(5)
+    finally:
+        for h in holders:
+            h.__exit__(None, None, None)
+    assert views._turns.acquire(blocking=False)  # every turn given back
+    views._turns.release()
+
+
+def test_a_run_that_follows_the_teacher_is_marked_for_its_turn_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    started = cs.store().start()
+    cs.store().set_paced(started.code, started.teacher_key, True)
+    cs.store().lead(started.code, started.teacher_key, "/variance", "")
+    seat = cs.store().join(started.code, "Ada")
+    _as_browser_with(monkeypatch, lab_seat=f"{started.code}:{seat}")
+    taken: list[bool] = []
+    real = views.waiting_turn
+
+    def noted(following: bool) -> Any:
+        taken.append(following)
+        return real(following)
+
+    monkeypatch.setattr(views, "waiting_turn", noted)
+    at = open_page(MEAN, **{"class": started.code})
+    assert True in taken and at.radio(key="var_q_guess")  # brought to the teacher's page: a follow
+    ok(at.switch_page(VAR).run())
+    assert taken[-1] is False  # a run on the teacher's page is not one
