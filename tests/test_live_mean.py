@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 import layernorm as ln
 from ui import plot
 from ui.live import _nearest, mean, offered, payload
+from ui.live.frames import wire
 from ui.text import change_metric, digits_to_separate, fmt, rounding_noise, tex_num, tex_sum, zero_metric
 
 C_VALUES = offered(-10.0, 10.0, 0.1)
@@ -110,6 +111,19 @@ def test_a_chart_changes_only_where_the_browser_patches_it() -> None:
 def test_payload_shares_equal_arrays() -> None:
     sent = payload([0.0, 1.0], lambda c: mean.frame(np.zeros(4), 1e-5, 0.0))
     assert len(sent["arrays"]) == 1  # type: ignore[arg-type]  # x and x − μ are the same zeros
+
+
+def test_a_payload_goes_on_the_wire_as_its_text_in_the_order_the_browser_compares() -> None:
+    sent = payload([0.0, 1.0], lambda c: mean.frame(np.array([1.0, 2.0, 4.0]), 1e-5, c))
+    assert sent.text == json.dumps(dict(sent))  # written once, the same text json.dumps gives
+    wired = wire({"mode": "slider", "payload": sent, "index": 1})
+    assert wired == json.dumps({"mode": "slider", "index": 1, "payload": dict(sent)}).encode()
+    # a readout's text in a frame is the readout component's text (static/live/frames.js, staleAgainst)
+    frame = json.loads(wired)["payload"]["frames"][1]["readouts"][0]
+    assert json.dumps(frame) == json.dumps(mean.frame(np.array([1.0, 2.0, 4.0]), 1e-5, 1.0).readouts[0].json())
+    assert wire({"payload": sent}) == json.dumps({"payload": dict(sent)}).encode()
+    copy = sent | {"feature": 2}  # a copy is a plain dict, encoded when sent
+    assert json.loads(wire({"payload": copy}))["payload"]["feature"] == 2
 
 
 def mean_slider(at: AppTest) -> dict[str, object]:

@@ -178,7 +178,7 @@ def payload(
         "ranges": ranges,
         "x_ranges": x_ranges,
     }
-    text = json.dumps(body, sort_keys=True)
+    text = json.dumps(body)  # keys in their order: the browser compares a readout's JSON text with the page's
     ident = hashlib.sha1(text.encode()).hexdigest()
     made = Payload(body | {"id": ident})
     made.text = f'{text[:-1]}, "id": "{ident}"}}'
