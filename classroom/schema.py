@@ -11,9 +11,9 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
-from classroom.model import CODE_LENGTH, KEEP_DAYS, NICKNAME_MAX, OPEN, PROMPT_MAX, QUESTION_MAX, REVEALED
+from classroom.model import CODE_LENGTH, KEEP_DAYS, NICKNAME_MAX, OPEN, QUESTION_MAX, REVEALED
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 LABELS_MAX = 2000
 DAY = 24 * 60 * 60
 SEAT_MAX = 32
@@ -60,7 +60,7 @@ questions = sa.Table(
     sa.Column("question", sa.String(QUESTION_MAX), primary_key=True),
     sa.Column("round", sa.Integer, nullable=False, server_default="1"),
     sa.Column("state", sa.String(8), nullable=False, server_default=OPEN),
-    sa.Column("prompt", sa.String(PROMPT_MAX)),
+    sa.Column("prompt", sa.Text),  # at most PROMPT_MAX characters (classroom.model.clean_prompt)
     sa.Column("labels", sa.String(LABELS_MAX)),  # the options' texts, "\n" between them
     sa.Column("options", sa.Integer),
     sa.Column("right", sa.Integer),
@@ -110,7 +110,7 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def open_engine(url: str) -> Engine:
     """An engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``), tables created; a
-    database of schema version 1 is moved to version 2 with its classes."""
+    database of an older schema version is moved to this one with its classes."""
     engine = sa.create_engine(url, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
         sa.event.listen(engine, "connect", _sqlite_pragmas)
@@ -122,6 +122,8 @@ def open_engine(url: str) -> Engine:
             ).scalar()
             if found == "1":
                 _from_version_1(conn)
+            elif found == "2":
+                _from_version_2(conn)
             elif found not in (None, str(SCHEMA_VERSION)):
                 raise RuntimeError(
                     f"the class database has schema version {found}; this lab reads version {SCHEMA_VERSION}"
@@ -133,6 +135,13 @@ def open_engine(url: str) -> Engine:
         engine.dispose()
         raise
     return engine
+
+
+def _from_version_2(conn: Connection) -> None:
+    """Version 2 kept a question's prompt in 300 characters, which cut the longest quiz questions on the
+    wall; version 3 keeps it as text (SQLite never checked the length)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.text("ALTER TABLE class_question ALTER COLUMN prompt TYPE TEXT"))
 
 
 def _from_version_1(conn: Connection) -> None:

@@ -102,7 +102,7 @@ def test_a_question_shows_its_text_state_counts_chart_and_summary() -> None:
     _answer(started, seats, (0, 1, 1))
     at = _open(started.code)
     md = [str(m.value) for m in at.markdown]
-    assert plain(PROMPT, limit=300) in md
+    assert plain(PROMPT, limit=2000) in md
     assert "**Answers open** · 3 of 4 students answered" in md
     assert f"Join: **{started.code}**" in md  # late students can still join
     summary = f"3 of 4 students answered. Most chose “{MEAN_OPTIONS[1]}” (2, ≈ 67 %)."
@@ -121,6 +121,19 @@ def test_a_question_shows_its_text_state_counts_chart_and_summary() -> None:
     # 2 of 4 is not "most": the largest group, said as such
     summary = f"4 of 4 students answered. Chosen most: “{MEAN_OPTIONS[1]}” (2, 50 %)."
     assert plain(summary, limit=2000) in md
+
+
+def test_the_longest_quiz_question_reaches_the_wall_whole() -> None:
+    from layernorm.labs.quiz import make_quiz
+    from ui.class_quiz import about
+
+    longest = max((q for seed in range(50) for q in make_quiz(seed)), key=lambda q: len(about(q)))
+    assert len(about(longest)) > 300  # what version 2's 300 characters cut
+    started, _ = _class(1)
+    cs.store().describe(started.code, started.teacher_key, "q", about(longest), list(longest.options), 0)
+    cs.store().open_question(started.code, started.teacher_key, "q")
+    md = [str(m.value) for m in _open(started.code).markdown]
+    assert plain(about(longest), limit=2000) in md
 
 
 def test_the_right_option_is_marked_only_once_the_answer_is_revealed() -> None:

@@ -7,7 +7,8 @@ import threading
 import pytest
 import sqlalchemy as sa
 
-from classroom.model import CLOSED, KEEP_DAYS, KEEP_DAYS_MAX, OPEN, REVEALED, Question
+from classroom.model import CLOSED, KEEP_DAYS, KEEP_DAYS_MAX, OPEN, REVEALED, Question, clean_prompt
+from classroom.schema import SCHEMA_VERSION
 from classroom.store import (
     CODE_ALPHABET,
     CODE_LENGTH,
@@ -268,7 +269,7 @@ def test_the_teacher_removes_renames_and_hides_students(store: Store, clock: Clo
             act(key + "x")
 
 
-def test_a_version_1_database_moves_to_version_2_with_its_classes(database_url: str, clock: Clock) -> None:
+def test_a_version_1_database_moves_to_this_version_with_its_classes(database_url: str, clock: Clock) -> None:
     """A lab upgraded during a class keeps it: every answer in round 1, a reveal a revealed question."""
     engine = sa.create_engine(database_url)
     with engine.begin() as conn:
@@ -284,7 +285,32 @@ def test_a_version_1_database_moves_to_version_2_with_its_classes(database_url: 
         assert store.nicknames("ABC234") == ["Ada"]
         with store.engine.connect() as conn:
             assert not sa.inspect(conn).has_table("class_answers")
-            assert conn.execute(sa.text("SELECT value FROM lab_meta")).scalar() == "2"
+            assert conn.execute(sa.text("SELECT value FROM lab_meta")).scalar() == str(SCHEMA_VERSION)
+    finally:
+        store.engine.dispose()
+
+
+def test_a_version_2_database_keeps_its_classes_and_takes_the_longest_prompts(
+    database_url: str, clock: Clock
+) -> None:
+    """Version 2 held a prompt in 300 characters: the longest quiz questions came to the wall cut."""
+    first = Store(open_engine(database_url), clock)
+    started = first.start()
+    first.describe(started.code, started.teacher_key, "q1", "short", ["a", "b"], 0)
+    with first.engine.begin() as conn:  # back to version 2 as it was made
+        if conn.dialect.name == "postgresql":
+            conn.execute(sa.text("ALTER TABLE class_question ALTER COLUMN prompt TYPE VARCHAR(300)"))
+        conn.execute(sa.text("UPDATE lab_meta SET value = '2' WHERE name = 'schema_version'"))
+    first.engine.dispose()
+    store = Store(open_engine(database_url), clock)
+    try:
+        long = "Which holds? " + "x" * 480
+        assert len(long) > 300 and clean_prompt(long) == long
+        store.describe(started.code, started.teacher_key, "q2", long, ["a", "b"], 1)
+        assert store.question(started.code, "q1").prompt == "short"  # type: ignore[union-attr]
+        assert store.question(started.code, "q2").prompt == long  # type: ignore[union-attr]
+        with store.engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT value FROM lab_meta")).scalar() == str(SCHEMA_VERSION)
     finally:
         store.engine.dispose()
 
@@ -356,7 +382,7 @@ def test_a_database_of_another_schema_version_is_refused_with_a_message(database
     with engine.begin() as conn:
         conn.execute(sa.text("UPDATE lab_meta SET value = '99' WHERE name = 'schema_version'"))
     engine.dispose()
-    with pytest.raises(RuntimeError, match="schema version 99; this lab reads version 2"):
+    with pytest.raises(RuntimeError, match="schema version 99; this lab reads version 3"):
         open_engine(database_url)
 
 
