@@ -154,3 +154,28 @@ def summarize(counts: dict[int, int], answer: int) -> Summary:
     wrong = {i: n for i, n in counts.items() if i != answer and n > 0}
     common = min(wrong, key=lambda i: (-wrong[i], i)) if wrong else None
     return Summary(sum(counts.values()), counts.get(answer, 0), common)
+
+
+# --- what a class's numbers say (the projector, the quiz's summary, the results) -------------------
+
+
+def students_text(n: int) -> str:
+    return f"{n} student" if n == 1 else f"{n} students"
+
+
+def share_text(n: int, total: int) -> str:
+    """``n`` of ``total`` (> 0) in percent, never looking more exact than it is: "50 %", "≈ 58 %",
+    "< 1 %" for a share that rounds to 0 but is not, "> 99 %" for one that rounds to 100 but is not."""
+    if (100 * n) % total == 0:
+        return f"{100 * n // total} %"
+    rounded = (200 * n + total) // (2 * total)  # half up
+    if rounded == 0:
+        return "< 1 %"
+    if rounded == 100:
+        return "> 99 %"
+    return f"≈ {rounded} %"
+
+
+def mean_text(total: int, students: int) -> str:
+    """``total`` / ``students`` (> 0): exact when it is a whole number, else "≈" and one decimal."""
+    return str(total // students) if total % students == 0 else f"≈ {total / students:.1f}"

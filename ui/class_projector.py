@@ -23,7 +23,16 @@ from dataclasses import dataclass
 import segno
 import streamlit as st
 
-from classroom.model import CLOSED, PROMPT_MAX, REVEALED, QuestionResult, Room, normal_code
+from classroom.model import (
+    CLOSED,
+    PROMPT_MAX,
+    REVEALED,
+    QuestionResult,
+    Room,
+    normal_code,
+    share_text,
+    students_text,
+)
 from ui import charts_class, plot, theme
 from ui import class_session as cs
 from ui.fragments import page_fragment
@@ -78,23 +87,6 @@ def qr_png(text: str) -> bytes:
 # --- what the wall says (pure: no Streamlit) --------------------------------------------------------
 
 
-def students_text(n: int) -> str:
-    return f"{n} student" if n == 1 else f"{n} students"
-
-
-def share(n: int, total: int) -> str:
-    """``n`` of ``total`` (> 0) in percent, never looking more exact than it is: "50 %", "≈ 58 %",
-    "< 1 %" for a share that rounds to 0 but is not, "> 99 %" for one that rounds to 100 but is not."""
-    if (100 * n) % total == 0:
-        return f"{100 * n // total} %"
-    rounded = (200 * n + total) // (2 * total)  # half up
-    if rounded == 0:
-        return "< 1 %"
-    if rounded == 100:
-        return "> 99 %"
-    return f"≈ {rounded} %"
-
-
 def option_texts(result: QuestionResult) -> tuple[str, ...]:
     """The options' texts as the teacher's screen described them; "Option k" for any it did not."""
     seen = max((c for counts in result.rounds.values() for c in counts), default=-1) + 1
@@ -118,14 +110,14 @@ def chosen(labels: Sequence[str], counts: Sequence[int]) -> str:
     top = max(counts)
     tops = [i for i, c in enumerate(counts) if c == top]
     if len(tops) > 1:
-        each = f"{top} each, {share(top, total)} each"
+        each = f"{top} each, {share_text(top, total)} each"
         return f"Chosen most: {_listed([_quoted(labels[i]) for i in tops])} ({each})."
     best = _quoted(labels[tops[0]])
     if top == total:
         return f"The one answer is {best}." if total == 1 else f"All {total} answers are {best}."
     if 2 * top > total:
-        return f"Most chose {best} ({top}, {share(top, total)})."
-    return f"Chosen most: {best} ({top}, {share(top, total)})."
+        return f"Most chose {best} ({top}, {share_text(top, total)})."
+    return f"Chosen most: {best} ({top}, {share_text(top, total)})."
 
 
 def summary(
@@ -153,7 +145,7 @@ def summary(
         elif not got:
             said.append(f"{answer}: nobody chose it.")
         else:
-            said.append(f"{answer}: {got} chose it ({share(got, total)}).")
+            said.append(f"{answer}: {got} chose it ({share_text(got, total)}).")
     if first is not None:
         before = sum(first)
         if not before:
@@ -184,7 +176,7 @@ def _counts(by_choice: dict[int, int], n: int) -> tuple[int, ...]:
 
 def _bar_texts(counts: Sequence[int], prefix: str) -> tuple[str, ...]:
     total = sum(counts)
-    return tuple(f"{prefix}{c} · {share(c, total)}" if total else f"{prefix}{c}" for c in counts)
+    return tuple(f"{prefix}{c} · {share_text(c, total)}" if total else f"{prefix}{c}" for c in counts)
 
 
 def board(result: QuestionResult, students: int, *, ended: bool = False) -> Board:

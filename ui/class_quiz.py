@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from classroom.model import CLOSED, OPEN, REVEALED, Room
+from classroom.model import CLOSED, OPEN, REVEALED, Room, mean_text, share_text, students_text
 from classroom.runs import RUN_PREFIX
 from layernorm.labs.quiz_kit import Question
 from ui import class_session as cs
 from ui import class_views, session
-from ui.class_projector import share
 from ui.class_roster import as_teacher, say_refusal
 
 if TYPE_CHECKING:
@@ -182,15 +181,6 @@ def asked(questions: Sequence[Question], room: Room, tallies: dict[str, dict[int
     return rows
 
 
-def mean_text(total: int, students: int) -> str:
-    """``total`` / ``students`` (> 0): exact when it is a whole number, else "≈" and one decimal."""
-    return str(total // students) if total % students == 0 else f"≈ {total / students:.1f}"
-
-
-def _students(n: int) -> str:
-    return f"{n} student" if n == 1 else f"{n} students"
-
-
 def _asked(k: int) -> str:
     return "the question asked" if k == 1 else f"the {k} questions asked"
 
@@ -216,12 +206,12 @@ def summary(m: cs.Member, questions: Sequence[Question], at: int) -> None:
     else:
         st.markdown(
             f"Mean score: **{mean_text(sum(scores.values()), len(scores))} of {k}**, over the "
-            f"{_students(len(scores))} who answered at least one of {_asked(k)}."
+            f"{students_text(len(scores))} who answered at least one of {_asked(k)}."
         )
     if rows:
         import pandas as pd  # only on a class's quiz: a first page load does not wait for pandas
 
-        shares = [share(r.right, r.answered) if r.answered else "—" for r in rows]
+        shares = [share_text(r.right, r.answered) if r.answered else "—" for r in rows]
         table = pd.DataFrame(
             [(r.question.topic, r.answered, r.right, told) for r, told in zip(rows, shares, strict=True)],
             columns=["question", "answered", "right", "share right"],

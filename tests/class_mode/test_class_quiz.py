@@ -10,7 +10,7 @@ from __future__ import annotations
 from apptest_support import ok, open_page, page_text
 from streamlit.testing.v1 import AppTest
 
-from classroom.model import CLOSED, OPEN, REVEALED, clean_prompt
+from classroom.model import CLOSED, OPEN, REVEALED, clean_prompt, mean_text
 from classroom.model import Question as Step
 from classroom.runs import Run
 from layernorm.labs.quiz import make_quiz
@@ -222,7 +222,7 @@ def test_a_student_exploring_alone_keeps_the_whole_quiz_during_a_run() -> None:
 
 
 def test_the_mean_is_exact_or_says_it_is_rounded() -> None:
-    assert [cq.mean_text(t, n) for t, n in ((4, 2), (4, 3), (0, 5), (31, 1), (2, 3))] == [
+    assert [mean_text(t, n) for t, n in ((4, 2), (4, 3), (0, 5), (31, 1), (2, 3))] == [
         "2",
         "≈ 1.3",
         "0",

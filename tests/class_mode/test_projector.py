@@ -14,7 +14,7 @@ from apptest_support import every_message, ok, open_page, page_text, plotly_arra
 from chart_specs import charts
 from streamlit.testing.v1 import AppTest
 
-from classroom.model import QuestionResult
+from classroom.model import QuestionResult, share_text
 from ui import charts_class
 from ui import class_projector as cp
 from ui import class_session as cs
@@ -285,7 +285,7 @@ def test_an_ended_class_without_a_question_shows_no_join_screen() -> None:
     ],
 )
 def test_a_share_never_looks_more_exact_than_it_is(n: int, total: int, said: str) -> None:
-    assert cp.share(n, total) == said
+    assert share_text(n, total) == said
 
 
 ABC = ("A", "B", "C")
