@@ -39,3 +39,9 @@ def test_the_app_imports_no_database_layer() -> None:
 
 def test_the_check_sees_the_database_layer() -> None:
     assert {"sqlalchemy", "classroom.store"} <= loaded_after(["classroom.store"])
+
+
+def test_the_app_imports_pandas_before_any_figure_is_built() -> None:
+    """plotly reads pandas from sys.modules while it builds a trace: a pandas that another session's
+    thread is importing at that moment is half there (``ui/plot.py``)."""
+    assert "pandas" in loaded_after(app_imports())

@@ -51,6 +51,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+# pandas before any session builds a figure: Streamlit imports it the first time a chart's component
+# is drawn, and plotly looks for it in sys.modules on every trace it builds, so a figure built in
+# another session's thread meanwhile met a half-imported pandas ("partially initialized module
+# 'pandas' has no attribute 'Series'": an exception box on a fresh server opened by several students
+# at once). An import here is done under the import lock, before any page can run.
+import pandas  # noqa: F401
 import plotly
 import plotly.graph_objects as go
 import plotly.io as pio
