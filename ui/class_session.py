@@ -56,7 +56,10 @@ _keeper = st.components.v2.component(
 REMOVED = "Your teacher took you out of this class."
 ENDED = "Your class has ended."
 DELETED = "Your class has ended, and its answers were deleted."
-_JOINS = limits.parse("10/minute")  # join attempts per client address (a code cannot be guessed by trying)
+# Joins that found no class, per client address: a code cannot be guessed by trying. A join that finds
+# its class never counts: a whole room behind one address (a school's network, or HAProxy when it
+# does not forward the address) joins in the same minute.
+_FAILED_JOINS = limits.parse("20/minute")
 _limiter = limits.strategies.MovingWindowRateLimiter(limits.storage.MemoryStorage())
 
 
@@ -228,7 +231,8 @@ def end_class() -> None:
 
 def join(typed_code: str, nickname: str | None) -> str | None:
     """Join the class ``typed_code``; returns a message for the student when that cannot be done."""
-    if not _limiter.hit(_JOINS, st.context.ip_address or "local"):
+    address = st.context.ip_address or "local"
+    if not _limiter.test(_FAILED_JOINS, address):
         return "Too many tries to join in a minute: wait a little, then try again."
     code = normal_code(typed_code)
     if code is None:
@@ -236,6 +240,7 @@ def join(typed_code: str, nickname: str | None) -> str | None:
     try:
         seat = store().join(code, nickname)
     except ClassError as exc:
+        _limiter.hit(_FAILED_JOINS, address)
         return str(exc)
     _seated(Member(code, seat=seat))
     return None

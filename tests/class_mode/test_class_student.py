@@ -387,3 +387,25 @@ def test_a_run_that_follows_the_teacher_is_marked_for_its_turn_once(monkeypatch:
     assert True in taken and at.radio(key="var_q_guess")  # brought to the teacher's page: a follow
     ok(at.switch_page(VAR).run())
     assert taken[-1] is False  # a run on the teacher's page is not one
+
+
+# --- joining --------------------------------------------------------------------------------------
+
+
+def test_a_room_behind_one_address_all_joins_and_guessed_codes_are_limited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import limits
+
+    monkeypatch.setattr(
+        cs, "_limiter", limits.strategies.MovingWindowRateLimiter(limits.storage.MemoryStorage())
+    )
+    monkeypatch.setattr(cs, "_seated", lambda m, **_: m)  # no session to seat: the limit is what is tried
+    code = cs.store().start().code
+    assert [cs.join(code, f"s{i}") for i in range(40)] == [None] * 40  # one address (HAProxy, a school)
+    too_many = "Too many tries to join in a minute: wait a little, then try again."
+    guesses = [cs.join(guess, None) for guess in ("ZZZZZZ", "ZZZZZY") * 10]
+    assert all(g is not None and g.startswith("There is no class ZZZZZ") for g in guesses)
+    assert cs.join("ZZZZZX", None) == too_many  # the 21st wrong code in a minute
+    assert cs.join(code, "late") == too_many  # from that address, for the rest of the minute
+    assert cs.store().room(code).students == 40  # type: ignore[union-attr]
