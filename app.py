@@ -7,6 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from ui import live
+from ui.a11y import mend_markup
 from ui.class_session import read_class_link
 from ui.class_views import new_page_run as class_page_run
 from ui.class_views import sidebar_panel as class_panel
@@ -60,6 +61,7 @@ with class_turn():  # a run that follows the teacher waits its turn (ui/class_vi
     sidebar(own_data=nav.url_path in own_data, page=nav.url_path, titles=titles)
     presentation_toggle()
     keep_pages_in_history()  # Back returns to the previous page with its values (ui/history.py)
+    mend_markup()  # the menu's lists, keyboard-reachable scrolling, legible captions (ui/a11y.py)
     fit_formulas()  # a displayed formula wider than its column is drawn smaller (ui/formulas.py)
     nav.run()
     say_unread_link_keys(nav.url_path, where=st.sidebar)  # a link's keys for controls this view never drew

@@ -1,0 +1,55 @@
+"""Every page passes axe-core's WCAG 2.0, 2.1 and 2.2 A and AA rules, light and dark, on a desktop
+window and on a phone.
+
+axe-core is the npm package (``package.json``), injected into the page as the tests' own script; it
+checks the page as the browser drew it, Streamlit's markup and the lab's alike. What the lab mends
+in Streamlit's markup (the pages' menu, sideways-scrolling regions, the captions' contrast) is
+``ui/a11y.py``; no violation is excused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+from e2e.support import PAGES, AppPage, Lab, follow_system_theme
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]  # WCAG 2.2 AA, as schools ask
+DESKTOP, PHONE = {"width": 1280, "height": 720}, {"width": 390, "height": 844}
+
+RUN_AXE = """(tags) => axe.run(document, {runOnly: {type: "tag", values: tags}}).then((r) =>
+  r.violations.map((v) => ({rule: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map((n) =>
+    n.target.join(" ") + " :: " + n.failureSummary.replace(/\\s+/g, " "))})))"""
+
+
+def _settled(page: Page) -> None:
+    """Two animation frames: what the lab mends after a layout change (ui/a11y.js) is done."""
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def violations(page: Page) -> list[dict[str, Any]]:
+    """axe-core's violations of :data:`TAGS` on the page as it is drawn now."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run `npm ci` (make test does)")
+    if not page.evaluate("() => typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    _settled(page)
+    return list(page.evaluate(RUN_AXE, TAGS))
+
+
+@pytest.mark.parametrize("app_page", PAGES, ids=[p.url for p in PAGES])
+def test_every_page_passes_axe_in_both_themes_and_sizes(lab: Lab, app_page: AppPage) -> None:
+    lab.open(app_page)
+    found = {}
+    for scheme in ("light", "dark"):
+        follow_system_theme(lab.page, scheme)
+        lab.wait_idle()
+        for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
+            lab.page.set_viewport_size(size)
+            found[f"{scheme}, {name}"] = violations(lab.page)
+    lab.page.set_viewport_size(DESKTOP)
+    assert not any(found.values()), {k: v for k, v in found.items() if v}
+    lab.assert_clean()
