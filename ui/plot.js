@@ -108,12 +108,46 @@ function plotlyFor(spec, url, version, bundles) {
   return globalThis.labSolidPlotly;
 }
 
+// The chart in words (ui/chart_text.py): its name on the chart, the summary read with it, and the
+// table of its numbers behind a disclosure under it (Tab, then Enter or Space, opens it).
+function putWords(host, plot, words) {
+  if (!words) return;
+  let block = host.querySelector(":scope .lab-chart-words");
+  if (!block) {
+    block = document.createElement("div");
+    block.className = "lab-chart-words";
+    // The table scrolls inside its box when long: a keyboard reaches it (tabindex) to scroll it.
+    block.innerHTML = '<p class="lab-chart-summary"></p><details><summary>The numbers (table)</summary>' +
+      '<div class="lab-chart-table" tabindex="0"><table><caption></caption><thead><tr></tr></thead>' +
+      "<tbody></tbody></table></div></details>";
+    plot.after(block);
+  }
+  const id = (plot.id ||= "lab-chart-" + Math.random().toString(36).slice(2));
+  const summary = block.querySelector(".lab-chart-summary");
+  summary.id = id + "-summary";
+  summary.textContent = words.summary;
+  plot.setAttribute("role", "figure");
+  plot.setAttribute("aria-label", words.name);
+  plot.setAttribute("aria-describedby", summary.id);
+  block.querySelector("details").hidden = !words.rows.length;  // a diagram: its words are the summary
+  block.querySelector("caption").textContent = words.name + " (" + words.note + ", 4 significant digits)";
+  const head = block.querySelector("thead tr");
+  head.replaceChildren(...words.columns.map((c) => Object.assign(document.createElement("th"), {scope: "col", textContent: c})));
+  const body = block.querySelector("tbody");
+  body.replaceChildren(...words.rows.map((row) => {
+    const tr = document.createElement("tr");
+    row.forEach((cell, i) => tr.append(Object.assign(document.createElement(i ? "td" : "th"), {textContent: cell})));
+    return tr;
+  }));
+}
+
 export default function (component) {
-  const {spec, height, url, version, bundles} = component.data;
+  const {spec, height, url, version, bundles, words} = component.data;
   const host = component.parentElement;
   const plot = host.querySelector(".lab-chart");
   const note = plot.querySelector(".lab-chart-note");
   plot.style.height = height + "px";
+  putWords(host, plot, words);
   flatCharts(url, version, bundles);
   return globalThis.labChartReady.then((themes) => {
     plot.labDraw = () => drawFigure(themes);

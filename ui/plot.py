@@ -64,7 +64,7 @@ import streamlit as st
 from _plotly_utils.utils import convert_to_base64  # plotly's own encoder of NumPy arrays
 from streamlit.delta_generator import DeltaGenerator
 
-from ui import theme
+from ui import chart_text, theme
 
 ROOT = Path(__file__).resolve().parents[1]
 STATIC = ROOT / "static"  # Streamlit serves the folder named static beside the main script
@@ -92,9 +92,24 @@ _HTML = (
     '<div class="lab-chart" data-testid="labChart"><p class="lab-chart-note" style="margin:0;padding:1rem 0;'
     'color:var(--st-text-color);opacity:0.6;font-family:var(--st-font)">Drawing the chart…</p></div>'
 )
+# The chart in words (ui/chart_text.py): the summary is for a screen reader (read with the chart's
+# name), the table behind a small disclosure under the chart for everyone.
+_CSS = """
+.lab-chart-summary { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
+  white-space: nowrap; }
+.lab-chart-words details { font-family: var(--st-font); font-size: 0.8rem; margin: 0 0 0.5rem; }
+.lab-chart-words summary { cursor: pointer; width: fit-content; }
+.lab-chart-words .lab-chart-table { max-height: 18rem; overflow: auto; }
+.lab-chart-words table { border-collapse: collapse; margin-top: 0.25rem; min-width: min(100%, 24rem); }
+.lab-chart-words caption { text-align: left; padding-bottom: 0.25rem; }
+.lab-chart-words th, .lab-chart-words td { padding: 0.1rem 0.6rem; text-align: right; font-weight: normal;
+  border-bottom: 1px solid color-mix(in srgb, currentColor 25%, transparent); }
+.lab-chart-words thead th { font-weight: 600; }
+"""
 _chart = st.components.v2.component(
     "lab_chart",
     html=_HTML,
+    css=_CSS,
     js=Path(__file__).with_name("plot.js").read_text(encoding="utf-8"),
     isolate_styles=False,  # plotly.js puts its styles in the document's head
 )
@@ -211,6 +226,20 @@ def figure_json(fig: go.Figure) -> str:
     return str(pio.to_json(spec, validate=False))
 
 
+_WORDS: dict[str, dict[str, Any]] = {}  # a figure's text -> its words: a class draws the same charts
+
+
+def _words(spec: str, fig: go.Figure) -> dict[str, Any]:
+    """``chart_text.describe(fig)`` as the component reads it, made once per figure per process."""
+    said = _WORDS.get(spec)
+    if said is None:
+        said = chart_text.describe(fig).json()
+        if len(_WORDS) >= 512:
+            _WORDS.pop(next(iter(_WORDS)), None)
+        _WORDS[spec] = said
+    return said
+
+
 def show(fig: go.Figure, key: str, where: DeltaGenerator | None = None) -> None:
     """Draw ``fig`` as the chart named ``key``, updated in place when a rerun changes it.
 
@@ -235,6 +264,7 @@ def show(fig: go.Figure, key: str, where: DeltaGenerator | None = None) -> None:
     spec = figure_json(fig)
     height = fig.layout.height if isinstance(fig.layout.height, int | float) else DEFAULT_HEIGHT
     data = {"spec": spec, "height": height, "url": static_url(), "version": VERSION, "bundles": bundles}
+    data["words"] = _words(spec, fig)  # its name, summary and table, for a screen reader
     if where is None:
         _chart(data=data, key=key)
         return

@@ -1,5 +1,5 @@
 """Every page passes axe-core's WCAG 2.0, 2.1 and 2.2 A and AA rules, light and dark, on a desktop
-window and on a phone.
+window and on a phone, and every chart on it has a name, a summary and a table (ui/chart_text.py).
 
 axe-core is the npm package (``package.json``), injected into the page as the tests' own script; it
 checks the page as the browser drew it, Streamlit's markup and the lab's alike. What the lab mends
@@ -40,6 +40,13 @@ def violations(page: Page) -> list[dict[str, Any]]:
     return list(page.evaluate(RUN_AXE, TAGS))
 
 
+# Each chart's accessible name and description as the accessibility tree gets them (ui/chart_text.py)
+CHART_WORDS = """() => [...document.querySelectorAll('[data-testid="labChart"]')].map((c) => ({
+  role: c.getAttribute("role"), name: c.getAttribute("aria-label"),
+  summary: document.getElementById(c.getAttribute("aria-describedby") || "")?.textContent ?? null,
+  table: c.parentElement.querySelectorAll(".lab-chart-words tbody tr").length}))"""
+
+
 @pytest.mark.parametrize("app_page", PAGES, ids=[p.url for p in PAGES])
 def test_every_page_passes_axe_in_both_themes_and_sizes(lab: Lab, app_page: AppPage) -> None:
     lab.open(app_page)
@@ -52,4 +59,7 @@ def test_every_page_passes_axe_in_both_themes_and_sizes(lab: Lab, app_page: AppP
             found[f"{scheme}, {name}"] = violations(lab.page)
     lab.page.set_viewport_size(DESKTOP)
     assert not any(found.values()), {k: v for k, v in found.items() if v}
+    for chart in lab.page.evaluate(CHART_WORDS):  # every chart can be read without seeing it
+        assert chart["role"] == "figure" and chart["name"] and chart["summary"], chart
+        assert chart["table"] or chart["summary"].startswith("A diagram: "), chart
     lab.assert_clean()

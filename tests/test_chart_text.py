@@ -1,0 +1,58 @@
+"""A chart in words (ui/chart_text.py): its name, summary and table, read off the figure it draws."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui import chart_text, charts
+
+
+def test_a_feature_chart_in_words() -> None:
+    fig = charts.feature_chart(
+        [("x", np.array([1.0, 2.5, -3.0, 4.0])), ("x_hat", np.array([0.25, 0.5, -1.5, 1.0]))],
+        "Your <b>vector</b> x",
+        hlines=[("mu", 1.125, "μ = 1.125")],
+    )
+    said = chart_text.describe(fig)
+    assert said.name == "Your vector x"
+    assert said.summary == (
+        "x (input): 4 values, from −3 (at feature 3) to 4 (at feature 4). "
+        "x̂ (normalized): 4 values, from −1.5 (at feature 3) to 1 (at feature 4). Marked: μ = 1.125."
+    )
+    assert said.columns == ["feature", "x (input)", "x̂ (normalized)"]
+    assert said.rows == [["1", "1", "0.25"], ["2", "2.5", "0.5"], ["3", "−3", "−1.5"], ["4", "4", "1"]]
+    assert said.note == "4 rows"
+
+
+def test_named_points_one_value_and_equal_values() -> None:
+    fig = go.Figure(
+        [
+            go.Bar(x=[3.0, -1.0], y=["a", "b"], orientation="h", name="across"),
+            go.Bar(x=["only"], y=[0.5], name="one"),
+            go.Bar(x=["p", "q"], y=[2.0, 2.0], name="flat"),
+        ]
+    )
+    said = chart_text.describe(fig)
+    assert said.name == "Chart"
+    assert said.summary == "across: 2 values, from −1 (at b) to 3 (at a). one: 0.5. flat: 2 values, all 2."
+    assert said.columns == ["trace", "point", "value"]  # the traces' points differ: one row a point
+    assert said.rows[0] == ["across", "a", "3"] and len(said.rows) == 5
+
+
+def test_a_long_vector_shows_its_first_rows_and_says_so() -> None:
+    x = np.arange(768, dtype=float)
+    said = chart_text.describe(charts.feature_chart([("x", x)], "x"))
+    assert said.note == f"the first {chart_text.ROWS} of 768 rows"
+    assert len(said.rows) == chart_text.ROWS and said.rows[-1][0] == str(chart_text.ROWS)
+    assert "from 0 (at feature 1) to 767 (at feature 768)" in said.summary
+
+
+def test_a_histogram_says_the_range_of_its_samples_and_a_diagram_its_labels() -> None:
+    said = chart_text.describe(go.Figure(go.Histogram(x=[0.5, -1.25, 2.0], name="outputs")))
+    assert said.summary == "outputs: 3 values, from −1.25 to 2."
+    diagram = go.Figure(
+        layout={"title": {"text": "A block"}, "annotations": [{"text": "LayerNorm"}, {"text": "<b>+</b>"}]}
+    )
+    said = chart_text.describe(diagram)
+    assert (said.name, said.summary, said.rows) == ("A block", "A diagram: LayerNorm; +.", [])

@@ -1,0 +1,129 @@
+"""A chart in words: its name, a sentence or two of what it shows, and its numbers as a table.
+
+A student who cannot see a chart gets from :func:`describe` what a sighted one takes from it: the
+title, each trace's range (its smallest and its largest value, and where), the lines drawn across
+it (their labels: "μ = 1.125"), and every value in a table (``ui/plot.js`` puts the name on the
+chart, the sentences under it for a screen reader, and the table one keypress away). Everything is
+read off the figure the chart draws, so the words and the bars never disagree; numbers are written
+by :func:`ui.text.fmt` (4 significant digits), as the charts' hover labels are.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.text import fmt
+
+ROWS = 200  # a table longer than this (a 768-feature vector) shows its first rows and says so
+_TAG = re.compile(r"<[^>]*>")
+
+
+@dataclass(frozen=True)
+class Described:
+    name: str
+    summary: str
+    columns: list[str]
+    rows: list[list[str]]
+    note: str  # what the table holds ("4 rows"; "the first 200 of 768 rows")
+
+    def json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "columns": self.columns,
+            "rows": self.rows,
+            "note": self.note,
+        }
+
+
+def _text(value: object) -> str:
+    """Plotly's markup (``<b>``, ``<sub>``, ``<br>``, entities) as plain words."""
+    return " ".join(html.unescape(_TAG.sub(" ", str(value))).split())
+
+
+def _numbers(values: object) -> np.ndarray | None:
+    if values is None:
+        return None
+    try:
+        a = np.asarray(values, dtype=float).ravel()
+    except (TypeError, ValueError):
+        return None
+    return a if a.size else None
+
+
+def _series(trace: Any) -> tuple[str, list[str], np.ndarray] | None:
+    """A trace's name, its points' labels and its values (the bars' heights, a line's y, a surface's z)."""
+    horizontal = getattr(trace, "orientation", None) == "h"
+    value_of, label_of = ("x", "y") if horizontal else ("y", "x")
+    if trace.type == "histogram":  # the samples it counts: their range is what it shows
+        value_of, label_of = ("y", "x") if horizontal else ("x", "y")
+    values = _numbers(getattr(trace, "z", None)) if hasattr(trace, "z") else None
+    if values is None:
+        values = _numbers(getattr(trace, value_of, None))
+        labels_raw = getattr(trace, label_of, None)
+    else:
+        labels_raw = None
+    if values is None:
+        return None
+    labels = (
+        [_text(v) for v in labels_raw] if labels_raw is not None and len(labels_raw) == values.size else []
+    )
+    if not labels:
+        labels = [str(i + 1) for i in range(values.size)]
+    name = _text(getattr(trace, "name", None) or "") or "values"
+    return name, labels, values
+
+
+def _said(name: str, labels: list[str], values: np.ndarray, axis: str) -> str:
+    def where(i: int) -> str:
+        if not axis:  # samples (a histogram's): where one sits in the list says nothing
+            return ""
+        return (
+            f" (at {axis} {labels[i]})"
+            if labels[i] == str(i + 1) or _numbers([labels[i]]) is not None
+            else f" (at {labels[i]})"
+        )
+
+    finite = np.isfinite(values)
+    if values.size == 1:
+        return f"{name}: {fmt(values[0])}"
+    if not finite.any():
+        return f"{name}: {values.size} values, none finite"
+    lo = int(np.nanargmin(np.where(finite, values, np.nan)))
+    hi = int(np.nanargmax(np.where(finite, values, np.nan)))
+    if values[lo] == values[hi]:
+        return f"{name}: {values.size} values, all {fmt(values[lo])}"
+    return f"{name}: {values.size} values, from {fmt(values[lo])}{where(lo)} to {fmt(values[hi])}{where(hi)}"
+
+
+def describe(fig: go.Figure) -> Described:
+    """``fig``'s name, summary and table (see the module's docstring)."""
+    title = fig.layout.title.text if fig.layout.title is not None else None
+    name = _text(title) if title else "Chart"
+    x_title = fig.layout.xaxis.title.text if fig.layout.xaxis and fig.layout.xaxis.title else None
+    axis = re.sub(r"\s+[a-z]$", "", _text(x_title)) if x_title else "point"  # "feature i" -> "feature"
+    series = [s for s in (_series(t) for t in fig.data) if s is not None]
+    kinds = [t.type for t in fig.data if _series(t) is not None]
+    parts = [_said(*s, "" if kind == "histogram" else axis) for s, kind in zip(series, kinds, strict=True)]
+    marks = [_text(a.text) for a in (fig.layout.annotations or ()) if a.text and _text(a.text)]
+    if parts:
+        summary = ". ".join(parts) + "." + (" Marked: " + "; ".join(marks) + "." if marks else "")
+    else:  # a diagram: its labels are what it says
+        summary = "A diagram: " + "; ".join(marks) + "." if marks else "An empty chart."
+    same = len({tuple(labels) for _, labels, _ in series}) == 1 and series
+    if same:
+        labels = series[0][1]
+        columns = [axis, *(n for n, _, _ in series)]
+        rows = [[labels[i], *(fmt(v[i]) for _, _, v in series)] for i in range(len(labels))]
+    else:
+        columns = ["trace", axis, "value"]
+        rows = [[n, labels[i], fmt(v[i])] for n, labels, v in series for i in range(len(labels))]
+    total = len(rows)
+    note = f"{total} rows" if total <= ROWS else f"the first {ROWS} of {total} rows"
+    return Described(name, summary, columns, rows[:ROWS], note)
