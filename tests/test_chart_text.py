@@ -56,3 +56,9 @@ def test_a_histogram_says_the_range_of_its_samples_and_a_diagram_its_labels() ->
     )
     said = chart_text.describe(diagram)
     assert (said.name, said.summary, said.rows) == ("A block", "A diagram: LayerNorm; +.", [])
+
+
+def test_a_rounded_value_never_looks_exact() -> None:
+    said = chart_text.describe(go.Figure(go.Bar(x=["a", "b"], y=[1.4999700009, 2.0], name="v")))
+    assert said.summary == "v: 2 values, from 1.49997 (at a) to 2 (at b)."
+    assert said.rows == [["a", "1.49997"], ["b", "2"]]

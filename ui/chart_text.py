@@ -5,7 +5,8 @@ title, each trace's range (its smallest and its largest value, and where), the l
 it (their labels: "μ = 1.125"), and every value in a table (``ui/plot.js`` puts the name on the
 chart, the sentences under it for a screen reader, and the table one keypress away). Everything is
 read off the figure the chart draws, so the words and the bars never disagree; numbers are written
-by :func:`ui.text.fmt` (4 significant digits), as the charts' hover labels are.
+as the lab writes them (4 significant digits, more where fewer would look exact:
+:func:`ui.text.digits_not_to_look_exact`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.text import fmt
+from ui.text import digits_not_to_look_exact, fmt
 
 ROWS = 200  # a table longer than this (a 768-feature vector) shows its first rows and says so
 _TAG = re.compile(r"<[^>]*>")
@@ -80,7 +81,15 @@ def _series(trace: Any) -> tuple[str, list[str], np.ndarray] | None:
     return name, labels, values
 
 
+def _shown(values: np.ndarray) -> list[str]:
+    """Each value as the lab writes it: 4 significant digits, more where fewer would look exact."""
+    digits = digits_not_to_look_exact(values)
+    return [fmt(v, digits) for v in values]
+
+
 def _said(name: str, labels: list[str], values: np.ndarray, axis: str) -> str:
+    text = _shown(values)
+
     def where(i: int) -> str:
         if not axis:  # samples (a histogram's): where one sits in the list says nothing
             return ""
@@ -92,14 +101,14 @@ def _said(name: str, labels: list[str], values: np.ndarray, axis: str) -> str:
 
     finite = np.isfinite(values)
     if values.size == 1:
-        return f"{name}: {fmt(values[0])}"
+        return f"{name}: {text[0]}"
     if not finite.any():
         return f"{name}: {values.size} values, none finite"
     lo = int(np.nanargmin(np.where(finite, values, np.nan)))
     hi = int(np.nanargmax(np.where(finite, values, np.nan)))
     if values[lo] == values[hi]:
-        return f"{name}: {values.size} values, all {fmt(values[lo])}"
-    return f"{name}: {values.size} values, from {fmt(values[lo])}{where(lo)} to {fmt(values[hi])}{where(hi)}"
+        return f"{name}: {values.size} values, all {text[lo]}"
+    return f"{name}: {values.size} values, from {text[lo]}{where(lo)} to {text[hi]}{where(hi)}"
 
 
 def describe(fig: go.Figure) -> Described:
@@ -120,10 +129,11 @@ def describe(fig: go.Figure) -> Described:
     if same:
         labels = series[0][1]
         columns = [axis, *(n for n, _, _ in series)]
-        rows = [[labels[i], *(fmt(v[i]) for _, _, v in series)] for i in range(len(labels))]
+        texts = [_shown(v) for _, _, v in series]
+        rows = [[labels[i], *(t[i] for t in texts)] for i in range(len(labels))]
     else:
         columns = ["trace", axis, "value"]
-        rows = [[n, labels[i], fmt(v[i])] for n, labels, v in series for i in range(len(labels))]
+        rows = [[n, labels[i], t] for n, labels, v in series for i, t in enumerate(_shown(v))]
     total = len(rows)
     note = f"{total} rows" if total <= ROWS else f"the first {ROWS} of {total} rows"
     return Described(name, summary, columns, rows[:ROWS], note)

@@ -130,7 +130,7 @@ function putWords(host, plot, words) {
   plot.setAttribute("aria-label", words.name);
   plot.setAttribute("aria-describedby", summary.id);
   block.querySelector("details").hidden = !words.rows.length;  // a diagram: its words are the summary
-  block.querySelector("caption").textContent = words.name + " (" + words.note + ", 4 significant digits)";
+  block.querySelector("caption").textContent = words.name + " (" + words.note + ")";
   const head = block.querySelector("thead tr");
   head.replaceChildren(...words.columns.map((c) => Object.assign(document.createElement("th"), {scope: "col", textContent: c})));
   const body = block.querySelector("tbody");
