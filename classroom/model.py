@@ -45,6 +45,14 @@ class Question:
 
 
 @dataclass(frozen=True)
+class Given:
+    """A seat's answer to a question in the question's current round, as the class holds it."""
+
+    choice: int
+    final: bool  # the student saw the answer when giving it: it cannot change in this round
+
+
+@dataclass(frozen=True)
 class Room:
     """What every member of a class may know of it."""
 

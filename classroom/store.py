@@ -37,6 +37,7 @@ from classroom.model import (
     QUESTION_MAX,
     REVEALED,
     ClassError,
+    Given,
     Question,
     Room,
     Started,
@@ -409,6 +410,19 @@ class Store(Reports, Runs):
         with self.engine.connect() as conn:
             found = conn.execute(query).scalar()
         return None if found is None else int(found)
+
+    def given(self, code: str, seat: str, question: str | None = None) -> dict[str, Given]:
+        """Every answer this seat gave in its question's current round (``question``'s alone, when given):
+        {question: its answer}, what a student's boxes show as theirs and judge once it is revealed."""
+        query = (
+            sa.select(answers.c.question, answers.c.choice, answers.c.final)
+            .select_from(ANSWERED)
+            .where(answers.c.room == code, answers.c.seat == seat, IN_CURRENT_ROUND)
+        )
+        if question is not None:
+            query = query.where(answers.c.question == question)
+        with self.engine.connect() as conn:
+            return {q: Given(int(choice), bool(final)) for q, choice, final in conn.execute(query)}
 
     # --- housekeeping -------------------------------------------------------------------------
 

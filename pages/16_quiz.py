@@ -111,7 +111,7 @@ def question_box(n: int, q: Question, *, live: bool = False) -> None:
             st.text(q.prompt)  # plain text: the numbers and symbols exactly as computed
             show_now = class_views.room_view(
                 f"quiz_{q.key}", q.options, q.answer, reveal_text, live=live, prompt=class_quiz.about(q)
-            )
+            ).show
             if member is not None and member.teacher:
                 return
             radio_key = f"quiz_{q.key}_{round_no}"

@@ -21,10 +21,11 @@ import contextlib
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from classroom.model import CLOSED, OPEN, ClassError, Question, Room
+from classroom.model import CLOSED, OPEN, REVEALED, ClassError, Given, Question, Room
 from ui import class_beacon, class_teacher, session
 from ui import class_session as cs
 from ui.fragments import page_fragment
@@ -255,20 +256,48 @@ def record(
     final: bool = False,
     right: int | None = None,
     prompt: str = "",
-) -> None:
-    """A student's answer into the class (called when the student commits); a refusal is said in the box.
+) -> bool:
+    """A student's answer into the class (called when the student commits). Returns whether the class
+    took it; a refusal is said in the question's box while the question stays as it was then.
 
     ``final``: the student is about to see the answer (exploring alone), so this answer cannot change.
     ``right`` and ``prompt``: the question's right option and its text, for the teacher's results.
     """
     m = cs.member()
     if m is None or m.seat is None:
-        return
+        return False
     try:
         cs.store().answer(m.code, m.seat, question, choice, options, final=final, right=right, prompt=prompt)
-        session.klass.refused(question).clear()
     except ClassError as exc:
-        session.klass.refused(question).set(str(exc))
+        cs.room_now.clear()  # the question as the store has it now, not this process's second-old copy
+        room = cs.room_now(m.code)
+        then = room.questions.get(question, Question(1, OPEN)) if room is not None else None
+        session.klass.refused(question).set((str(exc), then))
+        return False
+    session.klass.refused(question).clear()
+    return True
+
+
+UNMET = Question(1, OPEN)  # a question the class has not met yet (or no class): open, in round 1
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A question's box as this browser's place in the class has it (:func:`room_view`)."""
+
+    show: bool  # the box shows the student's result now: no class, exploring alone, or revealed
+    student: bool  # a student's seat: the box shows, and judges, what the class holds for it
+    held: Given | None = None  # the seat's answer in the question's current round, as the class holds it
+    state: Question = UNMET  # the question's round and state
+
+    @property
+    def takes(self) -> bool:
+        """Whether the class takes an answer (or a change of it) from this seat now."""
+        return self.state.state == OPEN and not (self.held is not None and self.held.final)
+
+    @property
+    def revealed(self) -> bool:
+        return self.state.state == REVEALED
 
 
 def room_view(
@@ -279,41 +308,54 @@ def room_view(
     *,
     live: bool = True,
     prompt: str = "",
-) -> bool:
-    """A question's class part, inside the question's own box. Returns True when the box should show
-    the student's own result now (no class, exploring alone, or revealed), False while it waits.
+    changeable: bool = True,
+) -> Seen:
+    """A question's class part, inside the question's own box: what the box should show (:class:`Seen`).
 
     The teacher sees the room's tallies, live, and a button that reveals the answer on every screen;
-    ``show_answer(None)`` then shows the answer and its explanation. A student's box waits for the reveal.
+    ``show_answer(None)`` then shows the answer and its explanation. A student's box says where the
+    question stands and waits for the reveal. ``changeable``: the box lets a student change an answer
+    given while the question is open (the quiz's does not).
     """
     m = cs.member()
     if m is None:
-        return True
+        return Seen(show=True, student=False)
     session.klass.on_page.kept().add(question)
     if m.teacher:
         class_teacher.tallies(m, question, options, answer, show_answer, live, prompt)
-        return False
-    if refused := session.klass.refused(question).get():
-        st.text(refused)
-    if exploring_alone():
-        return True
+        return Seen(show=False, student=False)
     room = cs.room_now(m.code)  # the panel's run that reran the page on a reveal has read it
-    if room is not None and question in room.revealed:
-        class_teacher.tally_bars(options, cs.store().tallies(m.code).get(question, {}), answer)
-        return True
-    if room is not None:
-        now = room.questions.get(question, Question(1, OPEN))
-        again = f"Round {now.round}: " if now.round > 1 else ""
-        if now.state == CLOSED:
-            st.caption("Your teacher has closed this question: answers are not taken now.")
-        elif cs.store().answer_of(m.code, m.seat or "", question) is not None:
+    now = room.questions.get(question, Question(1, OPEN)) if room is not None else Question(1, OPEN)
+    held = cs.store().given(m.code, m.seat or "", question).get(question)
+    seen = Seen(show=True, student=True, held=held, state=now)
+    refused = session.klass.refused(question).get()
+    # said while the question stays open as it was refused in; a closed or revealed one says so itself
+    if refused is not None and refused[1] == now and now.state == OPEN:
+        st.text(refused[0])
+    if seen.revealed:
+        class_teacher.tally_bars(options, cs.store().tallies(m.code).get(question, {}), answer, now.round)
+        return seen
+    again = f"Round {now.round}: " if now.round > 1 else ""
+    if now.state == CLOSED:
+        st.caption(
+            f"{again}Your teacher has closed this question: answers are not taken now. "
+            + ("Your answer is in." if held is not None else "You have no answer in.")
+        )
+    if exploring_alone():
+        return seen
+    if room is not None and now.state != CLOSED:
+        if held is not None and held.final:
+            st.caption(f"{again}Your answer is in, and final: you saw the answer when you gave it.")
+        elif held is not None and changeable:
             st.caption(
                 f"{again}Your answer is in: you can change it until your teacher closes the question or "
                 "reveals the answer."
             )
+        elif held is not None:
+            st.caption(f"{again}Your answer is in: your teacher reveals the answer to the whole class.")
         else:
             st.caption(f"{again}Answer, and your teacher reveals the answer to the whole class.")
-    return False
+    return replace(seen, show=False)
 
 
 def poll_every() -> float | None:

@@ -62,12 +62,15 @@ def predict_then_reveal(
     an auto-run of training batches): a fragment's rerun waits for it instead.
     """
 
-    def result(choice: str | None) -> None:
-        if choice is not None and options.index(choice) == answer:
+    def result(choice: int | None, *, theirs: bool = True) -> None:
+        """The verdict on option ``choice``; ``theirs`` False: the teacher's screen (no answer to judge)."""
+        if choice == answer:
             st.success(f"Right: {options[answer]}. {explanation}")
         elif choice is not None:
             st.warning(f"Not quite: the answer is {options[answer]}. {explanation}")
-        else:  # the teacher's screen, once revealed to the class
+        elif theirs:  # a student in a class whose answer the class does not hold
+            st.info(f"No answer of yours is in: the answer is {options[answer]}. {explanation}")
+        else:
             st.info(f"The answer: {options[answer]}. {explanation}")
 
     def guess_key() -> str:
@@ -91,10 +94,18 @@ def predict_then_reveal(
     def box() -> None:
         with st.container(border=True):
             st.markdown(f"**Predict, then check.** {question}")
-            show_now = class_views.room_view(key, options, answer, lambda _: result(None), prompt=question)
+            seen = class_views.room_view(
+                key, options, answer, lambda _: result(None, theirs=False), prompt=question
+            )
             member = cs.member()
             if member is not None and member.teacher:
                 return
+            held = seen.held.choice if seen.held is not None else None
+            if seen.student:  # the class's answer for this seat, never a choice it refused
+                session.widgets.set(guess_key(), None if held is None else options[held])
+            # the answer in sight: revealed to the class, or seen alone (in this session, or final)
+            final = seen.held is not None and seen.held.final
+            answered = seen.revealed or session.pages.shown(key).get() or final
             choice = st.radio(
                 "Your prediction",
                 list(options),
@@ -103,21 +114,22 @@ def predict_then_reveal(
                 label_visibility="collapsed",
                 persist_state="session",  # a student's answer is theirs: kept across pages, never in the link
                 on_change=commit,
-                # in a class, once the answer is in sight (revealed to the class, or seen alone): final
-                disabled=member is not None
-                and ((show_now and not class_views.exploring_alone()) or session.pages.shown(key).get()),
+                disabled=seen.student and (answered or not seen.takes),
             )
-            if member is None or class_views.exploring_alone():
-                st.button(
+            if not seen.student:  # no class: the student's own check
+                st.button("Reveal", key=f"{key}_reveal", disabled=choice is None, on_click=reveal_alone)
+                if session.pages.shown(key).get() and choice is not None:
+                    result(options.index(choice))
+                return
+            if class_views.exploring_alone() and not answered:
+                st.button(  # an answer the class holds, while it takes it: seeing the answer makes it final
                     "Reveal",
                     key=f"{key}_reveal",
-                    disabled=choice is None,
                     on_click=reveal_alone,
+                    disabled=held is None or not seen.takes,
                 )
-                if session.pages.shown(key).get() and choice is not None:
-                    result(choice)
-            elif show_now:  # revealed to the class
-                result(choice)
+            if seen.show and answered:
+                result(held)  # what the class holds for this seat, whatever the radio showed before
 
     box()
 

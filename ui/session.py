@@ -204,7 +204,8 @@ class _Class:
     on_page: Entry[set[str]] = Entry("class_on_page", set, concern)  # the questions of the page shown
     # Each question's (round, state) as the page was last drawn with them (classroom.model.Question)
     questions_seen: Entry[dict[str, Any]] = Entry("class_questions_seen", dict, concern)
-    refused: Family[str | None] = Family("class_refused_{}", _none, concern)  # why an answer was refused
+    # Why an answer was refused, and the question's (round, state) then: said while the question stays so
+    refused: Family[tuple[str, Any] | None] = Family("class_refused_{}", _none, concern)
     # The teacher's screen: the questions described to the store, as (class, question), once a session
     described: Entry[set[tuple[str, str]]] = Entry("class_described", set, concern)
     # Why the teacher's last action was refused, and where to say it: (place, message)

@@ -150,8 +150,9 @@ def test_exploring_alone_shows_the_reveal_button_and_the_answer_seen_is_final() 
     ok(at.toggle(key="class_follow").set_value(True).run())  # following again: still final
     assert at.radio(key="mean_q_guess").disabled
     again = open_page(MEAN, **{"class": code, "seat": seat})  # the same seat in a second window
-    ok(again.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[1]).run())
-    assert "your first answer is the one that counts" in " ".join(str(t.value) for t in again.text)
+    radio = again.radio(key="mean_q_guess")
+    assert radio.value == MEAN_OPTIONS[0] and radio.disabled  # final in the class: no change offered
+    assert "Your answer is in, and final: you saw the answer when you gave it." in page_text(again)
     assert _store().tallies(code) == {"mean_q": {0: 1}}
 
 
@@ -263,3 +264,53 @@ def test_ending_the_class_takes_a_second_click_and_keeps_its_answers() -> None:
 )
 def test_a_join_link_on_a_loopback_address_is_told_apart(address: str, here: bool) -> None:
     assert cs.only_here(address) is here
+
+
+def test_a_refused_click_is_not_judged_the_box_judges_what_the_class_holds() -> None:
+    started = _store().start()
+    seat = _store().join(started.code)
+    at = open_page(MEAN, **{"class": started.code, "seat": seat})
+    ok(at.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[0]).run())  # wrong, and recorded
+    _store().close_question(started.code, started.teacher_key, "mean_q")  # before this page heard of it
+    ok(at.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[1]).run())  # the right one: refused
+    refusal = "Your teacher has closed this question: answers are not taken now."
+    radio = at.radio(key="mean_q_guess")
+    assert radio.value == MEAN_OPTIONS[0] and radio.disabled  # what the class holds, while closed
+    assert f"{refusal} Your answer is in." in page_text(at)
+    _store().open_question(started.code, started.teacher_key, "mean_q")
+    cs.room_now.clear()
+    ok(at.run())
+    assert refusal not in " ".join(str(t.value) for t in at.text)  # reopened: the refusal is old news
+    assert not at.radio(key="mean_q_guess").disabled
+    _store().reveal(started.code, started.teacher_key, "mean_q")
+    cs.room_now.clear()
+    ok(at.run())
+    assert _store().tallies(started.code) == {"mean_q": {0: 1}}
+    assert "Not quite: the answer is Nothing: it is unchanged." in page_text(at)
+    assert not at.success and refusal not in page_text(at) + " ".join(str(t.value) for t in at.text)
+
+
+def test_two_tabs_of_one_seat_each_show_and_judge_the_answer_given_last() -> None:
+    started = _store().start()
+    seat = _store().join(started.code)
+    one = open_page(MEAN, **{"class": started.code, "seat": seat})
+    other = open_page(MEAN, **{"class": started.code, "seat": seat})  # a second tab: the same seat
+    ok(one.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[1]).run())
+    ok(other.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[2]).run())  # changed in the other tab
+    _store().reveal(started.code, started.teacher_key, "mean_q")
+    cs.room_now.clear()
+    for at in (ok(one.run()), ok(other.run())):
+        assert at.radio(key="mean_q_guess").value == MEAN_OPTIONS[2]
+        assert "Not quite: the answer is Nothing: it is unchanged." in page_text(at)
+        assert not at.success
+
+
+def test_a_reveal_without_an_answer_of_the_student_says_so() -> None:
+    started = _store().start()
+    at = open_page(MEAN, **{"class": started.code, "seat": _store().join(started.code)})
+    _store().reveal(started.code, started.teacher_key, "mean_q")
+    cs.room_now.clear()
+    ok(at.run())
+    radio = at.radio(key="mean_q_guess")
+    assert radio.value is None and radio.disabled
+    assert "No answer of yours is in: the answer is Nothing: it is unchanged." in page_text(at)
