@@ -62,6 +62,7 @@ export function buildReadout(root) {
   r.serve = (readout) => {  // what the server drew: the frame a slider at rest must match
     const text = JSON.stringify(readout);
     const changed = text !== r.server;
+    if (changed && r.server !== undefined) announce(readout);  // a release, a key, another control
     r.server = text;
     r.show(readout);
     return changed;
@@ -89,6 +90,40 @@ export function buildReadout(root) {
     drawMetrics(metrics, readout.metrics);
   };
   return r;
+}
+
+// ---- announcements -----------------------------------------------------------------------------
+
+// What the server draws after a release or a key step (never a drag's frames) is said politely to a
+// screen reader, in one hidden status region per tab: each readout's metrics, "μ 1.125, σ 0.5". A key
+// held down commits a step after step; the region is written at most once a second, with the newest
+// numbers of every readout that changed meanwhile.
+const SAY_EVERY_MS = 1000;
+
+export function spoken(readout) {
+  return readout.metrics.map((m) => `${m.label} ${m.value}`).join(", ");
+}
+
+function announce(readout) {
+  const text = spoken(readout);
+  if (!text) return;
+  const a = (live.announcer ??= {region: null, pending: new Map(), last: -Infinity, timer: null});
+  if (!a.region?.isConnected) {
+    a.region = document.createElement("div");
+    a.region.setAttribute("role", "status");
+    a.region.setAttribute("aria-live", "polite");
+    a.region.dataset.testid = "labLiveAnnounce";
+    a.region.className = "lab-live-announce";
+    document.body.append(a.region);
+  }
+  a.pending.set(readout.key, text);
+  if (a.timer !== null) return;
+  a.timer = setTimeout(() => {
+    a.timer = null;
+    a.last = performance.now();
+    a.region.textContent = [...a.pending.values()].join(". ");
+    a.pending.clear();
+  }, Math.max(0, a.last + SAY_EVERY_MS - performance.now()));
 }
 
 function drawMetrics(box, metrics) {

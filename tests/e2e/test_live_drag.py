@@ -10,6 +10,7 @@ must carry it.
 
 from __future__ import annotations
 
+import itertools
 import re
 import urllib.parse
 from typing import Any
@@ -302,3 +303,44 @@ def test_a_live_control_whose_code_cannot_load_says_so(browser: BrowserContext, 
         expect(tab.locator(f"{READOUT} .lab-live")).to_contain_text("could not be drawn")
     finally:
         tab.close()
+
+
+# Every write of the announcer's status region, timed (static/live/readout.js)
+ANNOUNCED_JS = """() => {
+  window.__said = [];
+  new MutationObserver(() => {
+    const region = document.querySelector('[data-testid="labLiveAnnounce"]');
+    if (region && region.textContent !== (window.__said.at(-1)?.text ?? null))
+      window.__said.push({t: performance.now(), text: region.textContent});
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
+}"""
+
+
+def test_keys_and_releases_are_announced_politely_at_most_once_a_second(lab: Lab) -> None:
+    lab.open(MEAN, query(**TYPED))
+    lab.page.evaluate(ANNOUNCED_JS)
+    thumb = lab.slider("Add the same number c")
+    thumb.press("ArrowRight")
+    region = lab.page.locator('[data-testid="labLiveAnnounce"]')
+    expect(region).to_have_attribute("aria-live", "polite")
+    lab.wait_idle()
+    metrics = lab.page.evaluate(
+        """() => Array.from(document.querySelectorAll('.st-key-live_readout_mean [data-testid="stMetric"]'),
+          (m) => m.querySelector('[data-testid="stMetricLabel"]').textContent + " " +
+                 m.querySelector('[data-testid="stMetricValue"]').textContent).join(", ")"""
+    )
+    expect(region).to_have_text(metrics)  # what the readout shows after the step, in words
+    for _ in range(6):  # a key held: one step after another, each committed
+        thumb.press("ArrowRight")
+    expect(thumb).to_have_attribute("aria-valuetext", "0.70")
+    lab.wait_idle()
+    final = lab.page.evaluate(
+        """() => Array.from(document.querySelectorAll('.st-key-live_readout_mean [data-testid="stMetric"]'),
+          (m) => m.querySelector('[data-testid="stMetricLabel"]').textContent + " " +
+                 m.querySelector('[data-testid="stMetricValue"]').textContent).join(", ")"""
+    )
+    expect(region).to_have_text(final)  # the newest numbers are the last said
+    said = [s for s in lab.page.evaluate("() => window.__said") if s["text"]]  # not the region's making
+    gaps = [b["t"] - a["t"] for a, b in itertools.pairwise(said)]
+    assert all(g >= 990 for g in gaps), said  # never more than once a second
+    lab.assert_clean()
