@@ -53,7 +53,7 @@ def _eps_near_constant(rng: np.random.Generator) -> Question:
     x = np.array([c - delta / 2, c + delta / 2])
     y = float(layer_norm(x, eps=1e-5)[1])
     return ask(
-        rng, "eps-near-constant", "where ε goes",
+        rng, "eps-near-constant", "a nearly constant pair",
         f"x = [{c:g} − {delta / 2:g}, {c:g} + {delta / 2:g}] is almost constant. With ε = 1e−5 inside the "
         "square root, LayerNorm's second output is…",
         g(y), ["1 (as for any non-constant pair)", "0 (ε removes everything)", g(delta / 2 / 1e-5)],
@@ -175,7 +175,7 @@ def _invariance(rng: np.random.Generator) -> Question:
     y, moved = layer_norm(x), layer_norm(c * x + b)  # the sidebar's ε, 1e-5, which Invariances opens with
     gap = float(np.max(np.abs(moved - y)))  # ε/c² in place of ε: about 1e-6 here, far above float64 rounding
     return ask(
-        rng, "invariance", "shift and positive-scale invariance",
+        rng, "invariance", "LayerNorm of a scaled and shifted x",
         f"With ε = 1e−5, LayerNorm({vec(x)}) = {vec(y)}. What is LayerNorm({g(c)}·x + {g(b)})?",
         f"{vec(moved)}, unchanged but for ε (largest change {g(gap)})", [vec(c * y + b), vec(c * y), vec(-y)],
         f"Multiplying by {g(c)} > 0 multiplies x − μ and σ alike, and adding {g(b)} moves x and μ alike: x̂ "
@@ -205,7 +205,7 @@ def _rms_centring(rng: np.random.Generator) -> Question:
     spread = float(x[0] / np.sqrt(float(variance(x)) + EPS))  # x₁ over the spread, without centring
     m = float(mean(r))
     return ask(
-        rng, "rms-centring", "RMSNorm does not centre",
+        rng, "rms-centring", "RMSNorm and LayerNorm of the same x",
         f"With ε = 1e−5 inside the root, LayerNorm's first output for x = {vec(x)} is {g(centred[0])}. "
         "What is RMSNorm's first output for the same x?",
         g(r[0]), [f"{g(centred[0])}, as LayerNorm's", f"{g(spread)} (x₁/√(σ² + ε))"],
@@ -227,7 +227,7 @@ def _undo(rng: np.random.Generator) -> Question:
     root = float(np.sqrt(s.var + EPS))
     miss = float(np.max(np.abs(s.centered))) * EPS / (root * (root + sigma))
     return ask(
-        rng, "undo", "γ = σ, β = μ undoes it for one token",
+        rng, "undo", "γ = σ, β = μ on one token",
         f"For x = {vec(x)}: μ = {g(mu)}, σ = {g(sigma)}. With ε = 1e−5, γ = σ and β = μ in "
         "every feature, LayerNorm outputs…",
         f"{vec(x)}, x itself but for ε (largest |y − x| {g(miss)})", [vec(s.x_hat), vec(s.centered), "[0, 0, 0, 0]"],
@@ -267,7 +267,7 @@ def _pre_post(rng: np.random.Generator) -> Question:
 def _eps_units(rng: np.random.Generator) -> Question:
     k = float(rng.choice([10.0, 100.0]))  # scales Invariances' c offers
     return ask(
-        rng, "eps-units", "what ε is added to",
+        rng, "eps-units", "ε and the scale of the inputs",
         f"You multiply every input by {k:g} (so σ grows {k:g}×). For ε to have the same effect, it must grow…",
         f"{k**2:g}× (ε is added to σ², in units of x²)", [f"{k:g}×", "not at all: ε is dimensionless"],
         "ε sits inside the square root next to σ², so it has the units of x squared: scaling x by k scales σ² by "

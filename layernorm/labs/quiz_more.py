@@ -87,7 +87,7 @@ def _functional_default(rng: np.random.Generator) -> Question:
     call = bf.functional_batch_norm([[2.0], [6.0]], [0.0], [1.0])
     trained = bf.functional_batch_norm([[2.0], [6.0]], [0.0], [1.0], training=True)
     return ask(
-        rng, "functional-training", "F.batch_norm defaults to training=False",
+        rng, "functional-training", "F.batch_norm called without training=",
         "In a training loop you call torch.nn.functional.batch_norm(x, running_mean, running_var) on "
         "x = [[2], [6]] with running mean 0 and running variance 1, and no training= argument. What happens?",
         f"It normalizes with the running statistics ({vec(call.y[:, 0])}) and leaves them at 0 and 1",
@@ -108,7 +108,7 @@ def _keras_rms_scaling(rng: np.random.Generator) -> Question:
     keras = float(rms_norm_variant(x, "keras_rms_scaling", eps=KERAS_EPS)[0] / x[0])
     rms = float(rms_norm_variant(x, "rmsnorm", eps=KERAS_EPS)[0] / x[0])
     return ask(
-        rng, "keras-rms-scaling", "Keras' rms_scaling is not RMSNorm",
+        rng, "keras-rms-scaling", "Keras' rms_scaling=True",
         f"Keras 3's LayerNormalization(rms_scaling=True, epsilon=1e−3) on x = {vec(x)}: every feature is "
         "multiplied by the same factor. Which?",
         f"{g(keras)} = 1/√(variance + ε)", [f"{g(rms)} = 1/√(mean of x² + ε)", "1 (x is already scaled)"],
@@ -141,7 +141,7 @@ def _sqrt_too_many(rng: np.random.Generator) -> Question:
     wrong = rms_norm_variant(x, "sqrt_of_rms", eps=0.0)
     right = rms_norm_variant(x, "rmsnorm", eps=0.0)
     return ask(
-        rng, "rms-sqrt-too-many", "a square root too many",
+        rng, "rms-sqrt-too-many", "a formula for RMSNorm",
         f"A formula reads y = x / √(RMS(x) + ε), where RMS(x) = √(mean of x²). For x = {vec(x)} and ε = 0, "
         "what does RMSNorm itself give?",
         vec(right), [vec(wrong), vec(x / float(mean(x)))],
@@ -158,7 +158,7 @@ def _one_pass(rng: np.random.Generator) -> Question:
     wrong = float(layer_norm_in_dtype(x, dtype=dtype, method="one_pass").var[0])
     bits = {"float16": 11, "bfloat16": 8}[dtype]
     return ask(
-        rng, "one-pass", "the one-pass variance in low precision",
+        rng, "one-pass", f"the one-pass variance in {dtype}",
         f"x = [1, 2, 3, 4] + {offset:g}, in {dtype}. The one-pass formula mean(x²) − μ² gives σ² = …",
         f"{g(wrong)} (the true value is 1.25)", ["1.25, like the two-pass formula", "0"],
         f"In {dtype} the squares (about {g(offset * offset)}) keep only {bits} significant bits, so mean(x²) − μ² "
@@ -207,7 +207,7 @@ def _gradient_sums_to_zero(rng: np.random.Generator) -> Question:
     total = float(np.sum(dx))
     here = "exactly 0 here" if total == 0 else f"here {g(total)}, float64's rounding"
     return ask(
-        rng, "gradient-sum", "LayerNorm's gradient has no mean",
+        rng, "gradient-sum", "the sum of LayerNorm's input gradient",
         f"LayerNorm (γ = 1, β = 0, ε = 1e−5) of x = {vec(x)} feeds the loss L = y{str(k).translate(_SUBSCRIPT)}, "
         f"so ∂L/∂y is one-hot at k = {k} and sums to 1. What do the four entries of ∂L/∂x sum to?",
         "0 (to rounding)", ["1, as ∂L/∂y does", "0.25, ∂L/∂y's sum over d"],
@@ -269,7 +269,7 @@ def _training_moves(rng: np.random.Generator) -> Question:
     d = _layernorm_drift(lr, depth, seed)
     change = 100 * float(d.change)  # type: ignore[arg-type]  # not None: _layernorm_drift checked it
     return ask(
-        rng, "training-drift", "normalized statistics still move in training",
+        rng, "training-drift", "a LayerNorm network's output spread in training",
         f"A network of {depth} hidden ReLU layers of {STEPS_WIDTH} units has LayerNorm after each (γ, β learned) and "
         f"trains for {MAX_STEPS} steps at learning rate {lr:g} from seed {seed} (Training, step by step). "
         "The spread (std) of its last layer's output, from step 0 to the end…",

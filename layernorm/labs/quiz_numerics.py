@@ -125,7 +125,7 @@ def _square_overflow(dtype: str, x: np.ndarray, rng: np.random.Generator) -> Que
         right = f"{STATUS_WORDS[status]}; x̂ comes out {vec(run.x_hat[0])}"
     wrong = [text for k, text in texts.items() if k != status]
     return ask(
-        rng, f"square-overflow-{dtype}", f"(x − μ)² in {dtype}",
+        rng, f"square-overflow-{dtype}", f"the two-pass variance in {dtype}",
         f"A kernel computes LayerNorm's two-pass variance mean((x − μ)²) entirely in {dtype}, then x̂ = "
         f"(x − μ)/√(σ² + ε) with ε = 1e−5. For x = {vec_exact(x)}…",
         right, wrong[:2],

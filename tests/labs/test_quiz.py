@@ -100,6 +100,23 @@ def test_no_answer_or_explanation_is_shown_before_checking() -> None:
     assert at.metric[0].value == f"0 / {len(quiz)}"
 
 
+# Words that state what is true instead of naming what is asked. A topic is on every student's phone
+# and on the wall before the reveal, so it names the question, never its answer: "LayerNorm's gradient
+# has no mean" would answer "what does ∂L/∂x sum to?", "RMSNorm does not centre" RMSNorm's output.
+CLAIMS = frozenset(
+    "not no never always still is are was does do has have defaults undoes gives fails works moves stays "
+    "becomes overflows".split()
+)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_no_topic_states_its_answer(seed: int) -> None:
+    for q in make_quiz(seed):
+        claims = set(re.findall(r"[a-z]+", q.topic.lower())) & CLAIMS
+        assert not claims, f"{q.key}: {q.topic!r} says {sorted(claims)}"
+        assert q.options[q.answer] not in q.topic, q.key
+
+
 def test_checking_scores_explains_and_try_again_starts_over() -> None:
     at = _page()
     quiz = make_quiz(int(at.session_state["quiz_seed"]))
