@@ -26,17 +26,14 @@ def _answer(q: Question, radio_key: str, box: str) -> None:
     and the closing line only."""
     choice = session.widgets.get(radio_key)
     if choice is not None:
-        session.pages.quiz_answers.kept()[q.key] = q.options.index(choice)
+        index = q.options.index(choice)
         # exploring alone, the student sees the answer now: that answer is final in the class too
         final = member is not None and class_views.exploring_alone()
-        class_views.record(
-            f"quiz_{q.key}",
-            q.options.index(choice),
-            len(q.options),
-            final=final,
-            right=q.answer,
-            prompt=class_quiz.about(q),
-        )
+        # in a class, an answer is the student's only once the class took it (the score counts no other)
+        if member is None or class_views.record(
+            class_quiz.qid(q), index, len(q.options), final=final, right=q.answer, prompt=class_quiz.about(q)
+        ):
+            session.pages.quiz_answers.kept()[q.key] = index
     if run is not None:  # the run's page has only the box
         rerun_fragments(box)
     else:
@@ -60,6 +57,8 @@ questions = make_quiz(int(session.pages.quiz_seed.get()))
 round_no = session.pages.quiz_round.get()
 following = member is not None and not member.teacher and not class_views.exploring_alone()
 run = class_quiz.place(member, questions)  # the teacher runs the quiz question by question (None: not now)
+if member is not None:
+    class_quiz.sync_answers(member, questions)  # a student's answers are the class's: its score counts those
 
 page.header(
     f"Test yourself · {len(questions)} misconceptions",
@@ -73,13 +72,19 @@ page.header(
 # A class answers at once: each question is a fragment, so choosing an answer reruns its box alone and
 # Check reruns that box, the score and the closing line (a full rerun sent every question's box, about 70
 # elements, on every click).
-def _right() -> int:
-    """Right answers so far; in a class, of the questions the teacher has revealed."""
-    answers = session.pages.quiz_answers.get()
-    room = cs.store().room(member.code) if following and member is not None else None
+def _shown() -> list[Question]:
+    """The questions whose answer this student sees: all; in a class, following, those revealed."""
+    if not following or member is None:
+        return list(questions)
+    room = cs.store().room(member.code)
     revealed = room.revealed if room is not None else frozenset()
-    shown = [q for q in questions if q.key in answers and (not following or f"quiz_{q.key}" in revealed)]
-    return sum(q.check(answers[q.key]) for q in shown)
+    return [q for q in questions if class_quiz.qid(q) in revealed]
+
+
+def _right(shown: list[Question] | None = None) -> int:
+    """Right answers so far (answers the class holds, in a class), of the questions ``shown``."""
+    answers = session.pages.quiz_answers.get()
+    return sum(q.check(answers[q.key]) for q in (_shown() if shown is None else shown) if q.key in answers)
 
 
 @page_fragment(key=SCORE)
@@ -105,29 +110,45 @@ def question_box(n: int, q: Question, *, live: bool = False) -> None:
 
     @page_fragment(key=box, run_every=poll, by_user=poll is None)
     def draw() -> None:
-        answers = session.pages.quiz_answers.get()
+        answers = session.pages.quiz_answers.kept()
         with st.container(border=True, key=f"quiz_box_{n}"):
             st.markdown(f"**{n}. {q.topic}**")
             st.text(q.prompt)  # plain text: the numbers and symbols exactly as computed
-            show_now = class_views.room_view(
-                f"quiz_{q.key}", q.options, q.answer, reveal_text, live=live, prompt=class_quiz.about(q)
-            ).show
+            seen = class_views.room_view(
+                class_quiz.qid(q), q.options, q.answer, reveal_text, live=live, prompt=class_quiz.about(q),
+                changeable=False,
+            )  # fmt: skip
             if member is not None and member.teacher:
                 return
             radio_key = f"quiz_{q.key}_{round_no}"
-            done = q.key in answers
+            if seen.student:  # the box shows what the class holds for this seat, each round afresh
+                if seen.state.round > 1:
+                    radio_key += f"_r{seen.state.round}"
+                if seen.held is not None:
+                    answers[q.key] = seen.held.choice
+                else:
+                    answers.pop(q.key, None)
+                if seen.held is not None or not seen.takes:  # nothing of another round or refused shows
+                    session.widgets.set(radio_key, None if seen.held is None else q.options[seen.held.choice])
+            done = q.key in answers or (seen.student and not seen.takes)
             st.radio(
-                "Your answer", q.options, index=answers.get(q.key), key=radio_key,
+                "Your answer", q.options, index=None if seen.student else answers.get(q.key), key=radio_key,
                 label_visibility="collapsed", disabled=done, persist_state="session",
             )  # fmt: skip
             if not done:
-                st.button(
-                    "Check", key=f"check_{q.key}_{round_no}", on_click=_answer, args=(q, radio_key, box)
+                st.button("Check", key=f"check_{radio_key.removeprefix('quiz_')}", on_click=_answer,
+                          args=(q, radio_key, box))  # fmt: skip
+                return
+            if not seen.show:  # in a class, until the teacher reveals it
+                return
+            if q.key not in answers:
+                if not seen.revealed:
+                    return  # exploring alone a question closed before this student answered it
+                st.info(
+                    f"No answer of yours is in: the answer is {q.options[q.answer]}. {q.explanation}",
+                    icon=":material/visibility:",
                 )
-                return
-            if not show_now:  # in a class, until the teacher reveals it
-                return
-            if q.check(answers[q.key]):
+            elif q.check(answers[q.key]):
                 st.success("Right. " + q.explanation, icon=":material/check_circle:")
             else:
                 st.error(
@@ -148,22 +169,31 @@ def question_box(n: int, q: Question, *, live: bool = False) -> None:
 @page_fragment(key=END)
 def end_section() -> None:
     answers = session.pages.quiz_answers.get()
-    if len(answers) == len(questions):
-        right = _right()
-        if right == len(questions):
-            st.balloons()
-        st.info(
-            f"You got {right} of {len(questions)}. Press *Try again* for new numbers and a new order.",
-            icon=":material/school:",
+    n = len(questions)
+    if len(answers) < n:
+        return
+    shown = _shown()
+    right = _right(shown)
+    if right == n:
+        st.balloons()
+    if member is None:
+        said = f"You got {right} of {n}. Press *Try again* for new numbers and a new order."
+    elif len(shown) == n:
+        said = f"You got {right} of {n}."
+    elif not shown:
+        said = f"You have answered all {n}: your score grows as your teacher reveals their answers."
+    else:
+        said = (
+            f"You have answered all {n}. Your teacher has revealed {len(shown)} of them so far, and you got "
+            f"{right} of those right."
         )
+    st.info(said, icon=":material/school:")
 
 
 if member is not None and run is not None and run.summary:
     class_quiz.summary(member, questions, run.at)
 elif member is not None and run is not None:  # only the question the class is on
     class_quiz.run_bar(member, questions, run.at)
-    if not member.teacher:
-        class_quiz.sync_answer(member, questions[run.at])
     question_box(run.at + 1, questions[run.at], live=True)
 else:
     if member is not None and member.teacher:

@@ -167,6 +167,7 @@ class Row:
     question: Question
     answered: int  # answers in its current round
     right: int
+    round: int = 1  # its current round
 
 
 def asked(questions: Sequence[Question], room: Room, tallies: dict[str, dict[int, int]]) -> list[Row]:
@@ -177,7 +178,7 @@ def asked(questions: Sequence[Question], room: Room, tallies: dict[str, dict[int
         counts = tallies.get(qid(q), {})
         met = room.questions.get(qid(q))
         if counts or (met is not None and (met.state != OPEN or met.round > 1)):
-            rows.append(Row(n, q, sum(counts.values()), counts.get(q.answer, 0)))
+            rows.append(Row(n, q, sum(counts.values()), counts.get(q.answer, 0), met.round if met else 1))
     return rows
 
 
@@ -198,7 +199,14 @@ def summary(m: cs.Member, questions: Sequence[Question], at: int) -> None:
     k = len(rows)
     if m.seat is not None and rows:
         mine = scores.get(m.seat)
-        st.markdown(f"**Your score: {mine or 0} of {k}**" + (" (you answered none)" if mine is None else ""))
+        again = any(r.round > 1 for r in rows)  # an answer of an earlier round counts no more
+        if again and mine is None:
+            why = " (you have no answer in any question's last round, the one that counts after *Vote again*)"
+        elif again:
+            why = " (after *Vote again* only a question's last round counts)"
+        else:
+            why = " (you answered none)" if mine is None else ""
+        st.markdown(f"**Your score: {mine or 0} of {k}**{why}")
     if not rows:
         st.markdown("No question was asked.")
     elif not scores:
@@ -232,14 +240,10 @@ def summary(m: cs.Member, questions: Sequence[Question], at: int) -> None:
         say_refusal(PLACE)
 
 
-def sync_answer(m: cs.Member, q: Question) -> None:
-    """A following student's answer to the run's question as the class has it (its current round): after
-    a reload, or a new round (*Vote again*), the box shows what the class holds."""
-    if m.seat is None:
+def sync_answers(m: cs.Member, questions: Sequence[Question]) -> None:
+    """A student's answers as the class holds them (each question's current round): after a reload, in
+    another tab, after *Vote again* or a refusal, the score and the boxes count these, no other."""
+    if m.teacher or m.seat is None:
         return
-    theirs = cs.store().answer_of(m.code, m.seat, qid(q))
-    answers = session.pages.quiz_answers.kept()
-    if theirs is None:
-        answers.pop(q.key, None)
-    else:
-        answers[q.key] = theirs
+    held = cs.store().given(m.code, m.seat)
+    session.pages.quiz_answers.set({q.key: held[qid(q)].choice for q in questions if qid(q) in held})

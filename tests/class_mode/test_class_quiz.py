@@ -7,6 +7,8 @@ page runs again as the class panel would make it (the beacon asks): here, a plai
 
 from __future__ import annotations
 
+from typing import Any
+
 from apptest_support import ok, open_page, page_text
 from streamlit.testing.v1 import AppTest
 
@@ -242,3 +244,86 @@ def test_a_second_tab_of_the_teacher_moves_the_run_from_where_the_store_has_it()
     assert (c.current(), c.state(3)) == (cq.qid(c.quiz[1]), CLOSED)
     _click(one, "quiz_run_summary")  # this tab shows question 3: the summary is of the run as it stands
     assert cs.store().run_of(c.code, cq.RUN) == Run(REVEALED, cq.qid(c.quiz[1]), 6)
+
+
+def _box_of(at: AppTest, q: Question) -> tuple[Any, list[str]]:
+    """``q``'s radio as the last run drew it, and the keys of the Check buttons drawn."""
+    radio = at.radio(key=next(k for k in _radios(at) if k.startswith(f"quiz_{q.key}_")))
+    return radio, [str(b.key) for b in at.button if str(b.key).startswith(f"check_{q.key}_")]
+
+
+def test_a_check_the_class_refused_is_never_judged_nor_counted_in_the_run() -> None:
+    c = Class()
+    student, _ = c.student()
+    teacher = c.teacher()
+    _click(teacher, "quiz_run_start")
+    ok(student.run())
+    q1 = c.quiz[0]
+    cs.store().reveal(c.code, c.key, cq.qid(q1))  # while the student's page still shows Check
+    _answer(student, q1, q1.answer)  # the revealed answer, picked and checked: refused
+    assert cs.store().tallies(c.code) == {}
+    assert not student.success and "Right." not in page_text(student)
+    radio, checks = _box_of(student, q1)
+    assert radio.value is None and radio.disabled and checks == []  # nothing to answer any more
+    assert f"No answer of yours is in: the answer is {q1.options[q1.answer]}." in page_text(student)
+    _click(teacher, "quiz_run_summary")
+    ok(student.run())
+    assert "**Your score: 0 of 1** (you answered none)" in page_text(student)
+
+
+def test_a_check_refused_on_the_whole_quiz_counts_in_no_score() -> None:
+    c = Class()
+    student, _ = c.student()
+    q = c.quiz[1]
+    cs.store().close_question(c.code, c.key, cq.qid(q))  # while the student's page still shows Check
+    _answer(student, q, q.answer)
+    radio, checks = _box_of(student, q)
+    assert radio.value is None and radio.disabled and checks == []
+    assert "Your teacher has closed this question: answers are not taken now. You have no answer in." in (
+        page_text(student)
+    )
+    cs.store().reveal(c.code, c.key, cq.qid(q))
+    cs.room_now.clear()
+    ok(student.run())
+    assert cs.store().tallies(c.code) == {}
+    assert not student.success
+    assert [str(m.value) for m in student.metric] == [f"0 / {len(c.quiz)}", f"0 / {len(c.quiz)}"]
+    assert f"No answer of yours is in: the answer is {q.options[q.answer]}." in page_text(student)
+
+
+def test_vote_again_starts_the_quiz_question_blank_and_the_score_says_what_it_counts() -> None:
+    c = Class()
+    student, seat = c.student()
+    teacher = c.teacher()
+    _click(teacher, "quiz_run_start")
+    ok(student.run())
+    q1 = c.quiz[0]
+    _answer(student, q1, q1.answer)
+    cs.store().vote_again(c.code, c.key, cq.qid(q1))
+    cs.room_now.clear()
+    ok(student.run())
+    radio, checks = _box_of(student, q1)
+    assert radio.value is None and not radio.disabled and len(checks) == 1  # round 2, answered afresh
+    assert "Round 2: Answer, and your teacher reveals the answer to the whole class." in page_text(student)
+    assert cs.store().given(c.code, seat) == {}
+    _click(teacher, "quiz_run_summary")
+    ok(student.run())
+    assert (
+        "**Your score: 0 of 1** (you have no answer in any question's last round, the one that counts after "
+        "*Vote again*)"
+    ) in page_text(student)
+
+
+def test_a_quiz_answer_given_says_it_waits_for_the_reveal_not_that_it_can_change() -> None:
+    c = Class()
+    _click(c.teacher(), "quiz_run_start")
+    student, seat = c.student()
+    q1 = c.quiz[0]
+    _answer(student, q1, 0)
+    again = open_page(QUIZ, **{"class": c.code, "seat": seat})  # a reload: a new session, the same seat
+    for at in (student, again):
+        radio, checks = _box_of(at, q1)
+        assert radio.value == q1.options[0] and radio.disabled and checks == []
+        said = page_text(at)
+        assert "Your answer is in: your teacher reveals the answer to the whole class." in said
+        assert "change it" not in said
