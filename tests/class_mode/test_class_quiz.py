@@ -327,3 +327,22 @@ def test_a_quiz_answer_given_says_it_waits_for_the_reveal_not_that_it_can_change
         said = page_text(at)
         assert "Your answer is in: your teacher reveals the answer to the whole class." in said
         assert "change it" not in said
+
+
+def test_a_class_quizs_closing_line_says_what_is_known_and_offers_no_new_numbers() -> None:
+    c = Class()
+    seat = cs.store().join(c.code)
+    for q in c.quiz:  # every answer given earlier (another tab, before a reload)
+        cs.store().answer(c.code, seat, cq.qid(q), q.answer, options=len(q.options), right=q.answer)
+    student = open_page(QUIZ, **{"class": c.code, "seat": seat})
+    n = len(c.quiz)
+    said = [str(i.value) for i in student.info]
+    assert f"You have answered all {n}: your score grows as your teacher reveals their answers." in said
+    assert not any("Try again" in s for s in said)
+    cs.store().reveal(c.code, c.key, cq.qid(c.quiz[0]))
+    cs.room_now.clear()
+    ok(student.run())
+    said = [str(i.value) for i in student.info]
+    so_far = "Your teacher has revealed 1 of them so far, and you got 1 of those right."
+    assert f"You have answered all {n}. {so_far}" in said
+    assert [str(m.value) for m in student.metric] == [f"1 / {n}", f"{n} / {n}"]
