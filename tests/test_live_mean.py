@@ -120,7 +120,8 @@ def test_a_payload_goes_on_the_wire_as_its_text_in_the_order_the_browser_compare
     assert wired == json.dumps({"mode": "slider", "index": 1, "payload": dict(sent)}).encode()
     # a readout's text in a frame is the readout component's text (static/live/frames.js, staleAgainst)
     frame = json.loads(wired)["payload"]["frames"][1]["readouts"][0]
-    assert json.dumps(frame) == json.dumps(mean.frame(np.array([1.0, 2.0, 4.0]), 1e-5, 1.0).readouts[0].json())
+    drawn = mean.frame(np.array([1.0, 2.0, 4.0]), 1e-5, 1.0).readouts[0].json()
+    assert json.dumps(frame) == json.dumps(drawn)
     assert wire({"payload": sent}) == json.dumps({"payload": dict(sent)}).encode()
     copy = sent | {"feature": 2}  # a copy is a plain dict, encoded when sent
     assert json.loads(wire({"payload": copy}))["payload"]["feature"] == 2
