@@ -28,7 +28,6 @@ from layernorm.labs.lenses import lens_group
 from ui import (
     charts,
     charts_axes,
-    charts_class,
     charts_depth,
     charts_geometry,
     charts_gradients,
@@ -263,10 +262,6 @@ def _builders() -> dict[str, Callable[[], go.Figure | list[go.Figure]]]:
         ),
         "charts_axes.redraw_chart": lambda: charts_axes.redraw_chart(x200, 0.3, 8),
         "charts_axes.shift_chart": lambda: charts_axes.shift_chart(0.1, 0.9, 0.0, 1.0),
-        "charts_class.answers_figure": lambda: [
-            charts_class.answers_figure(["2.5", "1.25 & <b>", "#000012"], [([7, 0, 5], ["7", "0", "5"])], 0),
-            charts_class.answers_figure(["a", "b"], [([1, 2], ["1", "2"]), ([0, 3], ["0", "3"])]),
-        ],
         "charts_depth.per_layer_figure": lambda: charts_depth.per_layer_figure(
             [("LN", layers, curve, charts_depth.NORM_COLORS["layernorm"], "solid")], "t", "y", hi=1e3, lo=1e-3
         ),

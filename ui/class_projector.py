@@ -33,7 +33,7 @@ from classroom.model import (
     share_text,
     students_text,
 )
-from ui import charts_class, plot, theme
+from ui import charts_class
 from ui import class_session as cs
 from ui.fragments import page_fragment
 from ui.presentation import STYLE as PRESENTATION_STYLE
@@ -42,26 +42,32 @@ from ui.text import plain, shorten
 
 PATH = "projector"  # the view's url path (app.py registers the page under it)
 PROJECTOR_POLL_S = 1.0
-LABEL_IN_SENTENCE = 80  # characters of an option's text quoted in the summary
+LABEL_IN_SENTENCE = 48  # about the characters of an option's text quoted in the summary (the chart has all)
 # The wall's type: presentation mode's (ui.presentation), and larger for what the room reads at once.
 # The view hides the sidebar: its controls act on the lessons, not on this view, and on a projector it
 # takes a third of the wall. Streamlit collapses the sidebar only for the whole app
-# (st.set_page_config), so this page hides it with a style of its own, drawn on this page only.
+# (st.set_page_config), so this page hides it with a style of its own, drawn on this page only. It hides
+# the header too (empty here: the toolbar is minimal and the sidebar hidden) and the 4rem presentation
+# mode leaves above a page for it, so a question, its chart and its summary fit a 1280×720 wall whole.
 STYLE = """<style>
-[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"] {
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"],
+[data-testid="stHeader"] {
   display: none;
 }
+[data-testid="stMain"] [data-testid="stMainBlockContainer"] { padding: 1rem 2rem 1rem 2rem; }
 .st-key-projector_code p { font-size: clamp(3.5rem, 16vw, 8rem); font-weight: 700; letter-spacing: 0.06em;
   line-height: 1.1; margin: 0; }
 .st-key-projector_lead p { font-size: 1.6rem; font-weight: 600; }
 .st-key-projector_link p, .st-key-projector_joined p { font-size: 1.3rem; }
-.st-key-projector_url [data-testid="stText"] { font-size: 1.3rem; overflow-wrap: anywhere;
-  white-space: normal; }
-.st-key-projector_prompt p { font-size: clamp(1.2rem, 4vw, 1.7rem); font-weight: 600; line-height: 1.3; }
-.st-key-projector_status p, .st-key-projector_summary p { font-size: clamp(1.1rem, 3vw, 1.4rem); }
-.st-key-projector_corner p { font-size: 1.2rem; text-align: right; }
+.st-key-projector_url [data-testid="stText"], .st-key-projector_prompt [data-testid="stText"],
+.st-key-projector_summary [data-testid="stText"] { overflow-wrap: anywhere; white-space: normal; }
+.st-key-projector_url [data-testid="stText"] { font-size: 1.3rem; }
+.st-key-projector_prompt [data-testid="stText"] { font-size: clamp(1.2rem, 4vw, 1.5rem); font-weight: 600;
+  line-height: 1.3; }
+.st-key-projector_status p, .st-key-projector_corner p { font-size: clamp(1rem, 3vw, 1.2rem); }
+.st-key-projector_summary [data-testid="stText"] { font-size: clamp(1rem, 3vw, 1.1rem); line-height: 1.4; }
+.st-key-projector_corner p { text-align: right; }
 .st-key-projector_qr img { image-rendering: pixelated; }
-@media (max-width: 699px) { .st-key-projector_chart { zoom: 0.55; width: calc(100% / 0.55); } }
 </style>"""
 NEEDS = (
     "The projector view needs the class's code in its address: /projector?class= followed by the six "
@@ -94,8 +100,32 @@ def option_texts(result: QuestionResult) -> tuple[str, ...]:
     return tuple(result.labels[i] if i < len(result.labels) else f"Option {i + 1}" for i in range(n))
 
 
-def _quoted(text: str) -> str:
-    return f"“{shorten(text, LABEL_IN_SENTENCE)}”"
+def _line(text: str) -> str:
+    return shorten(text, len(str(text)))
+
+
+def _cut(line: str, limit: int) -> str:
+    """``line`` cut at a space near ``limit`` characters, an ellipsis where it was cut."""
+    if len(line) <= limit:
+        return line
+    head = line[:limit]
+    space = head.rfind(" ")
+    return (head[:space] if space >= limit * 0.6 else head).rstrip(" ,;:") + "…"
+
+
+def quotes(labels: Sequence[str]) -> list[str]:
+    """Each option's text as the summary quotes it: cut near :data:`LABEL_IN_SENTENCE` characters, and
+    later where the part kept would also begin another option (the chart shows every text whole)."""
+    lines = [_line(text) for text in labels]
+    said = []
+    for line in lines:
+        limit = LABEL_IN_SENTENCE
+        cut = _cut(line, limit)
+        while limit < len(line) and any(o != line and o.startswith(cut[:-1]) for o in lines):
+            limit += 10
+            cut = _cut(line, limit)
+        said.append(f"“{cut}”")
+    return said
 
 
 def _listed(items: Sequence[str]) -> str:
@@ -104,15 +134,21 @@ def _listed(items: Sequence[str]) -> str:
 
 def chosen(labels: Sequence[str], counts: Sequence[int]) -> str:
     """The sentence on the most chosen option(s), for at least one answer: "Most chose “2.5” (7, ≈ 58 %)."
-    ("most" only past half), "Chosen most: …" for a plurality, both options of a tie, "All 12 answers
-    are …" and "The one answer is …"."""
+    ("most" only past half), "Chosen most: …" for a plurality or two options tied, "All 12 answers are
+    …" and "The one answer is …". Three or more options tied are counted, not quoted (the chart names
+    them): the sentence stays short enough for the wall."""
     total = sum(counts)
     top = max(counts)
     tops = [i for i, c in enumerate(counts) if c == top]
-    if len(tops) > 1:
-        each = f"{top} each, {share_text(top, total)} each"
-        return f"Chosen most: {_listed([_quoted(labels[i]) for i in tops])} ({each})."
-    best = _quoted(labels[tops[0]])
+    each = f"{top} each, {share_text(top, total)} each"
+    if len(tops) > 2 and len(tops) == len(counts):
+        return f"All {len(tops)} options tie ({each})."
+    if len(tops) > 2:
+        return f"{len(tops)} options tie for the most ({each})."
+    said = quotes(labels)
+    if len(tops) == 2:
+        return f"Chosen most: {_listed([said[i] for i in tops])} ({each})."
+    best = said[tops[0]]
     if top == total:
         return f"The one answer is {best}." if total == 1 else f"All {total} answers are {best}."
     if 2 * top > total:
@@ -139,7 +175,7 @@ def summary(
         said.append(chosen(labels, counts))
     if right is not None:
         got = counts[right]
-        answer = f"The answer is {_quoted(labels[right])}"
+        answer = f"The answer is {quotes(labels)[right]}"
         if not total:
             said.append(f"{answer}.")
         elif not got:
@@ -215,6 +251,7 @@ def page() -> None:
     ensure_app_shell()
     st.html(PRESENTATION_STYLE)
     st.html(STYLE)
+    st.html(charts_class.STYLE)
     given = st.query_params.get(cs.CLASS)
     code = normal_code(given) if given else None
     if code is None:
@@ -230,7 +267,7 @@ def _live(code: str) -> None:
         st.warning(f"There is no class {code} (any more).")
         return
     result = cs.store().question(code, room.current) if room.current is not None else None
-    if room.closed:
+    if room.closed and result is None:
         st.info(f"Class {code} has ended.")
     if result is not None:
         _question(room, result)
@@ -261,17 +298,14 @@ def _join(room: Room) -> None:
 
 def _question(room: Room, result: QuestionResult) -> None:
     shown = board(result, room.students, ended=room.closed)
-    text, corner = st.columns([5, 1])
-    with text, st.container(key="projector_prompt"):
-        st.markdown(plain(shown.prompt, limit=PROMPT_MAX))
-    if not room.closed:  # late students can still join
-        with corner, st.container(key="projector_corner"):
-            st.markdown(f"Join: **{room.code}**")
-    with st.container(key="projector_status"):
-        st.markdown(f"**{shown.state}** · {shown.answered}")
-    with theme.presenting_as(True):  # the wall's sizes, whatever this browser's presentation toggle says
-        figure = charts_class.answers_figure(shown.labels, shown.rounds, shown.right)
-    with st.container(key="projector_chart"):  # drawn at 600 px or wider, zoomed out on a phone (STYLE)
-        plot.show(figure, key="projector_answers")
-    with st.container(key="projector_summary"):
-        st.markdown(plain(shown.summary, limit=2000))
+    # The prompt and the summary quote what the teacher's screen described: st.text shows them as their
+    # characters, with nothing inserted (ui.text.plain's word joiners would break copying and Ctrl-F)
+    st.container(key="projector_prompt").text(shorten(shown.prompt, PROMPT_MAX))
+    status, corner = st.columns([4, 1], vertical_alignment="center")
+    status.container(key="projector_status").markdown(f"**{shown.state}** · {shown.answered}")
+    # Late students can still join; an ended class says so here, where it takes the question no room
+    join = "**Class ended**" if room.closed else f"Join: **{room.code}**"
+    corner.container(key="projector_corner").markdown(join)
+    with st.container(key="projector_chart"):
+        st.html(charts_class.answers_html(shown.labels, shown.rounds, shown.right))
+    st.container(key="projector_summary").text(shorten(shown.summary, 2000))

@@ -50,7 +50,7 @@ pytestmark = pytest.mark.browser
 SHOTS = Path("/tmp/whole-class-shots")
 PANEL = ".st-key-class_panel"
 PACED = "Keep the class with me (teacher-paced)"
-NOTE = f"{CHART} .annotation-text"  # the wall's bar texts
+NOTE = ".st-key-projector_chart :is(.lab-answer-text, .lab-answer-count)"  # the wall's chart texts
 RADIOS = 'label:has(input[type="radio"])'
 QUIZ_LENGTH = len(BUILDERS)  # one question per misconception, whatever the seed
 MEAN = ("Every feature of a token gets +5 added. What happens to x − μ?",
