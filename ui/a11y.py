@@ -30,9 +30,15 @@ KEY = "lab_a11y"
 # of 14 px text, on 9 pages; a link in a caption faded with it). Drawn opaque in 75 % of the text
 # colour instead, it reads about 6:1 in the light theme and stays above 9:1 in the dark one, and a
 # link in a caption keeps its own colour.
+# The lab's one animation, the fade of what a drag's frames do not hold (ui/live/live.css), is off for
+# a student whose system asks for reduced motion (the charts never animate: Plotly.react without a
+# transition; the training page's Play runs only when pressed, and Pause stops it).
 STYLE = (
     "<style>.stMarkdown [data-testid='stCaptionContainer'] "
-    "{ opacity: 1; color: color-mix(in srgb, currentColor 75%, transparent); }</style>"
+    "{ opacity: 1; color: color-mix(in srgb, currentColor 75%, transparent); }"
+    "@media (prefers-reduced-motion: reduce) "
+    "{ [class*='st-key-live_rest_'] { transition: none !important; } }"
+    "</style>"
 )
 
 _mend = st.components.v2.component(

@@ -64,3 +64,13 @@ def test_every_page_passes_axe_in_both_themes_and_sizes(lab: Lab, app_page: AppP
         assert chart["role"] == "figure" and chart["name"] and chart["summary"], chart
         assert chart["table"] or chart["summary"].startswith("A diagram: "), chart
     lab.assert_clean()
+
+
+def test_reduced_motion_turns_off_the_labs_fade(lab: Lab) -> None:
+    lab.open(next(p for p in PAGES if p.url == "/precision"))  # it has parts a drag's frames do not hold
+    rest = lab.page.locator('[class*="st-key-live_rest_"]').first
+    lab.page.evaluate("() => document.documentElement.classList.add('lab-live-dragging')")  # as a drag does
+    assert rest.evaluate("(e) => getComputedStyle(e).transitionDuration") == "0.15s"
+    lab.page.emulate_media(reduced_motion="reduce")
+    assert rest.evaluate("(e) => getComputedStyle(e).transitionDuration") == "0s"
+    lab.page.evaluate("() => document.documentElement.classList.remove('lab-live-dragging')")
