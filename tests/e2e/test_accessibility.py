@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from e2e.support import PAGES, AppPage, Lab, follow_system_theme
 
@@ -60,9 +60,13 @@ def test_every_page_passes_axe_in_both_themes_and_sizes(lab: Lab, app_page: AppP
             found[f"{scheme}, {name}"] = violations(lab.page)
     lab.page.set_viewport_size(DESKTOP)
     assert not any(found.values()), {k: v for k, v in found.items() if v}
-    for chart in lab.page.evaluate(CHART_WORDS):  # every chart can be read without seeing it
+    charts = lab.page.evaluate(CHART_WORDS)
+    for chart in charts:  # every chart can be read without seeing it
         assert chart["role"] == "figure" and chart["name"] and chart["summary"], chart
         assert chart["table"] or chart["summary"].startswith("A diagram: "), chart
+        # as the accessibility tree gives it to a screen reader: a figure of that name, described
+        figure = lab.page.get_by_role("figure", name=chart["name"], exact=True).first
+        expect(figure).to_have_accessible_description(chart["summary"])
     lab.assert_clean()
 
 
