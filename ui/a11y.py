@@ -36,6 +36,12 @@ KEY = "lab_a11y"
 STYLE = (
     "<style>.stMarkdown [data-testid='stCaptionContainer'] "
     "{ opacity: 1; color: color-mix(in srgb, currentColor 75%, transparent); }"
+    # The menu's and Home's page links mark focus with a 15 % tint only, the main area (a scroller Tab
+    # stops on)
+    # with nothing: a keyboard user lost the place (WCAG 2.4.7)
+    "[data-testid='stSidebarNav'] a:focus-visible, [data-testid='stPageLink'] a:focus-visible, "
+    "[data-testid='stMain']:focus-visible "
+    "{ outline: 2px solid currentColor; outline-offset: -2px; }"
     "@media (prefers-reduced-motion: reduce) "
     "{ [class*='st-key-live_rest_'] { transition: none !important; } }"
     "</style>"
