@@ -12,9 +12,12 @@ markup of Streamlit 1.67's own that the lab can mend from outside, soundly, with
   reached by keyboard (``scrollable-region-focusable``, 12 views at 390 px): it gets ``tabindex="0"``
   while it scrolls, so Tab reaches it and the arrow keys scroll it.
 
+- **Focus** on the menu's and Home's page links was a 15 % tint, and none on the main area (a
+  scroller Tab stops on): they get an outline in the text colour (:data:`STYLE`).
+
 The script (``ui/a11y.js``, a hidden ``st.components.v2`` component drawn by ``app.py`` on every
 page) runs once per tab and keeps the attributes as the page changes (a ``MutationObserver``). The
-captions' contrast is the lab's own style (:data:`STYLE`). The Workarounds table in
+captions' contrast, the focus outlines and reduced motion are the lab's own style (:data:`STYLE`). The Workarounds table in
 ``docs/ARCHITECTURE.md`` lists the script.
 """
 
@@ -36,9 +39,8 @@ KEY = "lab_a11y"
 STYLE = (
     "<style>.stMarkdown [data-testid='stCaptionContainer'] "
     "{ opacity: 1; color: color-mix(in srgb, currentColor 75%, transparent); }"
-    # The menu's and Home's page links mark focus with a 15 % tint only, the main area (a scroller Tab
-    # stops on)
-    # with nothing: a keyboard user lost the place (WCAG 2.4.7)
+    # The menu's and Home's page links mark focus with a 15 % tint only, and the main area (a scroller
+    # Tab stops on) with nothing: a keyboard user lost the place (WCAG 2.4.7)
     "[data-testid='stSidebarNav'] a:focus-visible, [data-testid='stPageLink'] a:focus-visible, "
     "[data-testid='stMain']:focus-visible "
     "{ outline: 2px solid currentColor; outline-offset: -2px; }"
