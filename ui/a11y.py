@@ -17,8 +17,8 @@ markup of Streamlit 1.67's own that the lab can mend from outside, soundly, with
 
 The script (``ui/a11y.js``, a hidden ``st.components.v2`` component drawn by ``app.py`` on every
 page) runs once per tab and keeps the attributes as the page changes (a ``MutationObserver``). The
-captions' contrast, the focus outlines and reduced motion are the lab's own style (:data:`STYLE`). The Workarounds table in
-``docs/ARCHITECTURE.md`` lists the script.
+captions' contrast, the focus outlines and reduced motion are the lab's own style (:data:`STYLE`).
+The Workarounds table in ``docs/ARCHITECTURE.md`` lists the script.
 """
 
 from __future__ import annotations
