@@ -21,6 +21,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from classroom.store import Store, open_engine
 from e2e.support import WAIT_MS, Tabs, follow_system_theme
+from e2e.test_accessibility import violations
 from layernorm.labs.quiz import make_quiz
 from layernorm.labs.quiz_kit import Question
 from scripts.browser import IDLE
@@ -71,6 +72,7 @@ def _nothing_cut(page: Page, width: int) -> None:
 
 
 def _shots(page: Page, name: str) -> None:
+    """Screenshots of the wall in both sizes and themes; each view passes axe-core (test_accessibility)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
@@ -78,6 +80,7 @@ def _shots(page: Page, name: str) -> None:
             follow_system_theme(page, scheme)
             _nothing_cut(page, width)
             page.screenshot(path=str(SHOTS / f"{name}-{width}x{height}-{scheme}.png"))
+            assert violations(page) == [], (name, width, scheme)
     page.set_viewport_size(WALL)
     follow_system_theme(page, "light")
 
