@@ -13,6 +13,9 @@ CODE_LENGTH = 6
 NICKNAME_MAX = 24
 QUESTION_MAX = 64
 PROMPT_MAX = 600  # the lab's longest question (a quiz prompt with its topic) is about 400
+# The longest view's link the teacher's lead carries: a follower's address holds it, and a reload of that
+# address must pass HAProxy's 16 kB request buffer (deploy/) with the browser's headers beside it
+LEAD_QUERY_MAX = 8000
 IDLE_SECONDS = 3 * 60 * 60  # a class nobody touched for three hours stops taking answers (kept)
 KEEP_DAYS = 30  # a class's answers are deleted this many days after it stopped, unless the teacher says
 KEEP_DAYS_MAX = 365

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from classroom.model import OPEN, AnswerRow, ClassError, QuestionResult, Seat, clean_nickname
 from classroom.runs import RUN_PREFIX
-from classroom.schema import _NEXT, ANSWERED, answers, questions, rooms, seats
+from classroom.schema import _NEXT, ANSWERED, STILL_HERE, answers, questions, rooms, seats
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
@@ -61,7 +61,8 @@ class Reports:
                 raise ClassError("That student is not in the class (any more).")
 
     def question(self, code: str, question: str) -> QuestionResult | None:
-        """One question of the class with its rounds' counts (no names), or None if the class never met it."""
+        """One question of the class with its rounds' counts (no names) as the class sees them live (of
+        the students still in it), or None if the class never met it."""
         with self.engine.connect() as conn:
             row = conn.execute(
                 sa.select(
@@ -76,17 +77,21 @@ class Reports:
         if row is None:
             return None
         labels = tuple(row[1].split("\n")) if row[1] else ()
-        return QuestionResult(
-            question, row[0], row[2], row[3], row[4], self.rounds(code, question), labels, int(row[5])
-        )
+        rounds = self.rounds(code, question, here=True)
+        return QuestionResult(question, row[0], row[2], row[3], row[4], rounds, labels, int(row[5]))
 
-    def rounds(self, code: str, question: str) -> dict[int, dict[int, int]]:
-        """One question's answers in every round: {round: {choice: how many}} (never who)."""
+    def rounds(self, code: str, question: str, *, here: bool = False) -> dict[int, dict[int, int]]:
+        """One question's answers in every round: {round: {choice: how many}} (never who); ``here``: only
+        of the students still in the class (a student who left no longer counts live)."""
         query = (
             sa.select(answers.c.round, answers.c.choice, sa.func.count())
             .where(answers.c.room == code, answers.c.question == question)
             .group_by(answers.c.round, answers.c.choice)
         )
+        if here:
+            query = query.select_from(
+                answers.join(seats, (seats.c.room == answers.c.room) & (seats.c.seat == answers.c.seat))
+            ).where(STILL_HERE)
         out: dict[int, dict[int, int]] = {}
         with self.engine.connect() as conn:
             for rnd, choice, n in conn.execute(query):
@@ -102,7 +107,8 @@ class Reports:
             return [str(n) for n in conn.execute(query.order_by(seats.c.nickname)).scalars()]
 
     def roster(self, code: str, key: str) -> list[Seat]:
-        """Every student still in the class, in the order they joined, with how many answers each gave."""
+        """Every student in the class (not removed, not left), in the order they joined, with how many
+        answers each gave."""
         counted = (
             sa.select(answers.c.seat, sa.func.count().label("n"))
             .where(answers.c.room == code)
@@ -112,7 +118,7 @@ class Reports:
         query = (
             sa.select(seats.c.seat, seats.c.nickname, seats.c.hidden, sa.func.coalesce(counted.c.n, 0))
             .select_from(seats.outerjoin(counted, counted.c.seat == seats.c.seat))
-            .where(seats.c.room == code, seats.c.removed.is_(None))
+            .where(seats.c.room == code, seats.c.removed.is_(None), STILL_HERE)
             .order_by(seats.c.joined, seats.c.seat)
         )
         with self.engine.begin() as conn:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 
 from classroom.model import QUESTION_MAX, QUESTION_STATES, ClassError
-from classroom.schema import _NEXT, ANSWERED, IN_CURRENT_ROUND, _upsert, answers, questions, rooms
+from classroom.schema import _NEXT, HERE, IN_CURRENT_ROUND, STILL_HERE, _upsert, answers, questions, rooms
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
@@ -84,17 +84,19 @@ class Runs:
 
     def scores(self, code: str, right: Mapping[str, int]) -> dict[str, int]:
         """How many of the questions of ``right`` ({question: its right choice, the lab's own}) each seat
-        answered right, in each question's current round: {seat: right answers}, for every seat with an
-        answer to at least one of them (a removed student's answers are gone). Never shown with names."""
+        answered right, in each question's current round: {seat: right answers}, for every seat still in
+        the class with an answer to at least one of them (a removed student's answers are gone, a student
+        who left no longer counts). Never shown with names."""
         if not right:
             return {}
         query = (
             sa.select(answers.c.seat, answers.c.question, answers.c.choice)
-            .select_from(ANSWERED)
+            .select_from(HERE)
             .where(
                 answers.c.room == code,
                 answers.c.question.in_(list(right)),
                 IN_CURRENT_ROUND,
+                STILL_HERE,
             )
         )
         out: dict[str, int] = {}

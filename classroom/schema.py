@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from classroom.model import CODE_LENGTH, KEEP_DAYS, NICKNAME_MAX, OPEN, QUESTION_MAX, REVEALED
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 LABELS_MAX = 2000
 DAY = 24 * 60 * 60
 SEAT_MAX = 32
@@ -36,7 +36,7 @@ rooms = sa.Table(
     sa.Column("keep_days", sa.Integer, nullable=False, server_default=str(KEEP_DAYS)),
     sa.Column("paced", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("lead_page", sa.String(64)),
-    sa.Column("lead_query", sa.String(2000)),
+    sa.Column("lead_query", sa.Text),  # at most LEAD_QUERY_MAX characters (classroom.store.Store.lead)
     sa.Column("lead_version", sa.Integer, nullable=False, server_default="0"),
     sa.Column("current", sa.String(QUESTION_MAX)),  # the question the teacher last acted on
     # Grows with every change a member's screen must follow (a lead, pacing, a question's state, the
@@ -52,6 +52,9 @@ seats = sa.Table(
     sa.Column("joined", sa.Float, nullable=False),
     sa.Column("hidden", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("removed", sa.Float),  # the teacher removed this student (their answers went with it)
+    # The student left (Leave the class): no longer counted as joined, nor their answers in the live
+    # counts; the results keep them, and joining again from the same browser takes the seat back
+    sa.Column("left_at", sa.Float),
 )
 questions = sa.Table(
     "class_question",
@@ -84,6 +87,10 @@ ANSWERED = answers.join(
     questions, (questions.c.room == answers.c.room) & (questions.c.question == answers.c.question)
 )
 IN_CURRENT_ROUND = answers.c.round == questions.c.round
+# An answer of a student still in the class (not left), for the live counts: a student who left no
+# longer counts as joined, so neither do their answers (the results keep them)
+HERE = ANSWERED.join(seats, (seats.c.room == answers.c.room) & (seats.c.seat == answers.c.seat))
+STILL_HERE = seats.c.left_at.is_(None)
 _ROOM_TABLES = (answers, questions, seats, rooms)
 _NEXT = rooms.c.version + 1
 _V1_TABLES = ("class_answers", "class_reveals", "class_seats", "class_rooms")
@@ -122,8 +129,10 @@ def open_engine(url: str) -> Engine:
             ).scalar()
             if found == "1":
                 _from_version_1(conn)
-            elif found == "2":
-                _from_version_2(conn)
+            elif found in ("2", "3"):
+                if found == "2":
+                    _from_version_2(conn)
+                _from_version_3(conn)
             elif found not in (None, str(SCHEMA_VERSION)):
                 raise RuntimeError(
                     f"the class database has schema version {found}; this lab reads version {SCHEMA_VERSION}"
@@ -142,6 +151,15 @@ def _from_version_2(conn: Connection) -> None:
     wall; version 3 keeps it as text (SQLite never checked the length)."""
     if conn.dialect.name == "postgresql":
         conn.execute(sa.text("ALTER TABLE class_question ALTER COLUMN prompt TYPE TEXT"))
+
+
+def _from_version_3(conn: Connection) -> None:
+    """Version 3 kept the teacher's lead in 2000 characters, and a seat stayed joined when its student
+    left; version 4 keeps the lead as text (bounded by the store) and marks a seat left."""
+    if "left_at" not in {c["name"] for c in sa.inspect(conn).get_columns("class_seat")}:
+        conn.execute(sa.text("ALTER TABLE class_seat ADD COLUMN left_at FLOAT"))
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.text("ALTER TABLE class_room ALTER COLUMN lead_query TYPE TEXT"))
 
 
 def _from_version_1(conn: Connection) -> None:

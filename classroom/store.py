@@ -32,6 +32,7 @@ from classroom.model import (
     IDLE_SECONDS,
     KEEP_DAYS,
     KEEP_DAYS_MAX,
+    LEAD_QUERY_MAX,
     NICKNAME_MAX,
     OPEN,
     QUESTION_MAX,
@@ -54,8 +55,11 @@ from classroom.schema import (
     _ROOM_TABLES,
     ANSWERED,
     DAY,
+    HERE,
     IN_CURRENT_ROUND,
     LABELS_MAX,
+    SEAT_MAX,
+    STILL_HERE,
     _hash,
     _matches,
     _upsert,
@@ -193,9 +197,12 @@ class Store(Reports, Runs):
             conn.execute(rooms.update().where(rooms.c.code == code).values(paced=bool(paced), version=_NEXT))
 
     def lead(self, code: str, key: str, page: str, query: str) -> int:
-        """Send the room to ``page`` with the link ``query``; returns the new lead version."""
-        if len(page) > 64 or len(query) > 2000:
-            raise ClassError("That view's link is too long to send to the class.")
+        """Send the room to ``page`` with the link ``query`` (at most :data:`LEAD_QUERY_MAX` characters);
+        returns the new lead version."""
+        if len(page) > 64 or len(query) > LEAD_QUERY_MAX:
+            raise ClassError(
+                f"That view's link is too long to send to the class (over {LEAD_QUERY_MAX:,} characters)."
+            )
         with self.engine.begin() as conn:
             self._as_teacher(conn, code, key)
             conn.execute(
@@ -237,11 +244,12 @@ class Store(Reports, Runs):
         return None if row is None else (row[0], int(row[1]))
 
     def tallies(self, code: str) -> dict[str, dict[int, int]]:
-        """Every question's answers in its current round: {question: {choice: how many}} (never who)."""
+        """Every question's answers in its current round: {question: {choice: how many}} (never who), of
+        the students still in the class."""
         query = (
             sa.select(answers.c.question, answers.c.choice, sa.func.count())
-            .select_from(ANSWERED)
-            .where(answers.c.room == code, IN_CURRENT_ROUND)
+            .select_from(HERE)
+            .where(answers.c.room == code, IN_CURRENT_ROUND, STILL_HERE)
             .group_by(answers.c.question, answers.c.choice)
         )
         out: dict[str, dict[int, int]] = {}
@@ -269,7 +277,7 @@ class Store(Reports, Runs):
             if row is None:
                 return None
             students = conn.execute(
-                sa.select(sa.func.count()).where(seats.c.room == code, seats.c.removed.is_(None))
+                sa.select(sa.func.count()).where(seats.c.room == code, seats.c.removed.is_(None), STILL_HERE)
             ).scalar_one()
             met = {
                 q: Question(int(r), s)
@@ -294,11 +302,18 @@ class Store(Reports, Runs):
             int(row[6]),
         )
 
-    def join(self, code: str, nickname: str | None = None) -> str:
-        """A new seat in ``code``'s class; returns the seat's id, which the student's browser keeps."""
+    def join(
+        self, code: str, nickname: str | None = None, kept: str | None = None, fresh: str | None = None
+    ) -> str:
+        """A seat in ``code``'s class; returns the seat's id, which the student's browser keeps.
+
+        ``kept``: the seat this browser holds (its cookie); ``fresh``: the id its join drew for a new
+        seat. A seat of this class that its student left, or still holds (a second click on Join), is
+        given back, with the nickname now given if any: two joins of one browser that overlap make one
+        seat. A seat the teacher removed is never given back. Otherwise a new seat (``fresh``'s id).
+        """
         name = clean_nickname(nickname)
         self.expire()
-        seat = secrets.token_urlsafe(12)
         now = self.clock()
         with self.engine.begin() as conn:
             found = conn.execute(sa.select(rooms.c.closed).where(rooms.c.code == code)).first()
@@ -306,17 +321,40 @@ class Store(Reports, Runs):
                 raise ClassError(f"There is no class {code}: check the code with your teacher.")
             if found[0] is not None:
                 raise ClassError(f"Class {code} has ended: it takes no new students.")
-            conn.execute(seats.insert().values(room=code, seat=seat, nickname=name, joined=now))
             conn.execute(rooms.update().where(rooms.c.code == code).values(active=now))
+            back = {"left_at": None} | ({"nickname": name} if name is not None else {})
+            for wanted in (kept, fresh):
+                mine = (seats.c.room == code, seats.c.seat == wanted, seats.c.removed.is_(None))
+                if wanted is not None and conn.execute(seats.update().where(*mine).values(**back)).rowcount:
+                    return wanted
+            seat = secrets.token_urlsafe(12)
+            if fresh is not None and len(fresh) <= SEAT_MAX:
+                taken = sa.select(seats.c.seat).where(seats.c.room == code, seats.c.seat == fresh)
+                seat = fresh if conn.execute(taken).first() is None else seat
+            row = {"room": code, "seat": seat, "nickname": name, "joined": now}
+            _upsert(conn, seats, row, ["room", "seat"], [])  # (a seat made meanwhile is kept as it is)
         return seat
 
+    def leave(self, code: str, seat: str) -> None:
+        """The student of ``seat`` leaves the class: no longer counted as joined, nor their answers in the
+        live counts; the results keep their answers, and :meth:`join` with the seat gives it back."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                seats.update()
+                .where(seats.c.room == code, seats.c.seat == seat, STILL_HERE)
+                .values(left_at=self.clock())
+            )
+
     def seat_state(self, code: str, seat: str) -> str:
-        """ "in" (a student of the class), "removed" (the teacher removed them) or "gone" (no such seat)."""
+        """ "in" (a student of the class), "removed" (the teacher removed them), "left" (the student left)
+        or "gone" (no such seat)."""
         with self.engine.connect() as conn:
             found = conn.execute(
-                sa.select(seats.c.removed).where(seats.c.room == code, seats.c.seat == seat)
+                sa.select(seats.c.removed, seats.c.left_at).where(seats.c.room == code, seats.c.seat == seat)
             ).first()
-        return "gone" if found is None else "removed" if found[0] is not None else "in"
+        if found is None:
+            return "gone"
+        return "removed" if found[0] is not None else "left" if found[1] is not None else "in"
 
     def has_seat(self, code: str, seat: str) -> bool:
         return self.seat_state(code, seat) == "in"
@@ -347,7 +385,7 @@ class Store(Reports, Runs):
         now = self.clock()
         with self.engine.begin() as conn:
             where = conn.execute(
-                sa.select(rooms.c.closed, seats.c.removed)
+                sa.select(rooms.c.closed, seats.c.removed, seats.c.left_at)
                 .select_from(rooms.join(seats, seats.c.room == rooms.c.code))
                 .where(rooms.c.code == code, seats.c.seat == seat)
             ).first()
@@ -355,6 +393,8 @@ class Store(Reports, Runs):
                 raise ClassError("This class has been deleted, or this browser is not in it.")
             if where[1] is not None:
                 raise ClassError("Your teacher took you out of this class: this answer was not recorded.")
+            if where[2] is not None:
+                raise ClassError("You left this class: join it again to answer.")
             if where[0] is not None:
                 raise ClassError("The class has ended: it takes no more answers.")
             about = {"options": options, "right": right, "prompt": clean_prompt(prompt)}

@@ -382,7 +382,7 @@ def test_a_database_of_another_schema_version_is_refused_with_a_message(database
     with engine.begin() as conn:
         conn.execute(sa.text("UPDATE lab_meta SET value = '99' WHERE name = 'schema_version'"))
     engine.dispose()
-    with pytest.raises(RuntimeError, match="schema version 99; this lab reads version 3"):
+    with pytest.raises(RuntimeError, match=f"schema version 99; this lab reads version {SCHEMA_VERSION}"):
         open_engine(database_url)
 
 
