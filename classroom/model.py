@@ -133,7 +133,12 @@ def clean_nickname(text: str | None) -> str | None:
                 "an invisible control or format character."
             )
     if len(name) > NICKNAME_MAX:
-        raise ClassError(f"A nickname has at most {NICKNAME_MAX} characters (this one has {len(name)}).")
+        several = any(ord(ch) > 0xFFFF or ch in _JOINERS or unicodedata.category(ch) == "Mn" for ch in name)
+        raise ClassError(
+            f"A nickname has at most {NICKNAME_MAX} characters (this one has {len(name)}"
+            + ("; an emoji or an accent can count as several" if several else "")
+            + ")."
+        )
     return name
 
 

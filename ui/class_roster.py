@@ -80,7 +80,9 @@ def _student(i: int, seat: Seat) -> None:
         st.text(name)  # the popover follows on the same line when both fit
         with st.popover("Manage", icon=":material/manage_accounts:", type="tertiary"):
             st.text(name)
-            st.text_input("New nickname (empty: none)", key=f"class_name_{i}", max_chars=NICKNAME_MAX)
+            # no max_chars: a browser would drop a longer paste without a word; the store says what is wrong
+            st.text_input("New nickname (empty: none)", key=f"class_name_{i}",
+                          placeholder=f"at most {NICKNAME_MAX} characters")  # fmt: skip
             st.button("Rename", key=f"class_rename_{i}", on_click=_rename, args=(i, seat.seat))
             st.button(
                 "Show the name" if seat.hidden else "Hide the name",

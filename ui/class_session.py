@@ -9,7 +9,10 @@ address opened in another browser does not answer as that student (it opens Home
 code filled in); the teacher's key in ``lab_teacher`` (``<code>:<key>``). The private teacher link
 (``?class=<code>&teach=<key>``) is read once, kept in this session and its cookie, and taken out of
 the address, so a projected screen never shows it. An older address with ``seat=<seat>`` still
-works: its seat moves into the cookie, once, and leaves the address.
+works: its seat moves into the cookie, once, and leaves the address. The cookie, not one tab's
+address, says who the browser is: an address without a class (typed, a second tab, a pasted lesson
+link) is in the class the cookie names while that class runs, and gets ``class=`` back; an address
+naming another class opens that class's join form.
 
 Storage is ``classroom.store``; this module is the Streamlit side of it. After every change of a
 room a screen must follow, :func:`room_changed` writes the room's public beacon (``ui.class_beacon``).
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import urllib.parse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -27,7 +31,15 @@ import limits
 import streamlit as st
 
 from classroom import database_url
-from classroom.model import ClassError, Room, normal_code
+from classroom.model import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    ClassError,
+    Room,
+    clean_nickname,
+    normal_code,
+)
+from classroom.model import NICKNAME_MAX as NICKNAME_MAX  # the join form's limit is the class's
 from ui import class_beacon, session
 from ui.keys import CLASS_LINK_KEYS
 
@@ -179,10 +191,16 @@ def _drop_class_link() -> None:
 
 def leave(notice: str | None = None) -> None:
     """This browser leaves its class (a student, whose seat cookie goes) or stops leading it here (the
-    teacher)."""
+    teacher). Without a ``notice`` the student chose to leave (the Leave button): the seat is marked
+    left, so the class no longer counts them as joined (a class that ended or removed them keeps its
+    count as it was)."""
     m = member()
     if m is not None and m.seat is not None:
+        if notice is None:
+            store().leave(m.code, m.seat)
+            room_now.clear()
         _forget_seat(m.code)
+        session.klass.join_seat.clear()  # joining again is a new seat: maybe someone else at this screen
     session.klass.member.clear()
     session.klass.version_seen.clear()
     _drop_class_link()
@@ -202,6 +220,8 @@ def why_out(m: Member, room: Room | None) -> str | None:
     state = store().seat_state(m.code, m.seat)
     if state == "removed":
         return REMOVED
+    if state == "left":
+        return f"You left class {m.code} (in another tab of this browser)."
     if state == "gone":
         return f"This browser's seat is not in class {m.code} any more: join again."
     session.klass.version_seen.set(room.version)
@@ -230,20 +250,69 @@ def end_class() -> None:
 
 
 def join(typed_code: str, nickname: str | None) -> str | None:
-    """Join the class ``typed_code``; returns a message for the student when that cannot be done."""
+    """Join the class ``typed_code``; returns a message for the student when that cannot be done.
+
+    A browser that holds a seat of that class already (a second click on Join, another tab) gets that
+    seat back: one student is one seat, whatever the clicks."""
     address = st.context.ip_address or "local"
     if not _limiter.test(_FAILED_JOINS, address):
         return "Too many tries to join in a minute: wait a little, then try again."
     code = normal_code(typed_code)
     if code is None:
-        return "A class code is six letters and digits, as your teacher shows it (for example K7QF2M)."
+        return code_problem(typed_code)
     try:
-        seat = store().join(code, nickname)
+        clean_nickname(nickname)  # said before the class is looked up: a nickname is no guess of a code
     except ClassError as exc:
-        _limiter.hit(_FAILED_JOINS, address)
         return str(exc)
+    m = member()
+    if m is not None and m.code == code and m.seat is not None:
+        return None  # a second click on Join, after the first seated this session
+    kept = _kept_seat()
+    mine = kept[1] if kept is not None and kept[0] == code else None
+    try:
+        seat = store().join(code, nickname, mine, session.klass.join_seat.get())
+    except ClassError as exc:
+        if store().room(code) is None:  # only a code that finds no class counts against the address
+            _limiter.hit(_FAILED_JOINS, address)
+        return str(exc)
+    if kept is not None and kept[0] != code:  # its cookie now holds the new seat: the old one is left
+        store().leave(*kept)
     _seated(Member(code, seat=seat))
     return None
+
+
+def ready_to_join() -> None:
+    """As the join form is drawn: the seat this session takes when it joins, drawn once (see join)."""
+    if session.klass.join_seat.get() is None:
+        session.klass.join_seat.set(secrets.token_urlsafe(12))
+
+
+def code_problem(typed: str) -> str:
+    """What is wrong with ``typed`` as a class code (it is none: :func:`classroom.model.normal_code`)."""
+    text = "".join(ch for ch in typed.upper() if not ch.isspace() and ch != "-")
+    shown = typed.strip() if len(typed.strip()) <= 20 else typed.strip()[:19] + "…"
+    if not text:
+        return f"Type the class code your teacher shows: {CODE_LENGTH} letters and digits, such as K7QF2M."
+    unused = sorted({ch for ch in text if ch in "IO01"}, key=text.index)
+    if unused:
+        return (
+            "A class code never has I, O, 0 or 1 (they are easily mixed up), and "
+            f"“{shown}” has {_listed(unused)}: check the code with your teacher."
+        )
+    other = sorted({ch for ch in text if ch not in CODE_ALPHABET}, key=text.index)
+    if other:
+        return (
+            "A class code has only the letters A to Z (no I or O) and the digits 2 to 9, and "
+            f"“{shown}” has {_listed([f'“{ch}”' for ch in other[:5]])}: check the code with your teacher."
+        )
+    return (
+        f"A class code has {CODE_LENGTH} letters and digits, and “{shown}” has {len(text)} "
+        "(spaces and hyphens not counted): check the code with your teacher."
+    )
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _seated(m: Member, *, write: bool = True) -> Member:
@@ -274,7 +343,23 @@ def _sit(code: str, seat: str, unknown: str | None) -> Member | None:
         _drop_class_link()
     elif unknown is not None:
         session.klass.notice.set(unknown)
+    elif room is None and CLASS not in st.query_params:  # (an address with the class says so itself)
+        session.klass.notice.set(f"Class {code}, which this browser was in, is deleted, with its answers.")
     return None
+
+
+def _by_cookie(kept_code: str, kept_key: str) -> Member | None:
+    """An address that names no class (typed, pasted, a lesson link): the class this browser is in by
+    its cookies, while that class runs; the teacher's key first, then a student's seat. A seat of a
+    class that ended or was deleted, or whose student the teacher removed, goes, with a word."""
+    if kept_code and store().is_teacher(kept_code, kept_key):
+        room = store().room(kept_code)
+        if room is not None and not room.closed:
+            m = Member(kept_code, key=kept_key)
+            session.klass.member.set(m)
+            return m
+    kept = _kept_seat()
+    return _sit(kept[0], kept[1], None) if kept is not None else None
 
 
 def read_class_link() -> None:
@@ -286,7 +371,10 @@ def read_class_link() -> None:
     moves into that cookie and leaves the address. While this browser is in a class, every page's
     address carries the class: Streamlit drops the keys no control is bound to on a page switch, and
     the browser writes the new page's address back over the old one (``ui.history``), so this adds no
-    Back step. A student no longer in the class (ended, deleted, removed) leaves it here, with a word.
+    Back step. An address with no class (typed, pasted, a lesson link) is in the class this browser's
+    cookie names while that class runs, and gets the class back into it: a seat or the teacher's key
+    belongs to the browser, not to one tab's address. A student no longer in the class (ended, deleted,
+    removed) leaves it here, with a word.
     """
     given = st.query_params
     code = normal_code(given.get(CLASS, "")) if given.get(CLASS) else None
@@ -300,7 +388,11 @@ def read_class_link() -> None:
         elif code is None:
             session.klass.notice.set("That teacher link has no class code: open the whole link.")
         else:
-            session.klass.notice.set("That teacher link is not valid any more: the class has ended.")
+            session.klass.notice.set(
+                f"That teacher link opens nothing any more: class {code} was deleted, with its answers "
+                "(by its teacher, or when its kept days were over)."
+            )
+            _drop_class_link()  # nothing to join: this word, not the join form's
     m = member()
     if SEAT in given:  # an older address: its seat moves into this browser's cookie, once
         seat = given.get(SEAT, "")
@@ -313,6 +405,8 @@ def read_class_link() -> None:
         session.klass.member.set(m)
     if m is None and code is not None and (kept := _kept_seat()) is not None and kept[0] == code:
         m = _sit(code, kept[1], None)
+    if m is None and CLASS not in given:
+        m = _by_cookie(kept_code, kept_key)
     if m is not None and m.seat is not None and (why := why_out(m, room_now(m.code))) is not None:
         leave(why)
         m = None
@@ -371,3 +465,4 @@ def view_query() -> str:
     """This view's link without the class's own keys: what "Send the class here" sends."""
     pairs = [(k, v) for k in st.query_params if k not in LINK_KEYS for v in st.query_params.get_all(k)]
     return urllib.parse.urlencode(pairs)
+

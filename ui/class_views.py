@@ -64,14 +64,21 @@ def home_section() -> None:
         "The room answers each *Predict, then check* and the quiz together: the teacher sees how the class "
         "answered, live, then reveals the answer on every screen. Nothing personal is asked."
     )
+    cs.ready_to_join()
     join_col, start_col = st.columns(2)
     with join_col:
         with st.form("class_join", border=True):
-            st.text_input(  # room for a code typed with spaces or hyphens ("K7Q F2M", "K 7 Q F 2 M")
-                "Class code", key="class_join_code", max_chars=JOIN_CODE_CHARS, placeholder="K7QF2M",
-                value=st.query_params.get(cs.CLASS, "")[:JOIN_CODE_CHARS],  # a link's text, cut as typing is
+            # No max_chars: a browser counts UTF-16 units and drops a longer paste without a word (an
+            # emoji is two or more); what is too long is said after Join, in characters as the class counts
+            st.text_input(
+                "Class code", key="class_join_code", placeholder="K7QF2M",
+                value=st.query_params.get(cs.CLASS, "")[:JOIN_CODE_CHARS],  # a link's text, cut
             )  # fmt: skip
-            st.text_input("Nickname (optional)", key="class_join_name", max_chars=24)
+            st.text_input(
+                "Nickname (optional)",
+                key="class_join_name",
+                placeholder=f"at most {cs.NICKNAME_MAX} characters",
+            )
             st.form_submit_button("Join the class", on_click=_join, icon=":material/login:")
         if problem := session.klass.join_problem.get():
             st.text(problem)  # plain text: it may quote what the student typed

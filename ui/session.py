@@ -198,6 +198,9 @@ class _Class:
     following: Entry[bool] = Entry("class_following", _false, concern)  # this run follows: it waits its turn
     # The seat cookie as this session last set it ("<code>:<seat>", "" taken away); None: as sent
     seat_kept: Entry[str | None] = Entry("class_seat_kept", _none, concern)
+    # The seat this session takes when it joins, drawn as the join form is drawn: two clicks on Join
+    # whose runs overlap (each a thread of its own) ask the class for the same seat
+    join_seat: Entry[str | None] = Entry("class_join_seat", _none, concern)
     # The room's version when this student's seat was last found in it (a removal moves the version)
     version_seen: Entry[int | None] = Entry("class_version_seen", _none, concern)
     paced_seen: Entry[bool] = Entry("class_paced_seen", _false, concern)  # the panel was drawn teacher-paced

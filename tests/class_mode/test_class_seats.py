@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from apptest_support import HOME, MEAN, VAR, ok, open_page
 from streamlit.testing.v1 import AppTest
 
-from classroom.model import LEAD_QUERY_MAX, ClassError
+from classroom.model import LEAD_QUERY_MAX, NICKNAME_MAX, ClassError
 from classroom.schema import SCHEMA_VERSION
 from classroom.store import Store, open_engine
 from ui import class_session as cs
@@ -153,10 +154,208 @@ def _results(store: Store, code: str, key: str) -> list[_Row]:
     return out
 
 
+def test_a_double_click_on_join_makes_one_seat() -> None:
+    """Two clicks on Join reach the server one after the other: the second finds the seat the first made."""
+    code = cs.store().start().code
+
+    def join_twice(code: str) -> None:
+        import streamlit as st
+
+        from ui import class_session as cs
+
+        st.text(repr([cs.join(code, "Dee"), cs.join(code, "Dee")]))
+
+    at = AppTest.from_function(join_twice, args=(code,), default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.text[0].value == "[None, None]"
+    assert _students(code) == 1
+
+
+def test_leaving_then_joining_again_counts_one_student() -> None:
+    code = cs.store().start().code
+    at = open_page(HOME, **{"class": code})
+    at.text_input(key="class_join_name").set_value("Lea")
+    ok(at.button(key=JOIN).click().run())
+    first = _member(at)
+    assert first is not None and first.seat is not None
+    cs.store().answer(code, first.seat, "mean_q", 1, options=3)
+    ok(at.button(key="class_leave").click().run())
+    assert _member(at) is None and _students(code) == 0
+    assert cs.store().seat_state(code, first.seat) == "left"
+    at = open_page(HOME, **{"class": code})  # the join link again
+    ok(at.button(key=JOIN).click().run())
+    assert _member(at) is not None and _students(code) == 1
+    assert cs.store().tallies(code) == {}  # the left seat's answer is no longer counted live ...
+    assert cs.store().rounds(code, "mean_q") == {1: {1: 1}}  # ... and is kept for the results
+
+
+def test_joining_another_class_leaves_the_one_this_browser_was_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = cs.store().start().code, cs.store().start().code
+    seat = cs.store().join(first, "Ada")
+    _as_browser_with(monkeypatch, lab_seat=f"{first}:{seat}")
+    at = open_page(HOME, **{"class": second})
+    ok(at.button(key=JOIN).click().run())
+    m = _member(at)
+    assert m is not None and m.code == second
+    assert _cookies(at, "lab_seat") == [f"{second}:{m.seat}"]
+    assert (_students(first), _students(second)) == (0, 1)
+
+
 # --- the join form --------------------------------------------------------------------------------
 
 
+FAMILY = "👩‍👩‍👧‍👦🏳️‍🌈🏴󠁧󠁢󠁳󠁣󠁴󠁿"  # 18 characters as the class counts them, 31 UTF-16 units as a browser does
+
+
+def test_the_join_form_takes_what_the_class_takes_and_says_what_it_refuses() -> None:
+    assert len(FAMILY) <= NICKNAME_MAX < len(FAMILY.encode("utf-16-le")) // 2
+    started = cs.store().start()
+    code = started.code
+    at = open_page(HOME, **{"class": code})
+    field = at.text_input(key="class_join_name")
+    assert not field.proto.max_chars  # a browser's limit counts UTF-16 units and drops a paste silently
+    assert not at.text_input(key="class_join_code").proto.max_chars
+    assert str(NICKNAME_MAX) in field.proto.placeholder
+    long = "A" * (NICKNAME_MAX + 1)
+    field.set_value(long)  # a form's fields go with its submit
+    ok(at.button(key=JOIN).click().run())
+    assert _member(at) is None
+    assert f"A nickname has at most {NICKNAME_MAX} characters (this one has {NICKNAME_MAX + 1})." in [
+        str(t.value) for t in at.text
+    ]
+    assert at.text_input(key="class_join_name").value == long  # nothing typed is lost
+    at.text_input(key="class_join_name").set_value(FAMILY)
+    ok(at.button(key=JOIN).click().run())
+    m = _member(at)
+    assert m is not None and m.seat is not None
+    assert [s.nickname for s in cs.store().roster(code, started.teacher_key)] == [FAMILY]
+
+
+def test_an_over_long_emoji_nickname_is_said_with_why_it_counts_as_more() -> None:
+    name = FAMILY + FAMILY
+    with pytest.raises(ClassError) as said:
+        cs.store().join(cs.store().start().code, name)
+    assert str(said.value) == (
+        f"A nickname has at most {NICKNAME_MAX} characters (this one has {len(name)}; an emoji or an accent "
+        "can count as several)."
+    )
+
+
+def test_the_teachers_rename_field_has_no_browser_limit() -> None:
+    started = cs.store().start()
+    cs.store().join(started.code, "Ada")
+    at = open_page(MEAN, **{"class": started.code, "teach": started.teacher_key})
+    at.session_state["class_students"] = True
+    ok(at.run())
+    assert not at.text_input(key="class_name_0").proto.max_chars
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("I0O1AB", "A class code never has I, O, 0 or 1 (they are easily mixed up), and “I0O1AB” has "
+                   "I, 0, O and 1"),
+        ("K7QF2", "A class code has 6 letters and digits, and “K7QF2” has 5 (spaces and hyphens not "
+                  "counted)"),
+        ("K7Q#2M", "A class code has only the letters A to Z (no I or O) and the digits 2 to 9, and "
+                   "“K7Q#2M” has “#”"),
+        ("", "Type the class code your teacher shows: 6 letters and digits, such as K7QF2M."),
+    ],
+)  # fmt: skip
+def test_a_code_that_is_none_is_told_what_is_wrong_with_it(typed: str, said: str) -> None:
+    at = open_page(HOME)
+    at.text_input(key="class_join_code").set_value(typed)
+    ok(at.button(key=JOIN).click().run())
+    texts = [str(t.value) for t in at.text]
+    assert any(t.startswith(said) for t in texts), texts
+    assert at.text_input(key="class_join_code").value == typed
+
+
+def test_a_teacher_link_of_a_deleted_class_says_it_was_deleted() -> None:
+    started = cs.store().start()
+    cs.store().delete(started.code, started.teacher_key)
+    at = open_page(MEAN, **{"class": started.code, "teach": started.teacher_key})
+    assert _member(at) is None
+    assert any(f"class {started.code} was deleted" in t for t in _infos(at)), _infos(at)
+    assert not any("has ended" in t for t in _infos(at))
+
+
 # --- the seat and the teacher's key belong to the browser -----------------------------------------
+
+
+def test_a_paced_students_browser_on_an_address_without_the_class_is_brought_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started = cs.store().start()
+    seat = cs.store().join(started.code, "Ada")
+    cs.store().set_paced(started.code, started.teacher_key, True)
+    cs.store().lead(started.code, started.teacher_key, "/mean", "mean_shift=2")
+    _as_browser_with(monkeypatch, lab_seat=f"{started.code}:{seat}")
+    at = open_page(VAR)  # /variance typed into the address bar
+    assert _member(at) == cs.Member(started.code, seat=seat)
+    assert at.radio(key="mean_q_guess")  # on the teacher's page, with the teacher's view
+    assert at.query_params["class"] == started.code and at.query_params["mean_shift"] == "2"
+
+
+def test_a_second_tab_without_the_class_is_in_the_class_and_has_no_reveal_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started = cs.store().start()
+    seat = cs.store().join(started.code, "Ada")
+    _as_browser_with(monkeypatch, lab_seat=f"{started.code}:{seat}")
+    at = open_page(MEAN)
+    assert _member(at) == cs.Member(started.code, seat=seat)
+    assert at.query_params["class"] == started.code
+    assert "mean_q_reveal" not in {b.key for b in at.button}
+    ok(at.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[1]).run())
+    assert cs.store().tallies(started.code) == {"mean_q": {1: 1}}  # answered as the class's student
+
+
+def test_the_teachers_browser_on_a_pasted_lesson_link_keeps_its_class(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started = cs.store().start()
+    cs.store().set_paced(started.code, started.teacher_key, True)
+    _as_browser_with(monkeypatch, lab_teacher=f"{started.code}:{started.teacher_key}")
+    at = open_page("pages/8_depth_and_drift.py", depth_layers="100")
+    assert _member(at) == cs.Member(started.code, key=started.teacher_key)
+    assert at.query_params["class"] == started.code
+    assert any(str(m.value).startswith(f"**Class {started.code}**") for m in at.sidebar.markdown)
+    room = cs.store().room(started.code)
+    assert room is not None and (room.lead_page, room.lead_query) == ("/depth_and_drift", "depth_layers=100")
+
+
+@pytest.mark.parametrize("how", ["ended", "deleted"])
+def test_a_seat_cookie_of_a_class_that_ended_or_was_deleted_goes_with_a_word_once(
+    how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = cs.store().start()
+    seat = cs.store().join(started.code, "Ada")
+    getattr(cs.store(), "end" if how == "ended" else "delete")(started.code, started.teacher_key)
+    _as_browser_with(monkeypatch, lab_seat=f"{started.code}:{seat}")
+    at = open_page(MEAN)
+    assert _member(at) is None and at.query_params.get("class") is None
+    said = (
+        f"Class {started.code} has ended: it takes no more answers."
+        if how == "ended"
+        else f"Class {started.code}, which this browser was in, is deleted, with its answers."
+    )
+    assert _infos(at) == [said]
+    assert _cookies(at, "lab_seat") == [""]
+    ok(at.switch_page(VAR).run())
+    assert _infos(at) == []  # once
+    assert "var_q_reveal" in {b.key for b in at.button}  # the page as outside a class
+
+
+def test_a_teacher_cookie_of_an_ended_class_opens_no_class_on_a_plain_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started = cs.store().start()
+    cs.store().end(started.code, started.teacher_key)
+    _as_browser_with(monkeypatch, lab_teacher=f"{started.code}:{started.teacher_key}")
+    at = open_page(MEAN)
+    assert _member(at) is None and at.query_params.get("class") is None
+    assert _cookies(at, "lab_teacher") == []  # kept: the teacher link still opens its results
 
 
 # --- the teacher's lead ---------------------------------------------------------------------------

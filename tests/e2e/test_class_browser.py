@@ -122,14 +122,18 @@ def test_a_teacher_and_three_students_answer_reveal_and_follow(chromium: Browser
 
 
 def test_another_tab_of_the_teacher_leaves_the_lead_with_the_first(chromium: Browser, server: str) -> None:
-    """The teacher's key lives in a cookie: a second tab on a page of no class must not remove it, or the
-    first tab's next reload (a lost connection, a restarted process) would no longer lead the class."""
+    """The teacher's key lives in a cookie: a second tab on an address without the class (a pasted lesson
+    link) leads the class too, with the class put back into its address, and must not remove the key, or
+    the first tab's next reload (a lost connection, a restarted process) would no longer lead the class."""
     teacher, panel = _start_class(chromium, server)
+    code = re.search(r"Class ([A-Z2-9]{6})", panel.inner_text())
+    assert code, panel.inner_text()
     other = teacher.context.new_page()  # the same browser: the same cookies
     other.set_default_timeout(WAIT_MS)
     other.goto(server + "/mean")
     other.locator(IDLE).wait_for()
-    expect(other.locator(PANEL)).to_have_count(0)  # a page of no class: not led from here
+    expect(other.locator(PANEL)).to_contain_text(f"Class {code.group(1)} · you lead it")
+    expect(other).to_have_url(re.compile(rf"/mean\?class={code.group(1)}$"))
     teacher.reload()
     teacher.locator(IDLE).wait_for()
     expect(panel).to_contain_text("you lead it")
