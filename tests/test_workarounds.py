@@ -240,7 +240,7 @@ def test_the_scan_finds_a_new_private_name(tmp_path: Path) -> None:
         "from streamlit.runtime.state import SessionStateProxy\n"
         "from streamlit.runtime.scriptrunner import get_script_run_ctx\n"
         "ctx = get_script_run_ctx()\n"
-        "ctx.script_requests\n"
+        "ctx.uploaded_file_mgr\n"
         "fig = go.Figure(_skip=True)\n"
         "fig._data_objs\n"
         "getattr(fig, '_grid_subplot_refs')\n"
@@ -254,7 +254,7 @@ def test_the_scan_finds_a_new_private_name(tmp_path: Path) -> None:
     used = set(used_private_names(tmp_path))
     new = {
         "streamlit.runtime.state.SessionStateProxy",
-        "get_script_run_ctx().script_requests",
+        "get_script_run_ctx().uploaded_file_mgr",
         "_skip",
         "_data_objs",
         "_grid_subplot_refs",

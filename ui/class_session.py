@@ -23,9 +23,10 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import time
 import urllib.parse
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import limits
 import streamlit as st
@@ -42,6 +43,7 @@ from classroom.model import (
 from classroom.model import NICKNAME_MAX as NICKNAME_MAX  # the join form's limit is the class's
 from ui import class_beacon, session
 from ui.keys import CLASS_LINK_KEYS
+from ui.settings import SOURCES
 
 if TYPE_CHECKING:
     from classroom.store import Store
@@ -466,3 +468,65 @@ def view_query() -> str:
     pairs = [(k, v) for k in st.query_params if k not in LINK_KEYS for v in st.query_params.get_all(k)]
     return urllib.parse.urlencode(pairs)
 
+
+TYPING = ("src", SOURCES[1])  # the sidebar's input when the vector is the typed numbers
+
+
+def lead_view(query: str) -> tuple[str, tuple[str, ...]]:
+    """The view's link ``query`` as a lead carries it (at most ``LEAD_QUERY_MAX`` characters), and the
+    keys it leaves out: the longest values go first until it fits (the page always goes; what is left
+    out is at its starting value on the students' screens)."""
+    from classroom.model import LEAD_QUERY_MAX
+
+    pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+    left: list[str] = []
+    while len(urllib.parse.urlencode(pairs)) > LEAD_QUERY_MAX:
+        sizes: dict[str, int] = {}
+        for k, v in pairs:
+            sizes[k] = sizes.get(k, 0) + len(urllib.parse.urlencode([(k, v)]))
+        longest = max(sizes, key=lambda k: sizes[k])
+        # without its typed numbers, "Type numbers" would show every student the box's starting text:
+        # the input goes too, and the class has the sidebar's preset vector
+        gone = {longest, TYPING[0]} if longest == "typed" and TYPING in pairs else {longest}
+        left += [k for k, _ in pairs if k in gone and k not in left]
+        pairs = [(k, v) for k, v in pairs if k not in gone]
+    return urllib.parse.urlencode(pairs), tuple(left)
+
+
+def open_view(page: str, query: list[tuple[str, str]]) -> NoReturn:
+    """Open ``page`` (a page file) with the link ``query`` in this session as a link opens: every control
+    the link names takes its value, every other bound control its starting value. A student following
+    the teacher sees the teacher's view. ``st.switch_page`` cannot carry a key a control of this run is
+    bound to (the sidebar's are, on every page: it raised, and the class stayed where it was), and
+    would keep each student's own values for the keys a link leaves out; so the address is set and the
+    new page's run asked for as Back or Forward asks for one, where the address decides."""
+    from streamlit.runtime.runtime_util import MESSAGE_FLUSH_INTERVAL_SECS
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or ctx.script_requests is None:
+        st.switch_page(page, query_params=query)
+    where = os.path.realpath(os.path.join(os.path.dirname(ctx.main_script_path), page))
+    pages = ctx.pages_manager.get_pages().values()
+    page_hash = next(p["page_script_hash"] for p in pages if p["script_path"] == where)
+    values: dict[str, list[str]] = {}
+    for k, v in query:
+        values.setdefault(k, []).append(v)
+    with ctx.session_state.query_params() as qp:
+        qp.clear_with_no_forward_msg(preserve_embed=True)
+        for k, vs in values.items():
+            qp.set_with_no_forward_msg(k, vs[0] if len(vs) == 1 else vs)
+        qp._send_query_param_msg()  # the browser's address, and this run's query string
+    time.sleep(2 * MESSAGE_FLUSH_INTERVAL_SECS)  # as st.switch_page: the address leaves before the rerun
+    ctx.script_requests.request_rerun(
+        RerunData(
+            query_string=ctx.query_string,
+            page_script_hash=page_hash,
+            cached_message_hashes=ctx.cached_message_hashes,
+            context_info=ctx.context_info,
+            is_history_navigation=True,
+        )
+    )
+    st.empty()  # a point where the runner takes the request: the new page's run starts here
+    raise RuntimeError(f"the run did not switch to {page}")

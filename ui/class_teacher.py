@@ -18,6 +18,7 @@ from classroom.model import (
     CLOSED,
     KEEP_DAYS,
     KEEP_DAYS_MAX,
+    LEAD_QUERY_MAX,
     OPEN,
     REVEALED,
     ClassError,
@@ -29,6 +30,7 @@ from ui import class_session as cs
 from ui.class_projector import qr_png
 from ui.class_roster import ENDED_ELSEWHERE, as_teacher, roster, say_refusal
 from ui.fragments import page_fragment
+from ui.navigation import SECTIONS, address
 
 TEACHER_POLL_S = 1.0
 PACED = "class_paced"  # the pacing toggle's key
@@ -60,7 +62,7 @@ def _send_here(page: str) -> None:
     m = cs.member()
     if m is not None and m.key is not None:
         try:
-            cs.store().lead(m.code, m.key, page, cs.view_query())
+            cs.store().lead(m.code, m.key, page, cs.lead_view(cs.view_query())[0])
             cs.room_changed()
             session.klass.notice.set(None)
         except ClassError as exc:
@@ -69,7 +71,7 @@ def _send_here(page: str) -> None:
 
 def _keep_with_me(m: cs.Member, room: Room, page: str) -> None:
     """Teacher-paced: each full run of the teacher's page leads the class to it, with its view."""
-    query = cs.view_query()
+    query = cs.lead_view(cs.view_query())[0]
     if (page, query) != (room.lead_page, room.lead_query or ""):
         try:
             cs.store().lead(m.code, m.key or "", page, query)
@@ -98,6 +100,32 @@ def _delete() -> None:
 
 
 # --- the panel ------------------------------------------------------------------------------------
+
+
+def _left_behind(room: Room, page: str) -> None:
+    """Said at the top of the panel while the class is on this page without a part of this view: a link
+    too long for a lead leaves its longest values out (``ui.class_session.lead_view``)."""
+    whole = cs.view_query()
+    query, left = cs.lead_view(whole)
+    if not left or (room.lead_page, room.lead_query or "") != (page, query):
+        return
+    title = next((e.title for es in SECTIONS.values() for e in es if address(e.path) == page), page)
+    size = f"{len(whole):,} characters in the link; a lead carries at most {LEAD_QUERY_MAX:,}"
+    if cs.TYPING[0] in left:  # the typed numbers were the vector: the class has a preset instead
+        others = [k for k in left if k not in ("typed", cs.TYPING[0])]
+        said = (
+            f"The class is on {title} with the sidebar's preset vector, not your typed numbers: they are "
+            f"too long to send ({size}). Fewer numbers go with the page."
+        )
+    else:
+        others, said = list(left), ""
+    if others:
+        keys = ", ".join(f"`{k}`" for k in others)  # the lab's own key names: safe as code
+        said += (
+            f" The class has {keys} at {'its' if len(others) == 1 else 'their'} starting value"
+            f"{'' if len(others) == 1 else 's'}, not yours: too long to send ({size})."
+        )
+    st.warning(said.strip(), icon=":material/link_off:")
 
 
 def _pacing(room: Room, page: str) -> None:
@@ -154,7 +182,9 @@ def panel(m: cs.Member, page: str) -> None:
         return
     if room.paced:
         _keep_with_me(m, room, page)
+        room = cs.store().room(m.code) or room  # the lead just sent: what the class has now
     st.markdown(f"**Class {m.code}** · you lead it")
+    _left_behind(room, page)
     roster(m.code)
     if st.button("Show the join code", key="class_show", icon=":material/qr_code_2:"):
         _show_code(m.code)

@@ -137,7 +137,7 @@ def _go_with_the_class(m: cs.Member, room: Room, page: str) -> None:
     if target is not None:
         query = urllib.parse.parse_qsl(room.lead_query or "")
         session.klass.following.set(True)
-        st.switch_page(page_file(target), query_params=[*query, (cs.CLASS, m.code)])
+        cs.open_view(page_file(target), [*query, (cs.CLASS, m.code)])
 
 
 def _moved_here(room: Room) -> bool:

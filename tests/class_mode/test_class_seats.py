@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import threading
+import urllib.parse
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from apptest_support import HOME, MEAN, VAR, ok, open_page
+from apptest_support import HOME, MEAN, STD, VAR, ok, open_page
 from streamlit.testing.v1 import AppTest
 
 from classroom.model import LEAD_QUERY_MAX, NICKNAME_MAX, ClassError
@@ -361,12 +362,80 @@ def test_a_teacher_cookie_of_an_ended_class_opens_no_class_on_a_plain_address(
 # --- the teacher's lead ---------------------------------------------------------------------------
 
 
+def test_a_lead_with_the_sidebars_settings_moves_the_follower_to_the_teachers_view() -> None:
+    started = cs.store().start()
+    seat = cs.store().join(started.code, "Ada")
+    at = open_page(
+        VAR, **{"class": started.code, "seat": seat, "src": "Type numbers", "typed": "1, 2, 3, 10"}
+    )
+    cs.store().lead(
+        started.code, started.teacher_key, "/mean", "src=Type+numbers&typed=5%2C+6%2C+7&mean_shift=2"
+    )
+    cs.room_changed(started.code)
+    ok(at.run())
+    assert at.radio(key="mean_q_guess")
+    assert at.text_area(key="typed").value == "5, 6, 7"
+    assert at.query_params["typed"] == "5, 6, 7" and at.query_params["class"] == started.code
+    cs.store().lead(started.code, started.teacher_key, "/variance", "")  # the teacher's view at its defaults
+    cs.room_changed(started.code)
+    ok(at.run())
+    assert at.radio(key="var_q_guess")
+    assert at.selectbox(key="src").value == "Preset"  # the teacher's vector, not the student's own
+    assert "typed" not in at.query_params
+
+
+TITLE = "3 · Standardize"  # its title in the menu (ui.navigation)
+
+
+def _many(n: int) -> str:
+    return ", ".join(f"{i * 1.2345678:.6f}" for i in range(n))
+
+
+def test_a_lead_too_long_for_the_class_moves_it_and_says_what_stayed_behind() -> None:
+    started = cs.store().start()
+    cs.store().set_paced(started.code, started.teacher_key, True)
+    typed = _many(900)
+    link = urllib.parse.urlencode({"src": "Type numbers", "typed": typed})
+    assert len(link) > LEAD_QUERY_MAX
+    at = open_page(
+        STD, **{"class": started.code, "teach": started.teacher_key, "src": "Type numbers", "typed": typed}
+    )
+    room = cs.store().room(started.code)
+    assert room is not None and room.lead_page == "/standardize" and "typed" not in (room.lead_query or "")
+    order = _in_order(at.sidebar)
+    said = [i for i, (kind, text) in enumerate(order) if "too long to send" in text]
+    top = [i for i, (kind, text) in enumerate(order) if text.startswith(f"**Class {started.code}**")]
+    students = [i for i, (kind, text) in enumerate(order) if text.startswith("Students (")]
+    assert said and top and students and top[0] < said[0] < students[0], order  # near the top of the panel
+    sentence = order[said[0]][1]
+    assert sentence.startswith(
+        f"The class is on {TITLE} with the sidebar's preset vector, not your typed numbers: they are too "
+        "long to send ("
+    ), sentence
+    assert sentence.endswith(
+        f"characters in the link; a lead carries at most {LEAD_QUERY_MAX:,}). Fewer numbers go with the page."
+    )
+    ok(at.switch_page(VAR).run())  # a page of the menu: the typed numbers ride along in its address
+    room = cs.store().room(started.code)
+    assert room is not None and room.lead_page == "/variance"
+
+
 def test_a_lead_of_the_longest_link_the_class_takes(store: Store) -> None:
     started = store.start()
     store.lead(started.code, started.teacher_key, "/mean", "x" * LEAD_QUERY_MAX)
     assert store.room(started.code).lead_query == "x" * LEAD_QUERY_MAX  # type: ignore[union-attr]
     with pytest.raises(ClassError, match="too long"):
         store.lead(started.code, started.teacher_key, "/mean", "x" * (LEAD_QUERY_MAX + 1))
+
+
+def test_a_lead_keeps_every_value_it_can_and_leaves_the_longest_out() -> None:
+    typed = _many(900)
+    whole = urllib.parse.urlencode({"src": "Type numbers", "typed": typed, "eps": "1e-3", "std_feature": "2"})
+    assert cs.lead_view(whole) == ("eps=1e-3&std_feature=2", ("src", "typed"))
+    table = urllib.parse.urlencode({"src": "Edit a table", "typed": typed, "eps": "1e-3"})
+    assert cs.lead_view(table) == ("src=Edit+a+table&eps=1e-3", ("typed",))  # the input stays a table
+    short = urllib.parse.urlencode({"src": "Type numbers", "typed": _many(250)})
+    assert cs.lead_view(short) == (short, ())
 
 
 # --- the move from version 3 ----------------------------------------------------------------------
