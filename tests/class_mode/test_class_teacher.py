@@ -110,12 +110,13 @@ def test_a_closed_question_refuses_answers_until_it_is_reopened() -> None:
     assert {"class_open_mean_q", "class_reveal_mean_q"} <= keys and "class_close_mean_q" not in keys
 
     student = _student(started.code, seat)
-    ok(student.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[1]).run())
-    assert "Your teacher has closed this question: answers are not taken now." in _texts(student)
-    assert _store().tallies(started.code) == {}
+    assert student.radio(key="mean_q_guess").disabled  # a click on a closed question: none to make
+    assert _store().tallies(started.code) == {}  # (a stale tab's click is refused: test_class_pages)
 
     ok(teacher.button(key="class_open_mean_q").click().run())
     assert "**Open** · round 1: students can answer" in _captions(teacher)
+    ok(student.run())  # the student's panel sees the question open again
+    assert not student.radio(key="mean_q_guess").disabled
     ok(student.radio(key="mean_q_guess").set_value(MEAN_OPTIONS[2]).run())
     assert _store().tallies(started.code) == {"mean_q": {2: 1}}
 
