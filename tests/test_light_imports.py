@@ -41,7 +41,15 @@ def test_the_check_sees_the_database_layer() -> None:
     assert {"sqlalchemy", "classroom.store"} <= loaded_after(["classroom.store"])
 
 
-def test_the_app_imports_pandas_before_any_figure_is_built() -> None:
+def test_the_first_step_of_every_run_imports_pandas_before_any_figure_is_built() -> None:
     """plotly reads pandas from sys.modules while it builds a trace: a pandas that another session's
-    thread is importing at that moment is half there (``ui/plot.py``)."""
-    assert "pandas" in loaded_after(app_imports())
+    thread is importing at that moment is half there (``ui.plot.prepare_static``, which app.py calls
+    before any page; its modules themselves do not import pandas: tests/test_imports.py)."""
+    code = (
+        "import sys\nfrom ui.plot import prepare_static\nassert 'pandas' not in sys.modules\n"
+        "prepare_static()\nprint('pandas' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-1] == "True"
+    app = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert app.index("prepare_static()") < app.index("nav.run()")

@@ -51,12 +51,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-# pandas before any session builds a figure: Streamlit imports it the first time a chart's component
-# is drawn, and plotly looks for it in sys.modules on every trace it builds, so a figure built in
-# another session's thread meanwhile met a half-imported pandas ("partially initialized module
-# 'pandas' has no attribute 'Series'": an exception box on a fresh server opened by several students
-# at once). An import here is done under the import lock, before any page can run.
-import pandas  # noqa: F401
 import plotly
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -171,6 +165,14 @@ def prepare_static() -> dict[str, str] | None:
     Source: ``node_modules/plotly.js-{cartesian,gl3d}-dist-min`` (npm, ``package-lock.json``), or
     ``plotly/package_data/plotly.min.js`` of the installed ``plotly`` package.
     """
+    # pandas before any page of this process builds a figure (app.py calls this first in every run):
+    # Streamlit imports it the first time a chart's component is drawn, and plotly looks for it in
+    # sys.modules on every trace it builds, so a figure built in another session's thread meanwhile
+    # met a half-imported pandas ("partially initialized module 'pandas' has no attribute 'Series'":
+    # an exception box on a fresh server opened by several students at once). A run that comes here
+    # while another imports it waits on the import lock. (Not at module import: tests/test_imports.py.)
+    import pandas  # noqa: F401
+
     full = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     if not THEMES.exists() or not full.exists():
         return None
