@@ -513,11 +513,7 @@ def open_view(page: str, query: list[tuple[str, str]]) -> NoReturn:
     values: dict[str, list[str]] = {}
     for k, v in query:
         values.setdefault(k, []).append(v)
-    with ctx.session_state.query_params() as qp:
-        qp.clear_with_no_forward_msg(preserve_embed=True)
-        for k, vs in values.items():
-            qp.set_with_no_forward_msg(k, vs[0] if len(vs) == 1 else vs)
-        qp._send_query_param_msg()  # the browser's address, and this run's query string
+    session.replace_address(ctx, values)  # the browser's address, and this run's query string
     time.sleep(2 * MESSAGE_FLUSH_INTERVAL_SECS)  # as st.switch_page: the address leaves before the rerun
     ctx.script_requests.request_rerun(
         RerunData(

@@ -349,3 +349,14 @@ sidebar = _Sidebar()
 def declared_keys() -> dict[str, str]:
     """Every declared entry's key and its concern (families by pattern), for tests and docs."""
     return dict(_DECLARED)
+
+
+def replace_address(ctx: Any, values: dict[str, list[str]]) -> None:
+    """Make the address's query exactly ``values`` and send it to the browser, in the session state of
+    the run ``ctx`` (``ui.class_session.open_view``: a follower opens the teacher's view as a link
+    opens). Private Streamlit names: docs/ARCHITECTURE.md, Workarounds (``open_view``)."""
+    with ctx.session_state.query_params() as qp:
+        qp.clear_with_no_forward_msg(preserve_embed=True)
+        for k, vs in values.items():
+            qp.set_with_no_forward_msg(k, vs[0] if len(vs) == 1 else vs)
+        qp._send_query_param_msg()
