@@ -207,8 +207,9 @@ def test_inspecting_another_layer_reruns_only_the_inspect_section(server: str) -
         loaded, rerun = pool.submit(
             lambda: asyncio.run(_move_keyed(server, "/depth_and_drift", "depth_pick"))
         ).result(timeout=300)
-    # the page as drawn: its three charts and two hidden components (ui/history.py, ui/formulas.py)
-    assert loaded.count("bidi_component") == 5 and loaded.count("metric") == 4, loaded
+    # the page as drawn: its three charts and three hidden components (ui/history.py, ui/formulas.py,
+    # ui/a11y.py)
+    assert loaded.count("bidi_component") == 6 and loaded.count("metric") == 4, loaded
     # the picker, the view and the inspected layer's chart; no formula (markdown), metric or other chart
     assert rerun == ["slider", "radio", "bidi_component"], f"more than the inspect section was sent: {rerun}"
 
