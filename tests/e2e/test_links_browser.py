@@ -284,8 +284,8 @@ def test_a_links_messages_all_go_at_the_first_action_in_any_section(
 def test_answering_the_question_takes_a_links_messages_away(lab: Lab) -> None:
     lab.open(MEAN, "?mean_shift=99")
     expect(_main_alerts(lab)).to_have_count(1)
-    box = lab.page.locator('[data-testid="stVerticalBlock"]').filter(has_text="Predict, then check").last
-    box.locator('label:has(input[type="radio"])').first.click()
+    # the box's radio by its key (a block found by its text may be drawn before its radio is)
+    lab.page.locator('.st-key-mean_q_guess label:has(input[type="radio"])').first.click()
     lab.wait_idle()
     expect(_link_alerts(lab)).to_have_count(0)
     lab.assert_clean()
