@@ -10,16 +10,16 @@
 //
 // static/live/: state.js (what a tab's live elements share), asks.js (when to ask for frames, what an
 // answer means; no DOM), frames.js (which frame to draw; no DOM), address.js (the value in the
-// address; no DOM), readout.js (formula and metrics), chart.js (a chart moved to a frame),
-// slider.js (the slider), bars.js (a vector's bars dragged).
+// address; no DOM), keys.js (PhET's large steps by key), readout.js (formula and metrics), chart.js
+// (a chart moved to a frame), slider.js (the slider), bars.js (a vector's bars dragged).
 
 // Imports carry this module's own ?v=: a tab never runs two versions' files. Every module is asked
 // for here at once, so that all load in one round trip: a module's own imports of the others (the
 // same addresses) then find them loading or loaded, instead of one round trip per level of imports.
 const v = new URL(import.meta.url).search;
 const load = (name) => import(`./live/${name}.js${v}`);
-const [{live}, {buildReadout, loadKatex}, {mountSlider, checkFresh}, {mountBars}] = await Promise.all(
-  ["state", "readout", "slider", "bars", "asks", "frames", "address", "chart"].map(load));
+const [{live}, {buildReadout, loadKatex}, {mountSlider, checkFresh, redrawThumbs}, {mountBars}] =
+  await Promise.all(["state", "readout", "slider", "bars", "asks", "frames", "address", "chart", "keys"].map(load));
 
 export default function (component) {
   const {data, parentElement, setTriggerValue} = component;
@@ -34,6 +34,9 @@ export default function (component) {
       live.served += 1;
       for (const s of live.sliders.values()) checkFresh(s);
     }
+    // The server's drawing, at a value a thumb has left (an earlier key press's run, a drag's asked
+    // frames): the thumb's frame goes over it at once (slider.js).
+    redrawThumbs();
     if (!ready) loadKatex(data.katex).then(() => r.show(r.current));  // the newest by then
     return () => { if (live.readouts.get(r.key) === r) live.readouts.delete(r.key); };
   }

@@ -45,6 +45,16 @@ export function staleAgainst(frame, served) {
   });
 }
 
+// Whether the page's readouts are the page at none of `frames`' values: each readout the page shows
+// must be that readout in one of the frames, not necessarily all in the same one (runs of quick key
+// presses overlap, and the page can show one run's readout beside an earlier run's).
+export function staleAgainstAll(frames, served) {
+  return (frames[0]?.readouts ?? []).some(({key}) => {
+    const shown = served(key);
+    return Boolean(shown) && !frames.some((f) => JSON.stringify(f.readouts.find((r) => r.key === key)) === shown);
+  });
+}
+
 // What tests and benchmarks wait for (the element's data-frames): "ready" (a drag draws every value),
 // "stale" (the frames are the page at old values), "missing" (none sent yet: a large payload waits to
 // be asked for); "asked" is set by the ask itself (asks.js).

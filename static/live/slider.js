@@ -5,9 +5,9 @@
 
 // Imports carry this module's own ?v= (ui/live/__init__.py): a tab never runs two versions' files.
 const v = new URL(import.meta.url).search;
-const [{live, askNow, queued}, asks, {addressWith, indexIn}, {keep, indexOf, frameToDraw, staleAgainst, framesState},
-       {drawChart}] = await Promise.all(["state", "asks", "address", "frames", "chart"].map(
-  (name) => import(`./${name}.js${v}`)));
+const [{live, askNow, queued, markWaiting}, asks, {addressWith, indexIn},
+       {keep, indexOf, frameToDraw, staleAgainst, staleAgainstAll, framesState}, {drawChart}, {takeKey}] =
+  await Promise.all(["state", "asks", "address", "frames", "chart", "keys"].map((name) => import(`./${name}.js${v}`)));
 
 // Back or Forward: the server answers with the entry's values, which no thumb may wait past (a
 // slider waits for the answer to its own last release, and would have kept its thumb there).
@@ -51,6 +51,7 @@ function backOrForward() {
 function sent(s, index) {
   if (asks.markSent(s, index, performance.now(), location.pathname)) s.root.dataset.sent = "true";
   else delete s.root.dataset.sent;
+  markWaiting();
 }
 
 // A slider waiting for the answer to its last release stops waiting once asks.WAIT_MS has passed with
@@ -72,6 +73,7 @@ function giveUpWaiting(s) {
 // since the drag or key press drew its own value's frame there, and a thumb must never stand beside
 // another value's numbers.
 function backToServed(s) {
+  s.catching = false;
   s.input.value = String(s.served);
   s.released = s.served;
   s.movedTo = -1;
@@ -84,21 +86,69 @@ function writeAddress(s, i) {
   if (href !== location.href) history.replaceState(history.state, "", href);
 }
 
-// A slider's frame for its value must be what the page shows: after another control moved (a page
-// control's rerun does not redraw the sidebar's sliders), its frames are the page at the old values.
-// It then draws none, and asks for new ones when the student reaches for it (want(), below).
+// A slider's frame at the value the server drew must be what the page shows: after another control
+// moved (a page control's rerun does not redraw the sidebar's sliders), its frames are the page at the
+// old values. It then draws none, and asks for new ones when the student reaches for it (want(), below).
 export function checkFresh(s) {
-  if (!s.payload?.frames || s.dragging || !s.root.isConnected) return;
+  if (!s.payload?.frames || !s.root.isConnected) return;
   const served = (key) => {
     const shown = live.readouts.get(key);
     return shown?.root.isConnected ? shown.server : undefined;
   };
-  stale(s, staleAgainst(s.payload.frames[s.index()], served));
+  const frames = s.payload.frames;
+  let off = staleAgainst(frames[s.served ?? s.index()], served);
+  if (!off) s.catching = false;  // the page has caught up with the value the server drew
+  else if (holding(s)) {
+    // Runs of quick key presses overlap: a run's readouts can come before its slider, or after the
+    // slider of the next run (an earlier press's numbers, under a later press's thumb). The frames are
+    // still the page's if each readout the page shows is one of theirs.
+    off = staleAgainstAll(frames, served);
+    if (off && s.catching) {  // no: the page changed under them, and the server's drawing is the truth
+      s.catching = false;
+      for (const r of frames[s.index()].readouts) {
+        const readout = live.readouts.get(r.key);
+        if (readout?.server) readout.show(JSON.parse(readout.server));
+      }
+    }
+  }
+  stale(s, off);
 }
 
 export function stale(s, on) {
   s.stale = on;
   if (s.asking === null) s.root.dataset.frames = framesState(s);
+  if (on && s.reaching) s.want?.();  // a slider under the pointer or focused: its new frames
+}
+
+// A drag, a release or key press whose run has not come, or whose run has come but not yet all the
+// readouts it draws (s.catching): the thumb stands where the server has not drawn (all of the page),
+// and every run meanwhile (an answer to an earlier key press, the frames asked for during a drag) draws
+// the server's readouts and charts at another value.
+const holding = (s) => s.dragging || Boolean(s.sent) || Boolean(s.catching);
+
+// The thumb's own frame over what the server drew, while holding and its frames are the page's: at once
+// when frames arrive during a drag, and after each readout or chart an older key press's run redraws, so
+// that no frame shows numbers for another value than the thumb's.
+function showThumb(s) {
+  if (!holding(s) || !s.values || !s.payload?.frames || s.stale || !s.root.isConnected) return;
+  s.movedTo = -1;
+  s.draw(s.index(), true);
+}
+
+// After the server drew a readout or a chart (static/live.js, the charts' afterplot): every thumb that
+// holds draws its frame again, a vector's dragged bar too (bars.js).
+export function redrawThumbs() {
+  for (const s of live.sliders.values()) showThumb(s);
+  for (const b of live.bars.values()) b.showThumb?.();
+}
+
+// Plotly draws a run's figure after the run's readouts, and asynchronously: the thumb's chart is drawn
+// again after it (once per chart element).
+export function watchChart(key) {
+  const plot = document.querySelector(`.st-key-${key} .lab-chart`);
+  if (!plot?.on || plot.labThumbWatched) return;
+  plot.labThumbWatched = true;
+  plot.on("plotly_afterplot", redrawThumbs);
 }
 
 function buildSlider(root) {
@@ -133,13 +183,17 @@ function buildSlider(root) {
     const f = frameToDraw(s, i, moving);
     if (!f) return;
     for (const r of f.readouts) live.readouts.get(r.key)?.show(r);
-    for (const chart of f.charts) drawChart(chart, s.payload.decoded);
+    for (const chart of f.charts) {
+      drawChart(chart, s.payload.decoded);
+      watchChart(chart.key);
+    }
   };
   const frame = () => {
     s.pending = null;
     s.draw(s.index(), true);
   };
   input.addEventListener("input", () => { s.pending ??= requestAnimationFrame(frame); });
+  input.addEventListener("keydown", (e) => { if (s.values) takeKey(e, input, s.values.length); });
   const dragging = (on) => {
     s.dragging = on;
     document.documentElement.classList.toggle("lab-live-dragging", on);  // live.css dims ui.live.at_rest
@@ -218,8 +272,12 @@ export function mountSlider(root, data, setTriggerValue) {
   root.dataset.frames = s.asking === null ? framesState(s) : "asked";
   // A run that answers an earlier key press must not pull the thumb back from where the student has
   // moved it since: the thumb follows the server again once it answers the value sent last.
+  const held = Boolean(s.sent);
   const turn = asks.servedAt(s, data.index, performance.now(), location.pathname);
-  if (turn === "follow") sent(s, null);
+  if (turn === "follow") {
+    s.catching = held;  // until the page shows the server's drawing of this value (checkFresh)
+    sent(s, null);
+  }
   else {
     if (turn === "resend") s.send("value", s.values[s.sent.index]);
     giveUpWaiting(s);
@@ -237,4 +295,5 @@ export function mountSlider(root, data, setTriggerValue) {
   // a release that changed no readout redraws none to check the others against: this run is the check
   for (const other of live.sliders.values()) if (other !== s) checkFresh(other);
   if (s.reaching && (!s.payload || s.stale)) s.want();  // still under the pointer or focused
+  showThumb(s);
 }

@@ -5,10 +5,11 @@
 const v = new URL(import.meta.url).search;
 const {mayAsk} = await import(`./asks.js${v}`);
 
-// served: how many times a readout has shown new numbers from the server (a page's rerun)
+// served: how many times a readout has shown new numbers from the server (a page's rerun); bars: each
+// chart's dragged bars (bars.js), by chart key
 export const live = (globalThis.labLive ??= (() => {
-  const state = {payloads: new Map(), readouts: new Map(), sliders: new Map(), leaving: 0, unsent: false,
-                 served: 0};
+  const state = {payloads: new Map(), readouts: new Map(), sliders: new Map(), bars: new Map(), leaving: 0,
+                 unsent: false, served: 0};
   // A click on a link (a page of the app) starts a page switch: an ask sent in the next moments would
   // carry this page and could reach the server after the switch, which then drew this page again
   // under the new address. Asks wait (askNow), and a control the new page no longer has sends none.
@@ -34,6 +35,15 @@ export function askNow(app) {
   for (const s of live.sliders.values()) if (s.sent && s.root.isConnected) releasing = true;
   return mayAsk({running: app?.dataset.testScriptState === "running", leaving: live.leaving,
                  now: performance.now(), releasing, barsSent: live.barsSent});
+}
+
+// Whether the student's numbers wait for the server: a release or a key's value sent and not yet drawn
+// (a slider's data-sent, a bar's release). Meanwhile what no frame holds (ui.live.at_rest) is still the
+// value before, and is dimmed as during a drag (live.css).
+export function markWaiting() {
+  let waiting = Boolean(live.barsSent);
+  for (const s of live.sliders.values()) if (s.root.isConnected && s.root.dataset.sent) waiting = true;
+  document.documentElement.classList.toggle("lab-live-waiting", waiting);
 }
 
 // Streamlit sends a component's value on a timer (setTimeout 0), with the page the browser is on when

@@ -189,6 +189,36 @@ def recorder_js(seen_js: str) -> str:
 """
 
 
+def painted_recorder_js(seen_js: str) -> str:
+    """As :func:`recorder_js`, but each frame is taken once every animation frame callback of the page
+    has run (a ``ResizeObserver``'s callback comes after them and after layout, before paint; the
+    recorder resizes a box of its own each frame): what the frame paints, whichever callback moved the
+    thumb or drew the numbers. A recorder's own ``requestAnimationFrame`` callback can run before a
+    slider's in the same frame, and sees a thumb the slider has not drawn yet."""
+    return f"""
+(arg) => {{
+  const seen = {seen_js};
+  window.__frames = [];
+  window.__stop = false;
+  const box = document.createElement("div");
+  box.style.cssText = "position: fixed; left: 0; top: 0; width: 1px; height: 1px; visibility: hidden";
+  document.body.append(box);
+  const painted = new ResizeObserver(() => {{
+    if (window.__stop) return;
+    try {{ window.__frames.push(seen(arg)); }} catch (e) {{ window.__frames.push({{error: String(e)}}); }}
+  }});
+  painted.observe(box);
+  let n = 0;
+  const tick = () => {{
+    if (window.__stop) {{ painted.disconnect(); box.remove(); return; }}
+    box.style.width = `${{1 + (++n % 2)}}px`;
+    requestAnimationFrame(tick);
+  }};
+  requestAnimationFrame(tick);
+}}
+"""
+
+
 def thumb_track(thumb: Locator) -> tuple[float, float, float]:
     """``(left, right, y)``: where a range input's thumb centre is at either end of its track, and the
     height to drag it at (the thumb is 14 px wide)."""

@@ -2,7 +2,8 @@
 import {test} from "node:test";
 import assert from "node:assert/strict";
 
-import {KEPT_PAYLOADS, decode, frameToDraw, framesState, indexOf, keep, staleAgainst} from "../../static/live/frames.js";
+import {KEPT_PAYLOADS, decode, frameToDraw, framesState, indexOf, keep, staleAgainst, staleAgainstAll}
+  from "../../static/live/frames.js";
 
 const b64 = (numbers) => Buffer.from(new Float64Array(numbers).buffer).toString("base64");
 const readout = (key, tex) => ({key, tex, metrics: []});
@@ -55,6 +56,17 @@ test("frames are stale when a readout the page shows differs from the frame's", 
   assert.equal(staleAgainst(frame, page("\\mu = 1")), false);
   assert.equal(staleAgainst(frame, page("\\mu = 2")), true);
   assert.equal(staleAgainst(frame, () => undefined), false);  // the readout is not on the page
+});
+
+test("while keys overlap their runs, each readout the page shows may be any frame's", () => {
+  const frames = [0, 1, 2].map((v) => ({readouts: [readout("mean", `\\mu = ${v}`), readout("var", `\\sigma^2 = ${v}`)],
+                                     charts: []}));
+  const page = (mu, sigma) => (key) => JSON.stringify(key === "mean" ? readout("mean", `\\mu = ${mu}`)
+    : readout("var", `\\sigma^2 = ${sigma}`));
+  assert.equal(staleAgainstAll(frames, page(1, 1)), false);
+  assert.equal(staleAgainstAll(frames, page(2, 0)), false);  // one run's μ beside an earlier run's σ²
+  assert.equal(staleAgainstAll(frames, page(1, 7)), true);  // σ² of none of the values: the page moved on
+  assert.equal(staleAgainstAll(frames, () => undefined), false);
 });
 
 test("what the element says of its frames", () => {
