@@ -92,8 +92,8 @@ def leaves(at: AppTest, ignore: tuple[str, ...] = NEW_EVERY_RUN) -> Leaves:
                 data = json.loads(proto.bytes)
                 if data.get("payload") is not None:
                     data["payload"] = {"id": data["payload"]["id"]}
-                elif "payload" in data:
-                    data["payload"] = {"base": data["base"]}
+                elif "payloads" in data:
+                    data["payloads"] = {"base": data["base"]}
                 proto.bytes = json.dumps(data, sort_keys=True).encode()
             out[path] = (type(node).__name__, proto.SerializeToString())
 

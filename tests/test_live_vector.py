@@ -72,10 +72,10 @@ def bars_of(at: AppTest) -> dict[str, Any]:
 def asked(at: AppTest, i: int) -> dict[str, Any]:
     """The frames of feature ``i`` (0-based), as the browser gets them when the student reaches for it."""
     data = bars_of(at)
-    at.session_state["_live_bars_asked"] = {f"{data['chart']}_bars": i}
+    at.session_state["_live_bars_asked"] = {f"{data['chart']}_bars": [i]}
     ok(at.run())
-    payload = bars_of(at)["payload"]
-    assert payload is not None and payload["feature"] == i
+    (payload,) = bars_of(at)["payloads"]
+    assert payload["feature"] == i
     return payload
 
 

@@ -178,12 +178,9 @@ class _Live:
     sent: Entry[dict[str, str]] = Entry("_live_sent", dict, concern)  # payload id each slider's browser has
     asked: Entry[set[str]] = Entry("_live_asked", set, concern)  # sliders whose browser asked for frames
     sidebar_drawn: Entry[tuple[str, ...]] = Entry("_live_sidebar_drawn", tuple, concern)
-    bars_asked: Entry[dict[str, int]] = Entry("_live_bars_asked", dict, concern)  # {component: feature}
+    # {component: features}: the bars whose frames the browser asked for
+    bars_asked: Entry[dict[str, list[int]]] = Entry("_live_bars_asked", dict, concern)
     bars_set: Entry[bool] = Entry("_live_bars_set", _false, concern)  # a release set a new vector
-    # {(key, base, i): payload}, the last few frames the bars sent
-    bars_frames: Entry[dict[tuple[str, str, int], dict[str, object]]] = Entry(
-        "_live_bars_frames", dict, concern
-    )
 
 
 # --- class mode -----------------------------------------------------------------------------------

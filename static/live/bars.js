@@ -3,14 +3,19 @@
 
 // Imports carry this module's own ?v= (ui/live/__init__.py): a tab never runs two versions' files.
 const v = new URL(import.meta.url).search;
-const [{live, askNow, queued}, {keep}, {drawChart}, {stale}] = await Promise.all(
-  ["state", "frames", "chart", "slider"].map((name) => import(`./${name}.js${v}`)));
+const [{live, askNow, queued, markWaiting}, {keep}, {drawChart}, {stale, watchChart}, {takeKey}] =
+  await Promise.all(["state", "frames", "chart", "slider", "keys"].map((name) => import(`./${name}.js${v}`)));
 
 // Over each bar of a feature chart (bars at x = 1 … d) a native vertical range input spans the column,
 // its ends at the grid's ends on the y axis: a press puts the value under the pointer, a drag follows
 // it, Tab and the arrow keys work as on any slider. A feature's frames come when the student reaches
-// for its bar (as a live slider's do) and say what the whole page shows at each grid value.
+// for its bar (as a live slider's do; on a touch device, every bar in view: a finger lands without
+// hovering first) and say what the whole page shows at each grid value.
 const BAR_THUMB = 6;  // px: the grab handle's height (live.css); the input's ends reach past the axis by half
+const TOUCH_TARGET = 24;  // px: a bar's column is at least this wide where the chart leaves room (WCAG 2.5.8)
+// A touch device asks for the frames of every bar in view, in one ask, up to this many (a bar's frames
+// are 60–110 kB): a longer vector's bars are asked for one by one, when touched.
+const ASK_IN_VIEW = 16;
 
 function placeBars(b) {
   const holder = document.querySelector(`.st-key-${b.data.chart}`);
@@ -38,20 +43,24 @@ function placeBars(b) {
   const top = from.top - to.top + ya._offset + ya.c2p(hi) - BAR_THUMB / 2;
   const height = ya.c2p(lo) - ya.c2p(hi) + BAR_THUMB;
   const slot = d > 1 ? Math.abs(xa.c2p(2) - xa.c2p(1)) : xa._length / 2;
-  const width = Math.max(Math.min(slot * 0.9, 80), 6);
+  const width = Math.max(Math.min(slot * 0.9, 80), Math.min(slot, TOUCH_TARGET), 6);
   b.inputs.forEach((input, i) => {
     input.max = String(b.data.count - 1);
-    if (b.dragging !== i) input.value = String(b.data.at[i]);
-    input.setAttribute("aria-valuetext", b.data.texts[i]);
+    if (b.dragging !== i) {  // a dragged bar says its own value (frame(), below)
+      input.value = String(b.data.at[i]);
+      input.setAttribute("aria-valuetext", b.data.texts[i]);
+    }
     input.style.left = `${from.left - to.left + xa._offset + xa.c2p(i + 1) - width / 2}px`;
     input.style.top = `${top}px`;
     input.style.width = `${width}px`;
     input.style.setProperty("--lab-bar-width", `${width}px`);
     input.style.height = `${height}px`;
-    input.dataset.frames = b.have.has(i) ? "ready" : b.asking === i ? "asked" : "missing";
+    input.dataset.frames = framesOf(b, i);
   });
   return true;
 }
+
+const framesOf = (b, i) => b.have.has(i) ? "ready" : b.asking.has(i) ? "asked" : "missing";
 
 function barInput(b, i) {
   const input = document.createElement("input");
@@ -67,11 +76,10 @@ function barInput(b, i) {
   const reach = (on, now) => {
     clearTimeout(dwell);
     if (on) {
-      if (now) b.want(i);
-      else dwell = setTimeout(() => b.want(i), 120);  // a pointer passing over the chart asks nothing
-    } else if (b.asking === i && !b.askSent && b.dragging !== i) {
-      b.asking = null;
-      input.dataset.frames = "missing";
+      if (now) b.reach(i, true);
+      else dwell = setTimeout(() => b.reach(i, true), 120);  // a pointer passing over the chart asks nothing
+    } else if (b.dragging !== i && document.activeElement !== input) {
+      b.reach(i, false);
     }
   };
   input.addEventListener("pointerenter", () => reach(true, false));
@@ -84,6 +92,17 @@ function barInput(b, i) {
     document.documentElement.classList.add("lab-live-dragging");
     reach(true, true);
   });
+  input.addEventListener("keydown", (e) => takeKey(e, input, b.data.count));
+  input.labInView = (on) => {
+    if (!input.isConnected || b.inputs[i] !== input) {  // an input placeBars has replaced
+      live.inView.unobserve(input);
+      return;
+    }
+    if (on) b.inView.add(i);
+    else b.inView.delete(i);
+    if (on && live.touch) b.ask();
+  };
+  live.inView.observe(input);
   let pending = null;
   const frame = () => {
     pending = null;
@@ -96,18 +115,24 @@ function barInput(b, i) {
     t.style.top = `${parseFloat(input.style.top) + (1 - k / (b.data.count - 1)) * (parseFloat(input.style.height) - BAR_THUMB)}px`;
     if (!payload || k === b.movedTo) return;
     b.movedTo = k;
+    input.setAttribute("aria-valuetext", payload.labels[k]);
     const f = payload.frames[k];
     for (const r of f.readouts) live.readouts.get(r.key)?.show(r);
-    for (const chart of f.charts) drawChart(chart, payload.decoded);
+    for (const chart of f.charts) {
+      drawChart(chart, payload.decoded);
+      watchChart(chart.key);
+    }
   };
+  input.labFrame = frame;
   input.addEventListener("input", () => { pending ??= requestAnimationFrame(frame); });
   input.addEventListener("change", () => {
     if (pending !== null) { cancelAnimationFrame(pending); frame(); }
     b.dragging = -1;
     document.documentElement.classList.remove("lab-live-dragging");
     tip().hidden = true;
-    for (const s of live.sliders.values()) stale(s, true);  // their frames are of the old vector
     live.barsSent = true;  // until the app's run answers (mountBars)
+    markWaiting();
+    for (const s of live.sliders.values()) stale(s, true);  // their frames are of the old vector
     const k = Number(input.value);
     b.send?.("set", {base: b.data.base, i, k, v: b.have.get(i)?.values[k] ?? null});
   });
@@ -134,34 +159,77 @@ function widenAxes(ranges, own) {  // not the bars' own chart: its axis holds th
   }
 }
 
+// b.have: each feature's frames (by feature index); b.asking: the features asked for, not yet answered;
+// b.askSent: that ask has left; b.reached: the features the student reaches for (pointer, focus, a
+// press); b.inView: the bars in view.
 export function mountBars(root, data, setTriggerValue) {
-  const b = (root.labBars ??= {root, layer: null, inputs: [], have: new Map(), asking: null,
-                                askSent: false, dragging: -1, movedTo: -1});
-  if (b.data?.base !== data.base) { b.have.clear(); b.asking = null; }
+  const b = (root.labBars ??= {root, layer: null, inputs: [], have: new Map(), asking: new Set(), askSent: false,
+                                waiting: false, reached: new Set(), inView: new Set(), dragging: -1, movedTo: -1});
+  if (b.data?.base !== data.base) { b.have.clear(); b.asking.clear(); b.askSent = false; }
   live.barsSent = false;
+  markWaiting();
   b.data = data;
   b.send = queued(setTriggerValue);
-  const p = data.payload;
-  if (p && p.base === data.base) {
+  live.bars.set(data.chart, b);
+  for (const p of data.payloads ?? []) {
+    if (p.base !== data.base) continue;
     b.have.set(p.feature, keep(live.payloads, p));
-    if (b.asking === p.feature) b.asking = null;
     widenAxes(p.ranges, data.chart);
   }
-  if (b.askSent && b.asking !== null) b.asking = null;  // answered (or the run went another way)
-  b.askSent = false;
-  // The same rule as a live slider's (want, above): asked only while the student reaches for a bar.
-  b.want = (i) => {
-    if (b.have.has(i) || b.asking !== null) return;
-    b.asking = i;
-    if (b.inputs[i]) b.inputs[i].dataset.frames = "asked";
+  if (b.askSent) {  // answered (or the run went another way: what is still missing is asked again)
+    b.askSent = false;
+    b.asking.clear();
+  }
+  // The same rule as a live slider's (slider.js, want): frames are asked for only while the student
+  // reaches for a bar, or on a touch device while it is in view; one ask at a time, for every feature
+  // wanted then, when askNow allows.
+  b.wanted = () => {
+    const want = new Set(b.reached);
+    if (live.touch && b.inView.size <= ASK_IN_VIEW) for (const i of b.inView) want.add(i);
+    return [...want].filter((i) => i < b.data.at.length && !b.have.has(i)).sort((x, y) => x - y);
+  };
+  b.reach = (i, on) => {
+    if (on) b.reached.add(i);
+    else b.reached.delete(i);
+    if (on) b.ask();
+    else if (!b.askSent && b.asking.delete(i) && b.inputs[i]) b.inputs[i].dataset.frames = framesOf(b, i);
+  };
+  b.ask = () => {
+    if (b.askSent || b.waiting) return;
+    const first = b.wanted();
+    if (!first.length) return;
+    b.waiting = true;
+    for (const i of first) {
+      b.asking.add(i);
+      if (b.inputs[i]) b.inputs[i].dataset.frames = "asked";
+    }
     const base = b.data.base;
     const app = document.querySelector('[data-testid="stApp"]');
     const when = () => {
-      if (b.asking !== i || b.data.base !== base || !root.isConnected) return;
-      if (!askNow(app)) requestAnimationFrame(when);
-      else { b.askSent = true; b.send("feature", {base, i}); }
+      if (!root.isConnected) { b.waiting = false; return; }
+      if (b.data.base !== base) {  // a run drew another vector meanwhile: its bars are asked for
+        b.waiting = false;
+        b.ask();
+        return;
+      }
+      if (!askNow(app)) { requestAnimationFrame(when); return; }
+      b.waiting = false;
+      const features = b.wanted();  // the student may have left a bar, or reached another, meanwhile
+      b.asking = new Set(features);
+      for (const [i, input] of b.inputs.entries()) input.dataset.frames = framesOf(b, i);
+      if (!features.length) return;
+      b.askSent = true;
+      b.send("feature", {base, i: features});
     };
     requestAnimationFrame(when);
+  };
+  // A frame that arrives during a drag is drawn at once, at the thumb's value (and says it): the drag's
+  // next move may be far off, or never come. After a run's own drawing, too (slider.js, redrawThumbs).
+  b.showThumb = () => {
+    const i = b.dragging;
+    if (i < 0 || !b.have.has(i) || !root.isConnected) return;
+    b.movedTo = -1;
+    b.inputs[i]?.labFrame?.();
   };
   let tries = 0;
   const place = () => {
@@ -171,13 +239,19 @@ export function mountBars(root, data, setTriggerValue) {
     }
     // A new input under a pointer that stays on its bar (or a focus that stays) fires no new enter
     // event: that bar is reached for still, so its frames are asked for now.
-    const i = b.inputs.findIndex((el) => el.matches(":hover") || el === document.activeElement);
-    if (i >= 0) b.want(i);
+    b.reached = new Set(b.inputs.flatMap((el, i) => el.matches(":hover") || el === document.activeElement
+      || i === b.dragging ? [i] : []));
+    b.ask();
+    b.showThumb();
   };
   place();
   if (!b.resizeWatched) {
     b.resizeWatched = true;
     addEventListener("resize", () => { if (root.isConnected) placeBars(b); });
+  }
+  if (!live.touch && !b.touchWatched) {  // a first touch on a device whose primary pointer is fine
+    b.touchWatched = true;
+    live.onTouch.add(() => { if (root.isConnected) b.ask(); });
   }
   return () => { if (!root.isConnected) b.layer?.remove(); };
 }

@@ -117,7 +117,7 @@ export function checkFresh(s) {
 export function stale(s, on) {
   s.stale = on;
   if (s.asking === null) s.root.dataset.frames = framesState(s);
-  if (on && s.reaching) s.want?.();  // a slider under the pointer or focused: its new frames
+  if (on && s.reaching) s.want?.();  // under the pointer, focused, or in view on a touch device
 }
 
 // A drag, a release or key press whose run has not come, or whose run has come but not yet all the
@@ -199,9 +199,10 @@ function buildSlider(root) {
     document.documentElement.classList.toggle("lab-live-dragging", on);  // live.css dims ui.live.at_rest
   };
   // Frames are asked for only while the student reaches for this slider (pointer over it, focus, a
-  // press), never on a timer or after a run: a message the browser sends by itself can arrive after a
-  // click elsewhere (a page link, a button) and take that click's place in the server's queue.
-  // When an ask may leave, and how often: asks.js.
+  // press; on a touch device, while it is in view: a finger has no hover, and lands at once), never on
+  // a timer: a message the browser sends by itself can arrive after a click elsewhere (a page link, a
+  // button) and take that click's place in the server's queue. When an ask may leave, and how often:
+  // asks.js.
   s.want = () => {
     if (!asks.shouldAsk(s, live.served)) return;
     const id = (s.asking = s.id);
@@ -216,16 +217,24 @@ function buildSlider(root) {
     };
     requestAnimationFrame(when);
   };
-  const reach = (on) => {
-    s.reaching = on || s.dragging || document.activeElement === input;
+  let over = false, inView = false;
+  const reach = () => {
+    s.reaching = over || s.dragging || document.activeElement === input || (live.touch && inView);
     if (s.reaching) s.want();
     else if (asks.withdraw(s)) root.dataset.frames = framesState(s);  // it left before the ask was sent
   };
-  root.addEventListener("pointerenter", () => reach(true));
-  root.addEventListener("pointerleave", () => reach(false));
-  input.addEventListener("focus", () => reach(true));
-  input.addEventListener("blur", () => reach(false));
-  input.addEventListener("pointerdown", () => { dragging(true); reach(true); });
+  root.addEventListener("pointerenter", () => { over = true; reach(); });
+  root.addEventListener("pointerleave", () => { over = false; reach(); });
+  input.addEventListener("focus", reach);
+  input.addEventListener("blur", reach);
+  input.addEventListener("pointerdown", () => { dragging(true); reach(); });
+  root.labInView = (on) => {
+    if (!root.isConnected) live.inView.unobserve(root);  // a page left behind
+    inView = on;
+    reach();
+  };
+  live.inView.observe(root);
+  if (!live.touch) live.onTouch.add(() => { if (root.isConnected) reach(); });
   const release = () => {
     dragging(false);
     if (!s.values) return;
@@ -294,6 +303,6 @@ export function mountSlider(root, data, setTriggerValue) {
   checkFresh(s);
   // a release that changed no readout redraws none to check the others against: this run is the check
   for (const other of live.sliders.values()) if (other !== s) checkFresh(other);
-  if (s.reaching && (!s.payload || s.stale)) s.want();  // still under the pointer or focused
+  if (s.reaching && (!s.payload || s.stale)) s.want();  // still under the pointer, focused or in view
   showThumb(s);
 }

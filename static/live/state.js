@@ -10,6 +10,20 @@ const {mayAsk} = await import(`./asks.js${v}`);
 export const live = (globalThis.labLive ??= (() => {
   const state = {payloads: new Map(), readouts: new Map(), sliders: new Map(), bars: new Map(), leaving: 0,
                  unsent: false, served: 0};
+  // A finger has no hover: on a touch device a live control's frames are asked for while it is in view
+  // (inView: slider.js, bars.js), so that they are there when a finger lands. A touch device: its
+  // primary pointer is coarse, or a finger has touched the page.
+  state.touch = matchMedia("(pointer: coarse)").matches;
+  state.onTouch = new Set();  // what asks for the frames of the controls in view, once touch is known
+  addEventListener("touchstart", () => {
+    if (state.touch) return;
+    state.touch = true;
+    for (const f of state.onTouch) f();
+    state.onTouch.clear();
+  }, {capture: true, passive: true});
+  state.inView = new IntersectionObserver((entries) => {
+    for (const e of entries) e.target.labInView?.(e.isIntersecting);
+  });
   // A click on a link (a page of the app) starts a page switch: an ask sent in the next moments would
   // carry this page and could reach the server after the switch, which then drew this page again
   // under the new address. Asks wait (askNow), and a control the new page no longer has sends none.

@@ -4,9 +4,11 @@ Each bar of a page's input chart gets a native vertical ``<input type="range">``
 column (``live.js``, mode ``"bars"``): Tab reaches it, the arrow keys move it, a press or a drag puts
 the bar's top where the pointer is. Its values are a grid of round numbers spanning the chart's y
 axis (:class:`Grid`). The frames of one feature (the page's view of the input with that feature at
-every grid value) are made when the student reaches for its bar (pointer over it, focus, press) and
-sent once; the page's view is the function it draws itself with, so the last frame of a drag and
-the page after release are equal by construction.
+every grid value) are made when the browser asks for them: when the student reaches for its bar
+(pointer over it, focus, press), or on a touch device, for every bar in view in one ask. Each is sent
+once, and kept for every session of the process (:func:`_frames_of`); the page's view is the function
+it draws itself with, so the last frame of a drag and the page after release are equal by
+construction.
 
 On release the new vector becomes the lab's input as typed numbers (``ui.inputs.use_typed``), the one
 kind of vector a link carries, and the whole app reruns: the sidebar shows the typed numbers.
@@ -22,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import layernorm as ln
 from ui import charts, live, session
@@ -102,6 +105,31 @@ def feature_frames(
     return live.payload(values, lambda v: view(lab_typed(lab, xs[v])), labels)
 
 
+@live.frames_cache(max_entries=64)
+def _frames_of(
+    page: str,
+    key: str,
+    base: str,
+    i: int,
+    _lab: LabInput,
+    _view: Callable[[LabInput], Frame],
+    _grid: Grid,
+    _offset: float,
+) -> dict[str, object]:
+    """Feature ``i``'s frames, made once per process for the page's script, chart and ``base`` (which
+    names the view's token, the input, the grid and the offset): a class on one vector asks for the
+    same bars, and a touch device asks for every bar in view."""
+    return feature_frames(_lab, _view, _grid, i, _offset)
+
+
+def _features(asked: object, d: int) -> list[int]:
+    """The features an ask names (an index, or a list of them), those the vector has, at most
+    :data:`LIMIT`."""
+    wanted = asked if isinstance(asked, list) else [asked]
+    found = [i for i in wanted if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < d]
+    return list(dict.fromkeys(found))[:LIMIT]
+
+
 def bars(
     lab: LabInput,
     view: Callable[[LabInput], Frame],
@@ -134,21 +162,18 @@ def bars(
     if caption:
         st.caption(caption)
     base = hashlib.sha1(repr((key, token, lab.fingerprint(), grid, offset)).encode()).hexdigest()
-    asked = session.live.bars_asked.kept()  # {component key: feature index} the browser asked frames for
-    i = asked.pop(key, None)
-    body: dict[str, object] | None = None
-    if i is not None and 0 <= i < lab.d:
-        cache = session.live.bars_frames.kept()
-        if (key, base, i) not in cache:
-            cache[(key, base, i)] = feature_frames(lab, view, grid, i, offset)
-            while len(cache) > 8:
-                del cache[next(iter(cache))]
-        body = cache[(key, base, i)] | {"feature": i, "base": base}
+    asked = session.live.bars_asked.kept()  # {component key: features} the browser asked frames for
+    ctx = get_script_run_ctx()
+    page = ctx.page_script_hash if ctx else ""
+    bodies = [
+        _frames_of(page, key, base, i, lab, view, grid, offset) | {"feature": i, "base": base}
+        for i in _features(asked.pop(key, []), lab.d)
+    ]
 
     def ask() -> None:
         want = (session.widgets.get(key) or {}).get("feature") or {}
-        if want.get("base") == base and isinstance(want.get("i"), int):
-            asked[key] = int(want["i"])
+        if want.get("base") == base:
+            asked[key] = _features(want.get("i"), lab.d)
         session.live.not_the_user.set(True)  # the browser asked, not the student: a link's notes stay
 
     def released() -> None:
@@ -182,7 +207,7 @@ def bars(
                 "at": at,
                 "texts": texts,
                 "katex": live._katex_url(),
-                "payload": body,
+                "payloads": bodies,
             },
             key=key,
             on_feature_change=ask,
