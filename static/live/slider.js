@@ -103,11 +103,11 @@ export function checkFresh(s) {
     // slider of the next run (an earlier press's numbers, under a later press's thumb). The frames are
     // still the page's if each readout the page shows is one of theirs.
     off = staleAgainstAll(frames, served);
-    if (off && s.catching) {  // no: the page changed under them, and the server's drawing is the truth
+    if (off) {  // no: the page changed under them, and the server's drawing is the truth
       s.catching = false;
       for (const r of frames[s.index()].readouts) {
         const readout = live.readouts.get(r.key);
-        if (readout?.server) readout.show(JSON.parse(readout.server));
+        if (readout?.server && readout.shown !== readout.server) readout.show(JSON.parse(readout.server));
       }
     }
   }
