@@ -114,12 +114,12 @@ def _frames_of(
     _lab: LabInput,
     _view: Callable[[LabInput], Frame],
     _grid: Grid,
-    _offset: float,
+    _shift: float,  # not "_offset": that name is plotly.js's private one the Workarounds table lists
 ) -> dict[str, object]:
     """Feature ``i``'s frames, made once per process for the page's script, chart and ``base`` (which
     names the view's token, the input, the grid and the offset): a class on one vector asks for the
     same bars, and a touch device asks for every bar in view."""
-    return feature_frames(_lab, _view, _grid, i, _offset)
+    return feature_frames(_lab, _view, _grid, i, _shift)
 
 
 def _features(asked: object, d: int) -> list[int]:
