@@ -47,6 +47,8 @@ def _start_class(chromium: Browser, server: str) -> tuple[Page, Locator]:
     teacher.get_by_role("button", name="Start a class (teacher)").click()
     panel = teacher.locator(PANEL)
     expect(panel).to_contain_text("you lead it")
+    # the key's cookie is written by a component after the run: a tab opened before it is not the teacher's
+    teacher.wait_for_function("document.cookie.includes('lab_teacher=')")
     return teacher, panel
 
 

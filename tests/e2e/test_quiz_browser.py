@@ -111,6 +111,7 @@ def test_a_teacher_runs_the_quiz_question_by_question_for_a_student_on_a_phone(
     teacher.locator(IDLE).wait_for()
     teacher.get_by_role("button", name="Start a class (teacher)").click()
     expect(teacher.locator(PANEL)).to_contain_text("you lead it")
+    teacher.wait_for_function("document.cookie.includes('lab_teacher=')")  # its next load is the teacher's
     found = re.search(r"Class ([A-Z2-9]{6})", teacher.locator(PANEL).inner_text())
     assert found
     code = found.group(1)
