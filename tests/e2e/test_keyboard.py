@@ -1,5 +1,6 @@
-"""The quiz and the class panel by keyboard alone: Tab reaches every control, the focused one is
-visibly marked, Space and Enter act (WCAG 2.1.1, 2.4.7). The live sliders' keys are
+"""The quiz, the class panel and the five step pages by keyboard alone: Tab reaches every control, the
+focused one is visibly marked, Space and Enter act (WCAG 2.1.1, 2.4.7), each live slider and bar moves
+by its arrow key and what its readouts then show is announced. The live sliders' other keys are
 ``tests/e2e/test_live_*.py``'s."""
 
 from __future__ import annotations
@@ -7,7 +8,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from e2e.support import Lab, page_by_url
+from e2e.support import AppPage, Lab, page_by_url
+from e2e.test_live_drag import ANNOUNCED_JS
 
 pytestmark = pytest.mark.browser
 
@@ -85,3 +87,83 @@ def test_home_joins_and_starts_a_class_by_keyboard(lab: Lab) -> None:
         # The teacher's key is now this browser's cookie, and a browser with one is in its class on
         # every page: the tests that use this browser next must not be the class's teacher.
         lab.page.context.clear_cookies()
+
+
+STEP_PAGES = [page_by_url(u) for u in ("/mean", "/variance", "/standardize", "/scale_shift", "/full_formula")]
+
+# The focused element if it is a live control (a live slider's thumb or a bar of a vector), named:
+# a slider by its label, a bar by its chart's place among the page's charts and its feature.
+LIVE_FOCUS_JS = """() => {
+  const e = document.activeElement;
+  if (!e || e.tagName !== "INPUT" || e.type !== "range") return null;
+  if (e.classList.contains("lab-bar-input")) {
+    const charts = [...document.querySelectorAll(".lab-bar-input[data-feature='1']")];
+    const first = e.parentElement.querySelector(".lab-bar-input[data-feature='1']");
+    return {kind: "bar", name: `chart ${charts.indexOf(first)} feature ${e.dataset.feature}`,
+            value: e.getAttribute("aria-valuetext") ?? e.value};
+  }
+  const root = e.closest('[data-testid="labLive"]');
+  if (!root) return null;
+  return {kind: "slider", name: root.querySelector("label")?.textContent ?? "?",
+          value: e.getAttribute("aria-valuetext") ?? e.value};
+}"""
+
+# What each readout on the page would say now (static/live/readout.js, spoken)
+READOUTS_SAY_JS = """() => [...document.querySelectorAll('[data-testid="labLiveMetrics"]')].map((box) =>
+  [...box.querySelectorAll('[data-testid="stMetric"]')].map((m) =>
+    m.querySelector('[data-testid="stMetricLabel"]').textContent + " " +
+    m.querySelector('[data-testid="stMetricValue"]').textContent).join(", ")).filter((t) => t)"""
+
+
+# Every live control a student can reach on the page, named as LIVE_FOCUS_JS names them
+LIVE_CONTROLS_JS = """() => {
+  const seen = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
+  const sliders = [...document.querySelectorAll('[data-testid="labLive"]')]
+    .filter((root) => [...root.querySelectorAll('input[type="range"]')].some(seen))
+    .map((root) => root.querySelector("label")?.textContent ?? "?");
+  const bars = [...document.querySelectorAll(".lab-bar-input[data-feature='1']")].filter(seen)
+    .map((_, n) => `chart ${n} feature 1`);
+  return [...sliders, ...bars];
+}"""
+
+
+@pytest.mark.parametrize("app_page", STEP_PAGES, ids=[p.url for p in STEP_PAGES])
+def test_the_step_pages_live_controls_move_by_keyboard_and_are_announced(lab: Lab, app_page: AppPage) -> None:
+    """Tab through the page; each live slider met, and the first bar of each vector, moves one step by
+    the arrow key: its value text moves, focus stays on it, and when the readouts' numbers change they
+    are announced in the polite status region as the readouts then show them."""
+    lab.open(app_page)
+    lab.page.evaluate(ANNOUNCED_JS)
+    expected = set(lab.page.evaluate(LIVE_CONTROLS_JS))
+    assert len(expected) >= 4, expected  # the sidebar's ε, γ, β and the page's own
+    focused = lab.page.locator("input:focus")
+    moved: dict[str, str | None] = {}
+    for _ in range(TABS_AT_MOST * 2):
+        if set(moved) >= expected:
+            break
+        lab.page.keyboard.press("Tab")
+        got = lab.page.evaluate(LIVE_FOCUS_JS)
+        if got is None or got["name"] in moved or got["name"] not in expected:
+            continue
+        before = lab.page.evaluate(READOUTS_SAY_JS)
+        said_before = len(lab.page.evaluate("() => window.__said"))
+        lab.page.keyboard.press("ArrowRight")
+        expect(focused).not_to_have_attribute("aria-valuetext", got["value"])  # focus stays, and moved
+        lab.wait_idle()
+        assert lab.page.evaluate(LIVE_FOCUS_JS)["name"] == got["name"]
+        after = lab.page.evaluate(READOUTS_SAY_JS)
+        if after == before:
+            moved[got["name"]] = None  # no readout on this page reads this control
+            continue
+        # said once the readouts changed, at most a second later, with the numbers they show
+        lab.page.wait_for_function(
+            """([n, now]) => {
+              const said = window.__said.slice(n).filter((s) => s.text);
+              return said.length > 0 && said.at(-1).text.split(". ").every((part) => now.includes(part));
+            }""",
+            arg=[said_before, after],
+        )
+        moved[got["name"]] = lab.page.evaluate("() => window.__said.at(-1).text")
+    assert set(moved) == expected
+    assert any(moved.values()), moved  # each page's own readouts follow its controls
+    lab.assert_clean()
