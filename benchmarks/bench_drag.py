@@ -45,7 +45,11 @@ probe resizes each frame):
   numbers (``n/a``: none); ``thumb ms``: to the first frame in which the thumb had moved (a finger's
   first few pixels are Chromium's touch slop: the thumb waits for them).
 
+``--rtt-ms`` hands each of the server's messages to the page that much later, as a classroom's Wi-Fi
+would (the server is on loopback here).
+
     .venv/bin/python benchmarks/bench_drag.py --touch [--url http://127.0.0.1:8670] [--look-ms 500]
+        [--rtt-ms 150] [--seconds 0.4 --moves 24]
 """
 
 from __future__ import annotations
@@ -344,6 +348,24 @@ SHOWN_PROBE_JS = """
 """
 
 
+# --rtt-ms: the server's messages reach the page that much later, as over a classroom's Wi-Fi (the server
+# is on loopback here): each one is handed to the page's listeners after a timer, in their order.
+LATE_JS = """
+(() => {
+  const Native = window.WebSocket;
+  const late = (f) => (e) => setTimeout(() => f(e), RTT);
+  class Late extends Native {
+    addEventListener(type, f, ...rest) {
+      return super.addEventListener(type, type === "message" ? late(f) : f, ...rest);
+    }
+    set onmessage(f) { super.onmessage = f ? late(f) : f; }
+    get onmessage() { return super.onmessage; }
+  }
+  window.WebSocket = Late;
+})();
+"""
+
+
 @dataclass
 class Shown:
     passed: int
@@ -446,6 +468,8 @@ def shown_rows(
         else:
             ctx = browser.new_context(viewport={"width": 1280, "height": 720})
         ctx.set_default_timeout(WAIT_MS)
+        if args.rtt_ms:
+            ctx.add_init_script(LATE_JS.replace("RTT", str(args.rtt_ms)))
         try:
             got: Shown | str = drag_shown(open_tab(ctx, app_url + path), key, touch, args)
         except Exception as exc:  # a benchmark reports what failed and goes on
@@ -481,7 +505,7 @@ def touch_table(args: argparse.Namespace) -> None:
 
     print(
         f"\na drag of 40 % of the control over {args.seconds} s ({args.moves} moves), pressed "
-        f"{args.look_ms:.0f} ms after the control came into view"
+        f"{args.look_ms:.0f} ms after the control came into view; the server's messages {args.rtt_ms} ms late"
     )
     head = f"{'control':<28} | {'touch, 390 × 844':^41} | {'mouse, 1280 × 720':^41}"
     sub = f"{'':<28} | " + " | ".join(
@@ -510,6 +534,9 @@ def main() -> None:
     )
     parser.add_argument("--look-ms", type=float, default=500.0, help="--touch: from in view to the press")
     parser.add_argument("--url", help="--touch: a running app's address instead of a fresh server")
+    parser.add_argument(
+        "--rtt-ms", type=int, default=0, help="--touch: the server's messages this much later"
+    )
     args = parser.parse_args()
     if args.touch:
         if "--targets" not in sys.argv:
