@@ -177,6 +177,8 @@ class _Live:
     set_by_app: Entry[dict[str, tuple[Any, Any]]] = Entry("_set_by_app", dict, concern)
     sent: Entry[dict[str, str]] = Entry("_live_sent", dict, concern)  # payload id each slider's browser has
     asked: Entry[set[str]] = Entry("_live_asked", set, concern)  # sliders whose browser asked for frames
+    # {key: n}: the browser's number of the last release of each slider the server took (static/live)
+    release_numbers: Entry[dict[str, int | None]] = Entry("_live_release_numbers", dict, concern)
     sidebar_drawn: Entry[tuple[str, ...]] = Entry("_live_sidebar_drawn", tuple, concern)
     # {component: features}: the bars whose frames the browser asked for
     bars_asked: Entry[dict[str, list[int]]] = Entry("_live_bars_asked", dict, concern)
@@ -235,12 +237,29 @@ class _Pages:
     shown: Family[bool] = Family("{}_shown", _false, concern)
 
 
+# --- the guided tour (ui.tour) ---------------------------------------------------------------------
+class _Tour:
+    """Where the student is in the guided tour (the step itself is a widget: ``ui.tour.KEY``)."""
+
+    concern = "tour"
+    go: Entry[bool] = Entry("tour_go", _false, concern)  # Back, Next or Start asked for the stop's page
+    left_at: Entry[int] = Entry("tour_left_at", _zero, concern)  # the step Leave left (0: none)
+    at: Entry[int] = Entry("tour_at", _zero, concern)  # the step the card was last drawn at
+    arrived_on: Entry[str | None] = Entry("tour_arrived_on", _none, concern)  # the page it was drawn on
+    arrived_x: Entry[bytes | None] = Entry("tour_arrived_x", _none, concern)  # the vector on arrival
+    arrived: Entry[Any] = Entry("tour_arrived", _none, concern)  # the watched control's value on arrival
+    shown: Entry[tuple[int, str | None] | None] = Entry(
+        "tour_shown", _none, concern
+    )  # the card's (step, done)
+
+
 lab = _Input()
 links = _Links()
 sections = _Sections()
 live = _Live()
 klass = _Class()
 pages = _Pages()
+tour = _Tour()
 
 
 # --- widget values --------------------------------------------------------------------------------

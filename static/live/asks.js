@@ -7,7 +7,7 @@
 // (they are the page at old values), s.send (how a message goes; null before the first mount),
 // s.asking (the id whose frames are being asked for, or null), s.sentAsk and s.sentAskAt (the id last
 // asked for, and the count of server readouts then), s.sent (the release the server has not answered:
-// {index, at, path, again}, or null), s.served (the index the server drew last).
+// {index, at, path, release, again}, or null), s.served (the index the server drew last).
 
 // A release waits this long for the run that answers it, then the slider goes back to the server's.
 export const WAIT_MS = 5000;
@@ -65,8 +65,8 @@ export function answered(s) {
 
 // The release of index `index` leaves now (or null: nothing waits any more). True when the slider
 // shows it waits (its element's data-sent): a release of the value the server drew waits for nothing.
-export function markSent(s, index, now, path) {
-  s.sent = index === null ? null : {index, at: now, path};
+export function markSent(s, index, now, path, release = null) {
+  s.sent = index === null ? null : {index, at: now, path, release};
   return index !== null && index !== s.served;
 }
 
@@ -75,8 +75,13 @@ export function markSent(s, index, now, path) {
 // stays where the student put it) or "resend" (as "wait", but the release left from another page: a
 // page link clicked in the moment of a release, whose run came first and drew the old value. The
 // release is sent again, once, from this page).
-export function servedAt(s, index, now, path) {
-  const waiting = Boolean(s.sent) && s.sent.index !== index && now - s.sent.at < WAIT_MS;
+export function servedAt(s, index, now, path, release = null) {
+  // The run answers the waiting release when it drew that release (the server says its number), or,
+  // where neither has a number, when it drew its value.
+  const answers = s.sent && (s.sent.release !== null && release !== null
+    ? release === s.sent.release
+    : s.sent.index === index);
+  const waiting = Boolean(s.sent) && !answers && now - s.sent.at < WAIT_MS;
   s.served = index;
   if (!waiting) return "follow";
   if (s.sent.path !== path && !s.sent.again) {

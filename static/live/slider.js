@@ -40,7 +40,7 @@ function backOrForward() {
       s.draw(i, true);
       sent(s, i);
       s.released = i;
-      s.send?.("value", s.values[i]);
+      s.send?.("value", released(s));
     }
   }
 }
@@ -49,10 +49,17 @@ function backOrForward() {
 // has drawn the slider, its element says so: tests wait for that besides an idle app, which the app
 // can be for a moment after a release, before the release's run starts.
 function sent(s, index) {
-  if (asks.markSent(s, index, performance.now(), location.pathname)) s.root.dataset.sent = "true";
+  // Each release is numbered (one count per tab, which a page switch keeps: the sidebar's sliders
+  // outlive their elements), and the server says the number of the release it drew: a run answering
+  // an earlier release of the same value (0.2, 0.3, 0.2) is not taken for the answer to the last.
+  const release = index === null ? null : (live.releases = (live.releases ?? 0) + 1);
+  if (asks.markSent(s, index, performance.now(), location.pathname, release)) s.root.dataset.sent = "true";
   else delete s.root.dataset.sent;
   markWaiting();
 }
+
+// What a release sends: the value and its number (sent() gave it one).
+const released = (s) => ({value: s.values[s.sent.index], release: s.sent.release});
 
 // A slider waiting for the answer to its last release stops waiting once asks.WAIT_MS has passed with
 // no newer answer (the release's own run may never come: a page link clicked in the same moment
@@ -247,7 +254,7 @@ function buildSlider(root) {
     if (s.sent) giveUpWaiting(s);  // in case no run answers it at all
     if (i !== s.released) for (const other of live.sliders.values()) if (other !== s) stale(other, true);
     s.released = i;
-    if (s.send) s.send("value", s.values[i]);
+    if (s.send) s.send("value", released(s));
   };
   input.addEventListener("change", release);  // mouse or touch release, and each arrow key
   addEventListener("pointerup", () => { if (s.dragging) dragging(false); });
@@ -282,13 +289,13 @@ export function mountSlider(root, data, setTriggerValue) {
   // A run that answers an earlier key press must not pull the thumb back from where the student has
   // moved it since: the thumb follows the server again once it answers the value sent last.
   const held = Boolean(s.sent);
-  const turn = asks.servedAt(s, data.index, performance.now(), location.pathname);
+  const turn = asks.servedAt(s, data.index, performance.now(), location.pathname, data.release ?? null);
   if (turn === "follow") {
     s.catching = held;  // until the page shows the server's drawing of this value (checkFresh)
     sent(s, null);
   }
   else {
-    if (turn === "resend") s.send("value", s.values[s.sent.index]);
+    if (turn === "resend") s.send("value", released(s));
     giveUpWaiting(s);
   }
   if (!s.dragging && turn === "follow") {

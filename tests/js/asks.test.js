@@ -63,7 +63,7 @@ test("leaving the slider before the ask left drops it; a mount for a new id does
 test("a release marks the slider waiting unless it is the value the server drew", () => {
   const s = slider({served: 2});
   assert.equal(asks.markSent(s, 4, 100, "/mean"), true);
-  assert.deepEqual(s.sent, {index: 4, at: 100, path: "/mean"});
+  assert.deepEqual(s.sent, {index: 4, at: 100, path: "/mean", release: null});
   assert.equal(asks.markSent(s, 2, 100, "/mean"), false);
   assert.equal(asks.markSent(s, null, 100, "/mean"), false);
   assert.equal(s.sent, null);
@@ -83,6 +83,22 @@ test("a run answering an earlier value does not pull the thumb back, until the w
   assert.equal(asks.servedAt(s, 3, 100 + asks.WAIT_MS - 1, "/mean"), "wait");
   assert.equal(s.served, 3);
   assert.equal(asks.servedAt(s, 3, 100 + asks.WAIT_MS, "/mean"), "follow");
+});
+
+test("a run of an earlier release of the same value is not the answer to the last (0.2, 0.3, 0.2)", () => {
+  const s = slider();
+  asks.markSent(s, 2, 100, "/mean", 7);  // the student is back at 0.2: release 7
+  assert.equal(asks.servedAt(s, 2, 150, "/mean", 5), "wait");  // release 5 drew 0.2 too: not the answer
+  assert.equal(asks.servedAt(s, 3, 200, "/mean", 6), "wait");
+  assert.equal(asks.servedAt(s, 2, 250, "/mean", 7), "follow");
+  assert.equal(asks.servedAt(slider(), 2, 250, "/mean", 7), "follow");  // nothing waits
+});
+
+test("where the server has no release number, the value drawn decides", () => {
+  const s = slider();
+  asks.markSent(s, 4, 100, "/mean", 3);
+  assert.equal(asks.servedAt(s, 3, 200, "/mean", null), "wait");
+  assert.equal(asks.servedAt(s, 4, 200, "/mean", null), "follow");
 });
 
 test("a release sent from the page just left is sent again from this one, once", () => {

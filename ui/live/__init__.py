@@ -226,10 +226,15 @@ def _mount(
     def released() -> None:
         # A value the browser sent for a slider of the page it just left (Back or Forward) finds
         # none here: nothing to take.
-        picked = _nearest(values, (session.widgets.get(live_key) or {}).get("value"))
+        got = (session.widgets.get(live_key) or {}).get("value")
+        value, number = (got.get("value"), got.get("release")) if isinstance(got, dict) else (got, None)
+        picked = _nearest(values, value)
         if picked is not None:
             session.live.released.kept()[key] = (session.widgets.get(key), picked)
             session.widgets.set(key, picked)
+            # the browser's number for this release, said back with every drawing of the slider
+            ok = isinstance(number, int) and not isinstance(number, bool) and 0 < number < 2**53
+            session.live.release_numbers.kept()[key] = number if ok else None
 
     asked = session.live.asked.kept()
 
@@ -250,6 +255,7 @@ def _mount(
             "label": label,
             "help": help,
             "index": int(np.argmin(np.abs(np.subtract(values, current)))),
+            "release": session.live.release_numbers.get().get(key),  # the last release the server took
             "values": list(values),  # the slider works without its frames (they may be on the way)
             "labels": list(labels),
             "katex": _katex_url(),
