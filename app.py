@@ -24,6 +24,8 @@ from ui.presentation import presentation_toggle
 from ui.shell import entered_app
 from ui.sidebar import sidebar
 from ui.state import lab_sections_drawn
+from ui.tour import bar as tour_bar
+from ui.tour import card as tour_card
 
 st.set_page_config(page_title="LayerNorm Lab", page_icon="📐", layout="wide")
 entered_app()  # this session runs inside the app: its pages need not rerun through it (ui/shell.py)
@@ -60,10 +62,14 @@ with class_turn():  # a run that follows the teacher waits its turn (ui/class_vi
         class_panel("/" + nav.url_path)  # in a class: the class panel, above the sidebar's settings
     sidebar(own_data=nav.url_path in own_data, page=nav.url_path, titles=titles)
     presentation_toggle()
+    # the guided tour's step, and its card's place above the page (ui/tour.py); no tour on the wall
+    tour_place = tour_bar(nav.url_path) if nav.url_path not in walls else None
     keep_pages_in_history()  # Back returns to the previous page with its values (ui/history.py)
     mend_markup()  # the menu's lists, keyboard-reachable scrolling, legible captions (ui/a11y.py)
     fit_formulas()  # a displayed formula wider than its column is drawn smaller (ui/formulas.py)
     nav.run()
+    if tour_place is not None:
+        tour_card(tour_place, nav.url_path)  # after the page: its words come from the page's state
     say_unread_link_keys(nav.url_path, where=st.sidebar)  # a link's keys for controls this view never drew
     live_sidebar.draw()  # the sidebar's live ε, γ, β: their frames are the page's, known now
     lab_sections_drawn()  # the page finished: the sidebar's ε, γ, β, d, seed may rerun its lab sections alone

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import class_views, live
+from ui import class_views, live, tour
 from ui.lessons import LESSONS
 from ui.live import full_formula
 from ui.live import sidebar as live_sidebar
@@ -33,6 +33,8 @@ st.markdown(
     "and the same for every token. This lab walks one vector through every term, with numbers you can "
     "change."
 )
+if not tour.step():  # new here: one path through the lesson, one thing to do at each step
+    tour.start_button(key="tour_start_home")
 st.markdown(
     "Why does it help training? The first explanation offered, that it stops each layer's inputs "
     "from drifting as the layers before them learn (“internal covariate shift”), is disputed: later "

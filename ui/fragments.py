@@ -51,6 +51,10 @@ def end_link_news() -> None:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# Called after each of a page section's own reruns by the user: the guided tour's card (ui.tour adds
+# its check) must say what the student just did, and a section's rerun does not redraw it.
+after_own_run: list[Callable[[], None]] = []
+
 
 @overload
 def page_fragment(
@@ -112,7 +116,11 @@ def page_fragment(
                 drawn_on["page"] = here
             if by_user:
                 end_link_news()
-            return body(*args, **kwargs)
+            result = body(*args, **kwargs)
+            if by_user and fragment_only_run():
+                for after in after_own_run:
+                    after()
+            return result
 
         return cast(F, st.fragment(section, key=key, run_every=run_every))
 

@@ -110,7 +110,8 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
         "grad_check_h",
         "grad_spread",
     ),
-    "app": ("present",),  # presentation mode: a toggle in the sidebar, on every page
+    # presentation mode (a toggle in the sidebar) and the guided tour's step (ui.tour), on every page
+    "app": ("present", "tour"),
 }
 ALL_PAGE_KEYS: frozenset[str] = frozenset(k for keys in PAGE_KEYS.values() for k in keys)
 # A class's keys in an address (ui.class_session): no setting of the lab, never reported as unknown

@@ -248,9 +248,8 @@ class _Tour:
     arrived_on: Entry[str | None] = Entry("tour_arrived_on", _none, concern)  # the page it was drawn on
     arrived_x: Entry[bytes | None] = Entry("tour_arrived_x", _none, concern)  # the vector on arrival
     arrived: Entry[Any] = Entry("tour_arrived", _none, concern)  # the watched control's value on arrival
-    shown: Entry[tuple[int, str | None] | None] = Entry(
-        "tour_shown", _none, concern
-    )  # the card's (step, done)
+    # The card as last drawn: (step, what it said the student did)
+    shown: Entry[tuple[int, str | None] | None] = Entry("tour_shown", _none, concern)
 
 
 lab = _Input()

@@ -1,0 +1,215 @@
+"""The guided tour: one path through the lesson, one thing to do at each stop.
+
+The stops are data (:data:`ui.tour_stops.STOPS`): each names its page, the control to use (its key,
+whose ``.st-key-<key>`` element is outlined), what to look at and do, and a function that says, from
+the page's state, what just happened once the student has done it (with the page's numbers).
+
+- **The step is in the address** (``tour=7``): a hidden ``controls.number_input`` bound to the URL and
+  kept for the session, drawn on every page (``app.py``), so a link, Back/Forward, a reload, the
+  teacher's "send the class here" and paced mode all carry it. ``tour=0`` (no parameter) is no tour.
+- **The card** is drawn at the top of the page's main area once the page has run (:func:`card`, into
+  the place :func:`bar` kept before it): chapter, "Step n of N", the stop's words, what the student
+  just did, and Back, Next (Finish on the last stop) and Leave the tour. It is not a modal: every
+  control of the page stays usable. Back and Next open the stop's page as the menu's link does (the
+  browser clicks it: the step and every control keep their values); a page opened from the menu
+  mid-tour shows the card with a button to the stop.
+- **Noticing an action**: the card is redrawn by every whole-app run. A control inside a page's
+  fragment reruns only that fragment, so each fragment run asks :func:`after_fragment` whether the
+  stop's state changed since the card was drawn, and reruns the app only then.
+- **Focus and keys** (``ui/tour.js``): focus goes to the card's heading when the step changes, and
+  Escape leaves the tour (not while a text field, list or menu has the focus). Leaving keeps the step:
+  *Resume the tour* (sidebar, Home) returns to it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from ui import controls, fragments, session
+from ui.settings import LabInput
+from ui.tour_stops import STOPS, Look, Stop
+
+KEY = "tour"  # the step in the address (ui.keys.PAGE_KEYS["app"]); 0: no tour
+CARD = "tour_card"  # the card's container key (.st-key-tour_card)
+
+# The hidden step control (a link's message about it stays visible), and the outline of the control a
+# stop asks for. Vermillion (#D55E00) is 3.9:1 on white and 4.3:1 on the dark background: a 3 px
+# outline is a visible non-text mark in both themes (WCAG 1.4.11 asks 3:1).
+STYLE = (
+    "<style>.st-key-tour_state .stElementContainer:has([data-testid='stNumberInput']) { display: none; }"
+    f".st-key-{CARD} h3:focus {{ outline: 2px solid currentColor; outline-offset: 2px; }}"
+    "</style>"
+)
+TARGET_STYLE = (
+    "<style>.st-key-{key} {{ outline: 3px solid #D55E00; outline-offset: 6px; border-radius: 0.5rem; "
+    "box-shadow: 0 0 0 9px color-mix(in srgb, #D55E00 18%, transparent); }}</style>"
+)
+
+
+def stops() -> tuple[Stop, ...]:
+    return STOPS
+
+
+def step() -> int:
+    """The tour's step (1 … N), or 0 when no tour runs."""
+    v = session.widgets.get(KEY)
+    return int(v) if isinstance(v, int | float) and 1 <= v <= len(stops()) else 0
+
+
+# --- moves (buttons' callbacks: they run before the script) ---------------------------------------
+
+
+def _go(n: int) -> None:
+    session.widgets.set(KEY, n)
+    session.tour.go.set(True)
+
+
+def _leave() -> None:
+    session.tour.left_at.set(step())
+    session.widgets.set(KEY, 0)
+
+
+def _start() -> None:
+    left = session.tour.left_at.get()
+    _go(left if 1 <= left <= len(stops()) else 1)
+
+
+def start_button(where: Any = st, *, key: str = "tour_start") -> None:
+    """*Start the guided tour*, or *Resume the tour at step n* after Leave (the sidebar, Home)."""
+    left = session.tour.left_at.get()
+    label = f"Resume the tour at step {left}" if 1 <= left <= len(stops()) else "Start the guided tour"
+    where.button(label, key=key, on_click=_start, icon=":material/tour:", width="stretch")
+
+
+# --- the run --------------------------------------------------------------------------------------
+
+
+def bar(page: str) -> Any:
+    """``app.py``, before the page: the step's control, a pending Back or Next's page switch, the
+    sidebar's Start button, and the card's place at the top of the main area (returned)."""
+    st.html(STYLE)
+    with st.container(key="tour_state"):
+        controls.number_input("Tour step", 0, len(stops()), 0, key=KEY, name="tour step")
+    n = step()
+    if not n:
+        start_button(st.sidebar)
+    return st.container()
+
+
+def _look(page: str, n: int) -> Look:
+    lab = session.lab.lab.get()
+    lab = lab if isinstance(lab, LabInput) else None
+    stop = stops()[n - 1]
+    if session.tour.at.get() != n or session.tour.arrived_on.get() != page:
+        # arrived at this stop (or at its page): what the page holds now is where the student starts
+        session.tour.at.set(n)
+        session.tour.arrived_on.set(page)
+        session.tour.arrived_x.set(lab.x.tobytes() if lab is not None else None)
+        session.tour.arrived.set(session.widgets.get(stop.watch) if stop.watch else None)
+    return Look(page, lab, session.tour.arrived_x.get(), session.tour.arrived.get())
+
+
+def _done(stop: Stop, look: Look) -> str | None:
+    return stop.done(look) if stop.done is not None and look.page == stop.page else None
+
+
+def card(place: Any, page: str) -> None:
+    """``app.py``, after the page: the card for the tour's step, drawn into ``place``."""
+    n = step()
+    if not n:
+        session.tour.at.set(0)
+        session.tour.shown.set(None)
+        return
+    all_stops = stops()
+    stop = all_stops[n - 1]
+    # Back, Next or Go asked for the stop's page: the browser opens it as the menu's link does (the
+    # bound controls keep their values; st.switch_page refuses an address with bound keys in it)
+    going = session.tour.go.pop() and page != stop.page
+    look = _look(page, n)
+    done = _done(stop, look)
+    session.tour.shown.set((n, done))
+    with place.container(key=CARD, border=True):
+        st.caption(f"Guided tour · {stop.chapter} · step {n} of {len(all_stops)}")
+        st.subheader(stop.title, anchor=False)
+        if page != stop.page:
+            st.markdown(f"This step is on **{stop.page_title}**.")
+            st.button(
+                f"Go to {stop.page_title}",
+                key="tour_go_there",
+                on_click=_go,
+                args=(n,),
+                icon=":material/arrow_forward:",
+            )
+        else:
+            st.markdown(stop.say(look) if callable(stop.say) else stop.say)
+            if done is not None:
+                st.success(done, icon=":material/check_circle:")
+            target = stop.outlined(look)
+            if target is not None:
+                st.html(TARGET_STYLE.format(key=target))
+        back, forward, leave = st.columns(3)
+        back.button(
+            "Back",
+            key="tour_back",
+            icon=":material/arrow_back:",
+            on_click=_go,
+            args=(n - 1,),
+            disabled=n == 1,
+            width="stretch",
+        )
+        if n < len(all_stops):
+            forward.button(
+                "Next",
+                key="tour_next",
+                on_click=_go,
+                args=(n + 1,),
+                icon=":material/arrow_forward:",
+                width="stretch",
+            )
+        else:
+            forward.button(
+                "Finish the tour",
+                key="tour_finish",
+                on_click=_finish,
+                icon=":material/flag:",
+                width="stretch",
+            )
+        leave.button("Leave the tour", key="tour_leave", on_click=_leave, width="stretch")
+        _keys(data={"step": n, "go": stop.page if going else None}, key="tour_keys")
+
+
+def _finish() -> None:
+    session.tour.left_at.set(0)
+    session.widgets.set(KEY, 0)
+
+
+def after_fragment() -> None:
+    """A page fragment's run (``ui.fragments``): the whole app reruns when the stop's state moved since
+    the card was drawn, so that the card says what the student just did."""
+    n = step()
+    shown = session.tour.shown.get()
+    if not n or shown is None or shown[0] != n:
+        return
+    stop = stops()[n - 1]
+    lab = session.lab.lab.get()
+    look = Look(
+        session.live.page.get() or "",
+        lab if isinstance(lab, LabInput) else None,
+        session.tour.arrived_x.get(),
+        session.tour.arrived.get(),
+    )
+    if _done(stop, look) != shown[1]:
+        st.rerun(scope="app")
+
+
+fragments.after_own_run.append(after_fragment)
+
+_keys = st.components.v2.component(
+    "lab_tour_keys",
+    html="<style>.st-key-tour_keys { display: none; }</style>",
+    js=Path(__file__).with_name("tour.js").read_text(encoding="utf-8"),
+    isolate_styles=False,
+)
