@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from e2e.support import PAGES, AppPage, Lab, follow_system_theme
+from ui.tour_stops import STOPS
 
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]  # WCAG 2.2 AA, as schools ask
@@ -78,3 +79,22 @@ def test_reduced_motion_turns_off_the_labs_fade(lab: Lab) -> None:
     lab.page.emulate_media(reduced_motion="reduce")
     assert rest.evaluate("(e) => getComputedStyle(e).transitionDuration") == "0s"
     lab.page.evaluate("() => document.documentElement.classList.remove('lab-live-dragging')")
+
+
+@pytest.mark.parametrize("n", [1, 2, 10])  # Home, a live control outlined on Mean, a radio on Which axis
+def test_the_tours_card_and_outline_pass_axe_in_both_themes_and_sizes(lab: Lab, n: int) -> None:
+    stop = STOPS[n - 1]
+    lab.open(next(p for p in PAGES if p.url == "/" + stop.page), f"?tour={n}")
+    expect(lab.page.locator(".st-key-tour_card h3")).to_have_text(stop.title)
+    found = {}
+    for scheme in ("light", "dark"):
+        follow_system_theme(lab.page, scheme)
+        lab.wait_idle()
+        for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
+            lab.page.set_viewport_size(size)
+            found[f"{scheme}, {name}"] = violations(lab.page)
+            width = lab.page.locator(".st-key-tour_card").evaluate("(e) => e.getBoundingClientRect().right")
+            assert width <= size["width"], (name, width)  # the card fits the screen
+    lab.page.set_viewport_size(DESKTOP)
+    assert not any(found.values()), {k: v for k, v in found.items() if v}
+    lab.assert_clean()
