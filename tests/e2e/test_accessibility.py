@@ -9,6 +9,7 @@ in Streamlit's markup (the pages' menu, sideways-scrolling regions, the captions
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +50,8 @@ CHART_WORDS = """() => [...document.querySelectorAll('[data-testid="labChart"]')
   table: c.parentElement.querySelectorAll(".lab-chart-words tbody tr").length}))"""
 
 
-@pytest.mark.parametrize("app_page", PAGES, ids=[p.url for p in PAGES])
-def test_every_page_passes_axe_in_both_themes_and_sizes(lab: Lab, app_page: AppPage) -> None:
-    lab.open(app_page)
+def axe_everywhere(lab: Lab, also: Callable[[str, dict[str, int]], None] = lambda name, size: None) -> None:
+    """axe on the page as drawn, light and dark, at both sizes (``also`` checks more in each view)."""
     found = {}
     for scheme in ("light", "dark"):
         follow_system_theme(lab.page, scheme)
@@ -59,8 +59,15 @@ def test_every_page_passes_axe_in_both_themes_and_sizes(lab: Lab, app_page: AppP
         for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
             lab.page.set_viewport_size(size)
             found[f"{scheme}, {name}"] = violations(lab.page)
+            also(name, size)
     lab.page.set_viewport_size(DESKTOP)
     assert not any(found.values()), {k: v for k, v in found.items() if v}
+
+
+@pytest.mark.parametrize("app_page", PAGES, ids=[p.url for p in PAGES])
+def test_every_page_passes_axe_in_both_themes_and_sizes(lab: Lab, app_page: AppPage) -> None:
+    lab.open(app_page)
+    axe_everywhere(lab)
     charts = lab.page.evaluate(CHART_WORDS)
     for chart in charts:  # every chart can be read without seeing it
         assert chart["role"] == "figure" and chart["name"] and chart["summary"], chart
@@ -86,15 +93,10 @@ def test_the_tours_card_and_outline_pass_axe_in_both_themes_and_sizes(lab: Lab, 
     stop = STOPS[n - 1]
     lab.open(next(p for p in PAGES if p.url == "/" + stop.page), f"?tour={n}")
     expect(lab.page.locator(".st-key-tour_card h3")).to_have_text(stop.title)
-    found = {}
-    for scheme in ("light", "dark"):
-        follow_system_theme(lab.page, scheme)
-        lab.wait_idle()
-        for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
-            lab.page.set_viewport_size(size)
-            found[f"{scheme}, {name}"] = violations(lab.page)
-            width = lab.page.locator(".st-key-tour_card").evaluate("(e) => e.getBoundingClientRect().right")
-            assert width <= size["width"], (name, width)  # the card fits the screen
-    lab.page.set_viewport_size(DESKTOP)
-    assert not any(found.values()), {k: v for k, v in found.items() if v}
+
+    def fits(name: str, size: dict[str, int]) -> None:
+        right = lab.page.locator(".st-key-tour_card").evaluate("(e) => e.getBoundingClientRect().right")
+        assert right <= size["width"], (name, right)  # the card fits the screen
+
+    axe_everywhere(lab, fits)
     lab.assert_clean()
