@@ -40,7 +40,7 @@ CARD = "tour_card"  # the card's container key (.st-key-tour_card)
 # outline is a visible non-text mark in both themes (WCAG 1.4.11 asks 3:1).
 STYLE = (
     "<style>.st-key-tour_state .stElementContainer:has([data-testid='stNumberInput']) { display: none; }"
-    f".st-key-{CARD} h3:focus {{ outline: 2px solid currentColor; outline-offset: 2px; }}"
+    f".st-key-{CARD} h3:focus-visible {{ outline: 2px solid currentColor; outline-offset: 2px; }}"
     "</style>"
 )
 TARGET_STYLE = (
