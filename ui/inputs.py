@@ -5,6 +5,7 @@ draws its widgets and gives the vector it reads, or a clear message and the last
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -143,11 +144,18 @@ def _share_as_typed(x: np.ndarray, what: str) -> None:
     )
 
 
+# How long after use_typed a widget's old value from the browser counts as stale (put back): the stale
+# messages measured came 0.03-0.15 s after a release; a student's own choice of the old value comes later
+# (choosing Preset again from the Input list after a bar's drag was put back for good before this bound).
+STALE_WITHIN_S = 1.5
+
+
 def use_typed(text: str) -> None:
     """Make ``text`` the lab's input, as typed numbers (a callback: the next run draws it)."""
     widgets = session.widgets
+    now = time.monotonic()
     session.live.set_by_app.set(
-        {"typed": (widgets.get("typed"), text), "src": (widgets.get("src"), SOURCES[1])}
+        {"typed": (widgets.get("typed"), text, now), "src": (widgets.get("src"), SOURCES[1], now)}
     )
     widgets.update(typed=text, src=SOURCES[1])
     try:  # a text box not drawn yet this session writes its value into the URL only on a later run
@@ -163,13 +171,14 @@ def browser_caught_up(key: str) -> None:
     message sent before (a page link clicked just after a dragged bar's release) carries the value
     from before, and was taken as the student's: the new page showed the old vector while the text
     box showed the new one (7 of 7 scripted switches 0.03-0.15 s after a release). That value is put
-    back; any other value is the student's, and ends the watch.
+    back within :data:`STALE_WITHIN_S` of the set; any other value, or any value later, is the
+    student's, and ends the watch.
     """
     set_by_app = session.live.set_by_app.get()
-    before, after = set_by_app.get(key, (None, None))
+    before, after, at = set_by_app.get(key, (None, None, 0.0))
     if after is None:
         return
-    if session.widgets.get(key) == before:
+    if session.widgets.get(key) == before and time.monotonic() - at <= STALE_WITHIN_S:
         session.widgets.set(key, after)
     else:
         set_by_app.pop(key, None)

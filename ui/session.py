@@ -173,8 +173,8 @@ class _Live:
     page: Entry[str] = Entry("_live_page", str, concern)  # the url path the last full run drew
     # {key: (value before, value after)} of each live release
     released: Entry[dict[str, tuple[Any, Any]]] = Entry("_live_released", dict, concern)
-    # {widget key: (value before, value set)}: values the app set that the browser has not yet echoed
-    set_by_app: Entry[dict[str, tuple[Any, Any]]] = Entry("_set_by_app", dict, concern)
+    # {widget key: (value before, value set, when)}: values the app set that the browser may not have yet
+    set_by_app: Entry[dict[str, tuple[Any, Any, float]]] = Entry("_set_by_app", dict, concern)
     sent: Entry[dict[str, str]] = Entry("_live_sent", dict, concern)  # payload id each slider's browser has
     asked: Entry[set[str]] = Entry("_live_asked", set, concern)  # sliders whose browser asked for frames
     # {key: n}: the browser's number of the last release of each slider the server took (static/live)
