@@ -130,6 +130,9 @@ def card(place: Any, page: str) -> None:
     going = session.tour.go.pop() and page != stop.page
     look = _look(page, n)
     done = _done(stop, look)
+    if session.tour.shown.get() == (n, None) and done is not None:
+        # the card may be out of sight above the control just used: a toast says it in view, briefly
+        st.toast(f"Tour step {n} done: the card at the top of the page says what happened.", icon="✅")
     session.tour.shown.set((n, done))
     with place.container(key=CARD, border=True):
         st.caption(f"Guided tour · {stop.chapter} · step {n} of {len(all_stops)}")

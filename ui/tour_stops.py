@@ -22,6 +22,7 @@ import numpy as np
 import layernorm as ln
 from layernorm.labs.depth import DepthConfig, DepthResult, simulate_depth
 from layernorm.labs.quiz import make_quiz
+from layernorm.labs.shared_affine import undo_for_token
 from layernorm.labs.transformer_stats import SiteStats, site_stats
 from ui import session
 from ui.charts_depth import NORM_NAMES
@@ -82,6 +83,12 @@ def _num(value: float, digits: int = 4) -> str:
     return fmt(value, digits_not_to_look_exact([value], digits))
 
 
+def _changed(look: Look, key: str, default: Any) -> Any:
+    """The control's value if it is not its default (a link that sets it counts, as a move does)."""
+    now = look.value(key, default)
+    return None if now == default else now
+
+
 def _moved(look: Look, key: str, default: Any) -> Any:
     """The control's value if the student moved it since arriving at the stop, else None."""
     now = look.value(key, default)
@@ -92,7 +99,7 @@ def _moved(look: Look, key: str, default: Any) -> Any:
 
 
 def _mean_shift(look: Look) -> str | None:
-    c = _moved(look, "mean_shift", mean.SHIFT[2])
+    c = _changed(look, "mean_shift", mean.SHIFT[2])
     if c is None or look.lab is None:
         return None
     before = _shown(mean.frame(look.lab.x, look.lab.eps, 0.0), mean.READOUT, "μ (mean)")
@@ -106,7 +113,8 @@ def _mean_shift(look: Look) -> str | None:
 def _bars_say(look: Look) -> str:
     text = (
         "Now change one feature: drag a bar of the chart of x up or down (or Tab to the bar and use the "
-        "arrow keys). μ moves by that feature's change divided by d."
+        "arrow keys). μ moves by that feature's change divided by d. The sidebar then holds your vector "
+        "as typed numbers (Input: Preset brings a preset back)."
     )
     if look.lab is not None and look.lab.d > BAR_LIMIT:
         text += (
@@ -139,7 +147,7 @@ def _mean_bar(look: Look) -> str | None:
 
 
 def _stretch(look: Look) -> str | None:
-    a = _moved(look, "var_scale", variance.SCALE_DEFAULT)
+    a = _changed(look, "var_scale", variance.SCALE_DEFAULT)
     if a is None or look.lab is None:
         return None
     a = float(a)
@@ -219,8 +227,24 @@ def _eps(look: Look) -> str | None:
     xhat_var = _shown(standardize.xhat_frame(look.lab.x, look.lab.eps), standardize.XHAT, "variance of x̂")
     return (
         f"ε = {eps_text(look.lab.eps)} is above σ² = {_num(var)}: x̂'s variance is σ² / (σ² + ε) = "
-        f"{xhat_var}, below one half, and x̂ shrinks towards 0 as ε grows."
+        f"{xhat_var}, below one half, and x̂ shrinks towards 0 as ε grows. Put ε back down (1e-05 is "
+        "PyTorch's default) before Next: the next steps are about γ and β, with ε far below σ²."
     )
+
+
+def _undo_say(look: Look) -> str:
+    text = (
+        "γ scales each feature of x̂ and β shifts it; a network learns both. Press **Undo for this vector: "
+        "γ = σ, β = μ**: with this vector's own σ and μ, y comes back to x (as near as ε lets it)."
+    )
+    if look.lab is not None:
+        var = float(ln.variance(look.lab.x))
+        if not look.lab.eps < 1e-3 * var:
+            text += (
+                f" ε is {eps_text(look.lab.eps)} now, not far below your vector's σ² = {_num(var)}: lower "
+                "ε in the sidebar first (1e-05, say), or y will not quite come back."
+            )
+    return text
 
 
 def _undo(look: Look) -> str | None:
@@ -243,12 +267,23 @@ def _undo(look: Look) -> str | None:
 
 
 def _many(look: Look) -> str | None:
-    if _moved(look, "ss_many_token", None) is None:
+    token = _moved(look, "ss_many_token", None)
+    if token is None:
         return None
-    return (
-        "The token you picked comes back, and the others do not: the metrics above the chart say by how "
-        "much each misses. One pair γ, β cannot undo every token, because each token's own μ and σ are "
-        "not in LayerNorm's output."
+    rec = recording()
+    sentence = int(look.value("ss_many_sentence", 0))
+    site = int(look.value("ss_many_site", 2))
+    positions = [int(t) for t in rec.real_token_indices(sentence)]
+    if int(token) not in positions:
+        return None
+    r = undo_for_token(
+        rec.sentence_tokens(sentence, site), positions.index(int(token)), eps=float(rec.eps[site])
+    )
+    others = np.delete(r.miss, r.k)
+    return (  # the misses as the page's metrics print them
+        f"Token {int(token)} comes back to within {fmt(float(r.miss[r.k]))}; the other {others.size} miss "
+        f"by up to {fmt(float(np.max(others)))}. One pair γ, β cannot undo every token: each token's own μ "
+        "and σ are not in LayerNorm's output."
     )
 
 
@@ -269,7 +304,7 @@ def _gamma_target(look: Look) -> str:
 
 def _gamma(look: Look) -> str | None:
     lab = look.lab
-    gamma = _moved(look, "gamma", 1.0)
+    gamma = _changed(look, "gamma", 1.0)
     if lab is None or gamma is None or lab.affine_mode != SAME:
         return None
     steps = ln.layer_norm_steps(lab.x, lab.gamma, lab.beta, eps=lab.eps)
@@ -297,12 +332,23 @@ def _lens(look: Look) -> str | None:
 def _inference(look: Look) -> str | None:
     if look.value("tvi_mode", "Training") != "Inference":
         return None
-    return (
+    history = session.pages.tvi_history.get()
+    seen = history[-1].after.step if history else 0
+    text = (
         "In inference BatchNorm stops using the batch's own μ and σ²: it uses the running averages it kept "
         "during training, so a token's output no longer depends on the other tokens of its batch. "
-        "LayerNorm computes the same thing in both modes: it never looks at the batch. The metrics above "
-        "compare the two for this token."
+        "LayerNorm computes the same thing in both modes: it never looks at the batch. The metrics under "
+        "*2 · Switch to inference* compare the two for this token."
     )
+    if seen == 0:
+        text += (
+            " No training batch has been seen yet, so the running averages are still their starting values "
+            "(mean 0, variance 1) and BatchNorm's output is about x itself: press **Auto-run** under "
+            "*1 · Training* and watch it change."
+        )
+    else:
+        text += f" The running averages have seen {seen} training batch{'es' if seen != 1 else ''}."
+    return text
 
 
 @functools.lru_cache(maxsize=16)
@@ -330,7 +376,10 @@ def _deep(look: Look) -> str | None:
     if int(look.value("depth_layers", 30)) != 100:
         return None
     cfg, res = _depth_run(look)
-    return f"At L = 100, with {NORM_NAMES[cfg.norm]}, the activations: {res.status}."
+    return (
+        f"At L = 100 with {NORM_NAMES[cfg.norm]}, the page's verdict — activations: {res.status}; "
+        f"backward pass: {res.grad_status}."
+    )
 
 
 def _normed(look: Look) -> str | None:
@@ -339,8 +388,15 @@ def _normed(look: Look) -> str | None:
     cfg, res = _depth_run(look)
     bare = _depth(dataclasses.replace(cfg, norm="none"))
     return (
-        f"With LayerNorm in each of the {cfg.n_layers} layers, the activations: {res.status}. The same stack "
-        f"without normalization: {bare.status}."
+        f"With LayerNorm in each of the {cfg.n_layers} layers — activations: {res.status}; backward pass: "
+        f"{res.grad_status}. The same stack without normalization — activations: {bare.status}; backward "
+        f"pass: {bare.grad_status}."
+        + (
+            " LayerNorm holds the activations to one scale layer after layer; how the gradients fare depends "
+            "on the rest of the stack too (try the residual connections)."
+            if res.status.startswith("stable")
+            else ""
+        )
     )
 
 
@@ -415,8 +471,7 @@ STOPS: tuple[Stop, ...] = (
         "scale_shift",
         "The formula",
         "γ and β can undo it",
-        "γ scales each feature of x̂ and β shifts it; a network learns both. Press **Undo for this "
-        "vector: γ = σ, β = μ**: with this vector's own σ and μ, y comes back to x.",
+        _undo_say,
         target="ss_undo",
         done=_undo,
     ),
@@ -480,7 +535,7 @@ STOPS: tuple[Stop, ...] = (
         "Why normalize",
         "Larger learning rates",
         "The same small network, trained with and without LayerNorm at nine learning rates from 0.001 to 10, "
-        "from several starting weights. In the map, grey cells marked ✗ blew up; the metrics under it give "
+        "from several starting weights. In the map, cells marked ✗ blew up; the metrics under it give "
         "the largest learning rate at which no run of each network blew up. Nothing to do here but read "
         "them.",
         target="lr_map",
