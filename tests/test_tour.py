@@ -78,3 +78,23 @@ def test_a_link_past_the_last_step_says_so_and_opens_the_last() -> None:
     at = open_page("pages/16_quiz.py", tour="99")
     assert f"step {len(STOPS)} of {len(STOPS)}" in " ".join(str(c.value) for c in at.caption)
     assert any("tour step" in str(w.value) for w in [*at.warning, *at.info, *at.caption])
+
+
+def test_another_token_on_scale_and_shift_gives_the_pages_misses() -> None:
+    n = next(i for i, s in enumerate(STOPS, 1) if s.watch == "ss_many_token")
+    at = open_page("pages/4_scale_shift.py", tour=str(n))
+    ok(at.selectbox(key="ss_many_token").set_value(1).run())  # the sentence's token 1 (token 0 on arrival)
+    metrics = {m.label: m.value for m in at.metric}
+    (said,) = said_done(at)
+    mine = next(v for k, v in metrics.items() if k.endswith("largest |y − x|") and k.startswith("token"))
+    others = metrics["every other token: largest |y − x|"]
+    assert said.startswith(f"Token 1 comes back to within {mine}; the other"), (said, metrics)
+    assert f"by up to {others}." in said, (said, metrics)
+
+
+def test_inference_before_any_training_says_the_running_averages_are_their_start() -> None:
+    n = next(i for i, s in enumerate(STOPS, 1) if s.page == "train_vs_inference")
+    at = open_page("pages/7_train_vs_inference.py", tour=str(n))
+    ok(at.button_group(key="tvi_mode").set_value("Inference").run())
+    (said,) = said_done(at)
+    assert "No training batch has been seen yet" in said, said
