@@ -62,3 +62,42 @@ def test_a_rounded_value_never_looks_exact() -> None:
     said = chart_text.describe(go.Figure(go.Bar(x=["a", "b"], y=[1.4999700009, 2.0], name="v")))
     assert said.summary == "v: 2 values, from 1.49997 (at a) to 2 (at b)."
     assert said.rows == [["a", "1.49997"], ["b", "2"]]
+
+
+def test_a_heatmaps_cells_are_named_by_column_and_row_and_its_marks_as_places() -> None:
+    fig = go.Figure(
+        [
+            go.Heatmap(z=[[1.0, 2.0, 3.0], [4.0, 9.0, 6.0]], x=[0.0, 1.0, 2.0], y=["a", "b"]),
+            go.Scatter(x=[2], y=["a"], name="your cell", mode="markers"),
+        ]
+    )
+    fig.update_layout(title="Grid", xaxis_title="feature i", yaxis_title="token")
+    said = chart_text.describe(fig)
+    assert said.summary == (
+        "values: 6 values, from 1 (at feature 0, token a) to 9 (at feature 1, token b). "
+        "Marked: your cell at feature 2, token a."
+    )
+
+
+def test_a_log10_colour_scale_is_read_back_as_the_values() -> None:
+    """Coloured by log10 of the loss, with ticks 0.001 … 1: the words give the losses, not their logs
+    (Learning rate's map said "final loss … from −1.564978 (at learning rate 14)")."""
+    z = np.log10([[0.01, 0.5], [0.0272, 1.0]])
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=["0.001", "0.01"],
+            y=["none", "LayerNorm"],
+            colorbar={
+                "title": {"text": "final loss"},
+                "tickvals": [-3, -2, -1, 0],
+                "ticktext": ["0.001", "0.01", "0.1", "1"],
+            },
+        )
+    )
+    fig.update_layout(title="Map", xaxis_title="learning rate")
+    said = chart_text.describe(fig)
+    assert said.summary == (
+        "final loss: 4 values, from 0.01 (at learning rate 0.001, row none) to 1 (at learning rate 0.01, "
+        "row LayerNorm)."
+    )

@@ -58,26 +58,74 @@ def _numbers(values: object) -> np.ndarray | None:
     return a if a.size else None
 
 
-def _series(trace: Any) -> tuple[str, list[str], np.ndarray] | None:
-    """A trace's name, its points' labels and its values (the bars' heights, a line's y, a surface's z)."""
+def _axis_word(title: object, fallback: str) -> str:
+    """An axis' title as one word or two ("feature i" -> "feature"), or ``fallback``."""
+    return re.sub(r"\s+[a-z]$", "", _text(title)) if title else fallback
+
+
+def _tick(v: object) -> str:
+    """A position on an axis as written: a whole number without ".0"."""
+    number = _numbers([v]) if not isinstance(v, str) else None
+    return str(int(number[0])) if number is not None and float(number[0]).is_integer() else _text(v)
+
+
+def _grid_labels(trace: Any, shape: tuple[int, int], words: tuple[str, str]) -> list[str]:
+    """Each cell of a heatmap's or surface's z (row-major) named by its column's x and its row's y."""
+    rows, cols = shape
+
+    def ticks(values: object, n: int) -> list[str]:
+        given = list(values) if values is not None and len(values) == n else []
+        return [_tick(v) for v in given] if given else [str(i + 1) for i in range(n)]
+
+    xs, ys = ticks(getattr(trace, "x", None), cols), ticks(getattr(trace, "y", None), rows)
+    return [f"{words[0]} {xs[c]}, {words[1]} {ys[r]}" for r in range(rows) for c in range(cols)]
+
+
+def _log_ticks(bar: Any) -> bool:
+    """Whether a colour bar's tick texts are 10 to the power of its tick values (a log10 colour scale)."""
+    vals = _numbers(getattr(bar, "tickvals", None)) if bar is not None else None
+    texts = getattr(bar, "ticktext", None) if bar is not None else None
+    if vals is None or texts is None or len(texts) != vals.size:
+        return False
+    try:
+        shown = np.array([float(_text(t).replace("−", "-")) for t in texts])
+    except ValueError:  # words, not numbers
+        return False
+    return bool(np.allclose(np.power(10.0, vals), shown, rtol=1e-9))
+
+
+def _series(trace: Any, words: tuple[str, str] = ("x", "y")) -> tuple[str, list[str], np.ndarray] | None:
+    """A trace's name, its points' labels and its values (the bars' heights, a line's y, a surface's z).
+    ``words``: the x and y axes' names, for a grid's cells."""
     horizontal = getattr(trace, "orientation", None) == "h"
     value_of, label_of = ("x", "y") if horizontal else ("y", "x")
     if trace.type == "histogram":  # the samples it counts: their range is what it shows
         value_of, label_of = ("y", "x") if horizontal else ("x", "y")
     values = _numbers(getattr(trace, "z", None)) if hasattr(trace, "z") else None
+    labels: list[str] = []
     if values is None:
         values = _numbers(getattr(trace, value_of, None))
         labels_raw = getattr(trace, label_of, None)
+        if values is not None and labels_raw is not None and len(labels_raw) == values.size:
+            labels = [_text(v) for v in labels_raw]
     else:
-        labels_raw = None
+        try:
+            shape = np.shape(np.asarray(trace.z, dtype=float))
+        except (TypeError, ValueError):
+            shape = ()
+        if len(shape) == 2 and shape[0] * shape[1] == values.size:
+            labels = _grid_labels(trace, (int(shape[0]), int(shape[1])), words)
     if values is None:
         return None
-    labels = (
-        [_text(v) for v in labels_raw] if labels_raw is not None and len(labels_raw) == values.size else []
-    )
     if not labels:
         labels = [str(i + 1) for i in range(values.size)]
-    name = _text(getattr(trace, "name", None) or "") or "values"
+    bar = getattr(trace, "colorbar", None)
+    colorbar = getattr(bar, "title", None)
+    scale = _text(getattr(colorbar, "text", None) or "") if colorbar is not None else ""
+    if _log_ticks(bar):  # coloured by log10 of the values: the values themselves are what it shows
+        with np.errstate(over="ignore"):
+            values = np.power(10.0, values)
+    name = _text(getattr(trace, "name", None) or "") or scale or "values"
     return name, labels, values
 
 
@@ -116,11 +164,22 @@ def describe(fig: go.Figure) -> Described:
     title = fig.layout.title.text if fig.layout.title is not None else None
     name = _text(title) if title else "Chart"
     x_title = fig.layout.xaxis.title.text if fig.layout.xaxis and fig.layout.xaxis.title else None
-    axis = re.sub(r"\s+[a-z]$", "", _text(x_title)) if x_title else "point"  # "feature i" -> "feature"
-    series = [s for s in (_series(t) for t in fig.data) if s is not None]
-    kinds = [t.type for t in fig.data if _series(t) is not None]
+    y_title = fig.layout.yaxis.title.text if fig.layout.yaxis and fig.layout.yaxis.title else None
+    axis = _axis_word(x_title, "point")  # "feature i" -> "feature"
+    words = (_axis_word(x_title, "column"), _axis_word(y_title, "row"))
+    # Over a heatmap, a scatter's few points mark cells (your cell, a group's edge): said as places
+    gridded = any(t.type == "heatmap" for t in fig.data)
+    overlays = [t for t in fig.data if gridded and t.type == "scatter" and len(t.x or ()) <= 3]
+    traces = [t for t in fig.data if t not in overlays]
+    series = [s for s in (_series(t, words) for t in traces) if s is not None]
+    kinds = [t.type for t in traces if _series(t, words) is not None]
     parts = [_said(*s, "" if kind == "histogram" else axis) for s, kind in zip(series, kinds, strict=True)]
-    marks = [_text(a.text) for a in (fig.layout.annotations or ()) if a.text and _text(a.text)]
+    marks = [
+        f"{_text(t.name or '') or 'a point'} at {words[0]} {_tick(x)}, {words[1]} {_tick(y)}"
+        for t in overlays
+        for x, y in zip(t.x or (), t.y or (), strict=False)
+    ]
+    marks += [_text(a.text) for a in (fig.layout.annotations or ()) if a.text and _text(a.text)]
     if parts:
         summary = ". ".join(parts) + "." + (" Marked: " + "; ".join(marks) + "." if marks else "")
     else:  # a diagram: its labels are what it says
