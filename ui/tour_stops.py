@@ -322,11 +322,19 @@ def _gamma(look: Look) -> str | None:
 def _lens(look: Look) -> str | None:
     if look.value("axes_lens", "LayerNorm") != "BatchNorm":
         return None
-    return (
+    text = (
         "The highlighted cells are now one feature of every token in the batch: BatchNorm computes your "
         "cell's μ and σ² from them, where LayerNorm used the d features of your cell's own token. The "
         "table below the chart gives both numbers."
     )
+    if look.value("axes_source", "Seeded random batch") == "Seeded random batch":
+        b, t, d = (int(look.value(k, v)) for k, v in (("axes_B", 2), ("axes_T", 4), ("axes_d", 8)))
+        text += f" Here BatchNorm pools B · T = {b} · {t} = {b * t} cells and LayerNorm d = {d}" + (
+            ": the same number, different cells. Change B or T to see the groups' sizes differ."
+            if b * t == d
+            else "."
+        )
+    return text
 
 
 def _inference(look: Look) -> str | None:
@@ -452,8 +460,8 @@ STOPS: tuple[Stop, ...] = (
         "variance",
         "The formula",
         "σ²: how spread out it is",
-        "σ² is the mean of the squared distances from μ. Stretch the vector: move **Stretch: multiply "
-        "every feature by a** away from 1.",
+        "σ² is the mean of the squared distances from μ. Move **Stretch: multiply every feature by a** "
+        "away from 1 and watch σ² and the chart of the squared distances below it.",
         target="var_scale_live",
         watch="var_scale",
         done=_stretch,
