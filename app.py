@@ -58,12 +58,13 @@ with class_turn():  # a run that follows the teacher waits its turn (ui/class_vi
     titles = {p.url_path: p.title for section in pages.values() for p in section}
     read_class_link()  # this browser's class, from the address (ui/class_session.py)
     class_page_run()
+    # the guided tour's step, and its card's place above the page (ui/tour.py); no tour on the wall. Before
+    # the class panel: a teacher's lead carries the address with this run's step
+    tour_place = tour_bar(nav.url_path) if nav.url_path not in walls else None
     if nav.url_path not in walls:  # a view for the wall: no class panel (names, the teacher's link)
         class_panel("/" + nav.url_path)  # in a class: the class panel, above the sidebar's settings
     sidebar(own_data=nav.url_path in own_data, page=nav.url_path, titles=titles)
     presentation_toggle()
-    # the guided tour's step, and its card's place above the page (ui/tour.py); no tour on the wall
-    tour_place = tour_bar(nav.url_path) if nav.url_path not in walls else None
     keep_pages_in_history()  # Back returns to the previous page with its values (ui/history.py)
     mend_markup()  # the menu's lists, keyboard-reachable scrolling, legible captions (ui/a11y.py)
     fit_formulas()  # a displayed formula wider than its column is drawn smaller (ui/formulas.py)

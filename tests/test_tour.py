@@ -98,3 +98,27 @@ def test_inference_before_any_training_says_the_running_averages_are_their_start
     ok(at.button_group(key="tvi_mode").set_value("Inference").run())
     (said,) = said_done(at)
     assert "No training batch has been seen yet" in said, said
+
+
+def test_a_tenth_squared_is_a_hundredth_not_float_noise() -> None:
+    at = open_page("pages/2_variance.py", tour="4")
+    ok(at.select_slider(key="var_scale").set_value(0.1).run())
+    (said,) = said_done(at)
+    assert "a² = 0.01 times as much" in said, said  # was 0.010000000000000002
+
+
+def test_a_constant_vector_says_so_where_sigma2_is_0() -> None:
+    at = open_page("pages/3_standardize.py", tour="6", preset="constant")
+    (said,) = said_done(at)  # ε > σ² = 0 from the start
+    assert said.startswith("This vector is constant: σ² = 0, so x − μ is 0 and x̂ is exactly 0"), said
+    at = open_page("pages/4_scale_shift.py", tour="7", preset="constant")
+    assert not any("not far below" in str(m.value) for m in at.markdown)  # no ε is below σ² = 0
+    ok(at.button(key="ss_undo").click().run())
+    (said,) = said_done(at)
+    assert said.endswith("a constant vector: every x is μ, and so is every y."), said
+
+
+def test_a_new_draw_is_not_a_bars_move() -> None:
+    at = open_page("pages/1_mean.py", tour="3")
+    ok(at.sidebar.button(key="reseed").click().run())
+    assert said_done(at) == []

@@ -9,7 +9,8 @@ const OWNS_ESCAPE = "input:not([type=range]):not([type=radio]):not([type=checkbo
 function leaveOnEscape(e) {
   if (e.key !== "Escape" || e.defaultPrevented) return;
   if (document.activeElement?.closest(OWNS_ESCAPE)) return;
-  if (document.querySelector("[data-baseweb=popover], [role=dialog]")) return;  // an open menu closes first
+  // an open menu, dialog or tooltip closes first
+  if (document.querySelector("[data-baseweb=popover], [role=dialog], [role=tooltip]")) return;
   document.querySelector(`${CARD} .st-key-tour_leave button`)?.click();
 }
 
@@ -42,7 +43,7 @@ function open(go, step, tries = 120) {
 export default function ({data}) {
   const tour = (globalThis.labTour ??= {step: null});
   if (data?.go !== null && data?.go !== undefined) {
-    open(data.go, data.step);
+    open(data.go, data.n);
     return;
   }
   if (!tour.keys) {

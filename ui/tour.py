@@ -65,10 +65,12 @@ def step() -> int:
 def _go(n: int) -> None:
     session.widgets.set(KEY, n)
     session.tour.go.set(True)
+    session.tour.visit.set(session.tour.visit.get() + 1)  # the card's title takes the focus again
 
 
 def _leave() -> None:
     session.tour.left_at.set(step())
+    session.tour.at.set(0)
     session.widgets.set(KEY, 0)
 
 
@@ -91,8 +93,8 @@ def bar(page: str) -> Any:
     """``app.py``, before the page: the step's control, a pending Back or Next's page switch, the
     sidebar's Start button, and the card's place at the top of the main area (returned)."""
     st.html(STYLE)
-    with st.container(key="tour_state"):
-        controls.number_input("Tour step", 0, len(stops()), 0, key=KEY, name="tour step")
+    with st.sidebar.container(key="tour_state"):  # not the main area: that is the page's controls' place
+        controls.number_input("Tour step", 0, len(stops()), 0, key=KEY, name="tour step (0: no tour)")
     n = step()
     if not n:
         start_button(st.sidebar)
@@ -103,7 +105,9 @@ def _look(page: str, n: int) -> Look:
     lab = session.lab.lab.get()
     lab = lab if isinstance(lab, LabInput) else None
     stop = stops()[n - 1]
-    if session.tour.at.get() != n or session.tour.arrived_on.get() != page:
+    kept = session.tour.arrived_x.get()
+    resized = lab is not None and kept is not None and len(kept) != lab.x.nbytes  # d changed: start again
+    if session.tour.at.get() != n or session.tour.arrived_on.get() != page or resized:
         # arrived at this stop (or at its page): what the page holds now is where the student starts
         session.tour.at.set(n)
         session.tour.arrived_on.set(page)
@@ -120,6 +124,8 @@ def card(place: Any, page: str) -> None:
     """``app.py``, after the page: the card for the tour's step, drawn into ``place``."""
     n = step()
     if not n:
+        if session.tour.at.get():  # the tour ended without Leave (a teacher's lead, a link): resumable
+            session.tour.left_at.set(session.tour.at.get())
         session.tour.at.set(0)
         session.tour.shown.set(None)
         return
@@ -181,11 +187,13 @@ def card(place: Any, page: str) -> None:
                 width="stretch",
             )
         leave.button("Leave the tour", key="tour_leave", on_click=_leave, width="stretch")
-        _keys(data={"step": n, "go": stop.page if going else None}, key="tour_keys")
+        visit = f"{n}:{session.tour.visit.get()}"  # a new step, or the same one resumed: focus the title
+        _keys(data={"step": visit, "go": stop.page if going else None, "n": n}, key="tour_keys")
 
 
 def _finish() -> None:
     session.tour.left_at.set(0)
+    session.tour.at.set(0)
     session.widgets.set(KEY, 0)
 
 

@@ -31,10 +31,11 @@ from ui.live.vector import LIMIT as BAR_LIMIT
 from ui.minilm import recording
 from ui.navigation import SECTIONS, address
 from ui.settings import AFFINE_MODES, EPS_CHOICES, LabInput, eps_text
-from ui.text import digits_not_to_look_exact, fmt
+from ui.text import digits_not_to_look_exact, digits_to_separate, fmt, rounding_noise
 from ui.widgets import DEFAULT_PLACEMENT, SPREADS
 
 SAME, _, UNDO, _ = AFFINE_MODES
+CEILING = float(np.sqrt(383))  # |x̂| < √(d − 1) at MiniLM's d = 384: a value below it never reads as equal
 TITLES = {address(e.path).strip("/"): e.title for entries in SECTIONS.values() for e in entries}
 
 
@@ -119,7 +120,7 @@ def _bars_say(look: Look) -> str:
     if look.lab is not None and look.lab.d > BAR_LIMIT:
         text += (
             f" This vector has {look.lab.d} features, more than the {BAR_LIMIT} a chart gives bars to: "
-            "choose a smaller d in the sidebar, or edit one of the typed numbers there."
+            "choose a smaller d in the sidebar (or, with typed numbers, edit one there)."
         )
     return text
 
@@ -129,7 +130,8 @@ def _mean_bar(look: Look) -> str | None:
     if lab is None or look.arrived_x is None:
         return None
     start = np.frombuffer(look.arrived_x, dtype=np.float64)
-    if start.shape != lab.x.shape or np.array_equal(start, lab.x):
+    # a bar's release makes the input typed numbers; New draw or a preset is not a bar's move
+    if lab.source != "Type numbers" or start.shape != lab.x.shape or np.array_equal(start, lab.x):
         return None
     c = float(look.value("mean_shift", mean.SHIFT[2]))  # the page's μ is of x + c
     before = _shown(mean.frame(start, lab.eps, c), mean.READOUT, "μ (mean)")
@@ -151,12 +153,14 @@ def _stretch(look: Look) -> str | None:
     if a is None or look.lab is None:
         return None
     a = float(a)
+    if float(ln.variance(look.lab.x)) == 0:
+        return f"a = {variance.scale_text(a)}: σ² stays 0: a constant vector has no spread to stretch."
     label = "σ² (÷d, population)"
     before = _shown(variance.frame(look.lab.x, look.lab.eps, 1.0), variance.SIGMA2, label)
     after = _shown(variance.frame(look.lab.x, look.lab.eps, a), variance.SIGMA2, label)
     return (
         f"a = {variance.scale_text(a)}: σ² went from {before} to {after}, "
-        f"a² = {_num(a * a)} times as much: every distance from μ was multiplied by a, and σ² squares "
+        f"a² = {a * a:.6g} times as much: every distance from μ was multiplied by a, and σ² squares "
         "the distances."
     )
 
@@ -167,10 +171,16 @@ def _near_var(spread: float) -> float:
 
 def _spread_say(look: Look) -> str:
     eps = look.lab.eps if look.lab is not None else 1e-5
+    spread = float(look.value("std_spread", standardize.SPREAD_DEFAULT))
+    now = (
+        "its σ² is below ε now, and its x̂ has collapsed towards 0"
+        if _near_var(spread) <= eps
+        else "its σ² is above ε now; move the spread down first and watch x̂ collapse towards 0"
+    )
     text = (
         "x̂ = (x − μ) / √(σ² + ε) divides by about σ while σ² is far above ε. Under *Where ε takes over* "
-        "is a nearly constant vector whose σ² starts below ε: its x̂ has collapsed towards 0. Move "
-        f"**Spread of the nearly constant vector** up until its σ² is above ε = {eps_text(eps)}."
+        f"is a nearly constant vector: {now}. Move **Spread of the nearly constant vector** up until its "
+        f"σ² is above ε = {eps_text(eps)}."
     )
     if _near_var(max(SPREADS)) <= eps:
         text += (
@@ -222,6 +232,11 @@ def _eps(look: Look) -> str | None:
         return None
     steps = ln.layer_norm_steps(look.lab.x, eps=look.lab.eps)
     var = float(steps.var)
+    if var == 0:
+        return (
+            "This vector is constant: σ² = 0, so x − μ is 0 and x̂ is exactly 0 for every ε > 0 (without ε "
+            "it would be 0/0). Choose another preset in the sidebar to see ε take over gradually."
+        )
     if not look.lab.eps > var:
         return None
     xhat_var = _shown(standardize.xhat_frame(look.lab.x, look.lab.eps), standardize.XHAT, "variance of x̂")
@@ -239,7 +254,7 @@ def _undo_say(look: Look) -> str:
     )
     if look.lab is not None:
         var = float(ln.variance(look.lab.x))
-        if not look.lab.eps < 1e-3 * var:
+        if var > 0 and not look.lab.eps < 1e-3 * var:
             text += (
                 f" ε is {eps_text(look.lab.eps)} now, not far below your vector's σ² = {_num(var)}: lower "
                 "ε in the sidebar first (1e-05, say), or y will not quite come back."
@@ -253,13 +268,16 @@ def _undo(look: Look) -> str | None:
         return None
     steps = ln.layer_norm_steps(lab.x, lab.gamma, lab.beta, eps=lab.eps)
     err = float(np.max(np.abs(steps.y - lab.x)))
-    var = float(steps.var)
-    how = (
-        "the input is back (ε makes the divisor √(σ² + ε), a little more than σ)."
-        if lab.eps < 1e-3 * var
-        else f"not quite the input: ε = {eps_text(lab.eps)} is not far below σ² = {_num(var)}, so the "
-        "divisor √(σ² + ε) is well above σ."
-    )
+    var, sigma = float(steps.var), float(steps.sigma)
+    if sigma == 0:
+        how = "a constant vector: every x is μ, and so is every y."
+    elif err <= 1e-3 * sigma:
+        how = "the input is back (ε makes the divisor √(σ² + ε), a little more than σ)."
+    else:
+        how = (
+            f"not quite the input: ε = {eps_text(lab.eps)} is not far below σ² = {_num(var)}, so the divisor "
+            f"√(σ² + ε) is {_num(float(steps.std) / sigma)} times σ."
+        )
     return (
         f"γ = σ = {_num(float(steps.sigma))} and β = μ = {_num(float(steps.mu))} for every feature: y "
         f"differs from x by at most {_num(err)}: {how}"
@@ -308,11 +326,13 @@ def _gamma(look: Look) -> str | None:
     if lab is None or gamma is None or lab.affine_mode != SAME:
         return None
     steps = ln.layer_norm_steps(lab.x, lab.gamma, lab.beta, eps=lab.eps)
+    mu = float(steps.mu)
+    mu_text = fmt(mu, digits_to_separate([mu], against=steps.x, same_within=rounding_noise(steps.x)))
     sd_y = float(np.sqrt(ln.variance(steps.y)))
     sd_xhat = float(np.sqrt(ln.variance(steps.x_hat)))
     return (
         f"γ = {float(gamma):.2f}: y's standard deviation is {_num(sd_y)}, |γ| times x̂'s ({_num(sd_xhat)}); "
-        f"μ = {_num(float(steps.mu))} and σ² = {_num(float(steps.var))} did not move."
+        f"μ = {mu_text} and σ² = {_num(float(steps.var))} did not move."
     )
 
 
@@ -419,11 +439,13 @@ def _site(look: Look) -> str | None:
         return None
     s = _site_stats()
     i = int(np.clip(int(site), 0, len(s.labels) - 1))
+    largest = float(s.x_hat_absmax[i])
+    largest_text = fmt(largest, digits_to_separate([largest], against=[CEILING]))  # as the page prints it
     return (
         f"At {s.labels[i]} the largest |x| going in is {_num(float(s.in_absmax[i]))}, and the median |x| "
-        f"{_num(float(s.in_abs_median[i]), 3)}; after normalizing, the largest |x̂| is "
-        f"{_num(float(s.x_hat_absmax[i]))}. Each site has its own scale going in; x̂ has mean 0 and spread "
-        "about 1 at every one, before γ and β rescale it."
+        f"{_num(float(s.in_abs_median[i]), 3)}; after normalizing, the largest |x̂| is {largest_text}. Each "
+        "site has its own scale going in; x̂ has mean 0 and spread about 1 at every one, before γ and β "
+        "rescale it."
     )
 
 

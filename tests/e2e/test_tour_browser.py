@@ -134,3 +134,4 @@ def test_a_mid_tour_link_lands_on_its_stop_and_escape_leaves_it(fresh: Browser, 
     expect(resume).to_be_visible()
     resume.click()
     expect(page.locator(CARD).locator("h3")).to_have_text(STOPS[n - 1].title)
+    expect(page.locator(CARD).locator("h3")).to_be_focused()  # the pressed Resume is gone: focus goes here
