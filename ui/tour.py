@@ -49,14 +49,10 @@ TARGET_STYLE = (
 )
 
 
-def stops() -> tuple[Stop, ...]:
-    return STOPS
-
-
 def step() -> int:
     """The tour's step (1 … N), or 0 when no tour runs."""
     v = session.widgets.get(KEY)
-    return int(v) if isinstance(v, int | float) and 1 <= v <= len(stops()) else 0
+    return int(v) if isinstance(v, int | float) and 1 <= v <= len(STOPS) else 0
 
 
 # --- moves (buttons' callbacks: they run before the script) ---------------------------------------
@@ -76,13 +72,13 @@ def _leave() -> None:
 
 def _start() -> None:
     left = session.tour.left_at.get()
-    _go(left if 1 <= left <= len(stops()) else 1)
+    _go(left if 1 <= left <= len(STOPS) else 1)
 
 
 def start_button(where: Any = st, *, key: str = "tour_start") -> None:
     """*Start the guided tour*, or *Resume the tour at step n* after Leave (the sidebar, Home)."""
     left = session.tour.left_at.get()
-    label = f"Resume the tour at step {left}" if 1 <= left <= len(stops()) else "Start the guided tour"
+    label = f"Resume the tour at step {left}" if 1 <= left <= len(STOPS) else "Start the guided tour"
     where.button(label, key=key, on_click=_start, icon=":material/tour:", width="stretch")
 
 
@@ -94,7 +90,7 @@ def bar(page: str) -> Any:
     sidebar's Start button, and the card's place at the top of the main area (returned)."""
     st.html(STYLE)
     with st.sidebar.container(key="tour_state"):  # not the main area: that is the page's controls' place
-        controls.number_input("Tour step", 0, len(stops()), 0, key=KEY, name="tour step (0: no tour)")
+        controls.number_input("Tour step", 0, len(STOPS), 0, key=KEY, name="tour step (0: no tour)")
     n = step()
     if not n:
         start_button(st.sidebar)
@@ -104,7 +100,7 @@ def bar(page: str) -> Any:
 def _look(page: str, n: int) -> Look:
     lab = session.lab.lab.get()
     lab = lab if isinstance(lab, LabInput) else None
-    stop = stops()[n - 1]
+    stop = STOPS[n - 1]
     kept = session.tour.arrived_x.get()
     resized = lab is not None and kept is not None and len(kept) != lab.x.nbytes  # d changed: start again
     if session.tour.at.get() != n or session.tour.arrived_on.get() != page or resized:
@@ -129,8 +125,7 @@ def card(place: Any, page: str) -> None:
         session.tour.at.set(0)
         session.tour.shown.set(None)
         return
-    all_stops = stops()
-    stop = all_stops[n - 1]
+    stop = STOPS[n - 1]
     # Back, Next or Go asked for the stop's page: the browser opens it as the menu's link does (the
     # bound controls keep their values; st.switch_page refuses an address with bound keys in it)
     going = session.tour.go.pop() and page != stop.page
@@ -141,7 +136,7 @@ def card(place: Any, page: str) -> None:
         st.toast(f"Tour step {n} done: the card at the top of the page says what happened.", icon="✅")
     session.tour.shown.set((n, done))
     with place.container(key=CARD, border=True):
-        st.caption(f"Guided tour · {stop.chapter} · step {n} of {len(all_stops)}")
+        st.caption(f"Guided tour · {stop.chapter} · step {n} of {len(STOPS)}")
         st.subheader(stop.title, anchor=False)
         if page != stop.page:
             st.markdown(f"This step is on **{stop.page_title}**.")
@@ -169,7 +164,7 @@ def card(place: Any, page: str) -> None:
             disabled=n == 1,
             width="stretch",
         )
-        if n < len(all_stops):
+        if n < len(STOPS):
             forward.button(
                 "Next",
                 key="tour_next",
@@ -204,7 +199,7 @@ def after_fragment() -> None:
     shown = session.tour.shown.get()
     if not n or shown is None or shown[0] != n:
         return
-    stop = stops()[n - 1]
+    stop = STOPS[n - 1]
     lab = session.lab.lab.get()
     look = Look(
         session.live.page.get() or "",
