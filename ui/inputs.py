@@ -5,7 +5,6 @@ draws its widgets and gives the vector it reads, or a clear message and the last
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -144,18 +143,15 @@ def _share_as_typed(x: np.ndarray, what: str) -> None:
     )
 
 
-# How long after use_typed a widget's old value from the browser counts as stale (put back): the stale
-# messages measured came 0.03-0.15 s after a release; a student's own choice of the old value comes later
-# (choosing Preset again from the Input list after a bar's drag was put back for good before this bound).
-STALE_WITHIN_S = 1.5
+INPUT_SETS_KEY = "input_sets"
 
 
 def use_typed(text: str) -> None:
     """Make ``text`` the lab's input, as typed numbers (a callback: the next run draws it)."""
     widgets = session.widgets
-    now = time.monotonic()
+    session.live.input_sets.set(session.live.input_sets.get() + 1)
     session.live.set_by_app.set(
-        {"typed": (widgets.get("typed"), text, now), "src": (widgets.get("src"), SOURCES[1], now)}
+        {"typed": (widgets.get("typed"), text), "src": (widgets.get("src"), SOURCES[1])}
     )
     widgets.update(typed=text, src=SOURCES[1])
     try:  # a text box not drawn yet this session writes its value into the URL only on a later run
@@ -164,21 +160,36 @@ def use_typed(text: str) -> None:
         pass
 
 
+def input_sets_seen() -> None:
+    """A hidden control holding how many times the app set the input (:func:`use_typed`), drawn beside
+    the Input box on every run: each message from the browser carries its copy, so a message sent
+    before the browser drew the latest set is known by its smaller number."""
+    with st.container(key="input_sets_box"):
+        st.html("<style>.st-key-input_sets_box { display: none; }</style>")
+        sets = session.live.input_sets.get()
+        if session.widgets.get(INPUT_SETS_KEY) != sets:
+            session.widgets.set(INPUT_SETS_KEY, sets)
+        st.number_input("Input sets", min_value=0, key=INPUT_SETS_KEY, label_visibility="collapsed")
+
+
 def browser_caught_up(key: str) -> None:
     """``on_change`` of the typed numbers and the Input select after :func:`use_typed` set them.
 
     The browser updates its copy of a widget the app set only once that run's elements arrive; a
     message sent before (a page link clicked just after a dragged bar's release) carries the value
     from before, and was taken as the student's: the new page showed the old vector while the text
-    box showed the new one (7 of 7 scripted switches 0.03-0.15 s after a release). That value is put
-    back within :data:`STALE_WITHIN_S` of the set; any other value, or any value later, is the
-    student's, and ends the watch.
+    box showed the new one (7 of 7 scripted switches 0.03-0.15 s after a release; later, under load).
+    Such a message carries an older count of the app's sets (:func:`input_sets_seen`): its value is
+    put back. A message from a browser that has drawn the set is the student's, whatever its value
+    (choosing Preset again after a bar's drag), and ends the watch.
     """
     set_by_app = session.live.set_by_app.get()
-    before, after, at = set_by_app.get(key, (None, None, 0.0))
+    before, after = set_by_app.get(key, (None, None))
     if after is None:
         return
-    if session.widgets.get(key) == before and time.monotonic() - at <= STALE_WITHIN_S:
+    seen = session.widgets.get(INPUT_SETS_KEY)
+    stale = seen is not None and seen < session.live.input_sets.get()
+    if stale and session.widgets.get(key) == before:
         session.widgets.set(key, after)
     else:
         set_by_app.pop(key, None)

@@ -173,8 +173,9 @@ class _Live:
     page: Entry[str] = Entry("_live_page", str, concern)  # the url path the last full run drew
     # {key: (value before, value after)} of each live release
     released: Entry[dict[str, tuple[Any, Any]]] = Entry("_live_released", dict, concern)
-    # {widget key: (value before, value set, when)}: values the app set that the browser may not have yet
-    set_by_app: Entry[dict[str, tuple[Any, Any, float]]] = Entry("_set_by_app", dict, concern)
+    # {widget key: (value before, value set)}: values the app set that the browser may not have yet
+    set_by_app: Entry[dict[str, tuple[Any, Any]]] = Entry("_set_by_app", dict, concern)
+    input_sets: Entry[int] = Entry("_input_sets", int, concern)  # how many times the app set the input
     sent: Entry[dict[str, str]] = Entry("_live_sent", dict, concern)  # payload id each slider's browser has
     asked: Entry[set[str]] = Entry("_live_asked", set, concern)  # sliders whose browser asked for frames
     # {key: n}: the browser's number of the last release of each slider the server took (static/live)
@@ -268,6 +269,7 @@ WIDGET_KEYS = frozenset(
     {"table", "upload", "reseed", "axes_preset", "class_join_code", "class_join_name", "class_follow"}
     | {"class_beacon"}  # a student's class beacon (ui.class_beacon): its trigger says what the browser read
     | {"class_paced", "class_keep_days"}  # the teacher's pacing toggle and days the answers are kept
+    | {"input_sets"}  # the browser's copy of how many times the app set the input (ui.inputs.input_sets_seen)
 )
 # Widget keys made from a name: "{}_live" a live slider's component, "{}_guess" a prediction box,
 # "quiz_{}" a quiz question's radio, "{}_bars" a chart's draggable bars (ui.live.vector), "class_name_{}"

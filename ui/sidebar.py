@@ -19,7 +19,7 @@ import streamlit as st
 
 import layernorm as ln
 from ui import session
-from ui.inputs import browser_caught_up, keep_table_edits, preset, read_input
+from ui.inputs import browser_caught_up, input_sets_seen, keep_table_edits, preset, read_input
 from ui.keys import LAB_QUIET
 from ui.linking import LinkReport, read_link, report_link
 from ui.settings import (
@@ -198,6 +198,7 @@ def vector_controls() -> LabInput:
             on_change=browser_caught_up,
             args=("src",),
         )
+        input_sets_seen()
         x, label, problem, token = read_input(source, rerun_lab_sections)
         st.subheader("Parameters")
         mode = st.radio(
