@@ -42,6 +42,7 @@ from layernorm.labs import (
     precision,
     precision_status,
     readouts,
+    recent_norms,
     running,
     shapes,
     shared_affine,
@@ -393,6 +394,56 @@ def _(data: st.DataObject) -> Any:
     )
 
 
+@call("recent_norms.dyt")
+def _(data: st.DataObject) -> Any:
+    d = _d(data)
+    return recent_norms.dyt(_mat(data, 2, d), data.draw(VALUES), _vec(data, d), _vec(data, d))
+
+
+@call("recent_norms.dyt_sse")
+def _(data: st.DataObject) -> Any:
+    d = _d(data)
+    return recent_norms.dyt_sse(_mat(data, 2, d), _mat(data, 2, d), data.draw(VALUES))
+
+
+@call("recent_norms.fit_dyt")
+def _(data: st.DataObject) -> Any:
+    d = _d(data)
+    alpha = data.draw(st.one_of(st.none(), VALUES))
+    return recent_norms.fit_dyt(
+        _mat(data, 3, d), _mat(data, 3, d), alpha, per_feature=data.draw(st.booleans())
+    )
+
+
+@call("recent_norms.attention_logits")
+def _(data: st.DataObject) -> Any:
+    d, d_h = _d(data), _d(data)
+    return recent_norms.attention_logits(
+        _mat(data, 3, d),
+        _mat(data, d, d_h),
+        _mat(data, d, d_h),
+        _vec(data, d_h),
+        _vec(data, d_h),
+        scale=data.draw(st.floats(1e-300, 1.7e308)),
+        qk_norm=data.draw(st.booleans()),
+        eps=_eps(data),
+    )
+
+
+@call("recent_norms.fold_gamma")
+def _(data: st.DataObject) -> Any:
+    m, d = _d(data), _d(data)
+    return recent_norms.fold_gamma(_vec(data, d), _vec(data, d), _mat(data, m, d), _vec(data, m))
+
+
+@call("recent_norms.fold_check")
+def _(data: st.DataObject) -> Any:
+    m, d = _d(data), _d(data)
+    return recent_norms.fold_check(
+        _mat(data, 2, d), _vec(data, d), _vec(data, d), _mat(data, m, d), _vec(data, m), eps=_eps(data)
+    )
+
+
 @call("transformer_stats.parameter_histograms")
 def _(data: st.DataObject) -> Any:
     return transformer_stats.parameter_histograms(_vec(data, 6).reshape(2, 3), bins=4)
@@ -500,6 +551,9 @@ LAB_NOT_NUMERIC = {
     "batch_effects.redraw_spread",
     "batch_effects.shift_test",
     "transformer_stats.site_stats",
+    "recent_norms.site_readers",  # the recorded model's weights: bounded by the model
+    "recent_norms.fold_site",
+    "recent_norms.folded_cosines",
     "transformer_stats.dimension_profile",
     "depth.simulate_depth",
     "depth.layer_histograms",

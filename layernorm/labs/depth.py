@@ -8,6 +8,10 @@ an activation, optionally a residual connection, and optionally a normalization:
 - residual, post-norm:    ``h' = Norm(h + act(h @ W))``  (after the add, as in BERT)
 - residual, pre-norm:     ``h' = h + act(Norm(h) @ W)``  (before the sublayer, as in GPT-2; LLaMA places
   RMSNorm, not LayerNorm, there)
+- residual, Peri-LN:      ``h' = h + Norm(act(Norm(h) @ W))``  (the sublayer's input and its output,
+  Kim et al. 2025)
+- residual, output norm:  ``h' = h + Norm(act(h @ W))``  (the sublayer's output only, OLMo 2's
+  "reordered norm", Team OLMo 2025)
 
 Then one backward pass of the loss ``sum(h_L * r) / N`` (``r`` a fixed random
 direction) gives ``dL/dh_l`` and ``dL/dW_l`` for every layer, using
@@ -31,7 +35,7 @@ from layernorm.family import rms_norm
 
 ACTIVATIONS = ("linear", "tanh", "relu", "gelu")
 NORMS = ("none", "layernorm", "batchnorm", "rmsnorm")
-PLACEMENTS = ("post", "pre")
+PLACEMENTS = ("post", "pre", "peri", "output")
 EPS = 1e-5
 EXPLODE, VANISH = 1e4, 1e-4  # a change of scale by 10^4 either way is called exploded / vanished
 _SQRT_2_PI = float(np.sqrt(2.0 / np.pi))
@@ -54,8 +58,9 @@ class DepthConfig:
         Add a residual connection around each layer.
     norm : {"none", "layernorm", "batchnorm", "rmsnorm"}, default "none"
         Normalization without learned scale (gamma = 1, beta = 0), eps = 1e-5.
-    placement : {"post", "pre"}, default "post"
-        Where the norm sits in a residual layer (ignored without ``residual``).
+    placement : {"post", "pre", "peri", "output"}, default "post"
+        Where the norm sits in a residual layer (ignored without ``residual``); "peri" normalizes the
+        sublayer's input and its output, "output" its output only.
     batch : int, default 32
         Samples ``N`` in the batch, 2 to 4096 (BatchNorm needs at least 2).
     seed : int, default 0
@@ -266,7 +271,8 @@ def simulate_depth(config: DepthConfig) -> DepthResult:
     -----
     The same config always gives the same numbers (``numpy.random.default_rng(seed)``).
     Sources: Glorot & Bengio (2010) and He et al. (2015) on initialisation
-    gain; Ba, Kiros & Hinton (2016); Xiong et al. (2020) on post- vs pre-LN.
+    gain; Ba, Kiros & Hinton (2016); Xiong et al. (2020) on post- vs pre-LN; Kim et al. (2025),
+    "Peri-LN" (arXiv:2502.02732); Team OLMo (2025), "2 OLMo 2 Furious" (arXiv:2501.00656), §2.1.
     """
     cfg = config.validated()
     rng = np.random.default_rng(cfg.seed)
@@ -291,12 +297,17 @@ def simulate_depth(config: DepthConfig) -> DepthResult:
                     u = h + f
                     out = norm_f(u)
                     cache.append((h, a, u, dact))
-                else:
+                elif cfg.placement == "pre":
                     n = norm_f(h)
                     a = n @ w
                     f, dact = _act(cfg.activation, a)
                     out = h + f
                     cache.append((h, a, n, dact))
+                else:  # peri and output: the output norm takes the sublayer's output f, cached as "pre"
+                    n = norm_f(h) if cfg.placement == "peri" else h
+                    f, dact = _act(cfg.activation, n @ w)
+                    out = h + norm_f(f)
+                    cache.append((h, f, n, dact))
             except ValueError:  # the core refuses inf/NaN or values too large to subtract
                 out = np.array([np.inf])
             if not np.all(np.isfinite(out)):
@@ -331,9 +342,13 @@ def simulate_depth(config: DepthConfig) -> DepthResult:
                         du = norm_b(mid, dh)
                         da = du * dact
                         dw, dh = h_in.T @ da, du + da @ w.T
-                    else:
+                    elif cfg.placement == "pre":
                         da = dh * dact
                         dw, dh = mid.T @ da, dh + norm_b(h_in, da @ w.T)
+                    else:
+                        da = norm_b(pre, dh) * dact
+                        back = da @ w.T
+                        dw, dh = mid.T @ da, dh + (norm_b(h_in, back) if cfg.placement == "peri" else back)
                 except ValueError:
                     dh = np.array([np.inf])
                     dw = dh

@@ -85,6 +85,10 @@ def _loss(cfg: DepthConfig, weights_delta: tuple[int, tuple[int, int], float] | 
             h = dp._act(cfg.activation, norm_f(h @ wl))[0]
         elif cfg.placement == "post":
             h = norm_f(h + dp._act(cfg.activation, h @ wl)[0])
+        elif cfg.placement == "peri":
+            h = h + norm_f(dp._act(cfg.activation, norm_f(h) @ wl)[0])
+        elif cfg.placement == "output":
+            h = h + norm_f(dp._act(cfg.activation, h @ wl)[0])
         else:
             h = h + dp._act(cfg.activation, norm_f(h) @ wl)[0]
     return float(np.sum(h * r) / cfg.batch)
@@ -99,6 +103,12 @@ def _loss(cfg: DepthConfig, weights_delta: tuple[int, tuple[int, int], float] | 
             n_layers=3, width=5, batch=4, activation="tanh", norm="rmsnorm", residual=True, placement="pre"
         ),
         DepthConfig(n_layers=3, width=5, batch=4, activation="linear", norm="layernorm", residual=True),
+        DepthConfig(
+            n_layers=3, width=5, batch=4, activation="tanh", norm="layernorm", residual=True, placement="peri"
+        ),
+        DepthConfig(
+            n_layers=3, width=5, batch=4, activation="gelu", norm="rmsnorm", residual=True, placement="output"
+        ),
     ],
 )
 def test_weight_gradient_norms_match_finite_differences(cfg: DepthConfig) -> None:
@@ -148,3 +158,24 @@ def test_a_verdict_never_prints_a_rounded_std_as_an_exact_one() -> None:
     res = simulate_depth(DepthConfig(norm="layernorm", activation="linear"))
     assert 0.999 < res.act_std[-1] < 1.0
     assert res.status == f"stable: std {res.act_std[0]:.3g} → 1.00"
+
+
+def test_peri_ln_adds_one_normalized_vector_per_layer() -> None:
+    """Peri-LN: h_l - h_(l-1) is a LayerNorm output, so each row of it has mean 0 and variance
+    v / (v + ε) of the sublayer's output's own variance v: the stream grows by about one unit per
+    layer, whatever the weights' gain."""
+    cfg = DepthConfig(
+        n_layers=40,
+        width=32,
+        gain=3.0,
+        activation="linear",
+        residual=True,
+        norm="layernorm",
+        placement="peri",
+    )
+    res = simulate_depth(cfg)
+    steps = np.diff(res.activations, axis=0)  # (L, N, d)
+    np.testing.assert_allclose(steps.mean(axis=-1), 0.0, atol=1e-12)
+    assert np.all(steps.var(axis=-1) <= 1.0 + 1e-12) and np.all(steps.var(axis=-1) > 0.99)
+    pre = simulate_depth(replace(cfg, placement="pre"))
+    assert res.act_std[-1] < pre.act_std[-1] / 2  # pre-LN adds the sublayer's output, 3 times larger here
