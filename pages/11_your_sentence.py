@@ -10,14 +10,12 @@ from threadpoolctl import threadpool_limits
 from layernorm.data.weights import (
     MAX_WORD_PIECES,
     WeightsMissingError,
-    load_minilm_weights,
-    load_tokenizer,
     tokenize,
 )
 from layernorm.labs import bert, readouts
 from ui import charts_live, controls, page, plot, session
 from ui.fragments import page_fragment
-from ui.minilm import recording
+from ui.minilm import model, recording
 from ui.text import digits_not_to_look_exact, digits_to_separate, fmt, plain
 
 KINDS = {
@@ -30,12 +28,6 @@ EPS_CHOICES = [float(f"1e{k}") for k in range(-12, 1)]
 SITES = list(range(13))
 DEFAULT_1 = "Layer normalization keeps every token in a sensible range."
 DEFAULT_2 = "Normalizing activations makes deep networks easier to train."
-
-
-@st.cache_resource(show_spinner="Loading all-MiniLM-L6-v2 (91 MB, once for every student)…")
-def model() -> tuple[object, object]:
-    """Weights and tokenizer, loaded once per server and shared read-only by every session."""
-    return load_minilm_weights(), load_tokenizer()
 
 
 @st.cache_resource(max_entries=32, show_spinner="Running the transformer on your words…")

@@ -110,6 +110,18 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
         "grad_check_h",
         "grad_spread",
     ),
+    "normalization_now": (
+        "now_site",
+        "now_sentence",
+        "now_alpha",
+        "now_layers",
+        "now_gain",
+        "now_qk_layer",
+        "now_qk_head",
+        "now_qk_sentence",
+        "now_qk_scale",
+        "now_fold_site",
+    ),
     # presentation mode (a toggle in the sidebar) and the guided tour's step (ui.tour), on every page
     "app": ("present", "tour"),
 }

@@ -89,6 +89,12 @@ SECTIONS: dict[str, list[Entry]] = {
             ":material/edit_note:",
             "remove LayerNorm from a real model",
         ),
+        Entry(
+            "pages/20_normalization_now.py",
+            "Normalization now",
+            ":material/new_releases:",
+            "DyT, Peri-LN, QK-norm: what models since 2024 do",
+        ),
     ],
     "Under the hood": [
         Entry(
