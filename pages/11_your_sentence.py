@@ -15,7 +15,7 @@ from layernorm.data.weights import (
 from layernorm.labs import bert, readouts
 from ui import charts_live, controls, page, plot, session
 from ui.fragments import page_fragment
-from ui.minilm import model, recording
+from ui.minilm import dyt_sites, model, recording
 from ui.text import digits_not_to_look_exact, digits_to_separate, fmt, plain
 
 KINDS = {
@@ -23,6 +23,7 @@ KINDS = {
     "none": "Remove it (pass the residual sum through)",
     "rms": "RMSNorm with the same γ (no centring, no β)",
     "batch": "BatchNorm instead (statistics over the batch)",
+    "dyt": "DyT fitted to each site (γ ⊙ tanh(α·x) + β, no statistics)",
 }
 EPS_CHOICES = [float(f"1e{k}") for k in range(-12, 1)]
 SITES = list(range(13))
@@ -235,7 +236,7 @@ def change_section(sentences: tuple[str, ...], base: bert.ForwardResult) -> None
                 key="ys_eps",
                 where=c3,
                 name="ε",
-                disabled=not live or kind == "none",
+                disabled=not live or kind in ("none", "dyt"),
             )
         )
         unit = bool(
@@ -245,15 +246,16 @@ def change_section(sentences: tuple[str, ...], base: bert.ForwardResult) -> None
                 False,
                 key="ys_unit",
                 where=c4,
-                disabled=not live or kind == "none",
+                disabled=not live or kind in ("none", "dyt"),
             )
         )
 
     change = bert.Intervention(
         kind=kind or "layer",  # type: ignore[arg-type]
         sites=(one,) if where == "one site" else (),
-        eps=None if eps == 1e-12 else eps,
-        unit_affine=unit,
+        eps=None if eps == 1e-12 or kind == "dyt" else eps,
+        unit_affine=unit and kind != "dyt",
+        dyt=dyt_sites() if kind == "dyt" else (),
     )
     if not live:
         plot.show(
@@ -298,6 +300,12 @@ def change_section(sentences: tuple[str, ...], base: bert.ForwardResult) -> None
             )
         else:
             cols[-1].caption("Add a second sentence to see how their similarity moves.")
+        if change.kind == "dyt":
+            st.caption(
+                "A model trained with LayerNorm, each LayerNorm replaced after training by the DyT that fits it "
+                "best on the 7 recorded sentences (least squares, Normalization now): not a model trained with "
+                "DyT, whose weights would have learned around it."
+            )
         if change.kind == "batch":
             st.caption(
                 f"BatchNorm pooled each feature {'at every site' if where == 'every site' else 'at ' + labels[one]} "

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from layernorm.data.weights import tokenize
+from layernorm.labs import bert
 from layernorm.labs import recent_norms as rn
 from layernorm.labs.depth import DepthConfig, DepthResult, simulate_depth
 from ui import charts_depth as cd
@@ -23,6 +24,12 @@ PLACEMENTS = {  # placement: (its name, the layer's formula)
     "output": ("output norm (OLMo 2)", r"h_l = h_{l-1} + \mathrm{LN}\big(\phi(h_{l-1} W_l)\big)"),
 }
 QK_SCALES = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+
+
+def _sig(v: float) -> str:
+    """3 significant digits, trailing zeros kept (0.99998 is "1.00", never an exact-looking "1"), as the
+    simulation's own verdicts write them."""
+    return f"{v:#.3g}".replace(".e", "e").rstrip(".")
 
 
 @st.cache_data(show_spinner="Running five stacks forward and backward…", max_entries=32)
@@ -74,7 +81,7 @@ def fold_effects(site: int) -> tuple[rn.FoldCheck, np.ndarray, tuple[str, ...]]:
         eps=float(rec.eps[site]),
     )
     batch = tokenize(tokenizer, [str(s) for s in rec.sentences])
-    cos = rn.folded_cosines(weights, batch.input_ids, batch.attention_mask, site)  # type: ignore[arg-type]
+    cos = bert.folded_cosines(weights, batch.input_ids, batch.attention_mask, site)  # type: ignore[arg-type]
     return check, cos, readers
 
 
@@ -212,8 +219,8 @@ def placement_section() -> None:
         rows.append(
             {
                 "placement": PLACEMENTS[p][0],
-                "std at the input": fmt(float(r.act_std[0]), 3),
-                f"std at layer {r.n_computed}": fmt(float(r.act_std[-1]), 3),
+                "std at the input": _sig(float(r.act_std[0])),
+                f"std at layer {r.n_computed}": _sig(float(r.act_std[-1])),
                 "activations": r.status,
                 "gradients": r.grad_status,
             }
@@ -259,7 +266,12 @@ def qk_section() -> None:
     )
     scale = float(
         controls.select_slider(
-            "s: the query and key projections times", QK_SCALES, 1.0, key="now_qk_scale", name="s"
+            "s: the query and key projections times",
+            QK_SCALES,
+            1.0,
+            key="now_qk_scale",
+            name="s",
+            format_func=lambda v: f"{v:g}",
         )
     )
     plain_runs = qk_sweep(layer, head, sentence, False)

@@ -553,7 +553,8 @@ LAB_NOT_NUMERIC = {
     "transformer_stats.site_stats",
     "recent_norms.site_readers",  # the recorded model's weights: bounded by the model
     "recent_norms.fold_site",
-    "recent_norms.folded_cosines",
+    "bert.folded_cosines",
+    "recent_norms.fit_sites",  # the recording's activations
     "transformer_stats.dimension_profile",
     "depth.simulate_depth",
     "depth.layer_histograms",

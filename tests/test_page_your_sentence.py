@@ -14,6 +14,7 @@ import layernorm as ln
 import layernorm.data.weights as weights_module
 from layernorm.data.weights import load_minilm_weights, load_tokenizer, tokenize
 from layernorm.labs import bert, readouts
+from layernorm.labs.recent_norms import fit_sites
 from ui.text import digits_not_to_look_exact, digits_to_separate, fmt
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -60,11 +61,13 @@ def test_token_statistics_come_from_the_core(at: AppTest, model) -> None:  # typ
         assert shown["largest |x| among its features"] == fmt(float(np.max(np.abs(x))))
 
 
-@pytest.mark.parametrize("kind", ["none", "rms", "batch"])
+@pytest.mark.parametrize("kind", ["none", "rms", "batch", "dyt"])
 def test_every_intervention_reports_what_the_core_computes(at: AppTest, model, kind: str) -> None:  # type: ignore[no-untyped-def]
     at.radio(key="ys_kind").set_value(kind).run()
     assert not at.exception
-    change = bert.Intervention(kind=kind)  # type: ignore[arg-type]
+    rec = ln.load_minilm_recording()
+    sites = fit_sites(rec.inputs, rec.outputs, rec.attention_mask) if kind == "dyt" else ()
+    change = bert.Intervention(kind=kind, dyt=sites)  # type: ignore[arg-type]
     base = _forward(model, [DEFAULT_1, DEFAULT_2])
     mates = [str(s) for s in ln.load_minilm_recording().sentences]
     changed = _forward(model, [DEFAULT_1, DEFAULT_2, *(mates if kind == "batch" else [])], change)

@@ -33,11 +33,12 @@ from layernorm.batch import batch_norm_eval
 from layernorm.core import layer_norm, mean, variance
 from layernorm.data.weights import BertWeights
 from layernorm.family import rms_norm
+from layernorm.labs.recent_norms import SiteDyT, dyt, fold_site
 
 F32 = npt.NDArray[np.float32]
-NormKind = Literal["layer", "none", "rms", "batch"]
-NORM_KINDS: tuple[NormKind, ...] = ("layer", "none", "rms", "batch")
-"""What stands at a LayerNorm site: the model's LayerNorm, nothing, RMSNorm, or BatchNorm."""
+NormKind = Literal["layer", "none", "rms", "batch", "dyt"]
+NORM_KINDS: tuple[NormKind, ...] = ("layer", "none", "rms", "batch", "dyt")
+"""What stands at a LayerNorm site: the model's LayerNorm, nothing, RMSNorm, BatchNorm, or DyT."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,8 @@ class Intervention:
         residual sum passes through unchanged); ``"rms"`` RMSNorm with the same γ (no β, no
         centring; Zhang & Sennrich 2019); ``"batch"`` normalize each feature with the mean and
         biased variance pooled over every real token of the batch (BatchNorm's training-mode
-        statistics, padding excluded), then the learned γ, β.
+        statistics, padding excluded), then the learned γ, β; ``"dyt"`` the site's entry of ``dyt``
+        (``γ ⊙ tanh(α·x) + β``, no statistics; ``eps`` and ``unit_affine`` do not apply).
     sites : tuple of int, optional
         Which of the 13 sites the change applies to; empty means every site.
     eps : float or None
@@ -59,6 +61,8 @@ class Intervention:
         squared); None keeps the model's 1e-12.
     unit_affine : bool
         Use γ = 1, β = 0 at the changed sites instead of the learned ones.
+    dyt : tuple of SiteDyT
+        DyT's parameters for every site (``recent_norms.fit_sites``), for ``kind="dyt"``.
 
     Notes
     -----
@@ -69,6 +73,7 @@ class Intervention:
     sites: tuple[int, ...] = field(default_factory=tuple)
     eps: float | None = None
     unit_affine: bool = False
+    dyt: tuple[SiteDyT, ...] = ()
 
     def applies_to(self, site: int) -> bool:
         """Does this intervention change ``site`` (0-based, forward order)?"""
@@ -142,6 +147,9 @@ def _normalize_site(
             gamma, beta = np.ones_like(gamma), np.zeros_like(beta)
     if kind == "none":
         return h
+    if kind == "dyt":
+        p = change.dyt[site]
+        return dyt(h, p.alpha, np.array(p.gamma), np.array(p.beta)).astype(np.float32)
     if kind == "rms":
         y = rms_norm(h, gamma, eps=eps)
     elif kind == "batch":  # per-feature statistics pooled over the batch's real tokens (not padding)
@@ -227,6 +235,10 @@ def forward(
         raise ValueError(f"the model has {cfg.max_positions} positions; got T = {t}")
     if not np.all(mask.sum(axis=1) > 0):
         raise ValueError("every sentence needs at least one real word-piece ([CLS])")
+    if change.kind == "dyt" and len(change.dyt) != cfg.n_sites:
+        raise ValueError(
+            f"a DyT change needs DyT's parameters for all {cfg.n_sites} sites, got {len(change.dyt)}"
+        )
     if change.eps is not None and not change.eps >= 0:
         raise ValueError(f"eps must be >= 0, got {change.eps}")
 
@@ -290,3 +302,36 @@ def sentence_embedding(last_hidden: npt.ArrayLike, attention_mask: npt.ArrayLike
         raise ValueError("a pooled sentence vector is exactly zero; it has no direction")
     out: npt.NDArray[np.float64] = pooled / norms
     return out
+
+
+def folded_cosines(
+    weights: BertWeights, input_ids: npt.ArrayLike, attention_mask: npt.ArrayLike, site: int
+) -> npt.NDArray[np.float64]:
+    """Each sentence's embedding with ``recent_norms.fold_site`` (γ = 1, β = 0 at ``site``, folded into
+    its readers) against the model's own: their cosine similarity (1: the same direction).
+
+    Parameters
+    ----------
+    weights : BertWeights
+    input_ids, attention_mask : array_like, shape (B, T)
+        As :func:`forward` takes them.
+    site : int
+
+    Returns
+    -------
+    (B,) ndarray of float64
+
+    Raises
+    ------
+    ValueError
+        ``site`` is not one of the model's sites, or the batch is not one ``forward`` takes.
+
+    Notes
+    -----
+    The embeddings are unit vectors, so the cosine is their dot product. Source: this project.
+    """
+    base = forward(weights, input_ids, attention_mask, record=False)
+    change = Intervention(unit_affine=True, sites=(site,))
+    folded = forward(fold_site(weights, site), input_ids, attention_mask, change=change, record=False)
+    cos: npt.NDArray[np.float64] = np.einsum("bd,bd->b", base.embedding, folded.embedding)
+    return cos

@@ -36,7 +36,6 @@ from layernorm._checks import (
 )
 from layernorm.core import DEFAULT_EPS, layer_norm
 from layernorm.data.weights import BertWeights
-from layernorm.labs import bert
 
 DYT_ALPHA_INIT = 0.5
 """α's starting value in the DyT paper's code (``alpha_init_value=0.5``)."""
@@ -608,32 +607,58 @@ def fold_check(
     )
 
 
-def folded_cosines(weights: BertWeights, input_ids: ArrayLike, attention_mask: ArrayLike, site: int) -> F64:
-    """Each sentence's embedding with :func:`fold_site` (γ = 1, β = 0 at ``site``, folded into its
-    readers) against the model's own: their cosine similarity (1: the same direction).
+@dataclass(frozen=True)
+class SiteDyT:
+    """DyT's parameters for one normalization site, as plain tuples (hashable, for a cache key).
+
+    Attributes
+    ----------
+    alpha : float
+    gamma, beta : tuple of float, length d
+
+    Notes
+    -----
+    Source: this project.
+    """
+
+    alpha: float
+    gamma: tuple[float, ...]
+    beta: tuple[float, ...]
+
+
+def fit_sites(inputs: ArrayLike, outputs: ArrayLike, attention_mask: ArrayLike) -> tuple[SiteDyT, ...]:
+    """DyT fitted (:func:`fit_dyt`, one γ and β per feature) to each site's recorded LayerNorm, over the
+    real tokens of every sentence: what replaces each LayerNorm, γ and β included.
 
     Parameters
     ----------
-    weights : BertWeights
-    input_ids, attention_mask : array_like, shape (B, T)
-        As :func:`layernorm.labs.bert.forward` takes them.
-    site : int
+    inputs, outputs : array_like, shape (S, B, T, d)
+        Each site's LayerNorm inputs and outputs.
+    attention_mask : array_like, shape (B, T)
+        1 for real tokens (the fit uses only those).
 
     Returns
     -------
-    (B,) ndarray of float64
+    tuple of SiteDyT, one per site
 
     Raises
     ------
     ValueError
-        ``site`` is not one of the model's sites, or the batch is not one ``forward`` takes.
+        Shapes do not match, a value is not finite, or fewer than 2 real tokens.
 
     Notes
     -----
-    The embeddings are unit vectors, so the cosine is their dot product. Source: this project.
+    Source: this project; DyT is Zhu et al. (2025).
     """
-    base = bert.forward(weights, input_ids, attention_mask, record=False)
-    change = bert.Intervention(unit_affine=True, sites=(site,))
-    folded = bert.forward(fold_site(weights, site), input_ids, attention_mask, change=change, record=False)
-    cos: F64 = np.einsum("bd,bd->b", base.embedding, folded.embedding)
-    return cos
+    x_all, y_all = as_float64(inputs, "inputs"), as_float64(outputs, "outputs")
+    real = np.asarray(attention_mask).astype(bool)
+    if x_all.ndim != 4 or x_all.shape != y_all.shape or x_all.shape[1:3] != real.shape:
+        raise ValueError(
+            f"inputs {x_all.shape} and outputs {y_all.shape} must be (S, B, T, d), with attention_mask "
+            f"{real.shape} as (B, T)"
+        )
+    fits = []
+    for site in range(x_all.shape[0]):
+        f = fit_dyt(x_all[site][real], y_all[site][real])
+        fits.append(SiteDyT(f.alpha, tuple(f.gamma.tolist()), tuple(f.beta.tolist())))
+    return tuple(fits)

@@ -10,7 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+import layernorm as ln
 from layernorm.core import layer_norm
+from layernorm.data.weights import load_minilm_weights, load_tokenizer, tokenize
+from layernorm.labs import bert
 from layernorm.labs.recent_norms import (
     DYT_ALPHA_INIT,
     FIT_ALPHA_RANGE,
@@ -18,7 +21,11 @@ from layernorm.labs.recent_norms import (
     dyt,
     dyt_sse,
     fit_dyt,
+    fit_sites,
+    fold_check,
     fold_gamma,
+    fold_site,
+    site_readers,
 )
 
 
@@ -186,3 +193,72 @@ def test_folded_layer_matches_to_rounding(seed: int) -> None:
 def test_fold_refuses_mismatched_shapes() -> None:
     with pytest.raises(ValueError, match="gamma"):
         fold_gamma(np.ones(2), np.zeros(3), np.ones((4, 3)))
+
+
+# --- on MiniLM's real weights: DyT in place of a LayerNorm, and γ folded into a site's readers ----------
+
+
+@pytest.fixture(scope="module")
+def minilm():  # type: ignore[no-untyped-def]
+    rec = ln.load_minilm_recording()
+    weights = load_minilm_weights()
+    batch = tokenize(load_tokenizer(), [str(s) for s in rec.sentences])
+    return rec, weights, batch
+
+
+def test_site_readers_follow_the_post_ln_layout(minilm) -> None:  # type: ignore[no-untyped-def]
+    _, weights, _ = minilm
+    assert site_readers(weights, 0) == tuple(
+        f"encoder.layer.0.attention.self.{p}" for p in ("query", "key", "value")
+    )
+    assert site_readers(weights, 1) == ("encoder.layer.0.intermediate.dense",)
+    assert site_readers(weights, 2) == tuple(
+        f"encoder.layer.1.attention.self.{p}" for p in ("query", "key", "value")
+    )
+    assert site_readers(weights, 12) == ()  # the encoder's output
+    with pytest.raises(ValueError, match="site"):
+        site_readers(weights, 13)
+
+
+def test_a_dyt_site_computes_dyt_of_what_reaches_it(minilm) -> None:  # type: ignore[no-untyped-def]
+    rec, weights, batch = minilm
+    sites = fit_sites(rec.inputs, rec.outputs, rec.attention_mask)
+    assert len(sites) == 13 and all(len(s.gamma) == 384 for s in sites)
+    got = bert.forward(
+        weights,
+        batch.input_ids,
+        batch.attention_mask,
+        change=bert.Intervention(kind="dyt", sites=(4,), dyt=sites),
+    )
+    p = sites[4]
+    expected = dyt(got.site_inputs[4], p.alpha, np.array(p.gamma), np.array(p.beta)).astype(np.float32)
+    assert np.array_equal(got.site_outputs[4], expected)
+    with pytest.raises(ValueError, match="all 13 sites"):
+        bert.forward(weights, batch.input_ids, batch.attention_mask, change=bert.Intervention(kind="dyt"))
+
+
+def test_folding_a_site_keeps_its_readers_and_changes_the_post_ln_model(minilm) -> None:  # type: ignore[no-untyped-def]
+    rec, weights, batch = minilm
+    site = 2
+    folded = fold_site(weights, site)
+    real = rec.attention_mask.astype(bool)
+    x = rec.inputs[site][real].astype(np.float64)
+    for name in site_readers(weights, site):  # each reader computes what it did, to float32 rounding
+        check = fold_check(
+            x,
+            rec.gamma[site],
+            rec.beta[site],
+            weights.tensors[f"{name}.weight"],
+            weights.tensors[f"{name}.bias"],
+            eps=float(rec.eps[site]),
+        )
+        assert check.max_difference <= 1e-12 * check.max_output
+        assert not np.array_equal(folded.tensors[f"{name}.weight"], weights.tensors[f"{name}.weight"])
+    cos = bert.folded_cosines(weights, batch.input_ids, batch.attention_mask, site)
+    assert cos.shape == (7,) and np.all(cos < 0.999) and np.all(cos > 0.5)
+    untouched = load_minilm_weights().tensors  # fold_site made a copy: the model's own weights stay
+    assert all(
+        np.array_equal(weights.tensors[k], untouched[k])
+        for k in site_readers(weights, site)
+        for k in (f"{k}.weight",)
+    )
