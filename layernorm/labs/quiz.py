@@ -20,7 +20,7 @@ from layernorm.batch import DEFAULT_MOMENTUM
 from layernorm.core import DEFAULT_EPS as EPS
 from layernorm.core import layer_norm, mean, variance
 from layernorm.family import rms_norm
-from layernorm.labs import quiz_more, quiz_numerics
+from layernorm.labs import quiz_more, quiz_numerics, quiz_recent
 from layernorm.labs.batch_effects import batch_mates
 from layernorm.labs.bn_frameworks import functional_batch_norm
 from layernorm.labs.lens_counts import stat_counts
@@ -293,6 +293,7 @@ BUILDERS: tuple[Callable[[np.random.Generator], Question], ...] = (
     _eps_units,
     *quiz_more.BUILDERS,
     *quiz_numerics.BUILDERS,
+    *quiz_recent.BUILDERS,
 )
 
 
