@@ -142,28 +142,28 @@ def dyt_section() -> None:
             verdict = (
                 f"At this site the best tanh is a straight line over these inputs (α reached the search's "
                 f"smallest, {fmt(best.alpha, 1)}): here LayerNorm squashes nothing a line does not follow "
-                f"(r² {dyt._r2(line.r_squared)} for a line)."
+                f"(r² {dyt.shown(line.r_squared)} for a line)."
             )
         elif best.r_squared > line.r_squared + 0.01:
             verdict = (
-                f"Here a tanh follows LayerNorm better than any straight line: r² {dyt._r2(best.r_squared)} "
-                f"against {dyt._r2(line.r_squared)}."
+                f"Here a tanh follows LayerNorm better than any straight line: r² {dyt.shown(best.r_squared)} "
+                f"against {dyt.shown(line.r_squared)}."
             )
         else:
             verdict = (
                 f"Here a tanh follows LayerNorm about as well as a straight line: r² "
-                f"{dyt._r2(best.r_squared)} against {dyt._r2(line.r_squared)}."
+                f"{dyt.shown(best.r_squared)} against {dyt.shown(line.r_squared)}."
             )
         worst = int(np.argmax(best.token_rms))
         features = np.argsort(best.feature_rms)[::-1][:3]
         d = c.x.shape[1]
         st.markdown(
             f"{verdict} The fit misses most on the word-piece **{plain(c.tokens[worst])}** (rms miss "
-            f"{fmt(float(best.token_rms[worst]), 3)}, against a median of "
-            f"{fmt(float(np.median(best.token_rms)), 3)} over the sentence's {len(c.tokens)} word-pieces) "
+            f"{dyt.shown(float(best.token_rms[worst]))}, against a median of "
+            f"{dyt.shown(float(np.median(best.token_rms)))} over the sentence's {len(c.tokens)} word-pieces) "
             f"and on features {', '.join(str(int(j)) for j in features)}. "
-            f"The largest |x̂| is {fmt(float(np.max(np.abs(c.x_hat))), 4)}: no feature of x̂ can pass "
-            f"√(d − 1) = {fmt(float(np.sqrt(d - 1)), 4)} (d = {d}), approached only when every other feature "
+            f"The largest |x̂| is {dyt.shown(float(np.max(np.abs(c.x_hat))))}: no feature of x̂ can pass "
+            f"√(d − 1) = {dyt.shown(float(np.sqrt(d - 1)))} (d = {d}), approached only when every other feature "
             "of the token is the same. One tanh for every token cannot tell which token a value came from; "
             "LayerNorm can."
         )
@@ -281,17 +281,19 @@ def qk_section() -> None:
     a, b = plain_runs[at], normed[at]
     n = a.logits.shape[0]
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("largest |logit|, plain", fmt(a.max_abs, 3))
+    m1.metric("largest |logit|, plain", dyt.shown(a.max_abs))
     m2.metric(
-        "largest |logit|, QK-norm", fmt(b.max_abs, 3), help=f"never above √d_h = {fmt(b.bound or 0, 4)}"
+        "largest |logit|, QK-norm", dyt.shown(b.max_abs), help=f"never above √d_h = {dyt.shown(b.bound or 0)}"
     )
-    m3.metric("top weight per query, plain", fmt(a.top_weight, 3), help="mean over queries; 1: one key only")
-    m4.metric("top weight per query, QK-norm", fmt(b.top_weight, 3))
+    m3.metric(
+        "top weight per query, plain", dyt.shown(a.top_weight), help="mean over queries; 1: one key only"
+    )
+    m4.metric("top weight per query, QK-norm", dyt.shown(b.top_weight))
     st.markdown(
         f"At s = {fmt(scale, 2)}, over this sentence's {n} word-pieces: the largest logit is "
-        f"{fmt(a.max_abs, 3)} without QK-norm and {fmt(b.max_abs, 3)} with it (bound √d_h = "
-        f"{fmt(b.bound or 0, 4)}); a query gives its favourite key {fmt(a.top_weight, 3)} of its attention "
-        f"on average without, {fmt(b.top_weight, 3)} with. QK-norm changes the head even at s = 1: it is "
+        f"{dyt.shown(a.max_abs)} without QK-norm and {dyt.shown(b.max_abs)} with it (bound √d_h = "
+        f"{dyt.shown(b.bound or 0)}); a query gives its favourite key {dyt.shown(a.top_weight)} of its attention "
+        f"on average without, {dyt.shown(b.top_weight)} with. QK-norm changes the head even at s = 1: it is "
         "a different model, trained that way, not a fix added afterwards."
     )
 
@@ -330,12 +332,12 @@ def fold_section() -> None:
         f"**As a pre-norm block** (this site's input, LayerNorm, then `{readers[0]}`, MiniLM's real "
         f"weights, float64): the layer on γ ⊙ x̂ + β and the folded layer on x̂ differ by at most "
         f"{fmt_bound(check.max_difference, 2)} over all {int(rec.attention_mask.sum())} word-pieces, "
-        f"where the outputs reach {fmt(check.max_output, 3)}: rounding, nothing more."
+        f"where the outputs reach {dyt.shown(check.max_output)}: rounding, nothing more."
     )
     st.markdown(
         f"**In MiniLM itself** (post-LN): folding this site's γ and β into {len(readers)} reading "
         f"layer{'s' if len(readers) > 1 else ''} and setting γ = 1, β = 0 changes the sentence embeddings: "
-        f"cosine similarity to the model's own from {fmt(float(cos.min()), 4)} to {fmt(float(cos.max()), 4)} "
+        f"cosine similarity to the model's own from {dyt.shown(float(cos.min()))} to {dyt.shown(float(cos.max()))} "
         "over the 7 sentences (1 would be unchanged). The readers compute what they did; the residual add "
         "now gets x̂ instead of γ ⊙ x̂ + β."
     )

@@ -24,7 +24,7 @@ from playwright.sync_api import expect
 
 import layernorm as ln
 from e2e.support import READOUT_JS, AppPage, Lab, page_by_url, painted_recorder_js, query
-from ui.live import Frame, mean, offered, variance
+from ui.live import Frame, dyt, mean, offered, variance
 from ui.live import gradients as lg
 from ui.live import invariances as inv
 from ui.live.standardize import spread_text
@@ -91,6 +91,14 @@ CASES = {
         list(SPREADS),
         [spread_text(s) for s in SPREADS],
         lambda s: lg.frame(EPS, s),
+        ["ArrowRight"] * 3 + ["ArrowLeft"] * 2,
+    ),
+    "normalization_now": Keys(  # a page of its own data (MiniLM's Layer 0 · after FFN, sentence 2)
+        page_by_url("/normalization_now"),
+        "now_alpha",
+        list(dyt.ALPHAS),
+        [dyt.alpha_text(a) for a in dyt.ALPHAS],
+        lambda a: dyt.frame(2, 1, a),
         ["ArrowRight"] * 3 + ["ArrowLeft"] * 2,
     ),
 }

@@ -18,7 +18,7 @@ from layernorm.core import layer_norm
 from layernorm.labs.recent_norms import DYT_ALPHA_INIT, DyTFit, fit_dyt
 from ui.live import Chart, Frame, Metric, Readout, frames_cache, payload
 from ui.minilm import recording
-from ui.text import fmt, tex_num
+from ui.text import digits_not_to_look_exact, fmt, tex_num
 from ui.theme import COLORS, base_layout, finish
 
 # The α a student can try: 1-2-3-5-7 steps over four decades, the DyT paper's starting 0.5 among them
@@ -60,8 +60,10 @@ def cloud(site: int, sentence: int) -> Cloud:
     return Cloud(x, x_hat, tokens, best, line, grid)
 
 
-def _r2(v: float) -> str:
-    return fmt(v, 4) if v < 0.99995 else fmt(v, 6)
+def shown(v: float, digits: int = 4) -> str:
+    """``v`` to ``digits`` significant digits, more where fewer would look exact (an r² of 0.99999 is
+    never "1")."""
+    return fmt(v, digits_not_to_look_exact([v], digits))
 
 
 def frame(site: int, sentence: int, alpha: float) -> Frame:
@@ -75,11 +77,11 @@ def frame(site: int, sentence: int, alpha: float) -> Frame:
         rf" {sign} {tex_num(abs(b), 3)}"
     )
     metrics = (
-        Metric("r² with your α", _r2(mine.r_squared), help="1: the curve goes through every point"),
-        Metric("rms miss, your α", fmt(mine.rms, 3), help="root mean square of x̂ minus the curve"),
-        Metric("best α", fmt(c.best.alpha, 3), help="least squares over α, g and b"),
-        Metric("r², best α", _r2(c.best.r_squared)),
-        Metric("r², a straight line", _r2(c.line.r_squared)),
+        Metric("r² with your α", shown(mine.r_squared), help="1: the curve goes through every point"),
+        Metric("rms miss, your α", shown(mine.rms, 3), help="root mean square of x̂ minus the curve"),
+        Metric("best α", shown(c.best.alpha, 3), help="least squares over α, g and b"),
+        Metric("r², best α", shown(c.best.r_squared)),
+        Metric("r², a straight line", shown(c.line.r_squared)),
     )
     with np.errstate(over="ignore"):
         curve = g * np.tanh(alpha * c.grid) + b
@@ -109,7 +111,7 @@ def figure(site: int, sentence: int, f: Frame, site_label: str) -> go.Figure:
         go.Scatter(
             x=c.grid,
             y=best_curve,
-            name=f"best α = {fmt(best.alpha, 3)}",
+            name=f"best α = {shown(best.alpha, 3)}",
             mode="lines",
             line={"color": COLORS["x"], "width": 2, "dash": "dash"},
         ),
