@@ -14,7 +14,7 @@ from ui.fragments import page_fragment
 from ui.live import dyt
 from ui.minilm import model, recording
 from ui.text import fmt, fmt_bound, plain
-from ui.widgets import site_choice
+from ui.widgets import sentence_choice, site_choice
 
 PLACEMENTS = {  # placement: (its name, the layer's formula)
     "none": ("no norm", r"h_l = h_{l-1} + \phi(h_{l-1} W_l)"),
@@ -112,17 +112,7 @@ def dyt_section() -> None:
     rec = recording()
     c1, c2 = st.columns(2)
     site = site_choice("LayerNorm site", key="now_site", index=2, where=c1)
-    sentence = int(
-        controls.choice(
-            "selectbox",
-            "Sentence",
-            list(range(rec.n_sentences)),
-            format_func=lambda b: str(rec.sentences[b]),
-            key="now_sentence",
-            index=1,
-            where=c2,
-        )
-    )
+    sentence = sentence_choice("Sentence", key="now_sentence", index=1, where=c2)
     alpha, frames = live.select_slider(
         "α of DyT (drag it: the orange curve is g·tanh(α·x) + b with g and b fitted for your α)",
         dyt.ALPHAS,
@@ -249,21 +239,10 @@ st.markdown(
 
 @page_fragment
 def qk_section() -> None:
-    rec = recording()
     c1, c2, c3 = st.columns(3)
     layer = int(controls.choice("selectbox", "Layer", list(range(6)), key="now_qk_layer", where=c1))
     head = int(controls.choice("selectbox", "Head", list(range(12)), key="now_qk_head", where=c2))
-    sentence = int(
-        controls.choice(
-            "selectbox",
-            "Sentence",
-            list(range(rec.n_sentences)),
-            format_func=lambda b: str(rec.sentences[b]),
-            key="now_qk_sentence",
-            index=1,
-            where=c3,
-        )
-    )
+    sentence = sentence_choice("Sentence", key="now_qk_sentence", index=1, where=c3)
     scale = float(
         controls.select_slider(
             "s: the query and key projections times",

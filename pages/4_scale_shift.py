@@ -16,7 +16,7 @@ from ui.settings import AFFINE_MODES, LabInput
 from ui.sidebar import affine_table, set_affine_table
 from ui.state import lab_input, lab_section
 from ui.text import MESSAGE_LIMIT, digits_to_separate, fmt, plain, rounding_noise
-from ui.widgets import site_choice
+from ui.widgets import sentence_choice, site_choice
 
 lab_input()  # the page draws the input in its lab section below
 page.header(
@@ -137,16 +137,7 @@ def many_tokens() -> None:
         "β its μ, for every feature of every token."
     )
     c1, c2, c3 = st.columns([3, 2, 2])
-    sentence = int(
-        controls.choice(
-            "selectbox",
-            "Sentence",
-            list(range(rec.n_sentences)),
-            format_func=lambda b: str(rec.sentences[b]),
-            key="ss_many_sentence",
-            where=c1,
-        )
-    )
+    sentence = sentence_choice("Sentence", key="ss_many_sentence", where=c1)
     site = site_choice("LayerNorm", index=2, key="ss_many_site", where=c2)
     positions = [int(t) for t in rec.real_token_indices(sentence)]
     label = {t: f"{t} · {rec.tokens[sentence, t]}" for t in positions}

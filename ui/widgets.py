@@ -77,6 +77,25 @@ def site_choice(label: str, *, key: str, index: int = 0, **kw: Any) -> int:
     )
 
 
+def sentence_choice(label: str, *, key: str, index: int = 0, **kw: Any) -> int:
+    """A selectbox of the MiniLM recording's sentences, each shown by its text; the sentence chosen.
+
+    ``kw`` goes to :func:`ui.controls.choice` (``where``, ``name``, ``help``).
+    """
+    rec = recording()
+    return int(
+        controls.choice(
+            "selectbox",
+            label,
+            list(range(rec.n_sentences)),
+            index=index,
+            format_func=lambda b: str(rec.sentences[b]),
+            key=key,
+            **kw,
+        )
+    )
+
+
 def _url_decides(key: str) -> bool:
     """Whether this run's URL sets the widget ``key``: a link for it, or Back/Forward to an entry.
 
