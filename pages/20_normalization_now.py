@@ -131,7 +131,7 @@ def dyt_section() -> None:
         if best.at_edge and best.alpha == rn.FIT_ALPHA_RANGE[0]:
             verdict = (
                 f"At this site the best tanh is a straight line over these inputs (α reached the search's "
-                f"smallest, {fmt(best.alpha, 1)}): here LayerNorm squashes nothing a line does not follow "
+                f"smallest, {best.alpha:g}): here LayerNorm squashes nothing a line does not follow "
                 f"(r² {dyt.shown(line.r_squared)} for a line)."
             )
         elif best.r_squared > line.r_squared + 0.01:

@@ -252,7 +252,12 @@ def fit_dyt(
                 b = lo + ratio * (hi - lo)
                 fb = sse(b)
         candidates = [(errors[best], float(logs[best])), (fa, float(a)), (fb, float(b))]
-        log_alpha = min(candidates)[1]
+        found, log_alpha = min(candidates)
+        # an end of the search as good as the refined point, to rounding, is the answer: the error falls
+        # toward that end (a tanh that never bends, or a step), and the refinement stopped just inside it
+        for end in (0, _GRID - 1):
+            if abs(best - end) <= 1 and errors[end] <= found + 1e-9 * max(found, 1e-300):
+                log_alpha = float(logs[end])
         # at the grid's end the search's own end, exactly: the fit says the best α lies beyond it
         edge = {float(logs[0]): FIT_ALPHA_RANGE[0], float(logs[-1]): FIT_ALPHA_RANGE[1]}
         alpha_value = edge.get(log_alpha, float(np.exp(log_alpha)))

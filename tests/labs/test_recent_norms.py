@@ -98,6 +98,18 @@ def test_fit_of_a_straight_line_runs_to_the_searchs_smallest_alpha() -> None:
     assert fit.r_squared > 1 - 1e-6
 
 
+@pytest.mark.parametrize("sentence", range(7))
+def test_a_layernorm_that_acts_as_a_line_is_fitted_at_the_searchs_end_for_every_sentence(
+    sentence: int,
+) -> None:
+    """MiniLM's "Layer 1 · after attention": the error falls toward α = 0 for every sentence, and the
+    refinement stopped just inside the search's end for two of them (found by a break-it pass)."""
+    rec = ln.load_minilm_recording()
+    x = rec.sentence_tokens(sentence, 3)
+    fit = fit_dyt(x, layer_norm(x, eps=float(rec.eps[3])), per_feature=False)
+    assert fit.at_edge and fit.alpha == FIT_ALPHA_RANGE[0]
+
+
 def test_pooled_fit_has_one_gamma_and_beta() -> None:
     x, _, _, _ = _synthetic(0.2)
     y = 1.5 * np.tanh(0.2 * x) - 0.25
