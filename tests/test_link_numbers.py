@@ -35,8 +35,8 @@ MORE_VIEWS = {
 NUMERIC_CHOICES = {
     "var_scale", "var_offset", "std_spread", "axes_d", "tvi_d", "tvi_auto_steps", "depth_width",
     "lr_gain", "lr_width", "lr_steps", "lr_pick", "ys_eps", "prec_offset", "inv_c", "geo_d", "grad_spread",
-    "grad_check_h", "steps_lr", "fused_v", "fused_x", "fused_gamma", "now_alpha", "now_qk_layer", "now_qk_head",
-    "now_qk_scale",
+    "grad_check_h", "steps_lr", "fused_v", "fused_x", "fused_gamma", "now_alpha", "now_qk_layer",
+    "now_qk_head", "now_qk_scale",
 }  # fmt: skip
 MINUS = "\u2212"
 
