@@ -25,6 +25,7 @@ from streamlit.elements.lib import streamlit_plotly_theme as st_plotly
 
 from layernorm.labs.blocks import display_grid
 from layernorm.labs.lenses import lens_group
+from layernorm.labs.recent_norms import AttentionLogits, attention_logits
 from ui import (
     charts,
     charts_axes,
@@ -33,6 +34,7 @@ from ui import (
     charts_gradients,
     charts_live,
     charts_numerics,
+    charts_recent,
     charts_training,
     charts_transformer,
     theme,
@@ -215,6 +217,11 @@ def _builders() -> dict[str, Callable[[], go.Figure | list[go.Figure]]]:
     err = {t: {m: np.where(offsets > 1e6, np.nan, 1e-8 * offsets) for m in methods} for t in dtypes}
     words = {t: {m: ["overflow"] * offsets.size for m in methods} for t in dtypes}
     c = np.logspace(-3, 3, 13)
+    w_q, w_k = np.random.default_rng(5).standard_normal((2, 8, 4))
+
+    def heads(scale: float, qk_norm: bool) -> AttentionLogits:
+        return attention_logits(batch[0, :, :], w_q, w_k, scale=scale, qk_norm=qk_norm)
+
     pts2 = np.random.default_rng(3).standard_normal((20, 2))
     pts3 = np.random.default_rng(4).standard_normal((20, 3))
     circle3 = np.c_[np.cos(np.linspace(0, 6.3, 30)), np.sin(np.linspace(0, 6.3, 30)), np.zeros(30)]
@@ -379,6 +386,9 @@ def _builders() -> dict[str, Callable[[], go.Figure | list[go.Figure]]]:
         ),
         "charts_numerics.precision_figure": lambda: charts_numerics.precision_figure(
             offsets, err, words, {t: np.full(offsets.size, 1e-10) for t in dtypes}, current_offset=1e4
+        ),
+        "charts_recent.qk_figure": lambda: charts_recent.qk_figure(
+            [1.0, 2.0, 4.0], [heads(s, False) for s in (1, 2, 4)], [heads(s, True) for s in (1, 2, 4)], 2.0
         ),
     }
 
