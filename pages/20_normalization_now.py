@@ -170,7 +170,8 @@ st.markdown(
     "BERT and MiniLM normalize the stream itself after each sublayer (post-LN); GPT-2 normalizes a "
     "sublayer's input and adds its output to the stream unnormalized (pre-LN). Peri-LN (Kim et al. 2025) "
     "normalizes both the sublayer's input and its output; OLMo 2 (Team OLMo 2025) normalizes only the "
-    "output (with RMSNorm). The stream itself is never normalized in the last three, so it can grow; the "
+    "output (with RMSNorm). In the last three the stream itself is not normalized between layers (only, in "
+    "a real model, by a final norm at the top), so it can grow; the "
     "question is how fast. Below: the lab's stack of random GELU layers (width 64, batch 32), the five "
     "placements side by side."
 )
