@@ -3,7 +3,7 @@
 
 // Imports carry this module's own ?v= (ui/live/__init__.py): a tab never runs two versions' files.
 const v = new URL(import.meta.url).search;
-const [{live, askNow, queued, markWaiting}, {keep}, {drawChart}, {stale, watchChart}, {takeKey}] =
+const [{live, askNow, queued, markWaiting, readoutOf}, {keep}, {drawChart}, {stale, watchChart}, {takeKey}] =
   await Promise.all(["state", "frames", "chart", "slider", "keys"].map((name) => import(`./${name}.js${v}`)));
 
 // Over each bar of a feature chart (bars at x = 1 … d) a native vertical range input spans the column,
@@ -117,7 +117,7 @@ function barInput(b, i) {
     b.movedTo = k;
     input.setAttribute("aria-valuetext", payload.labels[k]);
     const f = payload.frames[k];
-    for (const r of f.readouts) live.readouts.get(r.key)?.show(r);
+    for (const r of f.readouts) readoutOf(r.key)?.show(r);
     for (const chart of f.charts) {
       drawChart(chart, payload.decoded);
       watchChart(chart.key);

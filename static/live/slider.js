@@ -5,7 +5,7 @@
 
 // Imports carry this module's own ?v= (ui/live/__init__.py): a tab never runs two versions' files.
 const v = new URL(import.meta.url).search;
-const [{live, askNow, queued, markWaiting}, asks, {addressWith, indexIn},
+const [{live, askNow, queued, markWaiting, readoutOf}, asks, {addressWith, indexIn},
        {keep, indexOf, frameToDraw, staleAgainst, staleAgainstAll, framesState}, {drawChart}, {takeKey}] =
   await Promise.all(["state", "asks", "address", "frames", "chart", "keys"].map((name) => import(`./${name}.js${v}`)));
 
@@ -99,7 +99,7 @@ function writeAddress(s, i) {
 export function checkFresh(s) {
   if (!s.payload?.frames || !s.root.isConnected) return;
   const served = (key) => {
-    const shown = live.readouts.get(key);
+    const shown = readoutOf(key);
     return shown?.root.isConnected ? shown.server : undefined;
   };
   const frames = s.payload.frames;
@@ -113,7 +113,7 @@ export function checkFresh(s) {
     if (off) {  // no: the page changed under them, and the server's drawing is the truth
       s.catching = false;
       for (const r of frames[s.index()].readouts) {
-        const readout = live.readouts.get(r.key);
+        const readout = readoutOf(r.key);
         if (readout?.server && readout.shown !== readout.server) readout.show(JSON.parse(readout.server));
       }
     }
@@ -189,7 +189,7 @@ function buildSlider(root) {
     }
     const f = frameToDraw(s, i, moving);
     if (!f) return;
-    for (const r of f.readouts) live.readouts.get(r.key)?.show(r);
+    for (const r of f.readouts) readoutOf(r.key)?.show(r);
     for (const chart of f.charts) {
       drawChart(chart, s.payload.decoded);
       watchChart(chart.key);

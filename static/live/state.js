@@ -71,3 +71,13 @@ export function queued(setTriggerValue) {
     setTimeout(() => { live.unsent = false; }, 0);
   };
 }
+
+// The readout drawn under `key`: the one its component last mounted, or, while that one is not on the
+// page, the one the page shows. Streamlit runs a component's cleanup (which drops it from
+// live.readouts) and its next call with new data apart, and a key press between them drew its frame
+// nowhere: the page kept an earlier press's numbers beside the thumb (1 key sequence in about 10).
+export function readoutOf(key) {
+  const r = live.readouts.get(key);
+  if (r?.root.isConnected) return r;
+  return document.querySelector(`.st-key-live_readout_${CSS.escape(key)} .lab-live`)?.labReadout ?? r;
+}

@@ -193,7 +193,9 @@ def test_every_frame_shows_the_thumbs_numbers_whatever_the_keys_pace(
         if not all(found.values()):
             wrong.append((n, label, [what for what, right in found.items() if not right], f["readouts"]))
     assert not wrong, (
-        f"{len(wrong)} of {len(frames)} frames showed other numbers than the thumb's: {wrong[:2]}"
+        f"{len(wrong)} of {len(frames)} frames showed other numbers than the thumb's: {wrong[:2]}; "
+        f"the thumbs frame by frame: {[case.labels[t] for t in thumbs]}; the thumb's numbers: "
+        f"{[expected[frames[n]['thumb']] for n, *_ in wrong[:1]]}"
     )
     assert frames[-1]["valuetext"] == case.labels[frames[-1]["thumb"]]
     lab.assert_clean()
