@@ -7,13 +7,13 @@ import streamlit as st
 from layernorm.data.weights import tokenize
 from layernorm.labs import bert
 from layernorm.labs import recent_norms as rn
-from layernorm.labs.depth import DepthConfig, DepthResult, simulate_depth
+from layernorm.labs.depth import DepthResult, simulate_depth
 from ui import charts_depth as cd
 from ui import charts_recent, controls, live, page, plot
 from ui.fragments import page_fragment
 from ui.live import dyt
 from ui.minilm import model, recording
-from ui.text import fmt, fmt_bound, plain
+from ui.text import fmt, fmt_bound, fmt_shown, plain
 from ui.widgets import sentence_choice, site_choice
 
 PLACEMENTS = {  # placement: (its name, the layer's formula)
@@ -36,16 +36,7 @@ def _sig(v: float) -> str:
 def stacks(n_layers: int, gain: float) -> dict[str, DepthResult]:
     out = {}
     for p in PLACEMENTS:
-        cfg = DepthConfig(
-            n_layers=n_layers,
-            width=64,
-            gain=gain,
-            activation="gelu",
-            residual=True,
-            norm="none" if p == "none" else "layernorm",
-            placement="post" if p == "none" else p,
-        )
-        out[p] = simulate_depth(cfg)
+        out[p] = simulate_depth(rn.placement_stack(p, n_layers, gain))
     return out
 
 
@@ -132,28 +123,28 @@ def dyt_section() -> None:
             verdict = (
                 f"At this site the best tanh is a straight line over these inputs (α reached the search's "
                 f"smallest, {best.alpha:g}): here LayerNorm squashes nothing a line does not follow "
-                f"(r² {dyt.shown(line.r_squared)} for a line)."
+                f"(r² {fmt_shown(line.r_squared)} for a line)."
             )
         elif best.r_squared > line.r_squared + 0.01:
             verdict = (
-                f"Here a tanh follows LayerNorm better than any straight line: r² {dyt.shown(best.r_squared)} "
-                f"against {dyt.shown(line.r_squared)}."
+                f"Here a tanh follows LayerNorm better than any straight line: r² {fmt_shown(best.r_squared)} "
+                f"against {fmt_shown(line.r_squared)}."
             )
         else:
             verdict = (
                 f"Here a tanh follows LayerNorm about as well as a straight line: r² "
-                f"{dyt.shown(best.r_squared)} against {dyt.shown(line.r_squared)}."
+                f"{fmt_shown(best.r_squared)} against {fmt_shown(line.r_squared)}."
             )
         worst = int(np.argmax(best.token_rms))
         features = np.argsort(best.feature_rms)[::-1][:3]
         d = c.x.shape[1]
         st.markdown(
             f"{verdict} The fit misses most on the word-piece **{plain(c.tokens[worst])}** (rms miss "
-            f"{dyt.shown(float(best.token_rms[worst]))}, against a median of "
-            f"{dyt.shown(float(np.median(best.token_rms)))} over the sentence's {len(c.tokens)} word-pieces) "
+            f"{fmt_shown(float(best.token_rms[worst]))}, against a median of "
+            f"{fmt_shown(float(np.median(best.token_rms)))} over the sentence's {len(c.tokens)} word-pieces) "
             f"and on features {', '.join(str(int(j)) for j in features)}. "
-            f"The largest |x̂| is {dyt.shown(float(np.max(np.abs(c.x_hat))))}: no feature of x̂ can pass "
-            f"√(d − 1) = {dyt.shown(float(np.sqrt(d - 1)))} (d = {d}), approached only when every other feature "
+            f"The largest |x̂| is {fmt_shown(float(np.max(np.abs(c.x_hat))))}: no feature of x̂ can pass "
+            f"√(d − 1) = {fmt_shown(float(np.sqrt(d - 1)))} (d = {d}), approached only when every other feature "
             "of the token is the same. One tanh for every token cannot tell which token a value came from; "
             "LayerNorm can."
         )
@@ -261,19 +252,19 @@ def qk_section() -> None:
     a, b = plain_runs[at], normed[at]
     n = a.logits.shape[0]
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("largest |logit|, plain", dyt.shown(a.max_abs))
+    m1.metric("largest |logit|, plain", fmt_shown(a.max_abs))
     m2.metric(
-        "largest |logit|, QK-norm", dyt.shown(b.max_abs), help=f"never above √d_h = {dyt.shown(b.bound or 0)}"
+        "largest |logit|, QK-norm", fmt_shown(b.max_abs), help=f"never above √d_h = {fmt_shown(b.bound or 0)}"
     )
     m3.metric(
-        "top weight per query, plain", dyt.shown(a.top_weight), help="mean over queries; 1: one key only"
+        "top weight per query, plain", fmt_shown(a.top_weight), help="mean over queries; 1: one key only"
     )
-    m4.metric("top weight per query, QK-norm", dyt.shown(b.top_weight))
+    m4.metric("top weight per query, QK-norm", fmt_shown(b.top_weight))
     st.markdown(
         f"At s = {fmt(scale, 2)}, over this sentence's {n} word-pieces: the largest logit is "
-        f"{dyt.shown(a.max_abs)} without QK-norm and {dyt.shown(b.max_abs)} with it (bound √d_h = "
-        f"{dyt.shown(b.bound or 0)}); a query gives its favourite key {dyt.shown(a.top_weight)} of its attention "
-        f"on average without, {dyt.shown(b.top_weight)} with. QK-norm changes the head even at s = 1: it is "
+        f"{fmt_shown(a.max_abs)} without QK-norm and {fmt_shown(b.max_abs)} with it (bound √d_h = "
+        f"{fmt_shown(b.bound or 0)}); a query gives its favourite key {fmt_shown(a.top_weight)} of its attention "
+        f"on average without, {fmt_shown(b.top_weight)} with. QK-norm changes the head even at s = 1: it is "
         "a different model, trained that way, not a fix added afterwards."
     )
 
@@ -312,12 +303,12 @@ def fold_section() -> None:
         f"**As a pre-norm block** (this site's input, LayerNorm, then `{readers[0]}`, MiniLM's real "
         f"weights, float64): the layer on γ ⊙ x̂ + β and the folded layer on x̂ differ by at most "
         f"{fmt_bound(check.max_difference, 2)} over all {int(rec.attention_mask.sum())} word-pieces, "
-        f"where the outputs reach {dyt.shown(check.max_output)}: rounding, nothing more."
+        f"where the outputs reach {fmt_shown(check.max_output)}: rounding, nothing more."
     )
     st.markdown(
         f"**In MiniLM itself** (post-LN): folding this site's γ and β into {len(readers)} reading "
         f"layer{'s' if len(readers) > 1 else ''} and setting γ = 1, β = 0 changes the sentence embeddings: "
-        f"cosine similarity to the model's own from {dyt.shown(float(cos.min()))} to {dyt.shown(float(cos.max()))} "
+        f"cosine similarity to the model's own from {fmt_shown(float(cos.min()))} to {fmt_shown(float(cos.max()))} "
         "over the 7 sentences (1 would be unchanged). The readers compute what they did; the residual add "
         "now gets x̂ instead of γ ⊙ x̂ + β."
     )

@@ -415,6 +415,11 @@ def _(data: st.DataObject) -> Any:
     )
 
 
+@call("recent_norms.fit_tanh_and_line")
+def _(data: st.DataObject) -> Any:
+    return recent_norms.fit_tanh_and_line(_mat(data, 3, _d(data)), eps=_eps(data))
+
+
 @call("recent_norms.attention_logits")
 def _(data: st.DataObject) -> Any:
     d, d_h = _d(data), _d(data)
@@ -551,6 +556,7 @@ LAB_NOT_NUMERIC = {
     "batch_effects.redraw_spread",
     "batch_effects.shift_test",
     "transformer_stats.site_stats",
+    "recent_norms.placement_stack",  # a placement's name and a simulation's size
     "recent_norms.site_readers",  # the recorded model's weights: bounded by the model
     "recent_norms.fold_site",
     "bert.folded_cosines",

@@ -11,7 +11,7 @@ from layernorm.data.weights import load_minilm_weights, load_tokenizer, tokenize
 from layernorm.labs import bert
 from layernorm.labs import recent_norms as rn
 from layernorm.labs.depth import DepthConfig, simulate_depth
-from ui.live.dyt import shown
+from ui.text import fmt_shown as shown
 
 PAGE = "pages/20_normalization_now.py"
 REC = ln.load_minilm_recording()

@@ -201,6 +201,12 @@ def digits_not_to_look_exact(
     return max(at_most, at_least)
 
 
+def fmt_shown(value: float, digits: int = 4) -> str:
+    """One number as the lab writes it alone: ``digits`` significant digits, more where fewer would look
+    exact when it is not (an r² of 0.99999 is never "1", 0.99998 is not "1")."""
+    return fmt(value, digits_not_to_look_exact([value], digits))
+
+
 def digits_to_add_up(
     rows: Iterable[tuple[float, float, float, float]], at_least: int = 4, *, at_most: int = MAX_DIGITS
 ) -> int:

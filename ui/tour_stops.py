@@ -31,7 +31,8 @@ from ui.live.vector import LIMIT as BAR_LIMIT
 from ui.minilm import recording
 from ui.navigation import SECTIONS, address
 from ui.settings import AFFINE_MODES, EPS_CHOICES, LabInput, eps_text
-from ui.text import digits_not_to_look_exact, digits_to_separate, fmt, rounding_noise
+from ui.text import digits_to_separate, fmt, rounding_noise
+from ui.text import fmt_shown as _num  # a card's sentences name many numbers: a short name
 from ui.widgets import DEFAULT_PLACEMENT, SPREADS
 
 SAME, _, UNDO, _ = AFFINE_MODES
@@ -77,11 +78,6 @@ class Stop:
 def _shown(frame: Frame, readout: str, label: str) -> str:
     """A number as the page's own readout shows it (the frame the page draws with)."""
     return next(m.value for m in frame.readout(readout).metrics if m.label == label)
-
-
-def _num(value: float, digits: int = 4) -> str:
-    """A number as the lab prints it, never looking exact when it is not (0.99998 is not "1")."""
-    return fmt(value, digits_not_to_look_exact([value], digits))
 
 
 def _changed(look: Look, key: str, default: Any) -> Any:

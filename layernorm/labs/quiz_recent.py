@@ -13,13 +13,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from layernorm.core import layer_norm
 from layernorm.data.activations import MiniLMRecording, load_minilm_recording
 from layernorm.data.weights import BertWeights, load_minilm_weights, load_tokenizer, tokenize
 from layernorm.labs import bert
-from layernorm.labs.depth import DepthConfig, simulate_depth
+from layernorm.labs.depth import simulate_depth
 from layernorm.labs.quiz_kit import Question, RepeatedOptions, ask, g, link, vec
-from layernorm.labs.recent_norms import SiteDyT, fit_dyt, fit_sites, fold_gamma
+from layernorm.labs.recent_norms import SiteDyT, fit_sites, fit_tanh_and_line, fold_gamma, placement_stack
 
 # The sites where MiniLM's LayerNorm bends like a tanh, or does not: the page's site menu offers all 13
 _SITES = tuple(range(13))
@@ -41,11 +40,8 @@ def _model() -> tuple[BertWeights, object, tuple[SiteDyT, ...]]:
 def _fits(site: int, sentence: int) -> tuple[float, float, float]:
     """The best tanh's α and r², and a straight line's r², at one site for one sentence (the page's)."""
     rec = _minilm()
-    x = rec.sentence_tokens(sentence, site)
-    x_hat = layer_norm(x, eps=float(rec.eps[site]))
-    best = fit_dyt(x, x_hat, per_feature=False)
-    line = fit_dyt(x, x_hat, 1e-6, per_feature=False)
-    return best.alpha, best.r_squared, line.r_squared
+    fits = fit_tanh_and_line(rec.sentence_tokens(sentence, site), eps=float(rec.eps[site]))
+    return fits.tanh.alpha, fits.tanh.r_squared, fits.line.r_squared
 
 
 def _tanh_or_line(rng: np.random.Generator) -> Question:
@@ -105,11 +101,8 @@ def _dyt_swap(rng: np.random.Generator) -> Question:
 
 @functools.lru_cache(maxsize=32)
 def _peri(n_layers: int, gain: float) -> tuple[float, float, float]:
-    base = DepthConfig(
-        n_layers=n_layers, width=64, gain=gain, activation="gelu", residual=True, norm="layernorm"
-    )
-    peri = simulate_depth(DepthConfig(**{**base.__dict__, "placement": "peri"}))
-    pre = simulate_depth(DepthConfig(**{**base.__dict__, "placement": "pre"}))
+    peri = simulate_depth(placement_stack("peri", n_layers, gain))
+    pre = simulate_depth(placement_stack("pre", n_layers, gain))
     return float(peri.act_std[0]), float(peri.act_std[-1]), float(pre.act_std[-1])
 
 

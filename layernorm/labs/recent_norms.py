@@ -36,6 +36,7 @@ from layernorm._checks import (
 )
 from layernorm.core import DEFAULT_EPS, layer_norm
 from layernorm.data.weights import BertWeights
+from layernorm.labs.depth import DepthConfig
 
 DYT_ALPHA_INIT = 0.5
 """α's starting value in the DyT paper's code (``alpha_init_value=0.5``)."""
@@ -188,9 +189,13 @@ def dyt_sse(x_in: ArrayLike, y_out: ArrayLike, alpha: float) -> float:
     Source: this project.
     """
     x, y = _checked_pair(x_in, y_out)
-    with np.errstate(over="ignore"):
-        t = np.tanh(_alpha(alpha) * x)
-    return float(np.sum(_lstsq(t, y, True)[2] ** 2))
+    return _sse(x, y, _alpha(alpha), True)
+
+
+def _sse(x: F64, y: F64, alpha: float, per_feature: bool) -> float:
+    with np.errstate(over="ignore"):  # α·x past float64's range is ±inf, and tanh(±inf) = ±1 exactly
+        t = np.tanh(alpha * x)
+    return float(np.sum(_lstsq(t, y, per_feature)[2] ** 2))
 
 
 @finite_results()
@@ -230,9 +235,7 @@ def fit_dyt(
     x, y = _checked_pair(x_in, y_out)
 
     def sse(log_a: float) -> float:
-        with np.errstate(over="ignore"):
-            t = np.tanh(np.exp(log_a) * x)
-        return float(np.sum(_lstsq(t, y, per_feature)[2] ** 2))
+        return _sse(x, y, float(np.exp(log_a)), per_feature)
 
     if alpha is None:
         logs = np.linspace(np.log(FIT_ALPHA_RANGE[0]), np.log(FIT_ALPHA_RANGE[1]), _GRID)
@@ -282,6 +285,111 @@ def fit_dyt(
         feature_rms=np.sqrt(np.mean(residual**2, axis=0)),
         at_edge=at_edge,
     )
+
+
+LINE_ALPHA = 1e-6
+"""The α at which DyT is a straight line for model-sized inputs (tanh(αx) = αx to 1 part in 10⁸ for
+|x| < 200)."""
+
+
+@dataclass(frozen=True)
+class TanhAndLine:
+    """A LayerNorm's output before γ and β, and the best tanh and straight line through it.
+
+    Attributes
+    ----------
+    x_hat : (n, d) ndarray
+        LayerNorm of the tokens (γ = 1, β = 0).
+    tanh : DyTFit
+        :func:`fit_dyt` of x̂ on x with one g and b for every value (α searched).
+    line : DyTFit
+        The same at α = :data:`LINE_ALPHA`: the best straight line.
+
+    Notes
+    -----
+    Source: this project; the plot is Zhu et al. (2025)'s Figure 2 (outputs before the affine map).
+    """
+
+    x_hat: F64
+    tanh: DyTFit
+    line: DyTFit
+
+
+def fit_tanh_and_line(x: ArrayLike, *, eps: float = DEFAULT_EPS) -> TanhAndLine:
+    """Normalize the tokens ``x`` and fit, over every feature of every token at once, the best
+    ``g·tanh(α·x) + b`` and the best straight line to x̂ against x.
+
+    Parameters
+    ----------
+    x : array_like, shape (n, d)
+        A LayerNorm's input, one token per row (model units).
+    eps : float
+        The LayerNorm's ε (units of x squared).
+
+    Returns
+    -------
+    TanhAndLine
+
+    Raises
+    ------
+    ValueError
+        ``x`` is not (n, d) with n ≥ 2, a value is not finite, or ``eps`` is negative.
+
+    Notes
+    -----
+    Source: this project.
+    """
+    x_hat = layer_norm(x, eps=eps)
+    return TanhAndLine(
+        x_hat=x_hat,
+        tanh=fit_dyt(x, x_hat, per_feature=False),
+        line=fit_dyt(x, x_hat, LINE_ALPHA, per_feature=False),
+    )
+
+
+STACK_PLACEMENTS = ("none", "post", "pre", "peri", "output")
+"""Where the norm sits in :func:`placement_stack`: nowhere, then :data:`layernorm.labs.depth.PLACEMENTS`."""
+
+
+def placement_stack(placement: str, n_layers: int, gain: float) -> DepthConfig:
+    """The residual stack on which placements of LayerNorm are compared: width 64, GELU, batch 32,
+    seed 0 (:mod:`layernorm.labs.depth`), with the norm at ``placement``.
+
+    Parameters
+    ----------
+    placement : {"none", "post", "pre", "peri", "output"}
+        "none" is the stack without a norm.
+    n_layers : int
+        1 to 1000.
+    gain : float
+        The weights' gain (finite, > 0).
+
+    Returns
+    -------
+    DepthConfig
+        Validated.
+
+    Raises
+    ------
+    ValueError
+        An unknown placement, or a depth or gain :meth:`DepthConfig.validated` refuses.
+
+    Notes
+    -----
+    Source: this project; Peri-LN is Kim et al. (2025), the output norm Team OLMo (2025).
+    """
+    if placement not in STACK_PLACEMENTS:
+        raise ValueError(f"placement must be one of {STACK_PLACEMENTS}, got {placement!r}")
+    none = placement == "none"
+    return DepthConfig(
+        n_layers=n_layers,
+        width=64,
+        gain=gain,
+        activation="gelu",
+        residual=True,
+        norm="none" if none else "layernorm",
+        placement="post" if none else placement,
+    ).validated()
 
 
 @dataclass(frozen=True)

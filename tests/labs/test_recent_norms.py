@@ -269,8 +269,5 @@ def test_folding_a_site_keeps_its_readers_and_changes_the_post_ln_model(minilm) 
     cos = bert.folded_cosines(weights, batch.input_ids, batch.attention_mask, site)
     assert cos.shape == (7,) and np.all(cos < 0.999) and np.all(cos > 0.5)
     untouched = load_minilm_weights().tensors  # fold_site made a copy: the model's own weights stay
-    assert all(
-        np.array_equal(weights.tensors[k], untouched[k])
-        for k in site_readers(weights, site)
-        for k in (f"{k}.weight",)
-    )
+    names = [f"{name}.weight" for name in site_readers(weights, site)]
+    assert all(np.array_equal(weights.tensors[k], untouched[k]) for k in names)

@@ -14,11 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from layernorm.core import layer_norm
-from layernorm.labs.recent_norms import DYT_ALPHA_INIT, DyTFit, fit_dyt
+from layernorm.labs.recent_norms import DYT_ALPHA_INIT, DyTFit, dyt, fit_dyt, fit_tanh_and_line
 from ui.live import Chart, Frame, Metric, Readout, frames_cache, payload
 from ui.minilm import recording
-from ui.text import digits_not_to_look_exact, fmt, tex_num
+from ui.text import fmt_shown, tex_num
 from ui.theme import COLORS, base_layout, finish
 
 # The α a student can try: 1-2-3-5-7 steps over four decades, the DyT paper's starting 0.5 among them
@@ -50,20 +49,13 @@ class Cloud:
 def cloud(site: int, sentence: int) -> Cloud:
     rec = recording()
     x = rec.sentence_tokens(sentence, site)
-    x_hat = layer_norm(x, eps=float(rec.eps[site]))
-    best = fit_dyt(x, x_hat, per_feature=False)
-    line = fit_dyt(x, x_hat, 1e-6, per_feature=False)
+    fits = fit_tanh_and_line(x, eps=float(rec.eps[site]))
+    x_hat, best, line = fits.x_hat, fits.tanh, fits.line
     grid = np.linspace(float(x.min()), float(x.max()), CURVE_POINTS)
     for a in (x, x_hat, grid):
         a.flags.writeable = False
     tokens = tuple(str(rec.tokens[sentence, t]) for t in rec.real_token_indices(sentence))
     return Cloud(x, x_hat, tokens, best, line, grid)
-
-
-def shown(v: float, digits: int = 4) -> str:
-    """``v`` to ``digits`` significant digits, more where fewer would look exact (an r² of 0.99999 is
-    never "1")."""
-    return fmt(v, digits_not_to_look_exact([v], digits))
 
 
 def frame(site: int, sentence: int, alpha: float) -> Frame:
@@ -77,14 +69,13 @@ def frame(site: int, sentence: int, alpha: float) -> Frame:
         rf" {sign} {tex_num(abs(b), 3)}"
     )
     metrics = (
-        Metric("r² with your α", shown(mine.r_squared), help="1: the curve goes through every point"),
-        Metric("rms miss, your α", shown(mine.rms, 3), help="root mean square of x̂ minus the curve"),
-        Metric("best α", shown(c.best.alpha, 3), help="least squares over α, g and b"),
-        Metric("r², best α", shown(c.best.r_squared)),
-        Metric("r², a straight line", shown(c.line.r_squared)),
+        Metric("r² with your α", fmt_shown(mine.r_squared), help="1: the curve goes through every point"),
+        Metric("rms miss, your α", fmt_shown(mine.rms, 3), help="root mean square of x̂ minus the curve"),
+        Metric("best α", fmt_shown(c.best.alpha, 3), help="least squares over α, g and b"),
+        Metric("r², best α", fmt_shown(c.best.r_squared)),
+        Metric("r², a straight line", fmt_shown(c.line.r_squared)),
     )
-    with np.errstate(over="ignore"):
-        curve = g * np.tanh(alpha * c.grid) + b
+    curve = dyt(c.grid, alpha, g, b)
     return Frame((Readout(READOUT, tex, metrics),), (Chart(CHART, (curve,)),))
 
 
@@ -98,8 +89,7 @@ def figure(site: int, sentence: int, f: Frame, site_label: str) -> go.Figure:
     """The cloud of (x, x̂), the best tanh over it and the curve of the frame's α (trace 0: it moves)."""
     c = cloud(site, sentence)
     best = c.best
-    with np.errstate(over="ignore"):
-        best_curve = best.gamma[0] * np.tanh(best.alpha * c.grid) + best.beta[0]
+    best_curve = dyt(c.grid, best.alpha, best.gamma[0], best.beta[0])
     traces = [
         go.Scatter(
             x=c.grid,
@@ -111,7 +101,7 @@ def figure(site: int, sentence: int, f: Frame, site_label: str) -> go.Figure:
         go.Scatter(
             x=c.grid,
             y=best_curve,
-            name=f"best α = {shown(best.alpha, 3)}",
+            name=f"best α = {fmt_shown(best.alpha, 3)}",
             mode="lines",
             line={"color": COLORS["x"], "width": 2, "dash": "dash"},
         ),
