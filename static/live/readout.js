@@ -74,6 +74,9 @@ export function buildReadout(root) {
     r.shown = text;
     const box = root.querySelector(".lab-live-formula");
     box.hidden = readout.tex === null;
+    // Until KaTeX has loaded the formula is blank: "waiting" says so to whoever reads the page's text.
+    if (readout.tex === null) delete box.dataset.typeset;
+    else box.dataset.typeset = live.katex ? "typeset" : live.katexFailed ? "tex" : "waiting";
     if (readout.tex !== null) {
       if (live.katex) {
         box.innerHTML = live.katex.render(readout.tex);

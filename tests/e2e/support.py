@@ -404,6 +404,11 @@ def wait_first_run(page: Page) -> None:
     )
 
 
+# A live readout's formula before the tab has loaded KaTeX: blank (static/live/readout.js). A fresh
+# tab read then lacked Home's formula (1 CI run in about 5).
+FORMULA_WAITING = '[data-testid="labLiveFormula"][data-typeset="waiting"]'
+
+
 def page_drawn(page: Page, app_page: AppPage) -> None:
     """Until ``app_page`` is drawn in ``page``: its title (or, when the page formats it, its heading),
     its first chart or Home's last lesson link, the end of the tab's first run, and no element showing
@@ -423,6 +428,7 @@ def page_drawn(page: Page, app_page: AppPage) -> None:
         page.locator(RENDERED_CHART).first.wait_for()
     wait_first_run(page)
     expect(page.locator('[data-testid="stSkeleton"]')).to_have_count(0)
+    expect(page.locator(FORMULA_WAITING)).to_have_count(0)
 
 
 class Lab:

@@ -21,6 +21,7 @@ from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from e2e.support import (
+    FORMULA_WAITING,
     VECTOR_PAGES,
     YS_RMS,
     YS_RMS_ONE_SITE,
@@ -60,6 +61,7 @@ def _settled(tab: Page) -> tuple[str, str, dict[str, str]]:
         f"() => Object.values(({DRAWN_SPECS})()).every((s) => s !== null)"
         " && !(globalThis.labOffscreen && globalThis.labOffscreen.waiting() > 0)"
         " && !document.querySelector('[data-testid=\"stSkeleton\"]')"
+        f" && !document.querySelector('{FORMULA_WAITING}')"
     )
     return tab.evaluate(MAIN_TEXT), tab.locator(SIDEBAR).inner_text(), tab.evaluate(DRAWN_SPECS)
 
