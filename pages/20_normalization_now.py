@@ -7,7 +7,7 @@ import streamlit as st
 from layernorm.data.weights import tokenize
 from layernorm.labs import bert
 from layernorm.labs import recent_norms as rn
-from layernorm.labs.depth import DepthResult, simulate_depth
+from layernorm.labs.depth import DepthResult, sig, simulate_depth
 from ui import charts_depth as cd
 from ui import charts_recent, controls, live, page, plot
 from ui.fragments import page_fragment
@@ -26,12 +26,6 @@ PLACEMENTS = {  # placement: (its name, the layer's formula)
 QK_SCALES = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
 
 
-def _sig(v: float) -> str:
-    """3 significant digits, trailing zeros kept (0.99998 is "1.00", never an exact-looking "1"), as the
-    simulation's own verdicts write them."""
-    return f"{v:#.3g}".replace(".e", "e").rstrip(".")
-
-
 @st.cache_data(show_spinner="Running five stacks forward and backward…", max_entries=32)
 def stacks(n_layers: int, gain: float) -> dict[str, DepthResult]:
     out = {}
@@ -46,12 +40,7 @@ def qk_sweep(layer: int, head: int, sentence: int, qk_norm: bool) -> list[rn.Att
     rec = recording()
     # what enters layer `layer`'s attention: site 2·layer's output (the embeddings' norm for layer 0)
     x = np.array(rec.outputs[2 * layer, sentence, rec.real_token_indices(sentence)], dtype=np.float64)
-    d_h = weights.config.d // weights.config.n_heads  # type: ignore[attr-defined]
-    rows = slice(head * d_h, (head + 1) * d_h)
-    t = weights.tensors  # type: ignore[attr-defined]
-    name = f"encoder.layer.{layer}.attention.self"
-    wq, bq = t[f"{name}.query.weight"][rows].T, t[f"{name}.query.bias"][rows]
-    wk, bk = t[f"{name}.key.weight"][rows].T, t[f"{name}.key.bias"][rows]
+    wq, wk, bq, bk = rn.head_projections(weights, layer, head)  # type: ignore[arg-type]
     return [rn.attention_logits(x, wq, wk, bq, bk, scale=s, qk_norm=qk_norm) for s in QK_SCALES]
 
 
@@ -201,8 +190,8 @@ def placement_section() -> None:
         rows.append(
             {
                 "placement": PLACEMENTS[p][0],
-                "std at the input": _sig(float(r.act_std[0])),
-                f"std at layer {r.n_computed}": _sig(float(r.act_std[-1])),
+                "std at the input": sig(float(r.act_std[0]), 3),
+                f"std at layer {r.n_computed}": sig(float(r.act_std[-1]), 3),
                 "activations": r.status,
                 "gradients": r.grad_status,
             }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from apptest_support import ok, open_page
+from live_support import live_metrics
 from streamlit.testing.v1 import AppTest
 
 from ui import session
@@ -122,3 +123,18 @@ def test_a_new_draw_is_not_a_bars_move() -> None:
     at = open_page("pages/1_mean.py", tour="3")
     ok(at.sidebar.button(key="reseed").click().run())
     assert said_done(at) == []
+
+
+def test_moving_alpha_on_normalization_now_gives_the_pages_fit() -> None:
+    n = next(i for i, s in enumerate(STOPS, 1) if s.watch == "now_alpha")
+    at = open_page(page_file("/normalization_now"), tour=str(n))
+    assert said_done(at) == []
+    ok(at.select_slider(key="now_alpha").set_value(2.0).run())
+    metrics = dict(live_metrics(at))  # what the page's live readout shows
+    (said,) = said_done(at)
+    assert said.startswith(
+        f"α = 2: the curve g·tanh(αx) + b, with g and b fitted, follows LayerNorm's x̂ here "
+        f"with r² {metrics['r² with your α']}."
+    ), (said, metrics)
+    assert f"The best α for these points, {metrics['best α']}, reaches r² {metrics['r², best α']}" in said
+    assert f"a straight line {metrics['r², a straight line']}." in said

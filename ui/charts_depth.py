@@ -346,7 +346,8 @@ def divergence_map(
 ) -> go.Figure:
     """Heatmap learning rate x normalization coloured by log10 of the median final loss.
 
-    Cells where every seed diverged are grey with "diverged"; partly diverged cells say "k/n diverged".
+    Cells where every seed diverged are left empty (the theme's panel) with "✗"; partly diverged cells
+    add "k/n✗" under the loss.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(np.isfinite(median_loss), np.log10(median_loss), np.nan)

@@ -26,7 +26,7 @@ from layernorm.labs.shared_affine import undo_for_token
 from layernorm.labs.transformer_stats import SiteStats, site_stats
 from ui import session
 from ui.charts_depth import NORM_NAMES
-from ui.live import Frame, mean, standardize, variance
+from ui.live import Frame, dyt, mean, standardize, variance
 from ui.live.vector import LIMIT as BAR_LIMIT
 from ui.minilm import recording
 from ui.navigation import SECTIONS, address
@@ -445,6 +445,28 @@ def _site(look: Look) -> str | None:
     )
 
 
+# --- what models since 2024 do --------------------------------------------------------------------
+
+
+def _dyt(look: Look) -> str | None:
+    alpha = _moved(look, "now_alpha", None)
+    if alpha is None:
+        return None
+    site, sentence = int(look.value("now_site", 2)), int(look.value("now_sentence", 1))
+    frame = dyt.frame(site, sentence, float(alpha))
+
+    def shown(label: str) -> str:
+        return _shown(frame, dyt.READOUT, label)
+
+    return (
+        f"α = {dyt.alpha_text(float(alpha))}: the curve g·tanh(αx) + b, with g and b fitted, follows "
+        f"LayerNorm's x̂ here with r² {shown('r² with your α')}. The best α for these points, "
+        f"{shown('best α')}, reaches r² {shown('r², best α')}, and a straight line "
+        f"{shown('r², a straight line')}. "
+        "A tanh treats each value alone; LayerNorm divides every feature of a token by that token's own σ."
+    )
+
+
 def _quiz_say(look: Look) -> str:
     return (
         f"{len(make_quiz(0))} questions on all of it, each with its explanation. Answer a few, then press "
@@ -460,8 +482,8 @@ STOPS: tuple[Stop, ...] = (
         "LayerNorm(x) = γ ⊙ (x − μ) / √(σ² + ε) + β takes the d numbers of one token and gives back d "
         "numbers: it subtracts their mean μ, divides by their spread √(σ² + ε), then scales by γ and shifts "
         "by β. The tour takes the formula one term at a time, shows why deep networks need it, looks "
-        "inside a real transformer, and ends with the quiz. At most steps there is one control to use, "
-        "outlined in orange; Next is always there.",
+        "inside a real transformer and at what models since 2024 do, and ends with the quiz. At most steps "
+        "there is one control to use, outlined in orange; Next is always there.",
     ),
     Stop(
         "mean",
@@ -575,6 +597,17 @@ STOPS: tuple[Stop, ...] = (
         target="tf_site",
         watch="tf_site",
         done=_site,
+    ),
+    Stop(
+        "normalization_now",
+        "After 2024",
+        "A tanh in place of LayerNorm",
+        "Some models since 2024 drop LayerNorm's μ and σ: DyT puts γ ⊙ tanh(α·x) + β in its place. The "
+        "chart plots a MiniLM LayerNorm's input against its output x̂, one point per feature of each "
+        "word-piece. Move **α of DyT** and watch the curve and its r² follow.",
+        target="now_alpha_live",
+        watch="now_alpha",
+        done=_dyt,
     ),
     Stop("quiz", "Test yourself", "The quiz", _quiz_say),
 )

@@ -197,7 +197,7 @@ def _safe_norm(a: F64) -> float:
     return 0.0 if m == 0 else m * float(np.linalg.norm(a / m))
 
 
-def _sig(v: float, digits: int) -> str:
+def sig(v: float, digits: int) -> str:
     """``v`` to ``digits`` significant digits, trailing zeros kept, so a rounded value never reads as an
     exact one (0.999995 is "1.00", not "1"); an exact whole number keeps no trailing point."""
     return f"{float(v):#.{digits}g}".replace(".e", "e").rstrip(".")
@@ -211,21 +211,21 @@ def _forward_status(std: F64, overflow_at: int | None) -> tuple[str, bool, bool]
     down = np.flatnonzero(ratio < VANISH)
     if up.size:
         return (
-            f"exploded at layer {up[0]}: std grew from {_sig(std[0], 3)} to {_sig(std[-1], 3)}",
+            f"exploded at layer {up[0]}: std grew from {sig(std[0], 3)} to {sig(std[-1], 3)}",
             True,
             False,
         )
     if down.size:
         return (
-            f"vanished at layer {down[0]}: std shrank from {_sig(std[0], 3)} to {_sig(std[-1], 3)}",
+            f"vanished at layer {down[0]}: std shrank from {sig(std[0], 3)} to {sig(std[-1], 3)}",
             False,
             True,
         )
     if ratio[-1] > 4:
-        return f"growing: std {_sig(std[0], 3)} → {_sig(std[-1], 3)}, not exploded yet", False, False
+        return f"growing: std {sig(std[0], 3)} → {sig(std[-1], 3)}, not exploded yet", False, False
     if ratio[-1] < 0.25:
-        return f"shrinking: std {_sig(std[0], 3)} → {_sig(std[-1], 3)}, not vanished yet", False, False
-    return f"stable: std {_sig(std[0], 3)} → {_sig(std[-1], 3)}", False, False
+        return f"shrinking: std {sig(std[0], 3)} → {sig(std[-1], 3)}, not vanished yet", False, False
+    return f"stable: std {sig(std[0], 3)} → {sig(std[-1], 3)}", False, False
 
 
 def _grad_status(h_norm: F64, overflow_at: int | None) -> str:
@@ -233,18 +233,18 @@ def _grad_status(h_norm: F64, overflow_at: int | None) -> str:
         return f"gradients exploded: overflowed float64 below layer {overflow_at}"
     ratio = h_norm[-1] / h_norm[0]  # bottom (reaching the input) / top (leaving the output)
     if ratio > EXPLODE:
-        return f"gradients exploded: {_sig(ratio, 2)}× larger at the input than at the output"
+        return f"gradients exploded: {sig(ratio, 2)}× larger at the input than at the output"
     if ratio < VANISH:
         return (
-            f"gradients vanished: {_sig(ratio, 2)}× the size at the output by the time they reach the input"
+            f"gradients vanished: {sig(ratio, 2)}× the size at the output by the time they reach the input"
         )
     if ratio > 4:  # the forward verdict's thresholds: a trend, not yet a failure
         return (
-            f"gradients growing: {_sig(ratio, 3)}× larger at the input than at the output, not exploded yet"
+            f"gradients growing: {sig(ratio, 3)}× larger at the input than at the output, not exploded yet"
         )
     if ratio < 0.25:
-        return f"gradients shrinking: {_sig(ratio, 3)}× the size at the output at the input, not vanished yet"
-    return f"gradients stable: {_sig(ratio, 3)}× the size at the output when they reach the input"
+        return f"gradients shrinking: {sig(ratio, 3)}× the size at the output at the input, not vanished yet"
+    return f"gradients stable: {sig(ratio, 3)}× the size at the output when they reach the input"
 
 
 def simulate_depth(config: DepthConfig) -> DepthResult:

@@ -515,6 +515,50 @@ def attention_logits(
     )
 
 
+def head_projections(weights: BertWeights, layer: int, head: int) -> tuple[F64, F64, F64, F64]:
+    """One attention head's query and key projections in a BERT encoder, for :func:`attention_logits`.
+
+    Parameters
+    ----------
+    weights : BertWeights
+    layer : int
+        0-based encoder layer.
+    head : int
+        0-based head of that layer's self-attention.
+
+    Returns
+    -------
+    (w_q, w_k, b_q, b_k) : float64 arrays, shapes (d, d_h), (d, d_h), (d_h,), (d_h,)
+        The head's columns of ``x @ W.T + b`` (PyTorch stores ``W`` as (out, in)); the heads' columns
+        side by side are the layer's whole projection.
+
+    Raises
+    ------
+    ValueError
+        ``layer`` or ``head`` is not one of the model's.
+
+    Notes
+    -----
+    Source: Hugging Face ``transformers.models.bert.modeling_bert`` (heads as consecutive blocks of
+    ``d_h = d / n_heads`` output features).
+    """
+    cfg = weights.config
+    if not 0 <= layer < cfg.n_layers:
+        raise ValueError(f"layer must be between 0 and {cfg.n_layers - 1}, got {layer}")
+    if not 0 <= head < cfg.n_heads:
+        raise ValueError(f"head must be between 0 and {cfg.n_heads - 1}, got {head}")
+    d_h = cfg.d // cfg.n_heads
+    rows = slice(head * d_h, (head + 1) * d_h)
+    t = weights.tensors
+    name = f"encoder.layer.{layer}.attention.self"
+    return (
+        np.asarray(t[f"{name}.query.weight"][rows].T, dtype=np.float64),
+        np.asarray(t[f"{name}.key.weight"][rows].T, dtype=np.float64),
+        np.asarray(t[f"{name}.query.bias"][rows], dtype=np.float64),
+        np.asarray(t[f"{name}.key.bias"][rows], dtype=np.float64),
+    )
+
+
 @dataclass(frozen=True)
 class GammaFold:
     """A linear layer with a norm's γ and β folded in.

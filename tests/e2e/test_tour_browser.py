@@ -76,6 +76,7 @@ ACTIONS: dict[int, Callable[[Page], None]] = {
     12: _key(".st-key-depth_layers input[type=range]", "End"),
     13: lambda page: page.locator(".st-key-depth_norm").get_by_text("LayerNorm", exact=True).click(),
     15: _pick_second("tf_site"),
+    16: _key(".st-key-now_alpha_live input[type=range]", "ArrowRight"),
 }
 
 

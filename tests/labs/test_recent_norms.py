@@ -25,6 +25,7 @@ from layernorm.labs.recent_norms import (
     fold_check,
     fold_gamma,
     fold_site,
+    head_projections,
     site_readers,
 )
 
@@ -271,3 +272,19 @@ def test_folding_a_site_keeps_its_readers_and_changes_the_post_ln_model(minilm) 
     untouched = load_minilm_weights().tensors  # fold_site made a copy: the model's own weights stay
     names = [f"{name}.weight" for name in site_readers(weights, site)]
     assert all(np.array_equal(weights.tensors[k], untouched[k]) for k in names)
+
+
+def test_the_heads_projections_side_by_side_are_the_layers_projection(minilm) -> None:  # type: ignore[no-untyped-def]
+    rec, weights, _ = minilm
+    x = rec.outputs[2][0, :5].astype(np.float64)  # what enters layer 1's attention
+    n_heads = weights.config.n_heads
+    heads = [head_projections(weights, 1, h) for h in range(n_heads)]
+    for i, part in ((0, "query"), (1, "key")):
+        whole = x @ weights.tensors[f"encoder.layer.1.attention.self.{part}.weight"].astype(np.float64).T
+        whole += weights.tensors[f"encoder.layer.1.attention.self.{part}.bias"]
+        by_head = np.hstack([x @ hp[i] + hp[i + 2] for hp in heads])
+        # BLAS may sum in another order
+        np.testing.assert_allclose(by_head, whole, rtol=1e-13, atol=1e-13)
+    for layer, head in ((-1, 0), (weights.config.n_layers, 0), (0, n_heads)):
+        with pytest.raises(ValueError, match=r"layer|head"):
+            head_projections(weights, layer, head)
