@@ -52,3 +52,23 @@ def test_declared_widgets(key: str) -> None:
 @pytest.mark.parametrize("key", ["gama", "lab_input", "quiz_seed", "_live", "quiz_", "steps_at_x"])
 def test_undeclared_widgets_are_refused(key: str) -> None:
     assert not session.declared_widget(key)
+
+
+def widget_key_literals(path: Path) -> set[str]:
+    """The ``key="..."`` strings a file passes to calls (a widget's or container's key)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        kw.value.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        for kw in n.keywords
+        if kw.arg == "key" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str)
+    }
+
+
+def test_no_widget_takes_an_entrys_key() -> None:
+    """A button keyed as one of the lab's entries made the page fail (Streamlit: "st.session_state[...]
+    is read-only"): the tour's *Show me the control* and the count of its presses were both tour_show."""
+    taken = {k: str(f.relative_to(ROOT)) for f in product_files() for k in widget_key_literals(f)}
+    assert {k: f for k, f in taken.items() if k in session._DECLARED} == {}
+    assert "tour_show" in taken  # the reader finds literal keys

@@ -245,6 +245,7 @@ class _Tour:
     concern = "tour"
     go: Entry[bool] = Entry("tour_go", _false, concern)  # Back, Next or Start asked for the stop's page
     visit: Entry[int] = Entry("tour_visit", _zero, concern)  # counts Back, Next, Go and Resume
+    show: Entry[int] = Entry("tour_show_presses", _zero, concern)  # counts presses of "Show me the control"
     left_at: Entry[int] = Entry("tour_left_at", _zero, concern)  # the step Leave left (0: none)
     at: Entry[int] = Entry("tour_at", _zero, concern)  # the step the card was last drawn at
     arrived_on: Entry[str | None] = Entry("tour_arrived_on", _none, concern)  # the page it was drawn on

@@ -40,6 +40,19 @@ function open(go, step, tries = 120) {
   link?.click();
 }
 
+// "Show me the control": the outlined element in the middle of the screen, its first control focused
+// (a keyboard user lands on it; a phone user sees it without hunting down the page).
+function showTarget(key, tries) {
+  const target = document.querySelector(`.st-key-${CSS.escape(key)}`);
+  if (!target) {
+    if (tries > 0) requestAnimationFrame(() => showTarget(key, tries - 1));
+    return;
+  }
+  target.scrollIntoView({block: "center"});
+  target.querySelector("input:not([type=hidden]), button, [role=slider], [role=combobox], [tabindex='0']")
+    ?.focus({preventScroll: true});
+}
+
 export default function ({data}) {
   const tour = (globalThis.labTour ??= {step: null});
   if (data?.go !== null && data?.go !== undefined) {
@@ -53,4 +66,12 @@ export default function ({data}) {
   const step = data?.step ?? null;
   if (step !== null && step !== tour.step) focusHeading(30);
   tour.step = step;
+  // "key:presses": a press since this tab last drew the card (the session counts the presses; a new
+  // step or a reload shows nothing by itself)
+  const show = data?.show ?? null;
+  const presses = show === null ? null : Number(show.slice(show.lastIndexOf(":") + 1));
+  if (presses !== null && tour.presses !== undefined && tour.presses !== null && presses > tour.presses) {
+    showTarget(show.slice(0, show.lastIndexOf(":")), 30);
+  }
+  tour.presses = presses;
 }

@@ -16,8 +16,9 @@ the page's state, what just happened once the student has done it (with the page
 - **Noticing an action**: the card is redrawn by every whole-app run. A control inside a page's
   fragment reruns only that fragment, so each fragment run asks :func:`after_fragment` whether the
   stop's state changed since the card was drawn, and reruns the app only then.
-- **Focus and keys** (``ui/tour.js``): focus goes to the card's heading when the step changes, and
-  Escape leaves the tour (not while a text field, list or menu has the focus). Leaving keeps the step:
+- **Focus and keys** (``ui/tour.js``): focus goes to the card's heading when the step changes,
+  *Show me the control* scrolls the outlined control into view and focuses it, and Escape leaves the
+  tour (not while a text field, list or menu has the focus). Leaving keeps the step:
   *Resume the tour* (sidebar, Home) returns to it.
 """
 
@@ -154,8 +155,18 @@ def card(place: Any, page: str) -> None:
             target = stop.outlined(look)
             if target is not None:
                 st.html(TARGET_STYLE.format(key=target))
-        back, forward, leave = st.columns(3)
-        back.button(
+                # the control is often screens below the card (2.3 screens on Standardize at 1280×720):
+                # the button brings it into view and gives it the focus (ui/tour.js)
+                st.button(
+                    "Show me the control",
+                    key="tour_show",
+                    icon=":material/south:",
+                    on_click=lambda: session.tour.show.set(session.tour.show.get() + 1),
+                )
+        # one row at every width (columns stack on a phone: three full-width buttons made the card
+        # taller than the first screen, and the outlined control fell below it)
+        row = st.container(horizontal=True, wrap=False, key="tour_buttons")
+        row.button(
             "Back",
             key="tour_back",
             icon=":material/arrow_back:",
@@ -165,7 +176,7 @@ def card(place: Any, page: str) -> None:
             width="stretch",
         )
         if n < len(STOPS):
-            forward.button(
+            row.button(
                 "Next",
                 key="tour_next",
                 on_click=_go,
@@ -174,16 +185,18 @@ def card(place: Any, page: str) -> None:
                 width="stretch",
             )
         else:
-            forward.button(
+            row.button(
                 "Finish the tour",
                 key="tour_finish",
                 on_click=_finish,
                 icon=":material/flag:",
                 width="stretch",
             )
-        leave.button("Leave the tour", key="tour_leave", on_click=_leave, width="stretch")
+        row.button("Leave the tour", key="tour_leave", on_click=_leave, width="stretch")
         visit = f"{n}:{session.tour.visit.get()}"  # a new step, or the same one resumed: focus the title
-        _keys(data={"step": visit, "go": stop.page if going else None, "n": n}, key="tour_keys")
+        shown_target = stop.outlined(look) if page == stop.page else None
+        show = f"{shown_target}:{session.tour.show.get()}" if shown_target is not None else None
+        _keys(data={"step": visit, "go": stop.page if going else None, "n": n, "show": show}, key="tour_keys")
 
 
 def _finish() -> None:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, expect
+from playwright.sync_api import Browser, Locator, Page, Playwright, expect
 from playwright.sync_api import Error as PlaywrightError
 
 from e2e.support import WAIT_MS, Lab, page_by_url
@@ -141,3 +141,24 @@ def test_a_mid_tour_link_lands_on_its_stop_and_escape_leaves_it(fresh: Browser, 
     resume.click()
     expect(page.locator(CARD).locator("h3")).to_have_text(STOPS[n - 1].title)
     expect(page.locator(CARD).locator("h3")).to_be_focused()  # the pressed Resume is gone: focus goes here
+
+
+def test_show_me_brings_the_outlined_control_into_view_with_the_focus(lab: Lab) -> None:
+    """Standardize's spread slider is screens below the card (the page's whole first section between):
+    the card's button scrolls it into view and focuses it, so keys move it at once."""
+    n = next(i for i, s in enumerate(STOPS, 1) if s.target == "std_spread_live")
+    lab.open(page_by_url("/standardize"), f"?tour={n}")
+    thumb = lab.page.locator(".st-key-std_spread_live input[type=range]")
+    expect(lab.page.locator(CARD).locator("h3")).to_be_focused()
+    assert not _in_view(lab.page, thumb)  # the test shows something only if the control starts out of view
+    lab.page.locator(f"{CARD} .st-key-tour_show button").click()
+    expect(thumb).to_be_focused()
+    assert _in_view(lab.page, thumb)
+    thumb.press("End")
+    expect(lab.page.locator(DONE)).to_have_count(1)  # the card noticed the key the focused slider took
+
+
+def _in_view(page: Page, element: Locator) -> bool:
+    box = element.bounding_box()
+    height = page.viewport_size["height"] if page.viewport_size else 0
+    return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= height
