@@ -558,11 +558,13 @@ LAB_NOT_NUMERIC = {
     "transformer_stats.site_stats",
     "recent_norms.placement_stack",  # a placement's name and a simulation's size
     "recent_norms.site_readers",  # the recorded model's weights: bounded by the model
+    "recent_norms.head_projections",
     "recent_norms.fold_site",
     "bert.folded_cosines",
     "recent_norms.fit_sites",  # the recording's activations
     "transformer_stats.dimension_profile",
     "depth.simulate_depth",
+    "depth.sig",  # a number's text, as the simulation's verdicts write it: no arithmetic
     "depth.layer_histograms",
     "training.make_task",
     "training.run_sweep",
