@@ -90,6 +90,7 @@ export function buildReadout(root) {
     const metrics = root.querySelector(".lab-live-metrics");
     metrics.hidden = !readout.metrics.length;
     metrics.style.setProperty("--lab-columns", String(Math.max(readout.metrics.length, 1)));
+    metrics.style.setProperty("--lab-columns-narrow", String(Math.min(Math.max(readout.metrics.length, 1), 2)));
     drawMetrics(metrics, readout.metrics);
   };
   return r;
