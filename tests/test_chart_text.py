@@ -101,3 +101,14 @@ def test_a_log10_colour_scale_is_read_back_as_the_values() -> None:
         "final loss: 4 values, from 0.01 (at learning rate 0.001, row none) to 1 (at learning rate 0.01, "
         "row LayerNorm)."
     )
+
+
+def test_positions_on_a_number_line_are_written_as_the_lab_writes_numbers() -> None:
+    """A break-it pass heard "(at x -6.881706237792969)" and "times 1.0" on Normalization now."""
+    fig = go.Figure(
+        go.Scatter(x=[-6.881706237792969, 1.0, 38.59893798828125], y=[-2.9897, 0.5, 2.9281], name="curve")
+    )
+    fig.update_xaxes(title_text="x")
+    said = chart_text.describe(fig)
+    assert said.summary == "curve: 3 values, from −2.9897 (at x −6.8817) to 2.9281 (at x 38.599)."
+    assert [r[0] for r in said.rows] == ["−6.8817", "1", "38.599"]

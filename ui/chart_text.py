@@ -107,7 +107,8 @@ def _series(trace: Any, words: tuple[str, str] = ("x", "y")) -> tuple[str, list[
         values = _numbers(getattr(trace, value_of, None))
         labels_raw = getattr(trace, label_of, None)
         if values is not None and labels_raw is not None and len(labels_raw) == values.size:
-            labels = [_text(v) for v in labels_raw]
+            at = _numbers(labels_raw)  # positions on a number line: written as the lab writes numbers
+            labels = _shown(at) if at is not None else [_text(v) for v in labels_raw]
     else:
         try:
             shape = np.shape(np.asarray(trace.z, dtype=float))
@@ -143,7 +144,7 @@ def _said(name: str, labels: list[str], values: np.ndarray, axis: str) -> str:
             return ""
         return (
             f" (at {axis} {labels[i]})"
-            if labels[i] == str(i + 1) or _numbers([labels[i]]) is not None
+            if labels[i] == str(i + 1) or _numbers([labels[i].replace("−", "-")]) is not None
             else f" (at {labels[i]})"
         )
 

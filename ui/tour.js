@@ -40,6 +40,10 @@ function open(go, step, tries = 120) {
   link?.click();
 }
 
+// What Show me focuses in the outlined element, the first found in this order
+const FOCUS_ORDER = [".lab-bar-input", "input[type=range]", "[role=slider]", "input:not([type=hidden])",
+  "[role=combobox]", "textarea", "[role=figure]", "button:not(.modebar-btn)"];
+
 // "Show me the control": the outlined element in the middle of the screen, its first control focused
 // (a keyboard user lands on it; a phone user sees it without hunting down the page).
 function showTarget(key, tries) {
@@ -49,8 +53,13 @@ function showTarget(key, tries) {
     return;
   }
   target.scrollIntoView({block: "center"});
-  target.querySelector("input:not([type=hidden]), button, [role=slider], [role=combobox], [tabindex='0']")
-    ?.focus({preventScroll: true});
+  // The control the stop is about, before anything else in the element: a chart's bars before its
+  // toolbar (the toolbar's download button came first in the page and took the focus); a chart with
+  // nothing to move takes the focus itself.
+  const control = FOCUS_ORDER.map((s) => target.querySelector(s)).find((e) => e !== null);
+  const focused = control ?? target;
+  if (focused.tabIndex < 0) focused.tabIndex = -1;  // a chart's figure: focusable by script, not by Tab
+  focused.focus({preventScroll: true});
 }
 
 export default function ({data}) {

@@ -162,3 +162,25 @@ def _in_view(page: Page, element: Locator) -> bool:
     box = element.bounding_box()
     height = page.viewport_size["height"] if page.viewport_size else 0
     return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= height
+
+
+@pytest.mark.parametrize(
+    ("page", "focused"), [("/mean", ".lab-bar-input"), ("/learning_rate", "[role=figure]")]
+)
+def test_show_me_on_a_chart_focuses_its_bars_or_the_chart_not_its_toolbar(
+    lab: Lab, page: str, focused: str
+) -> None:
+    """Break-it pass: on Mean's bars and Learning rate's map the focus went to the chart toolbar's
+    download button, which comes first in the chart's element."""
+    n = next(
+        i
+        for i, s in enumerate(STOPS, 1)
+        if s.page == page.strip("/")
+        and isinstance(s.target, str)
+        and s.target.endswith(("chart_x", "lr_map"))
+    )
+    lab.open(page_by_url(page), f"?tour={n}")
+    lab.page.locator(f"{CARD} .st-key-tour_show button").click()
+    target = lab.page.locator(f".st-key-{STOPS[n - 1].target}")
+    expect(target.locator(focused).first).to_be_focused()
+    assert _in_view(lab.page, target.locator(focused).first)
