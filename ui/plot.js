@@ -46,6 +46,55 @@ globalThis.labOffscreen ??= (() => {
   };
 })();
 
+// Charts narrower than this are a phone's (a 390 px screen gives a chart about 358 px).
+const NARROW = 560;
+
+// The title in lines at its spaces, each line as wide as fits the chart (measured in the title's bold
+// font), and the top margin grown by the lines added. A title with markup other than <b>, <i>, <sub>
+// and <sup> (a <br> of its own, a styled span) is left as it is.
+function wrapTitle(layout, width) {
+  const title = layout.title;
+  if (!title || typeof title.text !== "string") return;
+  const inner = title.text.replace(/^<b>/, "").replace(/<\/b>$/, "");
+  if (/<(?!\/?(b|i|sub|sup)>)/i.test(inner)) return;
+  const size = title.font?.size ?? layout.font?.size ?? 16;
+  const family = title.font?.family ?? layout.font?.family ?? layout.template?.layout?.font?.family ?? "sans-serif";
+  const pen = (wrapTitle.pen ??= document.createElement("canvas").getContext("2d"));
+  pen.font = `bold ${size}px ${family}`;
+  const wide = (text) => pen.measureText(text.replace(/<[^>]*>/g, "")).width;
+  const room = width - 16;
+  const lines = [];
+  let line = "";
+  for (const word of inner.split(" ")) {
+    const longer = line ? `${line} ${word}` : word;
+    if (line && wide(longer) > room) {
+      lines.push(line);
+      line = word;
+    } else line = longer;
+  }
+  lines.push(line);
+  if (lines.length < 2) return;
+  // Plotly sets a title of several lines 13 px higher than one of one line (measured: its top left the
+  // chart at a 390 px phone): the pad takes it back down.
+  const down = 14;
+  layout.title = {...title, text: lines.map((l) => `<b>${l}</b>`).join("<br>"),
+    pad: {...(title.pad ?? {}), t: (title.pad?.t ?? 0) + down}};
+  const margin = layout.margin ?? {};
+  layout.margin = {...margin, t: (margin.t ?? 70) + down + (lines.length - 1) * Math.ceil(size * 1.3)};
+}
+
+// A legend above the plot grows upwards into the top margin and may reach the title: the margin grows
+// by what they overlap, once (the legend moves down with the plot's top).
+function clearTitle(plot) {
+  const title = plot.querySelector(".gtitle")?.getBoundingClientRect();
+  const legend = plot.querySelector(".legend")?.getBoundingClientRect();
+  if (!title || !legend || !title.height || !legend.height) return;
+  const overlap = Math.ceil(title.bottom + 4 - legend.top);
+  if (overlap <= 0 || legend.bottom < title.top) return;
+  const t = plot._fullLayout?._size?.t ?? plot._fullLayout?.margin?.t ?? 70;  // as drawn, legend's push included
+  plot.labPlotly.relayout(plot, {"margin.t": t + overlap}).catch(() => null);
+}
+
 // During a drag a live chart's markers are drawn as one path, Plotly's own hidden (static/live/chart.js):
 // before Plotly draws the chart again, its own markers come back and the stand-in goes, and the
 // frame the drag drew last is no longer what the chart shows.
@@ -209,9 +258,15 @@ export default function (component) {
     }
     if (note) note.remove();
     plot.dataset.theme = theme === themes.dark ? "dark" : "light";
-    const config = {displaylogo: false, responsive: true};
+    // A phone's chart: no toolbar (Plotly shows it always on a touch screen, over the title), and a
+    // title broken into lines that fit (Plotly never wraps one: the end was cut).
+    const narrow = plot.clientWidth > 0 && plot.clientWidth < NARROW;
+    if (narrow) wrapTitle(layout, plot.clientWidth);
+    plot.labNarrow = narrow;
+    const config = {displaylogo: false, responsive: true, ...(narrow ? {displayModeBar: false} : {})};
     ownMarkers(plot);
     return plotly.react(plot, figure.data ?? [], layout, config).then(() => {
+      if (narrow) clearTitle(plot);
       if (plot.labResize) return;
       // The plot follows its column's width (the sidebar opening or closing, not only the window).
       // Only a new width redraws: a rerun that moves the page around must not replot every chart.
@@ -219,7 +274,9 @@ export default function (component) {
         const width = Math.round(entries[0].contentRect.width);
         if (width > 0 && plot._fullLayout && width !== plot._fullLayout.width) {
           ownMarkers(plot);
-          plot.labPlotly.Plots.resize(plot).catch(() => null);
+          // a phone's chart is drawn again whole: its title's lines and toolbar depend on the width
+          if (width < NARROW || plot.labNarrow) plot.labDraw?.();
+          else plot.labPlotly.Plots.resize(plot).catch(() => null);
         }
         globalThis.labOffscreen.check();  // a tab or expander just opened: its charts may be waiting
       });

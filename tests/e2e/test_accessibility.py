@@ -1,5 +1,6 @@
 """Every page passes axe-core's WCAG 2.0, 2.1 and 2.2 A and AA rules, light and dark, on a desktop
-window and on a phone, and every chart on it has a name, a summary and a table (ui/chart_text.py).
+window and on a phone, and every chart on it has a name, a summary and a table (ui/chart_text.py);
+on a phone, metric values are at least 16 px and charts' titles are whole and uncovered.
 
 axe-core is the npm package (``package.json``), injected into the page as the tests' own script; it
 checks the page as the browser drew it, Streamlit's markup and the lab's alike. What the lab mends
@@ -9,12 +10,14 @@ in Streamlit's markup (the pages' menu, sideways-scrolling regions, the captions
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from e2e.support import PAGES, AppPage, Lab, follow_system_theme
 from ui.tour_stops import STOPS
@@ -71,10 +74,32 @@ SMALL_VALUES = """() => [...document.querySelectorAll('[data-testid="stMetricVal
   .map((v) => v.innerText + " at " + getComputedStyle(v).fontSize)"""
 
 
+# On a phone, each drawn chart's title lies within the chart, no legend covers it and Plotly's toolbar
+# (always shown on a touch screen) is not drawn over it (ui/plot.js): the titles' ends were cut and
+# the toolbar covered them on every page.
+CHART_FAULTS = """() => [...document.querySelectorAll('.lab-chart')].filter((p) => p._fullLayout)
+  .flatMap((p) => {
+  const r = p.getBoundingClientRect(), t = p.querySelector('.gtitle')?.getBoundingClientRect();
+  const l = p.querySelector('.legend')?.getBoundingClientRect(), name = p.getAttribute('aria-label');
+  const faults = [];
+  if (p.querySelector('.modebar')) faults.push(name + ': toolbar');
+  if (t && t.width && (t.right > r.right + 1 || t.left < r.left - 1 || t.top < r.top - 1))
+    faults.push(name + ': title outside the chart');
+  if (t && t.width && l && l.height && l.top < t.bottom && l.bottom > t.top
+      && l.left < t.right && l.right > t.left)
+    faults.push(name + ': legend over the title');
+  return faults;
+})"""
+
+
 def _values_readable(lab: Lab) -> Callable[[str, dict[str, int]], None]:
     def check(name: str, size: dict[str, int]) -> None:
         _settled(lab.page)
         assert lab.page.evaluate(SMALL_VALUES) == [], name
+        if name == "phone":  # the charts are drawn again for the new width: a moment to do it
+            with contextlib.suppress(PlaywrightTimeout):
+                lab.page.wait_for_function(f"({CHART_FAULTS})().length === 0", timeout=5000)
+            assert lab.page.evaluate(CHART_FAULTS) == []
 
     return check
 
