@@ -38,8 +38,9 @@ PUBLIC_PLOTLY = {
     "plotly.colors",
     "plotly.express",
 }
-# A property that starts with "_" after "." or "?." in JavaScript.
-JS_PRIVATE = re.compile(r"(?<![\w$])[\w$\])]+\??\.(_{1,2}[A-Za-z$][\w$]*)")
+# A property that starts with "_" after "." or "?." in JavaScript, also further along a chain
+# (``plot._fullLayout?._size``: the second name was missed when the first match took the first).
+JS_PRIVATE = re.compile(r"[\w$\])?]\.(_{1,2}[A-Za-z$][\w$]*)")
 JS_OWN = re.compile(r"\.(_{1,2}[A-Za-z$][\w$]*)\s*=(?!=)")  # a property the lab's script sets itself
 GETATTR = {"getattr", "hasattr", "setattr", "delattr"}
 PRIVATE_IDENT = re.compile(r"_[A-Za-z]\w*")

@@ -91,7 +91,8 @@ function clearTitle(plot) {
   if (!title || !legend || !title.height || !legend.height) return;
   const overlap = Math.ceil(title.bottom + 4 - legend.top);
   if (overlap <= 0 || legend.bottom < title.top) return;
-  const t = plot._fullLayout?._size?.t ?? plot._fullLayout?.margin?.t ?? 70;  // as drawn, legend's push included
+  const drawn = plot._fullLayout;
+  const t = drawn?._size?.t ?? drawn?.margin?.t ?? 70;  // as drawn, a legend's push included
   plot.labPlotly.relayout(plot, {"margin.t": t + overlap}).catch(() => null);
 }
 
