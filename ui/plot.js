@@ -264,6 +264,7 @@ export default function (component) {
     const narrow = plot.clientWidth > 0 && plot.clientWidth < NARROW;
     if (narrow) wrapTitle(layout, plot.clientWidth);
     plot.labNarrow = narrow;
+    plot.labWidth = Math.round(plot.clientWidth);
     const config = {displaylogo: false, responsive: true, ...(narrow ? {displayModeBar: false} : {})};
     ownMarkers(plot);
     return plotly.react(plot, figure.data ?? [], layout, config).then(() => {
@@ -273,11 +274,16 @@ export default function (component) {
       // Only a new width redraws: a rerun that moves the page around must not replot every chart.
       plot.labResize = new ResizeObserver((entries) => {
         const width = Math.round(entries[0].contentRect.width);
-        if (width > 0 && plot._fullLayout && width !== plot._fullLayout.width) {
+        // A phone's chart is drawn again whole: its title's lines and toolbar depend on the width. This
+        // compares with the width it was drawn for, not Plotly's: Plotly's own resize (responsive) may
+        // have run first and taken the new width (in CI under load the toolbar then stayed).
+        const phone = width > 0 && (width < NARROW || plot.labNarrow) && width !== plot.labWidth;
+        if (plot._fullLayout && phone) {
           ownMarkers(plot);
-          // a phone's chart is drawn again whole: its title's lines and toolbar depend on the width
-          if (width < NARROW || plot.labNarrow) plot.labDraw?.();
-          else plot.labPlotly.Plots.resize(plot).catch(() => null);
+          plot.labDraw?.();
+        } else if (width > 0 && plot._fullLayout && width !== plot._fullLayout.width) {
+          ownMarkers(plot);
+          plot.labPlotly.Plots.resize(plot).catch(() => null);
         }
         globalThis.labOffscreen.check();  // a tab or expander just opened: its charts may be waiting
       });
