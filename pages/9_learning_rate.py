@@ -34,7 +34,7 @@ page.header(
     "network (same starting weights, same data: a regression target made by a random 'teacher' "
     "network) is trained by plain gradient descent with and without LayerNorm after each hidden "
     "layer, for nine learning rates from 0.001 to 10 and several seeds. In the map, a coloured cell "
-    "gives the final loss of the seeds that trained (brighter = lower); an empty cell marked ✗ blew "
+    "gives the median final loss of the seeds that trained (brighter = lower); an empty cell marked ✗ blew "
     "up for every seed, and k/n✗ under a loss says k of the n seeds did.",
 )
 

@@ -48,6 +48,7 @@ globalThis.labOffscreen ??= (() => {
 
 // Charts narrower than this are a phone's (a 390 px screen gives a chart about 358 px).
 const NARROW = 560;
+let pen = null;  // a canvas's 2-D context, once per tab: measures a title's words
 
 // The title in lines at its spaces, each line as wide as fits the chart (measured in the title's bold
 // font), and the top margin grown by the lines added. A title with markup other than <b>, <i>, <sub>
@@ -59,7 +60,7 @@ function wrapTitle(layout, width) {
   if (/<(?!\/?(b|i|sub|sup)>)/i.test(inner)) return;
   const size = title.font?.size ?? layout.font?.size ?? 16;
   const family = title.font?.family ?? layout.font?.family ?? layout.template?.layout?.font?.family ?? "sans-serif";
-  const pen = (wrapTitle.pen ??= document.createElement("canvas").getContext("2d"));
+  pen ??= document.createElement("canvas").getContext("2d");
   pen.font = `bold ${size}px ${family}`;
   const wide = (text) => pen.measureText(text.replace(/<[^>]*>/g, "")).width;
   const room = width - 16;
@@ -263,8 +264,7 @@ export default function (component) {
     // title broken into lines that fit (Plotly never wraps one: the end was cut).
     const narrow = plot.clientWidth > 0 && plot.clientWidth < NARROW;
     if (narrow) wrapTitle(layout, plot.clientWidth);
-    plot.labNarrow = narrow;
-    plot.labWidth = Math.round(plot.clientWidth);
+    plot.labWidth = Math.round(plot.clientWidth);  // the width drawn for: a phone's chart is redrawn when it changes
     const config = {displaylogo: false, responsive: true, ...(narrow ? {displayModeBar: false} : {})};
     ownMarkers(plot);
     return plotly.react(plot, figure.data ?? [], layout, config).then(() => {
@@ -277,7 +277,8 @@ export default function (component) {
         // A phone's chart is drawn again whole: its title's lines and toolbar depend on the width. This
         // compares with the width it was drawn for, not Plotly's: Plotly's own resize (responsive) may
         // have run first and taken the new width (in CI under load the toolbar then stayed).
-        const phone = width > 0 && (width < NARROW || plot.labNarrow) && width !== plot.labWidth;
+        const wasPhone = plot.labWidth > 0 && plot.labWidth < NARROW;
+        const phone = width > 0 && (width < NARROW || wasPhone) && width !== plot.labWidth;
         if (plot._fullLayout && phone) {
           ownMarkers(plot);
           plot.labDraw?.();

@@ -75,12 +75,9 @@ export default function ({data}) {
   const step = data?.step ?? null;
   if (step !== null && step !== tour.step) focusHeading(30);
   tour.step = step;
-  // "key:presses": a press since this tab last drew the card (the session counts the presses; a new
+  // {key, presses}: a press since this tab last drew the card (the session counts the presses; a new
   // step or a reload shows nothing by itself)
-  const show = data?.show ?? null;
-  const presses = show === null ? null : Number(show.slice(show.lastIndexOf(":") + 1));
-  if (presses !== null && tour.presses !== undefined && tour.presses !== null && presses > tour.presses) {
-    showTarget(show.slice(0, show.lastIndexOf(":")), 30);
-  }
+  const presses = data?.show?.presses ?? null;
+  if (presses !== null && (tour.presses ?? null) !== null && presses > tour.presses) showTarget(data.show.key, 30);
   tour.presses = presses;
 }

@@ -136,6 +136,7 @@ def card(place: Any, page: str) -> None:
         # the card may be out of sight above the control just used: a toast says it in view, briefly
         st.toast(f"Tour step {n} done: the card at the top of the page says what happened.", icon="✅")
     session.tour.shown.set((n, done))
+    target = stop.outlined(look) if page == stop.page else None  # the key of the control outlined
     with place.container(key=CARD, border=True):
         st.caption(f"Guided tour · {stop.chapter} · step {n} of {len(STOPS)}")
         st.subheader(stop.title, anchor=False)
@@ -152,7 +153,6 @@ def card(place: Any, page: str) -> None:
             st.markdown(stop.say(look) if callable(stop.say) else stop.say)
             if done is not None:
                 st.success(done, icon=":material/check_circle:")
-            target = stop.outlined(look)
             if target is not None:
                 st.html(TARGET_STYLE.format(key=target))
                 # the control is often screens below the card (2.3 screens on Standardize at 1280×720):
@@ -161,7 +161,7 @@ def card(place: Any, page: str) -> None:
                     "Show me the control",
                     key="tour_show",
                     icon=":material/south:",
-                    on_click=lambda: session.tour.show.set(session.tour.show.get() + 1),
+                    on_click=_show_control,
                 )
         # one row at every width (columns stack on a phone: three full-width buttons made the card
         # taller than the first screen, and the outlined control fell below it)
@@ -194,9 +194,12 @@ def card(place: Any, page: str) -> None:
             )
         row.button("Leave the tour", key="tour_leave", on_click=_leave, width="stretch")
         visit = f"{n}:{session.tour.visit.get()}"  # a new step, or the same one resumed: focus the title
-        shown_target = stop.outlined(look) if page == stop.page else None
-        show = f"{shown_target}:{session.tour.show.get()}" if shown_target is not None else None
+        show = {"key": target, "presses": session.tour.show.get()} if target is not None else None
         _keys(data={"step": visit, "go": stop.page if going else None, "n": n, "show": show}, key="tour_keys")
+
+
+def _show_control() -> None:
+    session.tour.show.set(session.tour.show.get() + 1)  # ui/tour.js scrolls to the control on a new count
 
 
 def _finish() -> None:

@@ -199,7 +199,24 @@ def _safe_norm(a: F64) -> float:
 
 def sig(v: float, digits: int) -> str:
     """``v`` to ``digits`` significant digits, trailing zeros kept, so a rounded value never reads as an
-    exact one (0.999995 is "1.00", not "1"); an exact whole number keeps no trailing point."""
+    exact one (0.999995 is "1.00", not "1"); an exact whole number keeps no trailing point.
+
+    Parameters
+    ----------
+    v : float
+        Any float, in whatever units it has (``inf`` and ``nan`` are written as Python writes them).
+    digits : int
+        Significant digits, at least 1.
+
+    Returns
+    -------
+    str
+        As the simulation's verdicts write numbers ("2.50e+07", "0.0310").
+
+    Notes
+    -----
+    Source: Python's ``#g`` format (the ``#`` keeps trailing zeros).
+    """
     return f"{float(v):#.{digits}g}".replace(".e", "e").rstrip(".")
 
 
@@ -235,13 +252,9 @@ def _grad_status(h_norm: F64, overflow_at: int | None) -> str:
     if ratio > EXPLODE:
         return f"gradients exploded: {sig(ratio, 2)}× larger at the input than at the output"
     if ratio < VANISH:
-        return (
-            f"gradients vanished: {sig(ratio, 2)}× the size at the output by the time they reach the input"
-        )
+        return f"gradients vanished: {sig(ratio, 2)}× the size at the output by the time they reach the input"
     if ratio > 4:  # the forward verdict's thresholds: a trend, not yet a failure
-        return (
-            f"gradients growing: {sig(ratio, 3)}× larger at the input than at the output, not exploded yet"
-        )
+        return f"gradients growing: {sig(ratio, 3)}× larger at the input than at the output, not exploded yet"
     if ratio < 0.25:
         return f"gradients shrinking: {sig(ratio, 3)}× the size at the output at the input, not vanished yet"
     return f"gradients stable: {sig(ratio, 3)}× the size at the output when they reach the input"

@@ -89,8 +89,9 @@ export function buildReadout(root) {
     }
     const metrics = root.querySelector(".lab-live-metrics");
     metrics.hidden = !readout.metrics.length;
-    metrics.style.setProperty("--lab-columns", String(Math.max(readout.metrics.length, 1)));
-    metrics.style.setProperty("--lab-columns-narrow", String(Math.min(Math.max(readout.metrics.length, 1), 2)));
+    const columns = Math.max(readout.metrics.length, 1);
+    metrics.style.setProperty("--lab-columns", String(columns));
+    metrics.style.setProperty("--lab-columns-narrow", String(Math.min(columns, 2)));
     drawMetrics(metrics, readout.metrics);
   };
   return r;

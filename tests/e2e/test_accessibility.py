@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from e2e.support import PAGES, AppPage, Lab, follow_system_theme
+from e2e.support import PAGES, WAIT_MS, AppPage, Lab, follow_system_theme
 from ui.tour_stops import STOPS
 
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
@@ -98,7 +98,7 @@ def _values_readable(lab: Lab) -> Callable[[str, dict[str, int]], None]:
         assert lab.page.evaluate(SMALL_VALUES) == [], name
         if name == "phone":  # the charts are drawn again for the new width: a moment to do it
             with contextlib.suppress(PlaywrightTimeout):
-                lab.page.wait_for_function(f"({CHART_FAULTS})().length === 0", timeout=5000)
+                lab.page.wait_for_function(f"({CHART_FAULTS})().length === 0", timeout=WAIT_MS)
             assert lab.page.evaluate(CHART_FAULTS) == []
 
     return check
